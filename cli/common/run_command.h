@@ -1,0 +1,23 @@
+// The edge where errors become exit codes: every command body runs inside
+// runCommand, which prints an InputError as `FILE:LINE:COL: error: ...` on stderr and
+// returns its exit code, and maps other exceptions to exit 2 with their message.
+// Output files are written through writeFileAtomically so that a failing command
+// leaves nothing half-written.
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace eindecomp::cli {
+
+int runCommand(const std::function<int()>& body);
+
+// Writes `contents` to `path` via a temporary file in the same folder and a rename.
+// "-" writes to standard output.
+void writeFileAtomically(const std::string& path, const std::string& contents);
+
+// The command line as typed, for provenance (set once in main).
+void setCommandLine(int argc, char** argv);
+const std::string& commandLine();
+
+}  // namespace eindecomp::cli

@@ -1,0 +1,47 @@
+// Diagnostics: every problem with user input is described by a Diagnostic carrying its
+// place (file, line, column) and thrown as an InputError where it is found. The CLI
+// catches it once, prints `FILE:LINE:COL: error: WHAT` and exits with the error's code
+// (2 for bad input, 3 when no plan satisfies the constraints). Line and column are
+// 1-based; 0 means "unknown" and is left out of the printed form.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace eindecomp {
+
+struct SourceLoc {
+  std::string file;
+  int line = 0;
+  int col = 0;
+};
+
+struct Diagnostic {
+  SourceLoc loc;
+  std::string message;
+};
+
+// Exit codes shared by every command (SPEC 5).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailedCheck = 1,
+  kExitBadInput = 2,
+  kExitNoPlan = 3,
+};
+
+// Formats `FILE:LINE:COL: error: WHAT`, dropping the parts that are unknown.
+std::string formatDiagnostic(const Diagnostic& d);
+
+class InputError : public std::runtime_error {
+ public:
+  InputError(Diagnostic d, int exitCode = kExitBadInput)
+      : std::runtime_error(formatDiagnostic(d)), diag_(std::move(d)), exitCode_(exitCode) {}
+  const Diagnostic& diagnostic() const { return diag_; }
+  int exitCode() const { return exitCode_; }
+
+ private:
+  Diagnostic diag_;
+  int exitCode_;
+};
+
+}  // namespace eindecomp

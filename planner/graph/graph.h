@@ -1,0 +1,90 @@
+// The EinGraph model (SPEC 1): graph inputs (tensors with shapes), nodes (extended
+// EinSums: operand label lists, output labels, a scalar join and an associative
+// aggregation), outputs, and the resolved size of every label. This is plain data; the
+// loaders build it and validate it completely, so every later stage (paths, partitions,
+// cost, evaluator, code generator) may assume a well-formed graph: every name resolves,
+// labels have one size, the nodes form a DAG and are stored in a topological order.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planner/graph/diagnostic.h"
+#include "planner/graph/expr.h"
+
+namespace eindecomp {
+
+enum class DType { F32, F64 };
+enum class AggOp { Sum, Max, Min, Prod };
+
+using Label = std::string;
+using Labels = std::vector<Label>;
+
+struct InputTensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  SourceLoc loc;
+};
+
+struct Node {
+  std::string name;
+  std::vector<std::string> inputs;  // operand tensor names (graph inputs or nodes), in order
+  std::vector<Labels> operandLabels;  // one label list per operand
+  Labels outputLabels;
+  std::string einsum;       // the einsum text as written, for reports
+  std::string joinName;     // "mul", "add", ... or the expression text as written
+  Expr join;                // the join as an expression tree over x (and y)
+  AggOp agg = AggOp::Sum;
+  SourceLoc loc;
+};
+
+struct Graph {
+  std::string name = "einprog";
+  DType dtype = DType::F32;
+  std::string sourceFile;                // where it was loaded from ("-" for stdin)
+  std::map<Label, int64_t> labelSizes;   // every label used anywhere, resolved
+  std::vector<InputTensor> inputs;
+  std::vector<Node> nodes;               // topologically ordered
+  std::vector<std::string> outputs;      // node names (defaults to the sinks)
+};
+
+// ---- queries used throughout the planner (graph_queries.cpp) ----
+
+std::size_t dtypeSize(DType t);
+const char* dtypeName(DType t);      // "f32" | "f64"
+const char* aggName(AggOp a);        // "sum" | "max" | "min" | "prod"
+
+// The node's iteration labels: distinct labels in order of first appearance in the
+// operands, then the output (broadcast labels last). Partitions are given over these.
+Labels iterationLabels(const Node& n);
+// Labels in some operand but not in the output.
+Labels aggregatedLabels(const Node& n);
+// Labels in the output but in no operand.
+Labels broadcastLabels(const Node& n);
+// True for join mul / agg sum (the GEMM-able contractions).
+bool isContraction(const Node& n);
+
+const Node* findNode(const Graph& g, const std::string& name);
+const InputTensor* findInput(const Graph& g, const std::string& name);
+// Index of the node in g.nodes, or -1.
+int nodeIndex(const Graph& g, const std::string& name);
+
+// Shape of a tensor (input or node output) by name; throws std::out_of_range if unknown.
+std::vector<int64_t> tensorShape(const Graph& g, const std::string& name);
+int64_t elementCount(const std::vector<int64_t>& shape);
+
+// The nodes that consume `name`, with the operand position, in node order.
+struct Use {
+  int node;
+  int operand;
+};
+std::vector<Use> consumers(const Graph& g, const std::string& name);
+
+// FLOPs of a node per SPEC 3: prod(sizes of all labels) * (max(1, operands-1) + (agg ? 1 : 0)).
+// Throws InputError (overflow) when the count does not fit in 63 bits.
+int64_t nodeFlops(const Graph& g, const Node& n);
+
+}  // namespace eindecomp
