@@ -1,0 +1,59 @@
+// The index arithmetic of pack, unpack and local copies, shared by the host path and the
+// CUDA kernels: a BoxCopy describes how the elements of one box sit in two row-major
+// containers (a block and a pack buffer, or two blocks), after merging dimensions that
+// are contiguous on both sides. Functions are __host__ __device__ when nvcc compiles
+// them and plain inline C++ otherwise, so the CPU tests exercise the same code the GPU
+// runs.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define EINRT_HOST_DEVICE __host__ __device__
+#else
+#define EINRT_HOST_DEVICE
+#endif
+
+namespace einrt::detail {
+
+constexpr int kMaxDims = 16;
+
+// How a copied element is written: overwrite, or combine with the value already there.
+enum class CombineOp : int { Assign, Sum, Max, Min, Prod };
+
+struct BoxCopy {
+  int ndims = 1;                   // after merging; >= 1
+  int64_t count = 0;               // elements copied
+  int64_t extent[kMaxDims] = {};   // box extent per merged dimension
+  int64_t fromStride[kMaxDims] = {};
+  int64_t toStride[kMaxDims] = {};
+  int64_t fromOffset = 0;          // element offset of the box origin in the source container
+  int64_t toOffset = 0;            // ... in the destination container
+};
+
+// Element offsets in source and destination of the `linear`-th element of the box
+// (row-major order over the box).
+EINRT_HOST_DEVICE inline void elementOffsets(const BoxCopy& c, int64_t linear, int64_t& from, int64_t& to) {
+  from = c.fromOffset;
+  to = c.toOffset;
+  for (int k = c.ndims - 1; k >= 0; --k) {
+    const int64_t i = linear % c.extent[k];
+    linear /= c.extent[k];
+    from += i * c.fromStride[k];
+    to += i * c.toStride[k];
+  }
+}
+
+template <class T>
+EINRT_HOST_DEVICE inline T combine(CombineOp op, T current, T incoming) {
+  switch (op) {
+    case CombineOp::Assign: return incoming;
+    case CombineOp::Sum: return current + incoming;
+    case CombineOp::Max: return current < incoming ? incoming : current;
+    case CombineOp::Min: return incoming < current ? incoming : current;
+    case CombineOp::Prod: return current * incoming;
+  }
+  return incoming;
+}
+
+}  // namespace einrt::detail

@@ -1,0 +1,144 @@
+// Layout factories and validation: everything a layout must satisfy before a plan may
+// send a single message.
+#include "einrt/layout.h"
+
+#include <algorithm>
+#include <set>
+
+#include "box_copy.h"
+#include "einrt/errors.h"
+
+namespace einrt {
+
+std::size_t gridBlockIndex(const std::vector<int64_t>& parts, const std::vector<int64_t>& coord) {
+  std::size_t index = 0;
+  for (std::size_t d = 0; d < parts.size(); ++d) index = index * parts[d] + coord[d];
+  return index;
+}
+
+Box gridBox(const std::vector<int64_t>& shape, const std::vector<int64_t>& parts,
+            const std::vector<int64_t>& coord) {
+  Box box{std::vector<int64_t>(shape.size()), std::vector<int64_t>(shape.size())};
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    // Parts differ by at most one element; the longer ones come first.
+    int64_t base = shape[d] / parts[d], extra = shape[d] % parts[d];
+    box.lo[d] = coord[d] * base + std::min(coord[d], extra);
+    box.hi[d] = box.lo[d] + base + (coord[d] < extra ? 1 : 0);
+  }
+  return box;
+}
+
+Layout Layout::grid(const std::vector<int64_t>& shape, const std::vector<int64_t>& parts,
+                    const std::vector<std::vector<int>>& owners, Holding holding, Reduce reduce) {
+  if (parts.size() != shape.size())
+    throw LayoutError("(grid)", "grid has " + std::to_string(parts.size()) + " part counts for a tensor of rank " +
+                                    std::to_string(shape.size()));
+  std::size_t count = 1;
+  for (std::size_t d = 0; d < parts.size(); ++d) {
+    if (parts[d] < 1 || parts[d] > std::max<int64_t>(shape[d], 1))
+      throw LayoutError("(grid)", "dimension " + std::to_string(d) + " of extent " + std::to_string(shape[d]) +
+                                      " cannot be cut into " + std::to_string(parts[d]) + " parts");
+    count *= parts[d];
+  }
+  if (owners.size() != count)
+    throw LayoutError("(grid)", "grid has " + std::to_string(count) + " blocks but " +
+                                    std::to_string(owners.size()) + " owner lists");
+  Layout layout{shape, {}, holding, reduce};
+  std::vector<int64_t> coord(shape.size(), 0);
+  for (std::size_t b = 0; b < count; ++b) {
+    layout.blocks.push_back(Block{gridBox(shape, parts, coord), owners[b]});
+    for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+      if (++coord[d] < parts[d]) break;
+      coord[d] = 0;
+    }
+  }
+  return layout;
+}
+
+Layout Layout::boxes(const std::vector<int64_t>& shape, std::vector<Block> blocks, Holding holding,
+                     Reduce reduce) {
+  return Layout{shape, std::move(blocks), holding, reduce};
+}
+
+Layout Layout::whole(const std::vector<int64_t>& shape, int root) {
+  return Layout{shape, {Block{wholeBox(shape), {root}}}, Holding::Replicas, Reduce::Sum};
+}
+
+Layout Layout::replicated(const std::vector<int64_t>& shape, int nranks) {
+  std::vector<int> all(nranks);
+  for (int r = 0; r < nranks; ++r) all[r] = r;
+  return Layout{shape, {Block{wholeBox(shape), all}}, Holding::Replicas, Reduce::Sum};
+}
+
+int64_t Layout::elements() const { return volume(wholeBox(shape)); }
+
+std::vector<std::size_t> Layout::blocksHeldBy(int rank) const {
+  std::vector<std::size_t> held;
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    if (std::find(blocks[b].ranks.begin(), blocks[b].ranks.end(), rank) != blocks[b].ranks.end())
+      held.push_back(b);
+  return held;
+}
+
+void validate(const Layout& layout, int nranks, const std::string& tensor) {
+  if (layout.shape.size() > static_cast<std::size_t>(detail::kMaxDims))
+    throw LayoutError(tensor, "rank " + std::to_string(layout.shape.size()) + " exceeds einrt's limit of " +
+                                  std::to_string(detail::kMaxDims) + " dimensions");
+  for (std::size_t d = 0; d < layout.shape.size(); ++d)
+    if (layout.shape[d] < 0)
+      throw LayoutError(tensor, "negative extent " + std::to_string(layout.shape[d]) + " in dimension " +
+                                    std::to_string(d));
+  if (layout.blocks.empty()) throw LayoutError(tensor, "layout has no blocks");
+  const Box bound = wholeBox(layout.shape);
+  int64_t covered = 0;
+  for (std::size_t b = 0; b < layout.blocks.size(); ++b) {
+    const Block& block = layout.blocks[b];
+    const std::string name = "block " + std::to_string(b) + " " +
+                             (block.box.lo.size() == block.box.hi.size() ? toString(block.box) : "");
+    if (block.box.lo.size() != layout.shape.size() || block.box.hi.size() != layout.shape.size())
+      throw LayoutError(tensor, name + " has rank " + std::to_string(block.box.lo.size()) + " but the tensor has rank " +
+                                    std::to_string(layout.shape.size()));
+    for (std::size_t d = 0; d < block.box.rank(); ++d)
+      if (block.box.hi[d] <= block.box.lo[d] && layout.shape[d] > 0)
+        throw LayoutError(tensor, name + " is empty in dimension " + std::to_string(d));
+    if (!contains(bound, block.box))
+      throw LayoutError(tensor, name + " lies outside the bound " + toString(bound));
+    if (block.ranks.empty()) throw LayoutError(tensor, name + " has no holder");
+    std::set<int> seen;
+    for (int r : block.ranks) {
+      if (r < 0 || r >= nranks)
+        throw LayoutError(tensor, name + " is held by rank " + std::to_string(r) + " but the communicator has " +
+                                      std::to_string(nranks) + " ranks");
+      if (!seen.insert(r).second) throw LayoutError(tensor, name + " lists holder rank " + std::to_string(r) + " twice");
+    }
+    covered += volume(block.box);
+  }
+  for (std::size_t a = 0; a < layout.blocks.size(); ++a)
+    for (std::size_t b = a + 1; b < layout.blocks.size(); ++b)
+      if (volume(layout.blocks[a].box) > 0 && intersect(layout.blocks[a].box, layout.blocks[b].box))
+        throw LayoutError(tensor, "blocks " + std::to_string(a) + " " + toString(layout.blocks[a].box) + " and " +
+                                      std::to_string(b) + " " + toString(layout.blocks[b].box) + " overlap");
+  if (covered != volume(bound))
+    throw LayoutError(tensor, "blocks cover " + std::to_string(covered) + " of the " + std::to_string(volume(bound)) +
+                                  " elements of the bound " + toString(bound) + " (they must tile it)");
+}
+
+void validatePair(const Layout& src, const Layout& dst, int nranks, const std::string& tensor) {
+  if (src.shape != dst.shape) {
+    auto shape = [](const std::vector<int64_t>& s) {
+      std::string t = "(";
+      for (std::size_t d = 0; d < s.size(); ++d) t += (d ? ", " : "") + std::to_string(s[d]);
+      return t + ")";
+    };
+    throw LayoutError(tensor, "source shape " + shape(src.shape) + " differs from destination shape " + shape(dst.shape));
+  }
+  validate(src, nranks, tensor);
+  validate(dst, nranks, tensor);
+  if (dst.holding == Holding::Partial)
+    for (const Block& block : dst.blocks)
+      if (block.ranks.size() > 1)
+        throw LayoutError(tensor, "destination holds partial results; einrt combines partials on the way, so the "
+                                  "destination must hold complete values (Holding::Replicas)");
+}
+
+}  // namespace einrt

@@ -1,0 +1,327 @@
+// The plan step of every einrt collective: validate the layouts, build the message plan,
+// choose the transport, and turn this rank's pieces into precomputed copy steps, MPI
+// counts and pooled buffers. Nothing here runs per execution.
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <stdexcept>
+
+#include "box_copy_plan.h"
+#include "copy_ops.h"
+#include "einrt/errors.h"
+#include "message_plan.h"
+#include "plan_state.h"
+#include "transport_choice.h"
+
+namespace einrt {
+
+using detail::Piece;
+using Endpoint = RedistributePlan::State::Endpoint;
+using Step = RedistributePlan::State::Step;
+
+const char* transportName(Transport t) {
+  switch (t) {
+    case Transport::Auto: return "auto";
+    case Transport::Local: return "local";
+    case Transport::PointToPoint: return "p2p";
+    case Transport::Alltoallv: return "alltoallv";
+    case Transport::Allgatherv: return "allgatherv";
+    case Transport::Scatterv: return "scatterv";
+    case Transport::Gatherv: return "gatherv";
+    case Transport::ReduceScatter: return "reduce_scatter";
+    case Transport::Allreduce: return "allreduce";
+  }
+  return "?";
+}
+
+bool cudaBackendAvailable() { return EINRT_HAVE_CUDA != 0; }
+
+RedistributePlan::State::~State() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (ownsMpiComm && mpiComm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&mpiComm);
+#if EINRT_HAVE_CUDA
+  detail::cudaFreeDevice(deviceSend);
+  detail::cudaFreeDevice(deviceRecv);
+  detail::cudaFreePinned(pinnedSend);
+  detail::cudaFreePinned(pinnedRecv);
+#endif
+}
+
+namespace {
+
+// Accumulates this rank's copy steps; `contribution` orders the combining steps.
+struct StepBuilder {
+  const Layout& src;
+  const Layout& dst;
+  std::size_t elementSize;
+  std::vector<Step> pack;
+  std::vector<std::pair<int, Step>> local, unpack;
+
+  detail::CombineOp opFor(const Piece& p) const {
+    return p.contribution == 0 ? detail::CombineOp::Assign : detail::combineOpFor(src.reduce);
+  }
+  // Source block -> buffer at `elementOffset`.
+  void addPack(const Piece& p, Endpoint::Kind buffer, int64_t elementOffset) {
+    Step s{detail::makeBoxCopy(p.box, src.blocks[p.srcBlock].box, p.box), {Endpoint::SrcBlock, p.srcBlock, 0},
+           {buffer, 0, static_cast<std::size_t>(elementOffset) * elementSize}, detail::CombineOp::Assign};
+    pack.push_back(s);
+  }
+  // Buffer at `elementOffset` -> destination block.
+  void addUnpack(const Piece& p, int64_t elementOffset, detail::CombineOp op) {
+    Step s{detail::makeBoxCopy(p.box, p.box, dst.blocks[p.dstBlock].box),
+           {Endpoint::RecvBuffer, 0, static_cast<std::size_t>(elementOffset) * elementSize},
+           {Endpoint::DstBlock, p.dstBlock, 0}, op};
+    unpack.emplace_back(p.contribution, s);
+  }
+  void addLocal(const Piece& p) {
+    Step s{detail::makeBoxCopy(p.box, src.blocks[p.srcBlock].box, dst.blocks[p.dstBlock].box),
+           {Endpoint::SrcBlock, p.srcBlock, 0}, {Endpoint::DstBlock, p.dstBlock, 0}, opFor(p)};
+    local.emplace_back(p.contribution, s);
+  }
+  // Local copies that assign go while messages fly; everything that combines waits and
+  // runs in holder order so every replica of a destination block gets the same bits.
+  void finish(RedistributePlan::State& state) {
+    state.packSteps = std::move(pack);
+    std::vector<std::pair<int, Step>> later;
+    for (auto& [c, s] : local) {
+      if (c == 0)
+        state.earlySteps.push_back(s);
+      else
+        later.emplace_back(c, s);
+    }
+    for (auto& u : unpack) later.push_back(u);
+    std::stable_sort(later.begin(), later.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [c, s] : later) state.finishSteps.push_back(s);
+  }
+};
+
+int toMpiCount(int64_t elements, const std::string& tensor) {
+  if (elements > INT_MAX)
+    throw LayoutError(tensor, "a message of " + std::to_string(elements) + " elements exceeds MPI's int counts");
+  return static_cast<int>(elements);
+}
+
+std::vector<int> prefixSums(const std::vector<int>& counts) {
+  std::vector<int> displs(counts.size(), 0);
+  for (std::size_t i = 1; i < counts.size(); ++i) displs[i] = displs[i - 1] + counts[i - 1];
+  return displs;
+}
+
+// Point-to-point, Alltoallv, Scatterv, Gatherv: one segment per peer in both buffers.
+void buildSegments(RedistributePlan::State& st, const detail::MessagePlan& mp, StepBuilder& steps, int nranks) {
+  std::vector<int64_t> sendElems(nranks, 0), recvElems(nranks, 0);
+  int64_t sendTotal = 0, recvTotal = 0;
+  for (const Piece& p : mp.pieces) {
+    const int64_t n = volume(p.box);
+    if (p.from == st.rank && p.to == st.rank) {
+      steps.addLocal(p);
+    } else if (p.from == st.rank) {
+      steps.addPack(p, Endpoint::SendBuffer, sendTotal);
+      sendTotal += n;
+      sendElems[p.to] += n;
+    } else if (p.to == st.rank) {
+      steps.addUnpack(p, recvTotal, steps.opFor(p));
+      recvTotal += n;
+      recvElems[p.from] += n;
+    }
+  }
+  st.mpiComm = st.comm->get();
+  st.sendCounts.resize(nranks);
+  st.recvCounts.resize(nranks);
+  for (int r = 0; r < nranks; ++r) {
+    st.sendCounts[r] = toMpiCount(sendElems[r], st.tensor);
+    st.recvCounts[r] = toMpiCount(recvElems[r], st.tensor);
+  }
+  st.sendDispls = prefixSums(st.sendCounts);
+  st.recvDispls = prefixSums(st.recvCounts);
+  toMpiCount(sendTotal, st.tensor);
+  toMpiCount(recvTotal, st.tensor);
+  st.sendBytes = sendTotal * steps.elementSize;
+  st.recvBytes = recvTotal * steps.elementSize;
+}
+
+MPI_Comm splitGroup(RedistributePlan::State& st, const std::vector<int>& color) {
+  MPI_Comm group = MPI_COMM_NULL;
+  const int myColor = color[st.rank] < 0 ? MPI_UNDEFINED : color[st.rank];
+  checkMpi(MPI_Comm_split(st.comm->get(), myColor, st.rank, &group), "MPI_Comm_split", -1, st.tensor);
+  if (group != MPI_COMM_NULL) {
+    checkMpi(MPI_Comm_set_errhandler(group, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler", -1, st.tensor);
+    st.ownsMpiComm = true;
+  }
+  return group;
+}
+
+std::vector<int> membersOf(const std::vector<int>& color, int c) {
+  std::vector<int> members;
+  for (int r = 0; r < static_cast<int>(color.size()); ++r)
+    if (color[r] == c) members.push_back(r);
+  return members;
+}
+
+// Replication within groups: each member contributes the pieces it sends to every peer.
+void buildAllgather(RedistributePlan::State& st, const detail::MessagePlan& mp, const detail::TransportChoice& choice,
+                    StepBuilder& steps) {
+  for (const Piece& p : mp.pieces)
+    if (p.from == st.rank && p.to == st.rank) steps.addLocal(p);
+  st.mpiComm = splitGroup(st, choice.color);
+  if (choice.color[st.rank] < 0) return;
+  const std::vector<int> members = membersOf(choice.color, choice.color[st.rank]);
+  // A member's contribution is its piece list to its first peer (identical for all peers).
+  std::map<int, std::vector<const Piece*>> contribution;
+  std::map<int, std::vector<const Piece*>> toMe;
+  for (const Piece& p : mp.pieces) {
+    if (p.from == p.to || choice.color[p.from] != choice.color[st.rank]) continue;
+    const int firstPeer = members[0] == p.from ? members[1] : members[0];
+    if (p.to == firstPeer) contribution[p.from].push_back(&p);
+    if (p.to == st.rank) toMe[p.from].push_back(&p);
+  }
+  st.recvCounts.assign(members.size(), 0);
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    int64_t n = 0;
+    for (const Piece* p : contribution[members[i]]) n += volume(p->box);
+    st.recvCounts[i] = toMpiCount(n, st.tensor);
+  }
+  st.recvDispls = prefixSums(st.recvCounts);
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    int64_t offset = st.recvDispls[i];
+    const bool mine = members[i] == st.rank;
+    for (const Piece* p : mine ? contribution[members[i]] : toMe[members[i]]) {
+      if (mine)
+        steps.addPack(*p, Endpoint::RecvBuffer, offset);
+      else
+        steps.addUnpack(*p, offset, detail::CombineOp::Assign);
+      offset += volume(p->box);
+    }
+  }
+  st.inPlace = true;
+  st.recvBytes = static_cast<std::size_t>(st.recvDispls.back() + st.recvCounts.back()) * steps.elementSize;
+}
+
+// Partial blocks reduced inside holder groups by MPI_Reduce_scatter or MPI_Allreduce.
+void buildReduction(RedistributePlan::State& st, const detail::MessagePlan& mp, const detail::TransportChoice& choice,
+                    StepBuilder& steps, const Layout& src) {
+  for (const Piece& p : mp.pieces)
+    if (p.from == st.rank && p.to == st.rank && src.blocks[p.srcBlock].ranks.size() < 2) steps.addLocal(p);
+  st.mpiComm = splitGroup(st, choice.color);
+  if (choice.color[st.rank] < 0) return;
+  const std::vector<int> members = membersOf(choice.color, choice.color[st.rank]);
+  std::map<int, std::vector<const Piece*>> needs;  // member -> the reduced pieces it keeps
+  for (const Piece& p : mp.pieces)
+    if (p.contribution == 0 && src.blocks[p.srcBlock].ranks.size() > 1 && choice.color[p.to] == choice.color[st.rank])
+      needs[p.to].push_back(&p);
+  const bool all = choice.transport == Transport::Allreduce;
+  int64_t sendOffset = 0;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (all && i > 0) break;  // Allreduce: one segment, the same for every member
+    const int64_t start = sendOffset;
+    for (const Piece* p : needs[members[i]]) {
+      steps.addPack(*p, all ? Endpoint::RecvBuffer : Endpoint::SendBuffer, sendOffset);
+      sendOffset += volume(p->box);
+    }
+    st.recvDispls.push_back(toMpiCount(start, st.tensor));
+    st.recvCounts.push_back(toMpiCount(sendOffset - start, st.tensor));
+  }
+  int64_t recvOffset = 0;
+  for (const Piece* p : needs[st.rank]) {
+    steps.addUnpack(*p, recvOffset, detail::CombineOp::Assign);
+    recvOffset += volume(p->box);
+  }
+  toMpiCount(sendOffset, st.tensor);
+  st.inPlace = all;
+  st.sendBytes = all ? 0 : static_cast<std::size_t>(sendOffset) * steps.elementSize;
+  st.recvBytes = static_cast<std::size_t>(all ? sendOffset : recvOffset) * steps.elementSize;
+}
+
+void allocateBuffers(RedistributePlan::State& st) {
+  if (st.options.memory == MemorySpace::Host) {
+    st.hostSend.resize(st.sendBytes);
+    st.hostRecv.resize(st.recvBytes);
+    return;
+  }
+#if EINRT_HAVE_CUDA
+  st.deviceSend = detail::cudaAllocDevice(st.sendBytes);
+  st.deviceRecv = detail::cudaAllocDevice(st.recvBytes);
+  st.deviceBuffersToMpi = st.options.allowCudaAwareMpi && cudaAwareMpi();
+  if (!st.deviceBuffersToMpi) {
+    st.pinnedSend = detail::cudaAllocPinned(st.sendBytes);
+    st.pinnedRecv = detail::cudaAllocPinned(st.recvBytes);
+  }
+#endif
+}
+
+}  // namespace
+
+RedistributePlan makeRedistributePlan(Communicator& comm, const std::string& operation, const std::string& tensor,
+                                      const Layout& src, const Layout& dst, DType dtype,
+                                      const RedistributeOptions& options) {
+  validatePair(src, dst, comm.size(), tensor);
+  if (options.memory == MemorySpace::Cuda && !cudaBackendAvailable())
+    throw std::invalid_argument("einrt: tensor '" + tensor + "': CUDA buffers requested but einrt was built without CUDA");
+  const detail::MessagePlan mp = detail::planMessages(src, dst, comm.size());
+  const detail::TransportChoice choice = detail::chooseTransport(mp, src, options.transport);
+
+  auto st = std::make_unique<RedistributePlan::State>();
+  st->comm = &comm;
+  st->tensor = tensor;
+  st->operation = operation;
+  st->dtype = dtype;
+  st->options = options;
+  st->transport = choice.transport;
+  st->reduceOp = detail::combineOpFor(src.reduce);
+  st->rank = comm.rank();
+  st->srcHeld = src.blocksHeldBy(st->rank);
+  st->dstHeld = dst.blocksHeldBy(st->rank);
+  for (std::size_t b = 0; b < src.blocks.size(); ++b) st->srcElements.push_back(volume(src.blocks[b].box));
+  for (std::size_t b = 0; b < dst.blocks.size(); ++b) st->dstElements.push_back(volume(dst.blocks[b].box));
+  std::vector<bool> sendsTo(comm.size(), false);
+  for (const Piece& p : mp.pieces) {
+    if (p.from == p.to) continue;
+    const uint64_t bytes = static_cast<uint64_t>(volume(p.box)) * dtypeSize(dtype);
+    if (p.from == st->rank) {
+      st->bytesSent += bytes;
+      sendsTo[p.to] = true;
+    }
+    if (p.to == st->rank) st->bytesRecv += bytes;
+  }
+  st->messagesSent = std::count(sendsTo.begin(), sendsTo.end(), true);
+
+  StepBuilder steps{src, dst, dtypeSize(dtype), {}, {}, {}};
+  switch (choice.transport) {
+    case Transport::Allgatherv:
+      buildAllgather(*st, mp, choice, steps);
+      break;
+    case Transport::ReduceScatter:
+    case Transport::Allreduce:
+      buildReduction(*st, mp, choice, steps, src);
+      break;
+    default:
+      buildSegments(*st, mp, steps, comm.size());
+      st->root = choice.root;
+      break;
+  }
+  steps.finish(*st);
+  allocateBuffers(*st);
+  return RedistributePlan(std::move(st));
+}
+
+RedistributePlan planRedistribute(Communicator& comm, const std::string& tensor, const Layout& src, const Layout& dst,
+                                  DType dtype, const RedistributeOptions& options) {
+  bool partial = false;
+  for (const Block& b : src.blocks) partial |= src.holding == Holding::Partial && b.ranks.size() > 1;
+  return makeRedistributePlan(comm, partial ? "reduce-redistribute" : "redistribute", tensor, src, dst, dtype, options);
+}
+
+RedistributePlan planScatter(Communicator& comm, const std::string& tensor, int root, const Layout& dst, DType dtype,
+                             const RedistributeOptions& options) {
+  return makeRedistributePlan(comm, "scatter", tensor, Layout::whole(dst.shape, root), dst, dtype, options);
+}
+
+RedistributePlan planGather(Communicator& comm, const std::string& tensor, const Layout& src, int root, DType dtype,
+                            const RedistributeOptions& options) {
+  return makeRedistributePlan(comm, "gather", tensor, src, Layout::whole(src.shape, root), dtype, options);
+}
+
+}  // namespace einrt
