@@ -1,0 +1,33 @@
+// The graph writer: Graph -> EinGraph text (SPEC 1), YAML in the canonical list form or
+// JSON, such that loading the text gives back the same graph (names, shapes, labels,
+// joins, aggregations, outputs, dtype). Workload generators (`einplan gen`) and tools
+// that transform graphs write through it. Einsums use one character per label when every
+// label of the node is one character long, and whitespace-separated labels otherwise.
+// Label sizes are written under `sizes` only for labels that no input tensor fixes
+// (broadcast labels). Joins and aggregations are written only where they differ from the
+// defaults (mul for two operands, the identity for one; sum).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "planner/graph/graph.h"
+
+namespace eindecomp {
+
+// "ij,jk->ik" when every label is one character, else "s a, a h d -> s h d".
+// Throws std::invalid_argument when multi-character labels cannot be written so that the
+// loader reads them back (no operand and no output has two labels to show the spacing).
+std::string formatEinsum(const std::vector<Labels>& operands, const Labels& output);
+
+// The node's einsum regenerated from its labels (not the text it was loaded from).
+std::string formatEinsum(const Node& n);
+
+std::string writeGraphYaml(const Graph& g);
+std::string writeGraphJson(const Graph& g);
+
+// YAML for paths ending in .yaml/.yml (and "-"), JSON for .json; throws
+// std::invalid_argument for any other extension.
+std::string writeGraphForPath(const Graph& g, const std::string& path);
+
+}  // namespace eindecomp
