@@ -1,0 +1,109 @@
+#include "planner/algorithms/block_solver.h"
+
+#include <limits>
+
+#include "planner/cost/checked_math.h"
+
+namespace eindecomp {
+
+namespace {
+
+constexpr int64_t kUnreachable = std::numeric_limits<int64_t>::max();
+
+}  // namespace
+
+Block emptyBlock(std::size_t nodeCount) {
+  Block b;
+  b.free.assign(nodeCount, 0);
+  b.treeEdge.assign(nodeCount, -1);
+  b.requiredOut.assign(nodeCount, -1);
+  return b;
+}
+
+void solveBlock(SearchSpace& s, const Block& block, std::vector<int>& choice) {
+  const std::size_t n = s.nodes.size();
+  std::vector<std::vector<int64_t>> best(n);       // M[v, c]
+  std::vector<std::vector<int64_t>> bestOut(n);    // Mout[v, z]
+  std::vector<std::vector<int>> argOut(n);         // candidate achieving Mout[v, z]
+  std::vector<std::vector<int>> argProducer(s.edges.size());  // tree edge: producer layout z per consumer layout
+  std::vector<int64_t> incoming;
+  for (std::size_t v = 0; v < n; ++v) {
+    if (!block.free[v]) continue;
+    NodeCandidates& node = s.nodes[v];
+    const std::size_t count = node.parts.size();
+    std::vector<int64_t>& m = best[v];
+    m.assign(count, 0);
+    for (std::size_t c = 0; c < count; ++c)
+      m[c] = block.requiredOut[v] >= 0 && node.outIndex[c] != block.requiredOut[v] ? kUnreachable : node.local[c];
+    for (int ei : s.inEdges[v]) {
+      const SearchEdge& e = s.edges[ei];
+      const std::vector<int>& layoutOf = node.operandIndex[e.operand];
+      const std::size_t layouts = node.operandLayouts[e.operand].size();
+      incoming.assign(layouts, 0);
+      if (block.free[e.from] && block.treeEdge[e.from] == ei) {
+        // The producer's table flows in: best producer layout for each consumer layout.
+        std::vector<int>& arg = argProducer[ei];
+        arg.assign(layouts, -1);
+        const std::vector<int64_t>& producer = bestOut[e.from];
+        for (std::size_t j = 0; j < layouts; ++j) {
+          int64_t b = kUnreachable;
+          for (std::size_t z = 0; z < producer.size(); ++z) {
+            if (producer[z] == kUnreachable) continue;
+            int64_t cand = checkedAdd(producer[z], edgeCost(s, e, static_cast<int>(z), static_cast<int>(j)), "plan cost");
+            if (cand < b) {
+              b = cand;
+              arg[j] = static_cast<int>(z);
+            }
+          }
+          incoming[j] = b;
+        }
+      } else {
+        int known = -1;
+        if (!block.free[e.from] && choice[e.from] >= 0) known = s.nodes[e.from].outIndex[choice[e.from]];
+        if (block.free[e.from] && block.requiredOut[e.from] >= 0) known = block.requiredOut[e.from];
+        if (known < 0 || (!block.free[e.from] && !block.chargeEdgesOutside)) continue;
+        for (std::size_t j = 0; j < layouts; ++j) incoming[j] = edgeCost(s, e, known, static_cast<int>(j));
+      }
+      for (std::size_t c = 0; c < count; ++c) {
+        if (m[c] == kUnreachable) continue;
+        int64_t add = incoming[layoutOf[c]];
+        m[c] = add == kUnreachable ? kUnreachable : checkedAdd(m[c], add, "plan cost");
+      }
+    }
+    if (block.chargeEdgesOutside) {
+      for (int ei : s.outEdges[v]) {
+        const SearchEdge& e = s.edges[ei];
+        if (block.free[e.to] || choice[e.to] < 0) continue;
+        int in = s.nodes[e.to].operandIndex[e.operand][choice[e.to]];
+        for (std::size_t c = 0; c < count; ++c)
+          if (m[c] != kUnreachable) m[c] = checkedAdd(m[c], edgeCost(s, e, node.outIndex[c], in), "plan cost");
+      }
+    }
+    bestOut[v].assign(node.outs.size(), kUnreachable);
+    argOut[v].assign(node.outs.size(), -1);
+    for (std::size_t c = 0; c < count; ++c) {
+      int z = node.outIndex[c];
+      if (m[c] < bestOut[v][z]) {
+        bestOut[v][z] = m[c];
+        argOut[v][z] = static_cast<int>(c);
+      }
+    }
+  }
+  // Backtrack from the roots (free nodes without a tree edge), consumers before producers.
+  for (std::size_t r = n; r-- > 0;) {
+    if (!block.free[r]) continue;
+    int ei = block.treeEdge[r];
+    if (ei < 0) {
+      int arg = -1;
+      for (std::size_t c = 0; c < best[r].size(); ++c)
+        if (best[r][c] != kUnreachable && (arg < 0 || best[r][c] < best[r][arg])) arg = static_cast<int>(c);
+      choice[r] = arg;
+      continue;
+    }
+    const SearchEdge& e = s.edges[ei];
+    int j = s.nodes[e.to].operandIndex[e.operand][choice[e.to]];
+    choice[r] = argOut[r][argProducer[ei][j]];
+  }
+}
+
+}  // namespace eindecomp
