@@ -1,0 +1,112 @@
+#include "planner/eval/node_eval.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "planner/eval/scalar_expr_eval.h"
+
+namespace eindecomp {
+
+double aggregationIdentity(AggOp agg) {
+  switch (agg) {
+    case AggOp::Sum: return 0.0;
+    case AggOp::Prod: return 1.0;
+    case AggOp::Max: return -std::numeric_limits<double>::infinity();
+    case AggOp::Min: return std::numeric_limits<double>::infinity();
+  }
+  throw std::invalid_argument("unknown aggregation");
+}
+
+double aggregate(AggOp agg, double accumulator, double value) {
+  switch (agg) {
+    case AggOp::Sum: return accumulator + value;
+    case AggOp::Prod: return accumulator * value;
+    case AggOp::Max: return nanPropagatingMax(accumulator, value);
+    case AggOp::Min: return nanPropagatingMin(accumulator, value);
+  }
+  throw std::invalid_argument("unknown aggregation");
+}
+
+// For each iteration label, the stride (in elements) with which it moves through a
+// tensor indexed by `tensorLabels` of the given shape; 0 for labels the tensor lacks.
+static std::vector<int64_t> labelStrides(const Labels& iteration, const Labels& tensorLabels,
+                                         const std::vector<int64_t>& shape) {
+  const std::vector<int64_t> strides = rowMajorStrides(shape);
+  std::vector<int64_t> out(iteration.size(), 0);
+  for (std::size_t d = 0; d < iteration.size(); ++d) {
+    auto it = std::find(tensorLabels.begin(), tensorLabels.end(), iteration[d]);
+    if (it != tensorLabels.end()) out[d] = strides[static_cast<std::size_t>(it - tensorLabels.begin())];
+  }
+  return out;
+}
+
+static void checkOperands(const Graph& graph, const Node& node, const std::vector<const Tensor*>& operands) {
+  const std::string where = "node '" + node.name + "': ";
+  if (operands.size() != node.operandLabels.size() || operands.empty())
+    throw std::invalid_argument(where + "expects " + std::to_string(node.operandLabels.size()) + " operand(s), got " +
+                                std::to_string(operands.size()));
+  if (operands.size() > 2 && !isContraction(node))
+    throw std::invalid_argument(where + "a node with three or more operands must be a pure contraction");
+  for (std::size_t k = 0; k < operands.size(); ++k) {
+    const Labels& labels = node.operandLabels[k];
+    std::vector<int64_t> expected;
+    for (const auto& l : labels) expected.push_back(graph.labelSizes.at(l));
+    if (operands[k]->shape != expected || static_cast<int64_t>(operands[k]->values.size()) != elementCount(expected))
+      throw std::invalid_argument(where + "operand " + std::to_string(k) + " does not have the shape its labels give");
+  }
+}
+
+Tensor evaluateNode(const Graph& graph, const Node& node, const std::vector<const Tensor*>& operands) {
+  checkOperands(graph, node, operands);
+  const Labels labels = iterationLabels(node);
+  std::vector<int64_t> extents;
+  for (const auto& l : labels) extents.push_back(graph.labelSizes.at(l));
+
+  std::vector<int64_t> outShape;
+  for (const auto& l : node.outputLabels) outShape.push_back(graph.labelSizes.at(l));
+  const std::vector<int64_t> outStrides = labelStrides(labels, node.outputLabels, outShape);
+  std::vector<std::vector<int64_t>> operandStrides;
+  for (std::size_t k = 0; k < operands.size(); ++k)
+    operandStrides.push_back(labelStrides(labels, node.operandLabels[k], operands[k]->shape));
+
+  const bool contraction = isContraction(node);
+  std::vector<double> accumulators(static_cast<std::size_t>(elementCount(outShape)), aggregationIdentity(node.agg));
+  std::vector<double> operandValues(operands.size());
+  const int64_t points = elementCount(extents);
+  std::vector<int64_t> point(labels.size(), 0);  // the current point, an odometer in C order
+
+  for (int64_t n = 0; n < points; ++n) {
+    for (std::size_t k = 0; k < operands.size(); ++k) {
+      int64_t offset = 0;
+      for (std::size_t d = 0; d < labels.size(); ++d) offset += point[d] * operandStrides[k][d];
+      operandValues[k] = operands[k]->values[static_cast<std::size_t>(offset)];
+    }
+    double joined;
+    if (contraction) {
+      // mul over every operand (for a unary contraction: the identity).
+      joined = 1.0;
+      for (double v : operandValues) joined *= v;
+    } else {
+      joined = evaluateScalarExpr(node.join, operandValues[0], operandValues.size() > 1 ? operandValues[1] : 0.0);
+    }
+    int64_t outOffset = 0;
+    for (std::size_t d = 0; d < labels.size(); ++d) outOffset += point[d] * outStrides[d];
+    double& acc = accumulators[static_cast<std::size_t>(outOffset)];
+    acc = aggregate(node.agg, acc, joined);
+
+    for (std::size_t d = labels.size(); d-- > 0;) {
+      if (++point[d] < extents[d]) break;
+      point[d] = 0;
+    }
+  }
+
+  Tensor out;
+  out.dtype = graph.dtype;
+  out.shape = outShape;
+  out.values.reserve(accumulators.size());
+  for (double a : accumulators) out.values.push_back(roundToDType(a, graph.dtype));
+  return out;
+}
+
+}  // namespace eindecomp

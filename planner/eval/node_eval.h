@@ -1,0 +1,32 @@
+// Evaluation of one EinGraph node by the definition of an extended EinSum (the
+// EinDecomp paper, equation 2): for every point of the node's iteration space (every
+// combination of values of its distinct labels, broadcast labels included) the join is
+// applied to the operand elements the point selects and the result is folded into the
+// output element the point selects with the node's aggregation, starting from the
+// aggregation's identity (sum 0, prod 1, max -inf, min +inf). Accumulation is in double;
+// each output element is rounded to the graph's dtype once, at the end. Nodes with
+// three or more operands are pure contractions (the loader enforces it) and are
+// evaluated directly as the sum of products, without splitting them into a path.
+#pragma once
+
+#include <vector>
+
+#include "planner/eval/tensor.h"
+#include "planner/graph/graph.h"
+
+namespace eindecomp {
+
+// The identity element an aggregation starts from.
+double aggregationIdentity(AggOp agg);
+
+// Folds one joined value into an accumulator with the aggregation (max and min
+// propagate NaN).
+double aggregate(AggOp agg, double accumulator, double value);
+
+// Evaluates `node` of `graph` on its operand tensors (in the node's operand order).
+// Throws std::invalid_argument when the operands do not match the node's labels and the
+// graph's label sizes, or an n-ary node is not a contraction — conditions a validated
+// graph never has.
+Tensor evaluateNode(const Graph& graph, const Node& node, const std::vector<const Tensor*>& operands);
+
+}  // namespace eindecomp
