@@ -104,7 +104,7 @@ bool isDense(const MessagePlan& plan) {
   for (const Piece& p : plan.pieces)
     if (isRemote(p)) pairs.emplace(p.from, p.to);
   const long long all = static_cast<long long>(plan.nranks) * (plan.nranks - 1);
-  return 2 * static_cast<long long>(pairs.size()) >= all;
+  return 2 * static_cast<long long>(pairs.size()) > all;
 }
 
 }  // namespace
