@@ -1,0 +1,142 @@
+#include "codegen/kernels/gemm_mapping.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+namespace eindecomp::codegen {
+
+namespace {
+
+bool contains(const Labels& ls, const Label& l) { return std::find(ls.begin(), ls.end(), l) != ls.end(); }
+
+bool hasRepeats(const Labels& ls) { return std::set<Label>(ls.begin(), ls.end()).size() != ls.size(); }
+
+// The labels of `stored` that belong to `group`, in stored order.
+Labels restrictTo(const Labels& stored, const Labels& group) {
+  Labels out;
+  for (const auto& l : stored)
+    if (contains(group, l)) out.push_back(l);
+  return out;
+}
+
+Labels concat(std::initializer_list<const Labels*> parts) {
+  Labels out;
+  for (const Labels* p : parts) out.insert(out.end(), p->begin(), p->end());
+  return out;
+}
+
+// The stored dimension of each canonical label: the permutation into canonical order.
+Permutation permutationTo(const Labels& stored, const Labels& canonical) {
+  Permutation p;
+  for (const auto& l : canonical) p.push_back(static_cast<int>(std::find(stored.begin(), stored.end(), l) - stored.begin()));
+  return p;
+}
+
+struct Fit {
+  bool direct = false;   // no permutation needed
+  bool transposed = false;
+  Permutation perm;      // to [C][first][second] when not direct
+};
+
+// Does `stored` read as C then (first, second) or C then (second, first)?
+Fit fitOperand(const Labels& stored, const Labels& c, const Labels& first, const Labels& second) {
+  Fit f;
+  if (stored == concat({&c, &first, &second})) {
+    f.direct = true;
+  } else if (stored == concat({&c, &second, &first})) {
+    f.direct = true;
+    f.transposed = true;
+  } else {
+    f.perm = permutationTo(stored, concat({&c, &first, &second}));
+  }
+  return f;
+}
+
+int64_t product(const Labels& ls, const Labels& order, const std::vector<int64_t>& extent) {
+  int64_t p = 1;
+  for (const auto& l : ls) p *= extent[std::find(order.begin(), order.end(), l) - order.begin()];
+  return p;
+}
+
+std::string joined(const Labels& ls) {
+  std::string s;
+  for (const auto& l : ls) s += (s.empty() ? "" : ",") + l;
+  return s;
+}
+
+}  // namespace
+
+std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector<int64_t>& blockExtent) {
+  if (n.operandLabels.size() != 2 || !isContraction(n)) return std::nullopt;
+  const Labels& x = n.operandLabels[0];
+  const Labels& y = n.operandLabels[1];
+  const Labels& z = n.outputLabels;
+  if (hasRepeats(x) || hasRepeats(y) || hasRepeats(z)) return std::nullopt;
+  Labels c, m, nn, k;
+  for (const auto& l : iterationLabels(n)) {
+    bool inX = contains(x, l), inY = contains(y, l), inZ = contains(z, l);
+    if (inX && inY && inZ) c.push_back(l);
+    else if (inX && inZ) m.push_back(l);
+    else if (inY && inZ) nn.push_back(l);
+    else if (inX && inY) k.push_back(l);
+    else return std::nullopt;  // one-operand aggregation or broadcast: not a GEMM
+  }
+  const Labels order = iterationLabels(n);
+  int64_t sizeX = product(x, order, blockExtent), sizeY = product(y, order, blockExtent),
+          sizeZ = product(z, order, blockExtent);
+
+  // Candidate group orders: the order each tensor already has.
+  std::vector<Labels> cOrders{restrictTo(z, c), restrictTo(x, c), restrictTo(y, c)};
+  std::vector<Labels> mOrders{restrictTo(z, m), restrictTo(x, m)};
+  std::vector<Labels> nOrders{restrictTo(z, nn), restrictTo(y, nn)};
+  std::vector<Labels> kOrders{restrictTo(x, k), restrictTo(y, k)};
+
+  std::optional<GemmMapping> best;
+  int64_t bestCost = std::numeric_limits<int64_t>::max();
+  for (const auto& co : cOrders)
+    for (const auto& mo : mOrders)
+      for (const auto& no : nOrders)
+        for (const auto& ko : kOrders) {
+          Fit fx = fitOperand(x, co, mo, ko), fy = fitOperand(y, co, ko, no), fz = fitOperand(z, co, mo, no);
+          int64_t cost = (fx.direct ? 0 : sizeX) + (fy.direct ? 0 : sizeY) + (fz.direct ? 0 : sizeZ);
+          if (cost >= bestCost) continue;
+          GemmMapping g;
+          g.batchLabels = co;
+          g.mLabels = mo;
+          g.nLabels = no;
+          g.kLabels = ko;
+          g.batch = product(co, order, blockExtent);
+          g.m = product(mo, order, blockExtent);
+          g.n = product(no, order, blockExtent);
+          g.k = product(ko, order, blockExtent);
+          g.transX = fx.transposed;
+          g.transY = fy.transposed;
+          g.transZ = fz.transposed;
+          g.permX = fx.perm;
+          g.permY = fy.perm;
+          g.permZ = fz.perm;
+          g.permutedElements = cost;
+          best = g;
+          bestCost = cost;
+        }
+  return best;
+}
+
+std::string describeGemmMapping(const GemmMapping& g) {
+  std::string s = (g.batch > 1 ? "strided-batched GEMM batch=" + std::to_string(g.batch) + " " : "GEMM ") +
+                  "m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) +
+                  " (C[" + joined(g.batchLabels) + "] M[" + joined(g.mLabels) + "] N[" + joined(g.nLabels) +
+                  "] K[" + joined(g.kLabels) + "])";
+  if (g.transX) s += " X^T";
+  if (g.transY) s += " Y^T";
+  if (g.transZ) s += " Z^T";
+  std::string perms;
+  if (!g.permX.empty()) perms += " X";
+  if (!g.permY.empty()) perms += " Y";
+  if (!g.permZ.empty()) perms += " Z";
+  s += perms.empty() ? ", no permutation" : ", permuted:" + perms;
+  return s;
+}
+
+}  // namespace eindecomp::codegen

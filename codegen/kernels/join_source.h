@@ -1,0 +1,27 @@
+// The scalar join of a node (planner/graph/expr.h) as a C++ expression over `x` and `y` of
+// type T, for the generated elementwise kernels. The expression calls only the ein_*
+// helpers of the emitted kernel header (templates/ein_kernels.h), which are
+// __host__ __device__ under nvcc, so one expression serves the host loops and the CUDA
+// kernel alike. Numbers are printed with 17 significant digits and wrapped in T(...), so
+// f32 and f64 programs round them the way the reference evaluator does.
+#pragma once
+
+#include <string>
+
+#include "planner/graph/expr.h"
+#include "planner/graph/graph.h"
+
+namespace eindecomp::codegen {
+
+// Throws InputError (exit 2) for a function the generator does not know; the loader
+// already rejects those, so this guards hand-built graphs.
+std::string joinExpressionSource(const Expr& e);
+
+// The combine step of an aggregation as an expression over `a` and `b`:
+// sum -> "(a + b)", max -> "ein_max(a, b)", ...
+std::string aggCombineSource(AggOp agg);
+
+// The identity of the aggregation as a C++ expression of type T: 0, 1, -inf, +inf.
+std::string aggIdentitySource(AggOp agg);
+
+}  // namespace eindecomp::codegen

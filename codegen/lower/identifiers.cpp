@@ -1,0 +1,82 @@
+#include "codegen/lower/identifiers.h"
+
+#include <cctype>
+
+namespace eindecomp::codegen {
+
+namespace {
+constexpr std::size_t kMaxNameLength = 64;
+
+bool identStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool identChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Shortens a hostile name for an error message without echoing control characters.
+std::string quoted(const std::string& s) {
+  std::string shown = commentSafe(s.size() > 40 ? s.substr(0, 40) + "..." : s);
+  return "'" + shown + "'";
+}
+
+void requireValid(bool ok, const SourceLoc& loc, const std::string& what, const std::string& name) {
+  if (ok) return;
+  throw InputError({loc, what + " " + quoted(name) +
+                             " is not a valid identifier ([A-Za-z_][A-Za-z0-9_]*, at most 64 "
+                             "characters); refusing to emit source for it"});
+}
+}  // namespace
+
+bool isValidIdentifier(const std::string& s) {
+  if (s.empty() || s.size() > kMaxNameLength || !identStart(s[0])) return false;
+  for (char c : s)
+    if (!identChar(c)) return false;
+  return true;
+}
+
+bool isValidInternalName(const std::string& s) {
+  std::size_t dot = s.find('.');
+  if (!isValidIdentifier(s.substr(0, dot))) return false;
+  while (dot != std::string::npos) {
+    std::size_t next = s.find('.', dot + 1);
+    std::string digits = s.substr(dot + 1, next == std::string::npos ? std::string::npos : next - dot - 1);
+    if (digits.empty() || digits.size() > 9) return false;
+    for (char c : digits)
+      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    dot = next;
+  }
+  return true;
+}
+
+void validateGraphForCodegen(const Graph& g) {
+  SourceLoc fileLoc{g.sourceFile, 0, 0};
+  requireValid(isValidIdentifier(g.name), fileLoc, "graph name", g.name);
+  for (const auto& [label, size] : g.labelSizes) {
+    requireValid(isValidIdentifier(label), fileLoc, "label", label);
+    if (size <= 0) throw InputError({fileLoc, "label '" + label + "' has non-positive size"});
+  }
+  for (const auto& t : g.inputs) requireValid(isValidIdentifier(t.name), t.loc, "input name", t.name);
+  for (const auto& n : g.nodes) {
+    requireValid(isValidInternalName(n.name), n.loc, "node name", n.name);
+    for (const auto& in : n.inputs) requireValid(isValidInternalName(in), n.loc, "operand name of node", in);
+    for (const auto& ls : n.operandLabels)
+      for (const auto& l : ls) requireValid(isValidIdentifier(l), n.loc, "label", l);
+    for (const auto& l : n.outputLabels) requireValid(isValidIdentifier(l), n.loc, "label", l);
+  }
+  for (const auto& o : g.outputs) requireValid(isValidInternalName(o), fileLoc, "output name", o);
+}
+
+std::string cppIdentifier(int index, const std::string& name) {
+  std::string id = "t" + std::to_string(index) + "_";
+  for (char c : name) id += (c == '.') ? '_' : c;
+  return id;
+}
+
+std::string commentSafe(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    unsigned char u = static_cast<unsigned char>(c);
+    out += (u >= 0x20 && u < 0x7f) ? c : '?';
+  }
+  return out;
+}
+
+}  // namespace eindecomp::codegen

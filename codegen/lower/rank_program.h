@@ -1,0 +1,80 @@
+// RankProgram: what every rank of the emitted program does, as plain data — the output of
+// lowering (Plan -> RankProgram) and the only input of rendering. Tensors are cut into
+// blocks by the parts of their dimensions; a node runs `calls` kernel calls (one per cell
+// of its partition grid, numbered row-major over its iteration labels) on the ranks in
+// `callRank`; each output block lives on `blockOwner`. The bytes a placement moves are
+// predicted per node (repartition into the node's operands + aggregation of partial
+// results) so the program can report them next to what it measures.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/kernels/gemm_mapping.h"
+#include "planner/graph/graph.h"
+
+namespace eindecomp::codegen {
+
+// The partitions the lowering starts from: what a plan file or a planner run gives.
+struct PlanPartitions {
+  int devices = 1;
+  std::string algorithm;                                       // for provenance only
+  std::map<std::string, std::map<Label, int64_t>> partitions;  // node name -> label -> parts
+  std::optional<int64_t> modelCostElements;                    // the cost model's total, when known
+  std::map<std::string, int64_t> modelNodeCostElements;        // per node, when known
+};
+
+struct TensorProgram {
+  std::string name;   // as in the graph (may contain '.' for split nodes)
+  std::string ident;  // C++ identifier (cppIdentifier)
+  std::vector<int64_t> shape;
+  bool isInput = false;
+  bool isOutput = false;
+  int producer = -1;  // node index, or -1 for graph inputs
+};
+
+struct OperandProgram {
+  int tensor = -1;
+  std::vector<int> labelOfDim;  // iteration-label index of each tensor dimension
+};
+
+struct NodeProgram {
+  std::string name;
+  std::string ident;
+  Labels labels;                  // iteration labels (iterationLabels order)
+  std::vector<int64_t> sizes;     // per label
+  std::vector<int64_t> parts;     // per label (the partition)
+  std::vector<OperandProgram> operands;
+  std::vector<int> outputLabelOfDim;
+  int outputTensor = -1;
+  AggOp agg = AggOp::Sum;
+  std::string joinSource;         // C++ expression over x, y (join_source.h)
+  bool usesY = false;
+  std::optional<GemmMapping> gemm;
+  int64_t calls = 1;
+  std::vector<int> callRank;      // rank of each kernel call
+  std::vector<int> blockOwner;    // rank owning each output block (row-major over output dims)
+  std::vector<int64_t> repartBytes;  // predicted bytes received into each operand
+  int64_t aggBytes = 0;              // predicted bytes of the aggregation
+  int64_t bytesPredicted = 0;        // sum of the two
+  int64_t flops = 0;
+  std::optional<int64_t> modelCostElements;
+};
+
+struct RankProgram {
+  std::string graphName;
+  DType dtype = DType::F32;
+  int devices = 1;
+  std::string algorithm;
+  std::vector<TensorProgram> tensors;  // graph inputs first, then node outputs in node order
+  std::vector<NodeProgram> nodes;
+  std::vector<int> outputs;            // tensor indices of the graph outputs
+  int64_t bytesPredicted = 0;
+  int64_t flops = 0;
+  std::optional<int64_t> modelCostElements;
+};
+
+}  // namespace eindecomp::codegen

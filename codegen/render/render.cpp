@@ -1,0 +1,171 @@
+#include "codegen/render/render.h"
+
+#include <ctemplate/template.h>
+#include <ctemplate/template_cache.h>
+
+#include "codegen/lower/identifiers.h"
+#include "planner/graph/diagnostic.h"
+
+namespace eindecomp::codegen {
+
+namespace {
+
+template <class Container>
+std::string joinedNumbers(const Container& values) {
+  std::string s;
+  for (const auto& v : values) s += (s.empty() ? "" : ", ") + std::to_string(v);
+  return s;
+}
+
+const char* boolText(bool b) { return b ? "true" : "false"; }
+
+const char* aggEnumName(AggOp a) {
+  switch (a) {
+    case AggOp::Sum: return "Sum";
+    case AggOp::Max: return "Max";
+    case AggOp::Min: return "Min";
+    case AggOp::Prod: return "Prod";
+  }
+  return "Sum";
+}
+
+void setProvenance(ctemplate::TemplateDictionary& d, const Provenance& p) {
+  d.SetValue("TOOL_VERSION", p.toolVersion);
+  d.SetValue("COMMAND_LINE", commentSafe(p.commandLine));
+  d.SetValue("GRAPH_SHA256", p.graphSha256);
+}
+
+std::string kernelComment(const NodeProgram& n) {
+  return commentSafe(n.gemm ? describeGemmMapping(*n.gemm) : std::string("generated elementwise kernel"));
+}
+
+std::string einsumComment(const NodeProgram& n) {
+  std::string s;
+  for (std::size_t k = 0; k < n.operands.size(); ++k) {
+    if (k) s += ",";
+    for (int l : n.operands[k].labelOfDim) s += (s.empty() || s.back() == ',' ? "" : " ") + n.labels[l];
+  }
+  s += " ->";
+  for (int l : n.outputLabelOfDim) s += " " + n.labels[l];
+  return commentSafe(s + " (agg " + aggName(n.agg) + ")");
+}
+
+void fillNode(ctemplate::TemplateDictionary& d, const NodeProgram& n) {
+  d.SetValue("NAME", n.name);
+  d.SetValue("IDENT", n.ident);
+  d.SetValue("EINSUM_COMMENT", einsumComment(n));
+  d.SetValue("KERNEL_COMMENT", kernelComment(n));
+  d.SetValue("JOIN", n.joinSource);
+  d.SetValue("COMBINE", n.agg == AggOp::Sum ? "a + b" : n.agg == AggOp::Prod ? "a * b" : n.agg == AggOp::Max ? "ein::ein_max(a, b)" : "ein::ein_min(a, b)");
+  d.SetValue("IDENTITY", n.agg == AggOp::Sum ? "T(0)" : n.agg == AggOp::Prod ? "T(1)" : n.agg == AggOp::Max ? "-ein::ein_infinity<T>()" : "ein::ein_infinity<T>()");
+  d.SetValue("SIZES", joinedNumbers(n.sizes));
+  d.SetValue("PARTS", joinedNumbers(n.parts));
+  std::vector<int> operandTensors;
+  for (const auto& op : n.operands) {
+    operandTensors.push_back(op.tensor);
+    d.AddSectionDictionary("OPERAND")->SetValue("LABELS", joinedNumbers(op.labelOfDim));
+  }
+  d.SetValue("OPERAND_TENSORS", joinedNumbers(operandTensors));
+  d.SetValue("OUTPUT_LABELS", joinedNumbers(n.outputLabelOfDim));
+  d.SetIntValue("OUTPUT_TENSOR", n.outputTensor);
+  d.SetValue("AGG", aggEnumName(n.agg));
+  d.SetValue("CALL_RANKS", joinedNumbers(n.callRank));
+  d.SetValue("BLOCK_OWNERS", joinedNumbers(n.blockOwner));
+  d.SetValue("NODE_BYTES_PREDICTED", std::to_string(n.bytesPredicted));
+  d.SetValue("NODE_FLOPS", std::to_string(n.flops));
+  d.SetValue("CALLS", std::to_string(n.calls));
+  if (n.gemm) {
+    const GemmMapping& g = *n.gemm;
+    ctemplate::TemplateDictionary* s = d.AddSectionDictionary("GEMM");
+    s->SetValue("BATCH", std::to_string(g.batch));
+    s->SetValue("M", std::to_string(g.m));
+    s->SetValue("N", std::to_string(g.n));
+    s->SetValue("K", std::to_string(g.k));
+    s->SetValue("TRANS_X", boolText(g.transX));
+    s->SetValue("TRANS_Y", boolText(g.transY));
+    s->SetValue("TRANS_Z", boolText(g.transZ));
+    s->SetValue("PERM_X", joinedNumbers(g.permX));
+    s->SetValue("PERM_Y", joinedNumbers(g.permY));
+    s->SetValue("PERM_Z", joinedNumbers(g.permZ));
+    s->SetValue("TEXT", kernelComment(n));
+  }
+}
+
+std::string programList(const RankProgram& p, Backend b) {
+  std::string s;
+  if (b != Backend::Cuda) s = p.graphName;
+  if (b != Backend::Cpu) s += (s.empty() ? "" : " ") + cudaProgramName(p, b);
+  return s;
+}
+
+void fillProject(ctemplate::TemplateDictionary& d, const RankProgram& p, const RenderOptions& o) {
+  d.SetValue("GRAPH_NAME", p.graphName);
+  d.SetValue("DTYPE", dtypeName(p.dtype));
+  d.SetValue("REAL_TYPE", p.dtype == DType::F64 ? "double" : "float");
+  d.SetIntValue("DEVICES", p.devices);
+  d.SetValue("ALGORITHM", isValidIdentifier(p.algorithm) ? p.algorithm : std::string("given"));
+  d.SetValue("BYTES_PREDICTED", std::to_string(p.bytesPredicted));
+  d.SetValue("FLOPS", std::to_string(p.flops));
+  d.SetIntValue("NODE_COUNT", static_cast<long>(p.nodes.size()));
+  d.SetValue("OUTPUTS", joinedNumbers(p.outputs));
+  d.SetValue("EINRT_DIR", commentSafe(o.einrtDir));
+  d.SetValue("BACKEND", o.backend == Backend::Cpu ? "cpu" : o.backend == Backend::Cuda ? "cuda" : "both");
+  d.SetValue("PROGRAMS", programList(p, o.backend));
+  d.SetValue("CUDA_TARGET", cudaProgramName(p, o.backend));
+  if (o.backend != Backend::Cuda) d.ShowSection("CPU");
+  if (o.backend != Backend::Cpu) d.ShowSection("CUDA");
+  for (std::size_t t = 0; t < p.tensors.size(); ++t) {
+    const TensorProgram& tp = p.tensors[t];
+    ctemplate::TemplateDictionary* s = d.AddSectionDictionary("TENSOR");
+    s->SetValue("NAME", tp.name);
+    s->SetValue("SHAPE", joinedNumbers(tp.shape));
+    s->SetValue("IS_INPUT", boolText(tp.isInput));
+    s->SetValue("IS_OUTPUT", boolText(tp.isOutput));
+    s->SetIntValue("PRODUCER", tp.producer);
+  }
+  for (const NodeProgram& n : p.nodes) fillNode(*d.AddSectionDictionary("NODE"), n);
+}
+
+}  // namespace
+
+Backend parseBackend(const std::string& s) {
+  if (s == "cpu") return Backend::Cpu;
+  if (s == "cuda") return Backend::Cuda;
+  if (s == "both") return Backend::Both;
+  throw InputError({{"--backend", 0, 0}, "unknown backend '" + commentSafe(s) + "' (expected cpu, cuda or both)"});
+}
+
+std::string cudaProgramName(const RankProgram& program, Backend backend) {
+  return backend == Backend::Both ? program.graphName + "_cuda" : program.graphName;
+}
+
+ProjectFiles renderProject(const RankProgram& program, const Provenance& provenance, const RenderOptions& options) {
+  // A cache of our own (not ctemplate's process-wide default) holding only our templates.
+  ctemplate::TemplateCache cache;
+  cache.SetTemplateRootDirectory(options.templateDir);
+  ctemplate::TemplateDictionary dict("project");
+  setProvenance(dict, provenance);
+  fillProject(dict, program, options);
+
+  std::map<std::string, std::string> files{
+      {"ein_kernels.h", "ein_kernels.h.tpl"}, {"ein_spec.h", "ein_spec.h.tpl"},
+      {"ein_buffers.h", "ein_buffers.h.tpl"}, {"ein_options.h", "ein_options.h.tpl"},
+      {"ein_report.h", "ein_report.h.tpl"},   {"ein_program.h", "ein_program.h.tpl"},
+      {program.graphName + ".cpp", "program.cpp.tpl"}, {"CMakeLists.txt", "CMakeLists.txt.tpl"},
+      {"Makefile", "Makefile.tpl"},           {"README.md", "README.md.tpl"}};
+  if (options.backend != Backend::Cpu) files[program.graphName + "_cuda.cu"] = "program_cuda.cu.tpl";
+
+  ProjectFiles out;
+  for (const auto& [name, tpl] : files) {
+    std::string text;
+    // Markdown needs its blank lines; in source files they are only left-over section lines.
+    const auto strip = name == "README.md" ? ctemplate::DO_NOT_STRIP : ctemplate::STRIP_BLANK_LINES;
+    if (!cache.ExpandWithData(tpl, strip, &dict, nullptr, &text))
+      throw InputError({{options.templateDir + "/" + tpl, 0, 0}, "cannot load or expand the template"});
+    out[name] = std::move(text);
+  }
+  out["plan.json"] = options.planJson;
+  return out;
+}
+
+}  // namespace eindecomp::codegen
