@@ -3,6 +3,7 @@
 #include <ctemplate/template.h>
 #include <ctemplate/template_cache.h>
 
+#include "codegen/kernels/join_source.h"
 #include "codegen/lower/identifiers.h"
 #include "planner/graph/diagnostic.h"
 
@@ -56,8 +57,8 @@ void fillNode(ctemplate::TemplateDictionary& d, const NodeProgram& n) {
   d.SetValue("EINSUM_COMMENT", einsumComment(n));
   d.SetValue("KERNEL_COMMENT", kernelComment(n));
   d.SetValue("JOIN", n.joinSource);
-  d.SetValue("COMBINE", n.agg == AggOp::Sum ? "a + b" : n.agg == AggOp::Prod ? "a * b" : n.agg == AggOp::Max ? "ein::ein_max(a, b)" : "ein::ein_min(a, b)");
-  d.SetValue("IDENTITY", n.agg == AggOp::Sum ? "T(0)" : n.agg == AggOp::Prod ? "T(1)" : n.agg == AggOp::Max ? "-ein::ein_infinity<T>()" : "ein::ein_infinity<T>()");
+  d.SetValue("COMBINE", aggCombineSource(n.agg));
+  d.SetValue("IDENTITY", aggIdentitySource(n.agg));
   d.SetValue("SIZES", joinedNumbers(n.sizes));
   d.SetValue("PARTS", joinedNumbers(n.parts));
   std::vector<int> operandTensors;
