@@ -110,35 +110,90 @@ std::vector<int> prefixSums(const std::vector<int>& counts) {
   return displs;
 }
 
-// Point-to-point, Alltoallv, Scatterv, Gatherv: one segment per peer in both buffers.
-void buildSegments(RedistributePlan::State& st, const detail::MessagePlan& mp, StepBuilder& steps, int nranks) {
-  std::vector<int64_t> sendElems(nranks, 0), recvElems(nranks, 0);
-  int64_t sendTotal = 0, recvTotal = 0;
-  for (const Piece& p : mp.pieces) {
-    const int64_t n = volume(p.box);
-    if (p.from == st.rank && p.to == st.rank) {
-      steps.addLocal(p);
-    } else if (p.from == st.rank) {
-      steps.addPack(p, Endpoint::SendBuffer, sendTotal);
-      sendTotal += n;
-      sendElems[p.to] += n;
-    } else if (p.to == st.rank) {
-      steps.addUnpack(p, recvTotal, steps.opFor(p));
-      recvTotal += n;
-      recvElems[p.from] += n;
+// True when `p` is one contiguous run of `container` (so MPI can read or write it in place).
+bool contiguousIn(const Piece& p, const Box& container, int64_t& offset) {
+  const detail::BoxCopy c = detail::makeBoxCopy(p.box, container, p.box);
+  offset = c.fromOffset;
+  return c.ndims == 1 && c.fromStride[0] == 1 && c.toStride[0] == 1 && c.fromOffset <= INT_MAX;
+}
+
+// Decides which peers' messages go straight from a source block / into a destination
+// block (host buffers, one contiguous piece per peer, assigned rather than combined).
+// Point-to-point can do it peer by peer; the collectives only when every peer's piece
+// lies in the same block. Fills `directBlock` (-1: through the pack buffer), `offsets`.
+long chooseDirect(const std::vector<std::vector<const Piece*>>& perPeer, bool onSource, bool perPeerAllowed,
+                  const StepBuilder& steps, std::vector<long>& directBlock, std::vector<int64_t>& offsets) {
+  const int n = static_cast<int>(perPeer.size());
+  directBlock.assign(n, -1);
+  offsets.assign(n, 0);
+  long common = -2;  // -2: no peer yet
+  bool all = true;
+  for (int r = 0; r < n; ++r) {
+    if (perPeer[r].empty()) continue;
+    const Piece& p = *perPeer[r][0];
+    const std::size_t block = onSource ? p.srcBlock : p.dstBlock;
+    const Box& box = onSource ? steps.src.blocks[block].box : steps.dst.blocks[block].box;
+    int64_t offset = 0;
+    const bool direct = perPeer[r].size() == 1 && (onSource || p.contribution == 0) && contiguousIn(p, box, offset);
+    if (direct) {
+      directBlock[r] = static_cast<long>(block);
+      offsets[r] = offset;
     }
+    all = all && direct && (common == -2 || common == static_cast<long>(block));
+    common = static_cast<long>(block);
+  }
+  if (perPeerAllowed) return -1;
+  if (!all || common < 0) {
+    directBlock.assign(n, -1);
+    return -1;
+  }
+  return common;
+}
+
+// Point-to-point, Alltoallv, Scatterv, Gatherv: one segment per peer in each direction,
+// in the pack buffers or - where possible - directly in the caller's blocks.
+void buildSegments(RedistributePlan::State& st, const detail::MessagePlan& mp, StepBuilder& steps, int nranks) {
+  std::vector<std::vector<const Piece*>> sendPieces(nranks), recvPieces(nranks);
+  for (const Piece& p : mp.pieces) {
+    if (p.from == st.rank && p.to == st.rank)
+      steps.addLocal(p);
+    else if (p.from == st.rank)
+      sendPieces[p.to].push_back(&p);
+    else if (p.to == st.rank)
+      recvPieces[p.from].push_back(&p);
+  }
+  const bool host = st.options.memory == MemorySpace::Host;
+  const bool perPeer = st.transport == Transport::PointToPoint;
+  std::vector<int64_t> sendDirectOffset, recvDirectOffset;
+  st.sendDirectAll = host ? chooseDirect(sendPieces, true, perPeer, steps, st.sendDirectBlock, sendDirectOffset) : -1;
+  st.recvDirectAll = host ? chooseDirect(recvPieces, false, perPeer, steps, st.recvDirectBlock, recvDirectOffset) : -1;
+  if (!host) {
+    st.sendDirectBlock.assign(nranks, -1);
+    st.recvDirectBlock.assign(nranks, -1);
   }
   st.mpiComm = st.comm->get();
-  st.sendCounts.resize(nranks);
-  st.recvCounts.resize(nranks);
+  st.sendCounts.assign(nranks, 0);
+  st.recvCounts.assign(nranks, 0);
+  st.sendDispls.assign(nranks, 0);
+  st.recvDispls.assign(nranks, 0);
+  int64_t sendTotal = 0, recvTotal = 0;  // elements in the pack buffers
   for (int r = 0; r < nranks; ++r) {
-    st.sendCounts[r] = toMpiCount(sendElems[r], st.tensor);
-    st.recvCounts[r] = toMpiCount(recvElems[r], st.tensor);
+    int64_t sent = 0, received = 0;
+    for (const Piece* p : sendPieces[r]) {
+      if (st.sendDirectBlock[r] < 0) steps.addPack(*p, Endpoint::SendBuffer, sendTotal + sent);
+      sent += volume(p->box);
+    }
+    for (const Piece* p : recvPieces[r]) {
+      if (st.recvDirectBlock[r] < 0) steps.addUnpack(*p, recvTotal + received, steps.opFor(*p));
+      received += volume(p->box);
+    }
+    st.sendCounts[r] = toMpiCount(sent, st.tensor);
+    st.recvCounts[r] = toMpiCount(received, st.tensor);
+    st.sendDispls[r] = toMpiCount(st.sendDirectBlock[r] >= 0 ? sendDirectOffset[r] : sendTotal, st.tensor);
+    st.recvDispls[r] = toMpiCount(st.recvDirectBlock[r] >= 0 ? recvDirectOffset[r] : recvTotal, st.tensor);
+    if (st.sendDirectBlock[r] < 0) sendTotal += sent;
+    if (st.recvDirectBlock[r] < 0) recvTotal += received;
   }
-  st.sendDispls = prefixSums(st.sendCounts);
-  st.recvDispls = prefixSums(st.recvCounts);
-  toMpiCount(sendTotal, st.tensor);
-  toMpiCount(recvTotal, st.tensor);
   st.sendBytes = sendTotal * steps.elementSize;
   st.recvBytes = recvTotal * steps.elementSize;
 }
@@ -298,8 +353,8 @@ RedistributePlan makeRedistributePlan(Communicator& comm, const std::string& ope
       buildReduction(*st, mp, choice, steps, src);
       break;
     default:
-      buildSegments(*st, mp, steps, comm.size());
       st->root = choice.root;
+      buildSegments(*st, mp, steps, comm.size());
       break;
   }
   steps.finish(*st);

@@ -126,6 +126,12 @@ struct Executor {
     checkMpi(code, what, peers.size() == 1 ? peers[0] : -1, st.tensor);
   }
 
+  // Where MPI reads the message to / writes the message from peer r: a block or the buffer.
+  std::byte* sendBase(int r) const { return st.sendDirectBlock[r] >= 0 ? src[st.sendDirectBlock[r]] : mpiSend; }
+  std::byte* recvBase(int r) const { return st.recvDirectBlock[r] >= 0 ? dst[st.recvDirectBlock[r]] : mpiRecv; }
+  std::byte* sendBaseAll() const { return st.sendDirectAll >= 0 ? src[st.sendDirectAll] : mpiSend; }
+  std::byte* recvBaseAll() const { return st.recvDirectAll >= 0 ? dst[st.recvDirectAll] : mpiRecv; }
+
   void pointToPoint() const {
     const int n = static_cast<int>(st.recvCounts.size());
     const MPI_Datatype type = mpiType(st.dtype);
@@ -136,7 +142,7 @@ struct Executor {
       if (st.recvCounts[r] > 0) {
         requests.emplace_back();
         peers.push_back(r);
-        checkMpi(MPI_Irecv(mpiRecv + st.recvDispls[r] * es, st.recvCounts[r], type, r, 0, st.mpiComm, &requests.back()),
+        checkMpi(MPI_Irecv(recvBase(r) + st.recvDispls[r] * es, st.recvCounts[r], type, r, 0, st.mpiComm, &requests.back()),
                  "MPI_Irecv", r, st.tensor);
       }
     run(st.packSteps);
@@ -145,7 +151,7 @@ struct Executor {
       if (st.sendCounts[r] > 0) {
         requests.emplace_back();
         peers.push_back(r);
-        checkMpi(MPI_Isend(mpiSend + st.sendDispls[r] * es, st.sendCounts[r], type, r, 0, st.mpiComm, &requests.back()),
+        checkMpi(MPI_Isend(sendBase(r) + st.sendDispls[r] * es, st.sendCounts[r], type, r, 0, st.mpiComm, &requests.back()),
                  "MPI_Isend", r, st.tensor);
       }
     run(st.earlySteps);
@@ -157,20 +163,23 @@ struct Executor {
     const MPI_Datatype type = mpiType(st.dtype);
     MPI_Request request = MPI_REQUEST_NULL;
     const int root = st.root;
+    const std::size_t es = dtypeSize(st.dtype);
     switch (st.transport) {
       case Transport::Alltoallv:
-        checkMpi(MPI_Ialltoallv(mpiSend, st.sendCounts.data(), st.sendDispls.data(), type, mpiRecv, st.recvCounts.data(),
+        checkMpi(MPI_Ialltoallv(sendBaseAll(), st.sendCounts.data(), st.sendDispls.data(), type, recvBaseAll(),
+                                st.recvCounts.data(),
                                 st.recvDispls.data(), type, st.mpiComm, &request),
                  "MPI_Ialltoallv", -1, st.tensor);
         break;
       case Transport::Scatterv:
-        checkMpi(MPI_Iscatterv(mpiSend, st.sendCounts.data(), st.sendDispls.data(), type, mpiRecv,
-                               st.recvCounts[root], type, root, st.mpiComm, &request),
+        checkMpi(MPI_Iscatterv(sendBaseAll(), st.sendCounts.data(), st.sendDispls.data(), type,
+                               recvBaseAll() + st.recvDispls[root] * es, st.recvCounts[root], type, root, st.mpiComm,
+                               &request),
                  "MPI_Iscatterv", root, st.tensor);
         break;
       case Transport::Gatherv:
-        checkMpi(MPI_Igatherv(mpiSend, st.sendCounts[root], type, mpiRecv, st.recvCounts.data(), st.recvDispls.data(),
-                              type, root, st.mpiComm, &request),
+        checkMpi(MPI_Igatherv(sendBaseAll() + st.sendDispls[root] * es, st.sendCounts[root], type, recvBaseAll(),
+                              st.recvCounts.data(), st.recvDispls.data(), type, root, st.mpiComm, &request),
                  "MPI_Igatherv", root, st.tensor);
         break;
       case Transport::Allgatherv:

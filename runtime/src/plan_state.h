@@ -47,6 +47,11 @@ struct RedistributePlan::State {
   MPI_Comm mpiComm = MPI_COMM_NULL;  // the communicator the transport runs on
   bool ownsMpiComm = false;          // a group sub-communicator created at plan time
   int root = -1;                     // Scatterv / Gatherv root (in mpiComm)
+  // Messages MPI reads from / writes to the caller's blocks directly (no pack copy):
+  // per peer the block number, -1 for the pack buffer; the displacements are then
+  // element offsets inside that block. *All: the one block every peer uses (collectives).
+  std::vector<long> sendDirectBlock, recvDirectBlock;
+  long sendDirectAll = -1, recvDirectAll = -1;
   bool inPlace = false;              // Allgatherv / Allreduce use the receive buffer only
   std::size_t sendBytes = 0, recvBytes = 0;
 
