@@ -1,0 +1,317 @@
+// GraphDocument -> Graph: every check of SPEC 1 that concerns meaning rather than the
+// shape of the file. The checks run in a fixed order (names, references, operators,
+// order of evaluation, label sizes, overflow, outputs) so that each graph has one
+// well-defined first error, reported at the field that causes it.
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "planner/graph/einsum_parser.h"
+#include "planner/graph/expr_parser.h"
+#include "planner/graph/graph_document.h"
+#include "planner/graph/graph_order.h"
+#include "planner/graph/identifiers.h"
+
+namespace eindecomp {
+
+namespace {
+
+std::string atLine(const SourceLoc& loc) { return loc.line > 0 ? " at line " + std::to_string(loc.line) : ""; }
+
+// Where a label got its size first, for the message when another place disagrees.
+struct LabelOrigin {
+  int64_t size;
+  std::string place;
+  SourceLoc loc;
+};
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(const GraphDocument& doc) : doc_(doc) {}
+
+  Graph build() {
+    graph_.sourceFile = doc_.file;
+    readHeader();
+    if (doc_.nodes.empty()) throw InputError({doc_.nodesLoc, "empty graph: 'nodes' lists no node"});
+    checkNames();
+    for (const auto& in : doc_.inputs) graph_.inputs.push_back({in.name.text, shapeOf(in), in.loc});
+    std::vector<Node> nodes;
+    std::vector<EinsumSpec> einsums;
+    for (const auto& dn : doc_.nodes) {
+      einsums.push_back(parseInText(dn.einsum, [&](const SourceLoc& w) { return parseEinsum(dn.einsum.text, w); }));
+      nodes.push_back(readNode(dn, einsums.back()));
+    }
+    order_ = topologicalOrder(nodes);
+    for (int i : order_) graph_.nodes.push_back(nodes[static_cast<std::size_t>(i)]);
+    resolveLabelSizes(einsums);
+    checkCounts();
+    readOutputs();
+    return graph_;
+  }
+
+ private:
+  void readHeader() {
+    if (doc_.name) {
+      requireIdentifier(doc_.name->text, "graph name", doc_.name->loc);
+      graph_.name = doc_.name->text;
+    }
+    if (doc_.dtype) {
+      if (doc_.dtype->text == "f32") graph_.dtype = DType::F32;
+      else if (doc_.dtype->text == "f64") graph_.dtype = DType::F64;
+      else
+        throw InputError({doc_.dtype->loc, "unknown dtype " + quoted(doc_.dtype->text) +
+                                               didYouMean(doc_.dtype->text, {"f32", "f64"}) + "; use f32 or f64"});
+    }
+    for (const auto& s : doc_.sizes) {
+      requireIdentifier(s.label.text, "label", s.label.loc);
+      if (s.size.value <= 0)
+        throw InputError({s.size.loc, "label " + quoted(s.label.text) + " in 'sizes' has size " +
+                                          std::to_string(s.size.value) + "; sizes must be positive"});
+      labelOrigins_.emplace(s.label.text, LabelOrigin{s.size.value, "'sizes'", s.size.loc});
+      sizesEntries_.insert(s.label.text);
+    }
+  }
+
+  std::vector<int64_t> shapeOf(const DocInput& in) const {
+    std::vector<int64_t> shape;
+    for (std::size_t k = 0; k < in.shape.size(); ++k) {
+      const DocInteger& e = in.shape[k];
+      if (e.value <= 0)
+        throw InputError({e.loc, "tensor " + quoted(in.name.text) + " has extent " + std::to_string(e.value) +
+                                     " in dimension " + std::to_string(k + 1) + "; extents must be positive"});
+      shape.push_back(e.value);
+    }
+    return shape;
+  }
+
+  // Names are identifiers and unique over inputs and nodes.
+  void checkNames() {
+    auto define = [&](const DocText& name, const std::string& kind) {
+      requireIdentifier(name.text, kind + " name", name.loc);
+      auto [it, added] = definitions_.emplace(name.text, std::make_pair(kind, name.loc));
+      if (!added)
+        throw InputError({name.loc, "duplicate name " + quoted(name.text) + ": already defined as " +
+                                        (it->second.first == "input" ? "an input" : "a node") +
+                                        atLine(it->second.second)});
+      allNames_.push_back(name.text);
+    };
+    for (const auto& in : doc_.inputs) define(in.name, "input");
+    for (const auto& n : doc_.nodes) define(n.name, "node");
+  }
+
+  Node readNode(const DocNode& dn, const EinsumSpec& spec) {
+    const std::string owner = "node " + quoted(dn.name.text);
+    Node node;
+    node.name = dn.name.text;
+    node.loc = dn.loc;
+    node.einsum = dn.einsum.text;
+    node.operandLabels = spec.operands;
+    node.outputLabels = spec.output;
+    if (spec.operands.size() != dn.inputs.size())
+      throw InputError({dn.inputsLoc, owner + ": its einsum " + quoted(dn.einsum.text) + " has " +
+                                          std::to_string(spec.operands.size()) + " operand" +
+                                          (spec.operands.size() == 1 ? "" : "s") + " but 'inputs' lists " +
+                                          std::to_string(dn.inputs.size()) + " tensor" +
+                                          (dn.inputs.size() == 1 ? "" : "s")});
+    for (const auto& in : dn.inputs) {
+      if (in.text == dn.name.text)
+        throw InputError({in.loc, owner + " uses its own output " + quoted(in.text) + " as an input"});
+      if (!definitions_.count(in.text))
+        throw InputError({in.loc, owner + ": unknown tensor " + quoted(in.text) +
+                                      " (neither a graph input nor a node)" + didYouMean(in.text, allNames_)});
+      node.inputs.push_back(in.text);
+    }
+    readJoin(dn, node);
+    readAgg(dn, node);
+    if (node.inputs.size() >= 3 && !isContraction(node))
+      throw InputError({dn.join ? dn.join->loc : (dn.agg ? dn.agg->loc : dn.loc),
+                        owner + " has " + std::to_string(node.inputs.size()) +
+                            " inputs, so it must be a pure contraction (join mul, agg sum); it has join " +
+                            quoted(node.joinName) + " and agg " + quoted(aggName(node.agg)) +
+                            ". Write it as a chain of nodes with at most two inputs each"});
+    return node;
+  }
+
+  void readJoin(const DocNode& dn, Node& node) {
+    const std::string owner = "node " + quoted(dn.name.text);
+    const bool unary = node.inputs.size() == 1;
+    if (!dn.join) {
+      node.joinName = unary ? "x" : "mul";
+      node.join = unary ? Expr::x() : *namedJoin("mul");
+      return;
+    }
+    const DocText& text = *dn.join;
+    node.joinName = text.text;
+    if (auto named = namedJoin(text.text)) {
+      if (unary)
+        throw InputError({text.loc, owner + " has one input, but join " + quoted(text.text) +
+                                        " combines two operands; write a unary expression over x instead"});
+      node.join = *named;
+      return;
+    }
+    const bool bareWord = isIdentifier(text.text) && text.text != "x" && text.text != "y" &&
+                          functionArity(text.text) == 0;
+    if (bareWord) {
+      std::string names;
+      for (const auto& n : namedJoinNames()) names += (names.empty() ? "" : " ") + n;
+      throw InputError({text.loc, owner + ": unknown join " + quoted(text.text) +
+                                      didYouMean(text.text, namedJoinNames()) + "; use one of " + names +
+                                      " or an expression over x and y"});
+    }
+    node.join = parseInText(text, [&](const SourceLoc& w) { return parseExpr(text.text, w); });
+    if (unary && usesY(node.join)) {
+      const std::size_t at = firstY(text.text);
+      throw InputError({locInText(text, at), owner + " has one input, so its join may use only x, but " +
+                                                  quoted(text.text) + " uses y"});
+    }
+  }
+
+  // Offset of the first standalone `y` in an expression's text (0 when not found).
+  static std::size_t firstY(const std::string& s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const bool before = i > 0 && (std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '_');
+      const bool after = i + 1 < s.size() && (std::isalnum(static_cast<unsigned char>(s[i + 1])) || s[i + 1] == '_');
+      if (s[i] == 'y' && !before && !after) return i;
+    }
+    return 0;
+  }
+
+  void readAgg(const DocNode& dn, Node& node) {
+    if (!dn.agg) return;
+    static const std::vector<std::string> aggs = {"sum", "max", "min", "prod"};
+    const std::string& a = dn.agg->text;
+    if (a == "sum") node.agg = AggOp::Sum;
+    else if (a == "max") node.agg = AggOp::Max;
+    else if (a == "min") node.agg = AggOp::Min;
+    else if (a == "prod") node.agg = AggOp::Prod;
+    else
+      throw InputError({dn.agg->loc, "node " + quoted(dn.name.text) + ": unknown agg " + quoted(a) +
+                                         didYouMean(a, aggs) + "; use sum, max, min or prod"});
+  }
+
+  std::vector<int> topologicalOrder(const std::vector<Node>& nodes) const {
+    std::map<std::string, int> index;
+    for (std::size_t i = 0; i < nodes.size(); ++i) index[nodes[i].name] = static_cast<int>(i);
+    std::vector<std::vector<int>> deps(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      for (const auto& in : nodes[i].inputs)
+        if (auto it = index.find(in); it != index.end()) deps[i].push_back(it->second);
+    NodeOrder order = stableTopologicalOrder(deps);
+    if (!order.cycle.empty()) {
+      std::string path;
+      for (int i : order.cycle) path += nodes[static_cast<std::size_t>(i)].name + " -> ";
+      path += nodes[static_cast<std::size_t>(order.cycle.front())].name;
+      throw InputError({nodes[static_cast<std::size_t>(order.cycle.front())].loc,
+                        "the nodes form a cycle: " + path + " (each feeds the next)"});
+    }
+    return order.order;
+  }
+
+  // Binds every label to one size: from 'sizes', then from the operand tensors of each
+  // node in evaluation order; broadcast labels must be in 'sizes'.
+  void resolveLabelSizes(const std::vector<EinsumSpec>& einsums) {
+    for (std::size_t pos = 0; pos < order_.size(); ++pos) {
+      const std::size_t docIndex = static_cast<std::size_t>(order_[pos]);
+      const DocNode& dn = doc_.nodes[docIndex];
+      const EinsumSpec& spec = einsums[docIndex];
+      const std::string owner = "node " + quoted(dn.name.text);
+      for (std::size_t k = 0; k < spec.operands.size(); ++k) {
+        const std::string& tensor = dn.inputs[k].text;
+        const std::vector<int64_t> shape = tensorShape(graph_, tensor);
+        const Labels& labels = spec.operands[k];
+        if (labels.size() != shape.size())
+          throw InputError({dn.inputs[k].loc, owner + ": operand " + std::to_string(k + 1) + " has " +
+                                                  std::to_string(labels.size()) + " label" +
+                                                  (labels.size() == 1 ? "" : "s") + " in the einsum but tensor " +
+                                                  quoted(tensor) + " has rank " + std::to_string(shape.size())});
+        for (std::size_t d = 0; d < labels.size(); ++d) {
+          const std::string place = "dimension " + std::to_string(d + 1) + " of " + quoted(tensor) +
+                                    " (operand " + std::to_string(k + 1) + " of " + owner + ")";
+          bindLabel(labels[d], shape[d], place, locInText(dn.einsum, spec.operandOffsets[k][d]));
+        }
+      }
+      for (std::size_t d = 0; d < spec.output.size(); ++d) {
+        const Label& l = spec.output[d];
+        const bool inOperand = std::any_of(spec.operands.begin(), spec.operands.end(), [&](const Labels& ls) {
+          return std::find(ls.begin(), ls.end(), l) != ls.end();
+        });
+        if (!inOperand && !sizesEntries_.count(l))
+          throw InputError({locInText(dn.einsum, spec.outputOffsets[d]),
+                            owner + ": output label " + quoted(l) +
+                                " is in no operand, so it is a broadcast and needs its size in 'sizes' "
+                                "(for example sizes: {" + l + ": 16})"});
+      }
+      // Later operands' shapes follow from this node's labels (tensorShape reads them).
+      for (const auto& l : iterationLabels(graph_.nodes[pos])) graph_.labelSizes[l] = labelOrigins_.at(l).size;
+    }
+  }
+
+  void bindLabel(const Label& label, int64_t size, const std::string& place, const SourceLoc& loc) {
+    auto [it, added] = labelOrigins_.emplace(label, LabelOrigin{size, place, loc});
+    if (!added && it->second.size != size)
+      throw InputError({loc, "label " + quoted(label) + " has size " + std::to_string(size) + " in " + place +
+                                 " but size " + std::to_string(it->second.size) + " in " + it->second.place +
+                                 atLine(it->second.loc) + "; a label has one size everywhere"});
+  }
+
+  // Element counts, bytes and FLOPs must fit in 63 bits: later stages multiply them freely.
+  void checkCounts() {
+    const int64_t elementBytes = static_cast<int64_t>(dtypeSize(graph_.dtype));
+    int64_t totalBytes = 0;
+    auto checkTensor = [&](const std::string& name, const std::vector<int64_t>& shape, const SourceLoc& loc) {
+      int64_t count = 1, bytes = 0;
+      for (int64_t e : shape)
+        if (__builtin_mul_overflow(count, e, &count))
+          throw InputError({loc, "tensor " + quoted(name) + ": its element count overflows 64 bits"});
+      if (__builtin_mul_overflow(count, elementBytes, &bytes))
+        throw InputError({loc, "tensor " + quoted(name) + ": its size in bytes overflows 64 bits"});
+      if (__builtin_add_overflow(totalBytes, bytes, &totalBytes))
+        throw InputError({loc, "tensor " + quoted(name) + ": the graph's total size in bytes overflows 64 bits here"});
+    };
+    for (const auto& in : graph_.inputs) checkTensor(in.name, in.shape, in.loc);
+    int64_t totalFlops = 0;
+    for (const auto& n : graph_.nodes) {
+      checkTensor(n.name, tensorShape(graph_, n.name), n.loc);
+      if (__builtin_add_overflow(totalFlops, nodeFlops(graph_, n), &totalFlops))
+        throw InputError({n.loc, "node " + quoted(n.name) + ": the graph's total FLOP count overflows 64 bits here"});
+    }
+  }
+
+  void readOutputs() {
+    if (!doc_.outputs) {
+      for (const auto& n : graph_.nodes)
+        if (consumers(graph_, n.name).empty()) graph_.outputs.push_back(n.name);
+      return;
+    }
+    if (doc_.outputs->empty())
+      throw InputError({doc_.outputsLoc, "'outputs' is empty; list the nodes to output, or leave the field out "
+                                         "to output every node that nothing consumes"});
+    std::vector<std::string> nodeNames;
+    for (const auto& n : graph_.nodes) nodeNames.push_back(n.name);
+    for (const auto& o : *doc_.outputs) {
+      if (findInput(graph_, o.text))
+        throw InputError({o.loc, "output " + quoted(o.text) + " is a graph input; outputs must be nodes"});
+      if (!findNode(graph_, o.text))
+        throw InputError({o.loc, "output " + quoted(o.text) + " is not a node of the graph" +
+                                     didYouMean(o.text, nodeNames)});
+      if (std::find(graph_.outputs.begin(), graph_.outputs.end(), o.text) != graph_.outputs.end())
+        throw InputError({o.loc, "output " + quoted(o.text) + " is listed twice"});
+      graph_.outputs.push_back(o.text);
+    }
+  }
+
+  const GraphDocument& doc_;
+  Graph graph_;
+  std::vector<int> order_;
+  std::map<std::string, std::pair<std::string, SourceLoc>> definitions_;
+  std::vector<std::string> allNames_;
+  std::map<Label, LabelOrigin> labelOrigins_;
+  std::set<Label> sizesEntries_;
+};
+
+}  // namespace
+
+Graph buildGraph(const GraphDocument& doc) { return GraphBuilder(doc).build(); }
+
+}  // namespace eindecomp

@@ -1,0 +1,40 @@
+// Parsing a node's `join` (SPEC 1) into the Expr tree of expr.h: either a named join
+// (mul add sub div max min sqdiff absdiff), expanded here into its expression, or a
+// scalar expression over x and y read by a small recursive-descent parser:
+//
+//   expr    := term (('+' | '-') term)*
+//   term    := unary (('*' | '/') unary)*
+//   unary   := '-' unary | primary
+//   primary := NUMBER | 'x' | 'y' | FUNCTION '(' expr (',' expr)* ')' | '(' expr ')'
+//
+// FUNCTION is one of exp log sqrt rsqrt abs tanh sigmoid relu (one argument) or max min
+// pow (two). NUMBER is decimal with an optional fraction and exponent (2, 0.5, .5, 1e-3).
+// The loader, the fuzzers and later stages all call these, so there is one grammar.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planner/graph/diagnostic.h"
+#include "planner/graph/expr.h"
+
+namespace eindecomp {
+
+// Parses `text` as a scalar expression. On error throws InputError whose message names
+// the column within the expression; `where` is the place of the expression's first
+// character in its file: when its line and column are known the diagnostic points at
+// the exact column in the file, otherwise at `where` as given.
+Expr parseExpr(const std::string& text, const SourceLoc& where = {});
+
+// The named joins, in the order SPEC 1 lists them.
+const std::vector<std::string>& namedJoinNames();
+
+// The expression a named join stands for (mul -> x * y, sqdiff -> (x - y) * (x - y),
+// absdiff -> abs(x - y), max -> max(x, y), ...); nullopt for any other text.
+std::optional<Expr> namedJoin(const std::string& name);
+
+// The functions an expression may call and how many arguments each takes (0 if unknown).
+int functionArity(const std::string& name);
+
+}  // namespace eindecomp

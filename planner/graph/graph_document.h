@@ -1,0 +1,88 @@
+// The graph file as written, before any meaning is checked: every field's text or
+// number with the place it came from. read_document.cpp fills it from a YAML tree
+// (JSON files are read as YAML after a strict JSON syntax check, see load.cpp) and
+// checks only shapes and types of fields; build_graph.cpp turns it into a validated
+// Graph. Keeping the two apart lets each error point at the exact field that caused it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planner/graph/diagnostic.h"
+#include "planner/graph/graph.h"
+
+namespace eindecomp {
+
+// A piece of text from the file. `loc` is where its first character is; `exact` says
+// whether the text appears verbatim on that line from that column (false for text with
+// escapes or folded over lines), so that a column inside the text can be computed.
+struct DocText {
+  std::string text;
+  SourceLoc loc;
+  bool exact = false;
+};
+
+struct DocInteger {
+  int64_t value = 0;
+  SourceLoc loc;
+};
+
+struct DocInput {
+  DocText name;
+  std::vector<DocInteger> shape;
+  SourceLoc loc;
+};
+
+struct DocNode {
+  DocText name;
+  DocText einsum;
+  std::vector<DocText> inputs;
+  SourceLoc inputsLoc;
+  std::optional<DocText> join;
+  std::optional<DocText> agg;
+  SourceLoc loc;
+};
+
+struct DocSize {
+  DocText label;
+  DocInteger size;
+};
+
+struct GraphDocument {
+  std::string file;
+  SourceLoc loc;  // the top-level mapping
+  std::optional<DocText> name;
+  std::optional<DocText> dtype;
+  std::vector<DocSize> sizes;
+  std::vector<DocInput> inputs;
+  std::vector<DocNode> nodes;
+  SourceLoc nodesLoc;
+  std::optional<std::vector<DocText>> outputs;
+  SourceLoc outputsLoc;
+};
+
+// A location for the character `offset` into `t`: exact when the text is verbatim in
+// the file, otherwise the start of the text.
+SourceLoc locInText(const DocText& t, std::size_t offset);
+
+// Runs `parse(where)` for a parser that reports columns relative to `where`; when the
+// text is not verbatim in the file its diagnostics are moved to the start of the text.
+template <class Parse>
+auto parseInText(const DocText& t, Parse parse) {
+  if (t.exact) return parse(t.loc);
+  try {
+    return parse(SourceLoc{t.loc.file, t.loc.line, 0});
+  } catch (const InputError& e) {
+    Diagnostic d = e.diagnostic();
+    d.loc = t.loc;
+    throw InputError(d, e.exitCode());
+  }
+}
+
+// Builds the validated Graph (build_graph.cpp); throws InputError on the first problem.
+Graph buildGraph(const GraphDocument& doc);
+
+}  // namespace eindecomp

@@ -1,0 +1,56 @@
+// What `einplan check` shows about a validated graph: every tensor (graph inputs and
+// node outputs) with its shape and bytes, every node with its einsum, join, agg, output
+// shape and FLOPs (SPEC 3, via nodeFlops), and the totals; rendered as an aligned text
+// table with human units or as JSON with exact integers. Lives in the planner so the
+// CLI only parses arguments and other tools can reuse the summary.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "planner/graph/graph.h"
+
+namespace eindecomp {
+
+struct TensorSummary {
+  std::string name;
+  std::string kind;  // "input" | "node"
+  std::vector<int64_t> shape;
+  int64_t elements = 0;
+  int64_t bytes = 0;
+  bool isOutput = false;
+};
+
+struct NodeSummary {
+  std::string name;
+  std::string einsum;
+  std::vector<std::string> inputs;
+  std::string join;  // as written, or the default ("mul", or "x" for one input)
+  std::string agg;
+  std::vector<int64_t> outputShape;
+  int64_t flops = 0;
+  bool isOutput = false;
+};
+
+struct GraphSummary {
+  std::string name;
+  std::string dtype;
+  std::string sourceFile;
+  std::vector<TensorSummary> tensors;  // inputs in file order, then node outputs in evaluation order
+  std::vector<NodeSummary> nodes;      // evaluation order
+  std::vector<std::string> outputs;
+  int64_t totalFlops = 0;
+  int64_t totalBytes = 0;  // all tensors, inputs and node outputs
+};
+
+GraphSummary summarizeGraph(const Graph& g);
+
+// Aligned columns with human units (KiB/MiB, MFLOP/GFLOP), ending in a totals line.
+std::string renderSummaryTable(const GraphSummary& s);
+
+// {"graph", "dtype", "file", "tensors": [...], "nodes": [...], "outputs": [...],
+//  "totals": {"tensors", "nodes", "flops", "bytes"}}, exact integers, pretty-printed.
+std::string renderSummaryJson(const GraphSummary& s);
+
+}  // namespace eindecomp

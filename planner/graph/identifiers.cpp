@@ -1,0 +1,87 @@
+#include "planner/graph/identifiers.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace eindecomp {
+
+static bool isIdentStart(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+static bool isIdentChar(char c) { return isIdentStart(c) || (c >= '0' && c <= '9'); }
+
+bool isIdentifier(const std::string& s) {
+  if (s.empty() || s.size() > kMaxIdentifierLength || !isIdentStart(s[0])) return false;
+  return std::all_of(s.begin(), s.end(), isIdentChar);
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "'";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      case '\'': out += "\\'"; break;
+      case '\\': out += "\\\\"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "'";
+}
+
+void requireIdentifier(const std::string& s, const std::string& what, const SourceLoc& where) {
+  const std::string rule = " (" + what + "s match [A-Za-z_][A-Za-z0-9_]*, at most 64 characters)";
+  if (s.empty()) throw InputError({where, "empty " + what + rule});
+  if (s.size() > kMaxIdentifierLength)
+    throw InputError({where, "bad " + what + " " + quoted(s.substr(0, 20)) + "...: it is " +
+                                 std::to_string(s.size()) + " characters long" + rule});
+  if (!isIdentStart(s[0]))
+    throw InputError({where, "bad " + what + " " + quoted(s) + ": it may not start with " +
+                                 quoted(s.substr(0, 1)) + rule});
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (!isIdentChar(s[i]))
+      throw InputError({where, "bad " + what + " " + quoted(s) + ": character " + quoted(s.substr(i, 1)) +
+                                   " at position " + std::to_string(i + 1) + " is not allowed" + rule});
+}
+
+static std::size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string closestMatch(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t bestDistance = 0;
+  for (const auto& c : candidates) {
+    std::size_t d = editDistance(word, c);
+    if (best.empty() || d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  // A typo changes a character or two; beyond that a suggestion is noise.
+  std::size_t allowed = std::max<std::size_t>(1, std::min<std::size_t>(2, word.size() / 3));
+  return (!best.empty() && bestDistance <= allowed) ? best : "";
+}
+
+std::string didYouMean(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string m = closestMatch(word, candidates);
+  return m.empty() ? "" : " (did you mean " + quoted(m) + "?)";
+}
+
+}  // namespace eindecomp

@@ -1,0 +1,301 @@
+#include "planner/graph/read_document.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+
+#include "planner/graph/identifiers.h"
+
+namespace eindecomp {
+
+SourceLoc locInText(const DocText& t, std::size_t offset) {
+  SourceLoc loc = t.loc;
+  if (t.exact && loc.col > 0) loc.col += static_cast<int>(offset);
+  return loc;
+}
+
+namespace {
+
+enum class ScalarKind { Null, Bool, Integer, Float, String };
+
+bool matchesInteger(const std::string& s) {
+  std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (i == s.size()) return false;
+  return std::all_of(s.begin() + static_cast<std::ptrdiff_t>(i), s.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+bool matchesFloat(const std::string& s) {
+  static const char* special[] = {".inf", ".Inf", ".INF", "-.inf", "-.Inf", "-.INF", "+.inf", ".nan", ".NaN", ".NAN"};
+  for (const char* sp : special)
+    if (s == sp) return true;
+  std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  std::size_t digits = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    std::size_t expDigits = 0;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++expDigits;
+    if (expDigits == 0) return false;
+  }
+  return i == s.size();
+}
+
+class DocumentReader {
+ public:
+  DocumentReader(const std::string& file, const std::string& source) : file_(file) {
+    std::size_t start = 0;
+    for (;;) {
+      std::size_t end = source.find('\n', start);
+      lines_.push_back(source.substr(start, end == std::string::npos ? std::string::npos : end - start));
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+
+  GraphDocument read(const YAML::Node& root) {
+    GraphDocument doc;
+    doc.file = file_;
+    doc.loc = {file_, 1, 1};
+    if (!root.IsMap())
+      throw InputError({locOf(root, doc.loc), "a graph file must be a mapping with the fields name, dtype, sizes, "
+                                              "inputs, nodes, outputs; this one is " + typeName(root)});
+    doc.loc = locOf(root, doc.loc);
+    const Fields fields = readFields(root, {"name", "dtype", "sizes", "inputs", "nodes", "outputs"}, "graph");
+    if (const Field* f = fields.find("name")) doc.name = readString(*f, "the graph's 'name'");
+    if (const Field* f = fields.find("dtype")) doc.dtype = readString(*f, "'dtype'");
+    if (const Field* f = fields.find("sizes")) doc.sizes = readSizes(*f);
+    const Field& inputs = fields.require("inputs", "the graph", doc.loc);
+    doc.inputs = readInputs(inputs);
+    const Field& nodes = fields.require("nodes", "the graph", doc.loc);
+    doc.nodesLoc = nodes.valueLoc;
+    if (!nodes.value.IsSequence())
+      throw InputError({nodes.valueLoc, "'nodes' must be a list of nodes, not " + typeName(nodes.value)});
+    for (const auto& n : nodes.value) doc.nodes.push_back(readNode(n, nodes.valueLoc));
+    if (const Field* f = fields.find("outputs")) {
+      doc.outputsLoc = f->valueLoc;
+      doc.outputs = readStringList(*f, "'outputs'");
+    }
+    return doc;
+  }
+
+ private:
+  struct Field {
+    std::string name;
+    YAML::Node value;
+    SourceLoc keyLoc;
+    SourceLoc valueLoc;
+  };
+
+  struct Fields {
+    std::vector<Field> list;
+    const Field* find(const std::string& name) const {
+      for (const auto& f : list)
+        if (f.name == name) return &f;
+      return nullptr;
+    }
+    const Field& require(const std::string& name, const std::string& owner, const SourceLoc& ownerLoc) const {
+      if (const Field* f = find(name)) return *f;
+      throw InputError({ownerLoc, owner + " is missing the required field " + quoted(name)});
+    }
+  };
+
+  SourceLoc locOf(const YAML::Node& n, const SourceLoc& fallback) const {
+    const YAML::Mark m = n.Mark();
+    if (m.line < 0 || m.column < 0) return fallback;
+    return {file_, m.line + 1, m.column + 1};
+  }
+
+  static ScalarKind kindOf(const YAML::Node& n) {
+    if (n.IsNull()) return ScalarKind::Null;
+    // Quoted scalars carry the non-specific tag "!", plain ones "?": "16" is a string.
+    if (n.Tag() == "!" || n.Tag() == "tag:yaml.org,2002:str") return ScalarKind::String;
+    const std::string& s = n.Scalar();
+    if (s == "~" || s == "null" || s == "Null" || s == "NULL") return ScalarKind::Null;
+    if (s == "true" || s == "True" || s == "TRUE" || s == "false" || s == "False" || s == "FALSE")
+      return ScalarKind::Bool;
+    if (matchesInteger(s)) return ScalarKind::Integer;
+    if (matchesFloat(s)) return ScalarKind::Float;
+    return ScalarKind::String;
+  }
+
+  static std::string typeName(const YAML::Node& n) {
+    if (n.IsMap()) return "a mapping";
+    if (n.IsSequence()) return "a list";
+    switch (kindOf(n)) {
+      case ScalarKind::Null: return "empty";
+      case ScalarKind::Bool: return "a boolean (" + n.Scalar() + ")";
+      case ScalarKind::Integer: return "an integer (" + n.Scalar() + ")";
+      case ScalarKind::Float: return "a number (" + n.Scalar() + ")";
+      case ScalarKind::String: return "a string (" + quoted(n.Scalar()) + ")";
+    }
+    return "a value";
+  }
+
+  // Reads the fields of a mapping, rejecting unknown and repeated ones. A field with an
+  // empty value is located at its key (yaml-cpp places empty values on the next line).
+  Fields readFields(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& owner) const {
+    Fields fields;
+    for (const auto& entry : map) {
+      const SourceLoc keyLoc = locOf(entry.first, locOf(map, {file_, 0, 0}));
+      if (!entry.first.IsScalar() || kindOf(entry.first) == ScalarKind::Null)
+        throw InputError({keyLoc, "field names of the " + owner + " must be plain strings, not " + typeName(entry.first)});
+      const std::string name = entry.first.Scalar();
+      if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+        std::string known;
+        for (const auto& a : allowed) known += (known.empty() ? "" : ", ") + a;
+        throw InputError({keyLoc, "unknown field " + quoted(name) + " in the " + owner + didYouMean(name, allowed) +
+                                      "; the known fields are " + known});
+      }
+      if (const Field* previous = fields.find(name))
+        throw InputError({keyLoc, "field " + quoted(name) + " appears twice in the " + owner + " (first at line " +
+                                      std::to_string(previous->keyLoc.line) + ")"});
+      const bool emptyValue = entry.second.IsNull() && entry.second.Tag().empty();
+      fields.list.push_back({name, entry.second, keyLoc, emptyValue ? keyLoc : locOf(entry.second, keyLoc)});
+    }
+    return fields;
+  }
+
+  DocText readString(const Field& f, const std::string& what) const { return readString(f.value, f.valueLoc, what); }
+
+  DocText readString(const YAML::Node& n, const SourceLoc& loc, const std::string& what) const {
+    if (!n.IsScalar() || kindOf(n) != ScalarKind::String)
+      throw InputError({loc, what + " must be a string, not " + typeName(n)});
+    return textAt(n, loc);
+  }
+
+  // The text of a scalar with its location, exact when it appears verbatim in the file.
+  DocText textAt(const YAML::Node& n, const SourceLoc& loc) const {
+    DocText t{n.Scalar(), loc, false};
+    if (loc.line < 1 || loc.col < 1 || static_cast<std::size_t>(loc.line) > lines_.size()) return t;
+    const std::string& line = lines_[static_cast<std::size_t>(loc.line - 1)];
+    std::size_t col = static_cast<std::size_t>(loc.col - 1);
+    if (col < line.size() && (line[col] == '"' || line[col] == '\'') && n.Tag() == "!") ++col;
+    if (line.compare(col, t.text.size(), t.text) == 0) {
+      t.loc.col = static_cast<int>(col) + 1;
+      t.exact = true;
+    }
+    return t;
+  }
+
+  DocInteger readInteger(const YAML::Node& n, const SourceLoc& loc, const std::string& what) const {
+    if (!n.IsScalar() || kindOf(n) != ScalarKind::Integer)
+      throw InputError({loc, what + " must be an integer, not " + typeName(n)});
+    const std::string& s = n.Scalar();
+    errno = 0;
+    char* end = nullptr;
+    const long long v = std::strtoll(s.c_str(), &end, 10);
+    if (errno == ERANGE)
+      throw InputError({loc, what + " " + s + " does not fit in a signed 64-bit integer"});
+    return {static_cast<int64_t>(v), loc};
+  }
+
+  std::vector<DocText> readStringList(const Field& f, const std::string& what) const {
+    if (!f.value.IsSequence())
+      throw InputError({f.valueLoc, what + " must be a list of names, not " + typeName(f.value)});
+    std::vector<DocText> out;
+    for (const auto& item : f.value) out.push_back(readString(item, locOf(item, f.valueLoc), "an entry of " + what));
+    return out;
+  }
+
+  std::vector<DocSize> readSizes(const Field& f) const {
+    if (!f.value.IsMap())
+      throw InputError({f.valueLoc, "'sizes' must be a mapping from label to size, such as {k: 16}, not " +
+                                        typeName(f.value)});
+    std::vector<DocSize> sizes;
+    for (const auto& entry : f.value) {
+      const SourceLoc keyLoc = locOf(entry.first, f.valueLoc);
+      DocText label = readString(entry.first, keyLoc, "a label in 'sizes'");
+      for (const auto& s : sizes)
+        if (s.label.text == label.text)
+          throw InputError({keyLoc, "label " + quoted(label.text) + " appears twice in 'sizes' (first at line " +
+                                        std::to_string(s.label.loc.line) + ")"});
+      DocInteger size = readInteger(entry.second, locOf(entry.second, keyLoc), "the size of label " + quoted(label.text));
+      sizes.push_back({std::move(label), size});
+    }
+    return sizes;
+  }
+
+  std::vector<DocInteger> readShape(const YAML::Node& n, const SourceLoc& loc, const std::string& tensor) const {
+    if (!n.IsSequence())
+      throw InputError({loc, "the shape of tensor " + quoted(tensor) + " must be a list of integers, not " + typeName(n)});
+    std::vector<DocInteger> shape;
+    for (const auto& e : n)
+      shape.push_back(readInteger(e, locOf(e, loc), "extent " + std::to_string(shape.size() + 1) + " of tensor " + quoted(tensor)));
+    return shape;
+  }
+
+  std::vector<DocInput> readInputs(const Field& f) const {
+    std::vector<DocInput> inputs;
+    if (f.value.IsMap()) {  // map form: {A: [1024, 128], ...}
+      for (const auto& entry : f.value) {
+        DocInput in;
+        in.loc = locOf(entry.first, f.valueLoc);
+        in.name = readString(entry.first, in.loc, "a tensor name in 'inputs'");
+        in.shape = readShape(entry.second, locOf(entry.second, in.loc), in.name.text);
+        inputs.push_back(std::move(in));
+      }
+      return inputs;
+    }
+    if (!f.value.IsSequence())
+      throw InputError({f.valueLoc, "'inputs' must be a list of {name, shape} or a mapping from name to shape, not " +
+                                        typeName(f.value)});
+    for (const auto& item : f.value) {  // list form: [{name: A, shape: [1024, 128]}, ...]
+      DocInput in;
+      in.loc = locOf(item, f.valueLoc);
+      const std::string owner = "input " + std::to_string(inputs.size() + 1);
+      if (!item.IsMap())
+        throw InputError({in.loc, owner + " must be a mapping {name: ..., shape: [...]}, not " + typeName(item)});
+      const Fields fields = readFields(item, {"name", "shape"}, "tensor");
+      in.name = readString(fields.require("name", owner, in.loc), "the 'name' of " + owner);
+      const Field& shape = fields.require("shape", "input " + quoted(in.name.text), in.loc);
+      in.shape = readShape(shape.value, shape.valueLoc, in.name.text);
+      inputs.push_back(std::move(in));
+    }
+    return inputs;
+  }
+
+  DocNode readNode(const YAML::Node& item, const SourceLoc& listLoc) const {
+    DocNode node;
+    node.loc = locOf(item, listLoc);
+    if (!item.IsMap())
+      throw InputError({node.loc, "a node must be a mapping with the fields name, einsum, inputs, join, agg; not " +
+                                      typeName(item)});
+    const Fields fields = readFields(item, {"name", "einsum", "inputs", "join", "agg"}, "node");
+    node.name = readString(fields.require("name", "this node", node.loc), "a node's 'name'");
+    const std::string owner = "node " + quoted(node.name.text);
+    node.einsum = readString(fields.require("einsum", owner, node.loc), "the 'einsum' of " + owner);
+    const Field& inputs = fields.require("inputs", owner, node.loc);
+    node.inputsLoc = inputs.valueLoc;
+    node.inputs = readStringList(inputs, "the 'inputs' of " + owner);
+    if (node.inputs.empty()) throw InputError({node.inputsLoc, "the 'inputs' of " + owner + " are empty"});
+    if (const Field* f = fields.find("join")) {
+      // A join is a name or an expression; a bare number such as `join: 2` is an expression too.
+      const ScalarKind k = f->value.IsScalar() ? kindOf(f->value) : ScalarKind::Null;
+      if (!f->value.IsScalar() || k == ScalarKind::Null || k == ScalarKind::Bool)
+        throw InputError({f->valueLoc, "the 'join' of " + owner + " must be a string, not " + typeName(f->value)});
+      node.join = textAt(f->value, f->valueLoc);
+    }
+    if (const Field* f = fields.find("agg")) node.agg = readString(*f, "the 'agg' of " + owner);
+    return node;
+  }
+
+  std::string file_;
+  std::vector<std::string> lines_;
+};
+
+}  // namespace
+
+GraphDocument readGraphDocument(const YAML::Node& root, const std::string& file, const std::string& source) {
+  return DocumentReader(file, source).read(root);
+}
+
+}  // namespace eindecomp
