@@ -6,6 +6,11 @@
 # find_package(einrt): the EINRT_DIR environment variable or -Deinrt_DIR=... when given,
 # otherwise the runtime that belonged to the eincodegen that wrote this project.
 cmake_minimum_required(VERSION 3.20)
+{{#CUDA}}
+if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+  set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+endif()
+{{/CUDA}}
 project({{GRAPH_NAME}} LANGUAGES C CXX{{#CUDA}} CUDA{{/CUDA}})
 
 set(CMAKE_CXX_STANDARD 20)
@@ -26,7 +31,7 @@ find_package(BLAS REQUIRED)
 find_path(EIN_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas x86_64-linux-gnu aarch64-linux-gnu)
 find_package(OpenMP)
 {{#CPU}}
-add_executable({{GRAPH_NAME}} {{GRAPH_NAME}}.cpp)
+add_executable({{GRAPH_NAME}} {{GRAPH_NAME}}.cpp ein_program.cpp)
 target_include_directories({{GRAPH_NAME}} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${EIN_CBLAS_INCLUDE_DIR})
 target_link_libraries({{GRAPH_NAME}} PRIVATE einrt::einrt MPI::MPI_C BLAS::BLAS)
 if(OpenMP_CXX_FOUND)
@@ -40,7 +45,7 @@ set(CMAKE_CUDA_STANDARD 20)
 if(NOT CMAKE_CUDA_ARCHITECTURES)
   set(CMAKE_CUDA_ARCHITECTURES 80 90)
 endif()
-add_executable({{CUDA_TARGET}} {{GRAPH_NAME}}_cuda.cu)
+add_executable({{CUDA_TARGET}} {{GRAPH_NAME}}_cuda.cu ein_program_cuda.cu)
 target_compile_definitions({{CUDA_TARGET}} PRIVATE EIN_BACKEND_CUDA)
 target_include_directories({{CUDA_TARGET}} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries({{CUDA_TARGET}} PRIVATE einrt::einrt MPI::MPI_C CUDA::cublas CUDA::cudart)

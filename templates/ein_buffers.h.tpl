@@ -14,13 +14,10 @@
 #include <string>
 #include <utility>
 
-#include <einrt/einrt.h>
+#include <einrt/types.h>
 
 #ifdef EIN_BACKEND_CUDA
 #include <cuda_runtime.h>
-#define EIN_BACKEND_NAME "cuda"
-#else
-#define EIN_BACKEND_NAME "cpu"
 #endif
 
 namespace ein {

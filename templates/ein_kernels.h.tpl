@@ -19,9 +19,11 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #define EIN_HD __host__ __device__
+#define EIN_BACKEND_NAME "cuda"
 #else
 #include <cblas.h>
 #define EIN_HD
+#define EIN_BACKEND_NAME "cpu"
 #endif
 
 namespace ein {

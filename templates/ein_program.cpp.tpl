@@ -2,7 +2,8 @@
 // Command line: {{COMMAND_LINE}}
 // Graph sha256: {{GRAPH_SHA256}}
 //
-// The executor of an emitted program (SPEC 7). Every rank builds, from the plan tables,
+// The executor of an emitted program (SPEC 7), compiled once per project (it does not
+// depend on the graph: the per-node kernels arrive as function pointers in the spec). Every rank builds, from the plan tables,
 // the einrt layouts of every tensor: graph inputs are made in place (or scattered from
 // --inputs) in the blocks their consumer's kernel calls need; each node output lives in
 // blocks on their owners. Per node and iteration a rank then
@@ -13,7 +14,7 @@
 //      reduce-redistribute) when the node aggregates over partitioned labels.
 // einrt's counters give the bytes that crossed between ranks; they are reported next to
 // the bytes the code generator predicted for this placement.
-#pragma once
+#include "ein_program.h"
 
 #include <mpi.h>
 
@@ -505,5 +506,8 @@ int runProgram(const ProgramSpec<T>& spec, int argc, char** argv) {
   MPI_Finalize();
   return status;
 }
+
+template int runProgram<float>(const ProgramSpec<float>&, int, char**);
+template int runProgram<double>(const ProgramSpec<double>&, int, char**);
 
 }  // namespace ein

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 
 #include "cli/common/run_command.h"
@@ -42,6 +43,14 @@ std::string readGraphText(const std::string& path) {
     if (!in) throw InputError({{path, 0, 0}, "cannot read the graph file"});
     text << in.rdbuf();
   }
+  return text.str();
+}
+
+std::optional<std::string> readIfExists(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
   return text.str();
 }
 
@@ -88,7 +97,12 @@ int generate(const Options& o) {
   std::error_code ec;
   std::filesystem::create_directories(o.output, ec);
   if (ec) throw InputError({{o.output, 0, 0}, "cannot create the output folder: " + ec.message()});
-  for (const auto& [name, contents] : files) cli::writeFileAtomically((std::filesystem::path(o.output) / name).string(), contents);
+  for (const auto& [name, contents] : files) {
+    const std::string path = (std::filesystem::path(o.output) / name).string();
+    // A file that already holds exactly this text keeps its timestamp, so regenerating a
+    // project (another plan for the same graph) rebuilds only what changed.
+    if (readIfExists(path) != contents) cli::writeFileAtomically(path, contents);
+  }
   std::cerr << "eincodegen: wrote " << files.size() << " files to " << o.output << " (" << program.nodes.size() << " nodes, "
             << program.devices << " ranks, " << program.bytesPredicted << " bytes predicted per iteration";
   if (program.modelCostElements)

@@ -152,9 +152,13 @@ ProjectFiles renderProject(const RankProgram& program, const Provenance& provena
       {"ein_kernels.h", "ein_kernels.h.tpl"}, {"ein_spec.h", "ein_spec.h.tpl"},
       {"ein_buffers.h", "ein_buffers.h.tpl"}, {"ein_options.h", "ein_options.h.tpl"},
       {"ein_report.h", "ein_report.h.tpl"},   {"ein_program.h", "ein_program.h.tpl"},
+      {"ein_program.cpp", "ein_program.cpp.tpl"},
       {program.graphName + ".cpp", "program.cpp.tpl"}, {"CMakeLists.txt", "CMakeLists.txt.tpl"},
       {"Makefile", "Makefile.tpl"},           {"README.md", "README.md.tpl"}};
-  if (options.backend != Backend::Cpu) files[program.graphName + "_cuda.cu"] = "program_cuda.cu.tpl";
+  if (options.backend != Backend::Cpu) {
+    files[program.graphName + "_cuda.cu"] = "program_cuda.cu.tpl";
+    files["ein_program_cuda.cu"] = "ein_program_cuda.cu.tpl";
+  }
 
   ProjectFiles out;
   for (const auto& [name, tpl] : files) {

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Generates the CUDA backend of a graph and compiles it with nvcc (no GPU needed).
+# Exits 77 (ctest: skipped) with a message when no nvcc is available.
+set -euo pipefail
+eincodegen=$1 graph=$2 work=$3
+nvcc=$(command -v nvcc || true)
+[ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
+if [ -z "$nvcc" ]; then
+  echo "SKIPPED: nvcc not found; the CUDA backend was not compiled"
+  exit 77
+fi
+rm -rf "$work"
+"$eincodegen" "$graph" -p 4 --backend both -o "$work"
+make -C "$work" JOBS=2
+name=$(sed -n 's/^name: *//p' "$graph" | head -1)
+test -x "$work/$name" && test -x "$work/${name}_cuda"
+echo "built $work/$name and $work/${name}_cuda with $nvcc"

@@ -1,0 +1,109 @@
+#!/usr/bin/python3
+"""End-to-end check of emitted programs for one graph over several device counts.
+
+For every p: `einplan plan GRAPH -p p -o plan.json`, `eincodegen GRAPH --plan plan.json -o
+PROJECT` (the same project folder for every p, so `make` recompiles only the plan tables),
+`make -C PROJECT`, then `mpirun -np p PROJECT/NAME --check --seed S --outputs OUT --report
+R.json`. It requires: exit 0, check passed, measured bytes == predicted bytes (total and per
+node), no bytes at p = 1, and every output equal to `einplan eval --seed S` (the reference
+evaluator, a separate implementation) within the dtype's tolerance, compared with NumPy.
+Also checks that a wrong rank count is a clear error (exit 2).
+"""
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+TOLERANCE = {"f32": 1e-4, "f64": 1e-10}
+
+
+def run(cmd, **kw):
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    return subprocess.run([str(c) for c in cmd], text=True, capture_output=True, **kw)
+
+
+def require(ok, what, proc=None):
+    if ok:
+        return
+    if proc is not None:
+        print(proc.stdout, proc.stderr, sep="\n")
+    print("FAILED:", what)
+    sys.exit(1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--einplan", required=True)
+    ap.add_argument("--eincodegen", required=True)
+    ap.add_argument("--graph", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--ranks", default="1,2,3,4,6,8")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--algorithm", default="eindecomp")
+    a = ap.parse_args()
+
+    work = pathlib.Path(a.work)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OPENBLAS_NUM_THREADS="1",
+               OMP_NUM_THREADS="1")
+
+    ref = work / "reference"
+    ref.mkdir()
+    p = run([a.einplan, "eval", a.graph, "--seed", a.seed, "--outputs", ref], env=env)
+    require(p.returncode == 0, "einplan eval", p)
+
+    project = work / "project"
+    plan = work / "plan.json"
+    for ranks in [int(r) for r in a.ranks.split(",")]:
+        p = run([a.einplan, "plan", a.graph, "-p", ranks, "--algorithm", a.algorithm, "-o", plan], env=env)
+        require(p.returncode == 0, f"einplan plan -p {ranks}", p)
+        p = run([a.eincodegen, a.graph, "--plan", plan, "-o", project], env=env)
+        require(p.returncode == 0, f"eincodegen for p={ranks}", p)
+        p = run(["make", "-C", project, "JOBS=1"], env=env)
+        require(p.returncode == 0, f"make for p={ranks}", p)
+        programs = [f for f in project.iterdir() if f.is_file() and os.access(f, os.X_OK) and f.suffix == ""]
+        require(len(programs) == 1, f"one program in {project}: {programs}")
+        program = programs[0]
+        out = work / f"out{ranks}"
+        out.mkdir()
+        report = work / f"report{ranks}.json"
+        p = run(["mpirun", "--oversubscribe", "-np", ranks, program, "--check", "--seed", a.seed, "--outputs", out,
+                 "--report", report, "--iters", 2, "--warmup", 1], env=env)
+        print(p.stdout)
+        require(p.returncode == 0, f"program run with p={ranks}", p)
+        r = json.loads(report.read_text())
+        for key in ["ranks", "backend", "dtype", "iters", "time_s", "gflops", "bytes_sent", "bytes_predicted", "nodes",
+                    "check"]:
+            require(key in r, f"report key {key}")
+        require(r["ranks"] == ranks and r["iters"] == 2 and r["backend"] == "cpu", "report header")
+        require(r["check"]["passed"] is True, f"--check passed at p={ranks}")
+        require(r["bytes_sent"] == r["bytes_predicted"], f"measured {r['bytes_sent']} == predicted {r['bytes_predicted']} bytes")
+        for n in r["nodes"]:
+            require(n["bytes_sent"] == n["bytes_predicted"], f"node {n['name']}: {n['bytes_sent']} == {n['bytes_predicted']}")
+        if ranks == 1:
+            require(r["bytes_sent"] == 0, "one rank sends nothing")
+        tol = TOLERANCE[r["dtype"]]
+        refs = sorted(ref.glob("*.npy"))
+        require(len(refs) > 0 and len(refs) == len(list(out.glob("*.npy"))), "same outputs as einplan eval")
+        for f in refs:
+            want = np.load(f)
+            got = np.load(out / f.name)
+            require(got.shape == want.shape and got.dtype == want.dtype, f"{f.name}: shape/dtype")
+            scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
+            err = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))) if want.size else 0.0
+            require(err <= tol * scale, f"{f.name} at p={ranks}: max abs error {err} > {tol * scale}")
+        print(f"p={ranks}: ok, {r['bytes_sent']} bytes, check max_rel_err {r['check']['max_rel_err']}")
+        if ranks > 1:
+            p = run(["mpirun", "--oversubscribe", "-np", ranks - 1, program], env=env)
+            require(p.returncode != 0 and "planned for" in p.stderr, "wrong rank count is an error", p)
+    print("all device counts passed")
+
+
+if __name__ == "__main__":
+    main()
