@@ -1,0 +1,101 @@
+#include "planner/gen/graph_builder.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "planner/graph/einsum_parser.h"
+#include "planner/graph/expr_parser.h"
+
+namespace eindecomp::gen {
+
+GraphBuilder::GraphBuilder(std::string name, DType dtype) {
+  graph_.name = std::move(name);
+  graph_.dtype = dtype;
+  graph_.sourceFile = "einplan gen";
+}
+
+void GraphBuilder::size(const Label& label, int64_t extent) {
+  if (extent < 1) throw std::logic_error("generator: label '" + label + "' sized " + std::to_string(extent));
+  auto [it, inserted] = graph_.labelSizes.emplace(label, extent);
+  if (!inserted && it->second != extent)
+    throw std::logic_error("generator: label '" + label + "' declared with two sizes");
+}
+
+void GraphBuilder::input(const std::string& name, const std::string& labels) {
+  std::istringstream is(labels);
+  InputTensor t;
+  t.name = name;
+  for (std::string l; is >> l;) t.shape.push_back(graph_.labelSizes.at(l));
+  graph_.inputs.push_back(t);
+}
+
+Labels GraphBuilder::labelsOf(const std::string& name) const {
+  if (const Node* n = findNode(graph_, name)) return n->outputLabels;
+  throw std::logic_error("generator: '" + name + "' is not a node");
+}
+
+void GraphBuilder::node(const std::string& name, const std::string& einsum, const std::vector<std::string>& inputs,
+                        const std::string& join, AggOp agg) {
+  const EinsumSpec spec = parseEinsum(einsum);
+  if (spec.operands.size() != inputs.size())
+    throw std::logic_error("generator: node '" + name + "' has " + std::to_string(inputs.size()) +
+                           " inputs for einsum " + einsum);
+  Node n;
+  n.name = name;
+  n.inputs = inputs;
+  n.operandLabels = spec.operands;
+  n.outputLabels = spec.output;
+  n.einsum = einsum;
+  n.agg = agg;
+  if (join.empty()) {
+    n.joinName = inputs.size() == 1 ? "x" : "mul";
+    n.join = inputs.size() == 1 ? Expr::x() : *namedJoin("mul");
+  } else {
+    n.joinName = join;
+    auto named = namedJoin(join);
+    n.join = named ? *named : parseExpr(join);
+  }
+  // Every operand's labels must match the shape of the tensor it names.
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const std::vector<int64_t> shape = tensorShape(graph_, inputs[k]);
+    const Labels& ls = spec.operands[k];
+    bool ok = shape.size() == ls.size();
+    for (std::size_t i = 0; ok && i < ls.size(); ++i) ok = graph_.labelSizes.count(ls[i]) && graph_.labelSizes.at(ls[i]) == shape[i];
+    if (!ok) throw std::logic_error("generator: node '" + name + "' operand " + inputs[k] + " does not fit " + einsum);
+  }
+  for (const auto& l : spec.output)
+    if (!graph_.labelSizes.count(l)) throw std::logic_error("generator: label '" + l + "' has no size");
+  graph_.nodes.push_back(std::move(n));
+}
+
+void GraphBuilder::output(const std::string& name) {
+  labelsOf(name);
+  graph_.outputs.push_back(name);
+}
+
+Graph GraphBuilder::build() const {
+  Graph g = graph_;
+  if (g.outputs.empty())
+    for (const auto& n : g.nodes)
+      if (consumers(g, n.name).empty()) g.outputs.push_back(n.name);
+  // Keep only the sizes of labels some tensor uses, as a loaded graph would.
+  std::map<Label, int64_t> used;
+  for (const auto& n : g.nodes)
+    for (const auto& l : iterationLabels(n)) used[l] = g.labelSizes.at(l);
+  g.labelSizes = used;
+  return g;
+}
+
+std::string numberText(double value) {
+  char buf[40];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, value);
+    if (std::strtod(buf, nullptr) == value) break;
+  }
+  return buf;
+}
+
+}  // namespace eindecomp::gen

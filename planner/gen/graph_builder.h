@@ -1,0 +1,46 @@
+// Building EinGraphs in code, for the workload generators of `einplan gen`. Label sizes
+// are declared once; inputs take their shapes from their labels; nodes are written with
+// the same einsum and join text a graph file would hold and go through the graph
+// module's own einsum and expression parsers, so a generated graph means exactly what
+// its written file means. Mistakes here are bugs in a generator, reported as
+// std::logic_error; bad user parameters are the families' business (InputError).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "planner/graph/graph.h"
+
+namespace eindecomp::gen {
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(std::string name, DType dtype = DType::F32);
+
+  // Declares (or re-declares with the same value) the size of a label.
+  void size(const Label& label, int64_t extent);
+
+  // A graph input whose shape follows from its labels, given whitespace-separated ("b s a").
+  void input(const std::string& name, const std::string& labels);
+
+  // A node: `einsum` as in a graph file, `join` a named join or an expression over x and
+  // y ("" for the default: mul for two operands, the identity for one).
+  void node(const std::string& name, const std::string& einsum, const std::vector<std::string>& inputs,
+            const std::string& join = "", AggOp agg = AggOp::Sum);
+
+  void output(const std::string& name);
+
+  // The finished graph. Outputs default to the nodes nothing consumes.
+  Graph build() const;
+
+ private:
+  Labels labelsOf(const std::string& name) const;
+  Graph graph_;
+};
+
+// A number as it should appear in a join expression: shortest text that reads back to
+// the same double ("0.125", "0.088388347648318447").
+std::string numberText(double value);
+
+}  // namespace eindecomp::gen

@@ -1,0 +1,130 @@
+#include "planner/gen/llama.h"
+
+#include <cmath>
+
+#include "planner/gen/graph_builder.h"
+
+namespace eindecomp::gen {
+
+namespace {
+
+struct LlamaSizes {
+  int64_t dim, layers, heads, ffn, vocab;
+};
+
+LlamaSizes presetSizes(const std::string& preset) {
+  if (preset == "7b") return {4096, 32, 32, 11008, 32000};
+  if (preset == "13b") return {5120, 40, 40, 13824, 32000};
+  if (preset == "65b") return {8192, 80, 64, 22016, 32000};
+  badOption("--preset", "must be 7b, 13b or 65b, got '" + preset + "'");
+}
+
+// RMSNorm of `x` [b,s,a] with weight [a]: four EinSums. Returns the result's name.
+std::string rmsNorm(GraphBuilder& b, const std::string& prefix, const std::string& x, const std::string& weight,
+                    int64_t dim, double eps) {
+  b.node(prefix + "_ss", "bsa->bs", {x}, "x * x");
+  b.node(prefix + "_rinv", "bs->bs", {prefix + "_ss"},
+         "rsqrt(x / " + std::to_string(dim) + " + " + numberText(eps) + ")");
+  b.node(prefix + "_xn", "bsa,bs->bsa", {x, prefix + "_rinv"});
+  b.node(prefix, "bsa,a->bsa", {prefix + "_xn", weight});
+  return prefix;
+}
+
+// Rotary embedding of q or k ([b,pos,h,r,e], pos = s or t): q * cos + (rot q) * sin.
+std::string rope(GraphBuilder& b, const std::string& x, char pos) {
+  const std::string p(1, pos);
+  const std::string t = "b" + p + "hre";
+  b.node(x + "_rot", "ru,b" + p + "hue->" + t, {"rope_rot", x});
+  b.node(x + "_cos", t + "," + p + "e->" + t, {x, "rope_cos"});
+  b.node(x + "_sin", t + "," + p + "e->" + t, {x + "_rot", "rope_sin"});
+  b.node(x + "_rope", t + "," + t + "->" + t, {x + "_cos", x + "_sin"}, "add");
+  return x + "_rope";
+}
+
+}  // namespace
+
+Graph makeLlama(const LlamaOptions& opts) {
+  LlamaSizes z = presetSizes(opts.preset);
+  if (opts.layers) z.layers = *opts.layers;
+  if (opts.dim) z.dim = *opts.dim;
+  if (opts.heads) z.heads = *opts.heads;
+  if (opts.ffn) z.ffn = *opts.ffn;
+  if (opts.vocab) z.vocab = *opts.vocab;
+  requirePositive("--layers", z.layers);
+  requirePositive("--dim", z.dim);
+  requirePositive("--heads", z.heads);
+  requirePositive("--ffn", z.ffn);
+  requirePositive("--vocab", z.vocab);
+  requirePositive("--seq", opts.seq);
+  requirePositive("--batch", opts.batch);
+  if (z.dim % (2 * z.heads) != 0)
+    badOption("--heads", "dim / heads must be an even head dimension (rotary embedding pairs), got dim " +
+                             std::to_string(z.dim) + " and " + std::to_string(z.heads) + " heads");
+  const int64_t headDim = z.dim / z.heads;
+
+  GraphBuilder b(opts.common.name.empty() ? "llama_" + opts.preset : opts.common.name, opts.common.dtype);
+  b.size("b", opts.batch);
+  b.size("s", opts.seq);
+  b.size("t", opts.seq);
+  b.size("a", z.dim);
+  b.size("h", z.heads);
+  b.size("d", headDim);
+  b.size("r", 2);
+  b.size("u", 2);
+  b.size("e", headDim / 2);
+  b.size("f", z.ffn);
+  b.size("v", z.vocab);
+
+  b.input("embeddings", "b s a");
+  b.input("rope_cos", "s e");
+  b.input("rope_sin", "s e");
+  b.input("rope_rot", "r u");
+  b.input("mask", "s t");
+  const std::string scale = numberText(1.0 / std::sqrt(static_cast<double>(headDim)));
+
+  std::string x = "embeddings";
+  for (int64_t l = 0; l < z.layers; ++l) {
+    const std::string L = "L" + std::to_string(l);
+    b.input(L + "_attn_norm", "a");
+    b.input(L + "_wq", "a h r e");
+    b.input(L + "_wk", "a h r e");
+    b.input(L + "_wv", "a h d");
+    b.input(L + "_wo", "h d a");
+    b.input(L + "_ffn_norm", "a");
+    b.input(L + "_w1", "a f");
+    b.input(L + "_w3", "a f");
+    b.input(L + "_w2", "f a");
+
+    const std::string xn = rmsNorm(b, L + "_attn_in", x, L + "_attn_norm", z.dim, opts.normEps);
+    b.node(L + "_q", "bsa,ahre->bshre", {xn, L + "_wq"});
+    b.node(L + "_k", "bta,ahre->bthre", {xn, L + "_wk"});
+    b.node(L + "_v", "bta,ahd->bthd", {xn, L + "_wv"});
+    const std::string q = rope(b, L + "_q", 's');
+    const std::string k = rope(b, L + "_k", 't');
+    b.node(L + "_scores", "bshre,bthre->bhst", {q, k});
+    b.node(L + "_masked", "bhst,st->bhst", {L + "_scores", "mask"}, "x * " + scale + " + y");
+    b.node(L + "_smax", "bhst->bhs", {L + "_masked"}, "", AggOp::Max);
+    b.node(L + "_sexp", "bhst,bhs->bhst", {L + "_masked", L + "_smax"}, "exp(x - y)");
+    b.node(L + "_ssum", "bhst->bhs", {L + "_sexp"});
+    b.node(L + "_probs", "bhst,bhs->bhst", {L + "_sexp", L + "_ssum"}, "div");
+    b.node(L + "_attn", "bhst,bthd->bshd", {L + "_probs", L + "_v"});
+    b.node(L + "_attn_out", "bshd,hda->bsa", {L + "_attn", L + "_wo"});
+    b.node(L + "_h", "bsa,bsa->bsa", {x, L + "_attn_out"}, "add");
+
+    const std::string hn = rmsNorm(b, L + "_ffn_in", L + "_h", L + "_ffn_norm", z.dim, opts.normEps);
+    b.node(L + "_gate", "bsa,af->bsf", {hn, L + "_w1"});
+    b.node(L + "_up", "bsa,af->bsf", {hn, L + "_w3"});
+    b.node(L + "_swiglu", "bsf,bsf->bsf", {L + "_gate", L + "_up"}, "x * sigmoid(x) * y");
+    b.node(L + "_down", "bsf,fa->bsa", {L + "_swiglu", L + "_w2"});
+    b.node(L + "_out", "bsa,bsa->bsa", {L + "_h", L + "_down"}, "add");
+    x = L + "_out";
+  }
+  b.input("norm", "a");
+  b.input("output", "a v");
+  const std::string xn = rmsNorm(b, "final_norm", x, "norm", z.dim, opts.normEps);
+  b.node("logits", "bsa,av->bsv", {xn, "output"});
+  b.output("logits");
+  return b.build();
+}
+
+}  // namespace eindecomp::gen
