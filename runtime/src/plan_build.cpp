@@ -219,10 +219,13 @@ std::vector<int> membersOf(const std::vector<int>& color, int c) {
 // Replication within groups: each member contributes the pieces it sends to every peer.
 void buildAllgather(RedistributePlan::State& st, const detail::MessagePlan& mp, const detail::TransportChoice& choice,
                     StepBuilder& steps) {
-  for (const Piece& p : mp.pieces)
-    if (p.from == st.rank && p.to == st.rank) steps.addLocal(p);
   st.mpiComm = splitGroup(st, choice.color);
-  if (choice.color[st.rank] < 0) return;
+  auto addLocals = [&](const Piece* skip) {
+    for (const Piece& p : mp.pieces)
+      if (p.from == st.rank && p.to == st.rank && !(skip && p.srcBlock == skip->srcBlock && p.box == skip->box))
+        steps.addLocal(p);
+  };
+  if (choice.color[st.rank] < 0) return addLocals(nullptr);
   const std::vector<int> members = membersOf(choice.color, choice.color[st.rank]);
   // A member's contribution is its piece list to its first peer (identical for all peers).
   std::map<int, std::vector<const Piece*>> contribution;
@@ -239,6 +242,45 @@ void buildAllgather(RedistributePlan::State& st, const detail::MessagePlan& mp, 
     for (const Piece* p : contribution[members[i]]) n += volume(p->box);
     st.recvCounts[i] = toMpiCount(n, st.tensor);
   }
+  st.inPlace = true;
+
+  // Direct: every member's contribution is one piece landing contiguously in the same
+  // destination block of this rank; that block is then the allgather buffer itself.
+  long direct = st.options.memory == MemorySpace::Host ? -2 : -1;
+  std::vector<int> directDispls(members.size(), 0);
+  for (std::size_t i = 0; i < members.size() && direct != -1; ++i) {
+    const bool mine = members[i] == st.rank;
+    const std::vector<const Piece*>& pieces = mine ? contribution[members[i]] : toMe[members[i]];
+    if (pieces.size() != 1) {
+      direct = -1;
+      break;
+    }
+    long block = mine ? -1 : static_cast<long>(pieces[0]->dstBlock);
+    if (mine)
+      for (std::size_t b : st.dstHeld)
+        if (contains(steps.dst.blocks[b].box, pieces[0]->box)) block = static_cast<long>(b);
+    int64_t offset = 0;
+    if (block < 0 || (direct >= 0 && block != direct) ||
+        !contiguousIn(*pieces[0], steps.dst.blocks[block].box, offset)) {
+      direct = -1;
+      break;
+    }
+    direct = block;
+    directDispls[i] = static_cast<int>(offset);
+  }
+  if (direct >= 0) {
+    const Piece& own = *contribution[st.rank][0];
+    steps.pack.push_back(Step{detail::makeBoxCopy(own.box, steps.src.blocks[own.srcBlock].box,
+                                                  steps.dst.blocks[direct].box),
+                              {Endpoint::SrcBlock, own.srcBlock, 0}, {Endpoint::DstBlock, static_cast<std::size_t>(direct), 0},
+                              detail::CombineOp::Assign});
+    addLocals(&own);
+    st.recvDirectAll = direct;
+    st.recvDispls = directDispls;
+    st.recvBytes = 0;
+    return;
+  }
+  addLocals(nullptr);
   st.recvDispls = prefixSums(st.recvCounts);
   for (std::size_t i = 0; i < members.size(); ++i) {
     int64_t offset = st.recvDispls[i];
@@ -251,7 +293,6 @@ void buildAllgather(RedistributePlan::State& st, const detail::MessagePlan& mp, 
       offset += volume(p->box);
     }
   }
-  st.inPlace = true;
   st.recvBytes = static_cast<std::size_t>(st.recvDispls.back() + st.recvCounts.back()) * steps.elementSize;
 }
 

@@ -158,7 +158,11 @@ struct Executor {
     wait(requests, peers, "point-to-point exchange");
   }
 
-  // Starts the nonblocking collective of the plan's transport; returns its request.
+  // Starts the collective of the plan's transport; returns its request. The exchange
+  // collectives are nonblocking so local copies overlap them; the group collectives
+  // (Allgatherv, Reduce_scatter, Allreduce) are called blocking, because Open MPI's
+  // nonblocking versions (libnbc) measured up to 3x slower than its tuned blocking ones
+  // (bench/RESULTS.md); their local copies run right after.
   MPI_Request startCollective() const {
     const MPI_Datatype type = mpiType(st.dtype);
     MPI_Request request = MPI_REQUEST_NULL;
@@ -183,18 +187,17 @@ struct Executor {
                  "MPI_Igatherv", root, st.tensor);
         break;
       case Transport::Allgatherv:
-        checkMpi(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, mpiRecv, st.recvCounts.data(),
-                                 st.recvDispls.data(), type, st.mpiComm, &request),
-                 "MPI_Iallgatherv", -1, st.tensor);
+        checkMpi(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recvBaseAll(), st.recvCounts.data(),
+                                st.recvDispls.data(), type, st.mpiComm),
+                 "MPI_Allgatherv", -1, st.tensor);
         break;
       case Transport::ReduceScatter:
-        checkMpi(MPI_Ireduce_scatter(mpiSend, mpiRecv, st.recvCounts.data(), type, mpiOp(reduceOp()), st.mpiComm,
-                                     &request),
-                 "MPI_Ireduce_scatter", -1, st.tensor);
+        checkMpi(MPI_Reduce_scatter(mpiSend, mpiRecv, st.recvCounts.data(), type, mpiOp(reduceOp()), st.mpiComm),
+                 "MPI_Reduce_scatter", -1, st.tensor);
         break;
       case Transport::Allreduce:
-        checkMpi(MPI_Iallreduce(MPI_IN_PLACE, mpiRecv, st.recvCounts[0], type, mpiOp(reduceOp()), st.mpiComm, &request),
-                 "MPI_Iallreduce", -1, st.tensor);
+        checkMpi(MPI_Allreduce(MPI_IN_PLACE, mpiRecv, st.recvCounts[0], type, mpiOp(reduceOp()), st.mpiComm),
+                 "MPI_Allreduce", -1, st.tensor);
         break;
       default:
         break;

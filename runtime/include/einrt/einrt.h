@@ -12,8 +12,6 @@
 #include "einrt/layout.h"
 #include "einrt/redistribute.h"
 #include "einrt/traffic.h"
+#include "einrt/npy.h"
 #include "einrt/types.h"
 #include "einrt/version.h"
-#if __has_include("einrt/npy.h")
-#include "einrt/npy.h"
-#endif
