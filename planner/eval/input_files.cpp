@@ -1,0 +1,29 @@
+#include "planner/eval/input_files.h"
+
+#include <filesystem>
+
+#include "einrt/npy.h"
+#include "planner/eval/tensor_npy.h"
+#include "planner/graph/diagnostic.h"
+
+namespace eindecomp {
+
+std::map<std::string, Tensor> readInputFiles(const Graph& graph, const std::string& directory) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(directory))
+    throw InputError({{directory, 0, 0}, "the --inputs directory does not exist"});
+  std::map<std::string, Tensor> inputs;
+  for (const auto& in : graph.inputs) {
+    const std::string path = (fs::path(directory) / (in.name + ".npy")).string();
+    if (!fs::exists(path))
+      throw InputError({{path, 0, 0}, "missing: graph input '" + in.name + "' is read from this file"});
+    try {
+      inputs[in.name] = readTensorNpy(path, graph.dtype, in.shape);
+    } catch (const einrt::NpyError& e) {
+      throw InputError({{path, 0, 0}, "graph input '" + in.name + "': " + e.problem()});
+    }
+  }
+  return inputs;
+}
+
+}  // namespace eindecomp
