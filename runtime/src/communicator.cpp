@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "buffer_pool.h"
 #include "einrt/errors.h"
 
 namespace einrt {
@@ -17,7 +18,7 @@ void checkMpi(int code, const char* collective, int peer, const std::string& ten
                   length > 0 ? std::string(text, length) : "MPI error " + std::to_string(code));
 }
 
-Communicator::Communicator(MPI_Comm comm) {
+Communicator::Communicator(MPI_Comm comm) : pool_(std::make_unique<detail::BufferPool>()) {
   checkMpi(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup", -1, "(communicator)");
   checkMpi(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler", -1,
            "(communicator)");
@@ -35,7 +36,8 @@ Communicator::Communicator(Communicator&& other) noexcept
     : comm_(std::exchange(other.comm_, MPI_COMM_NULL)),
       rank_(other.rank_),
       size_(other.size_),
-      counters_(std::move(other.counters_)) {}
+      counters_(std::move(other.counters_)),
+      pool_(std::move(other.pool_)) {}
 
 Communicator& Communicator::operator=(Communicator&& other) noexcept {
   if (this != &other) {
@@ -43,6 +45,7 @@ Communicator& Communicator::operator=(Communicator&& other) noexcept {
     rank_ = other.rank_;
     size_ = other.size_;
     counters_ = std::move(other.counters_);
+    std::swap(pool_, other.pool_);
   }
   return *this;
 }

@@ -42,12 +42,6 @@ RedistributePlan::State::~State() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (ownsMpiComm && mpiComm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&mpiComm);
-#if EINRT_HAVE_CUDA
-  detail::cudaFreeDevice(deviceSend);
-  detail::cudaFreeDevice(deviceRecv);
-  detail::cudaFreePinned(pinnedSend);
-  detail::cudaFreePinned(pinnedRecv);
-#endif
 }
 
 namespace {
@@ -331,23 +325,6 @@ void buildReduction(RedistributePlan::State& st, const detail::MessagePlan& mp, 
   st.recvBytes = static_cast<std::size_t>(all ? sendOffset : recvOffset) * steps.elementSize;
 }
 
-void allocateBuffers(RedistributePlan::State& st) {
-  if (st.options.memory == MemorySpace::Host) {
-    st.hostSend.resize(st.sendBytes);
-    st.hostRecv.resize(st.recvBytes);
-    return;
-  }
-#if EINRT_HAVE_CUDA
-  st.deviceSend = detail::cudaAllocDevice(st.sendBytes);
-  st.deviceRecv = detail::cudaAllocDevice(st.recvBytes);
-  st.deviceBuffersToMpi = st.options.allowCudaAwareMpi && cudaAwareMpi();
-  if (!st.deviceBuffersToMpi) {
-    st.pinnedSend = detail::cudaAllocPinned(st.sendBytes);
-    st.pinnedRecv = detail::cudaAllocPinned(st.recvBytes);
-  }
-#endif
-}
-
 }  // namespace
 
 RedistributePlan makeRedistributePlan(Communicator& comm, const std::string& operation, const std::string& tensor,
@@ -399,7 +376,7 @@ RedistributePlan makeRedistributePlan(Communicator& comm, const std::string& ope
       break;
   }
   steps.finish(*st);
-  allocateBuffers(*st);
+  st->deviceBuffersToMpi = options.memory == MemorySpace::Cuda && options.allowCudaAwareMpi && cudaAwareMpi();
   return RedistributePlan(std::move(st));
 }
 

@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 
+#include "buffer_pool.h"
 #include "copy_ops.h"
 #include "einrt/errors.h"
 #include "plan_state.h"
@@ -237,15 +238,17 @@ void RedistributePlan::execute(const BlockMap& srcBlocks, const BlockMap& dstBlo
               resolve(srcBlocks, st.srcHeld, st.srcElements, st, "source"),
               resolve(dstBlocks, st.dstHeld, st.dstElements, st, "destination"),
               nullptr, nullptr, nullptr, nullptr, false};
+  detail::BufferPool& pool = st.comm->bufferPool();
+  using Side = detail::BufferPool::Side;
   if (st.options.memory == MemorySpace::Host) {
-    ex.send = ex.mpiSend = st.hostSend.data();
-    ex.recv = ex.mpiRecv = st.hostRecv.data();
+    ex.send = ex.mpiSend = pool.host(Side::Send, st.sendBytes);
+    ex.recv = ex.mpiRecv = pool.host(Side::Recv, st.recvBytes);
   } else {
-    ex.send = static_cast<std::byte*>(st.deviceSend);
-    ex.recv = static_cast<std::byte*>(st.deviceRecv);
+    ex.send = pool.device(Side::Send, st.sendBytes);
+    ex.recv = pool.device(Side::Recv, st.recvBytes);
     ex.staged = !st.deviceBuffersToMpi;
-    ex.mpiSend = ex.staged ? static_cast<std::byte*>(st.pinnedSend) : ex.send;
-    ex.mpiRecv = ex.staged ? static_cast<std::byte*>(st.pinnedRecv) : ex.recv;
+    ex.mpiSend = ex.staged ? pool.pinned(Side::Send, st.sendBytes) : ex.send;
+    ex.mpiRecv = ex.staged ? pool.pinned(Side::Recv, st.recvBytes) : ex.recv;
   }
   ex.execute();
   st.comm->recordSent(st.operation, transportName(st.transport), st.tensor, st.bytesSent, st.messagesSent);

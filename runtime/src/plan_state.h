@@ -1,6 +1,7 @@
 // The cached state of a RedistributePlan: precomputed copy steps (pack, local, unpack)
 // with their BoxCopy geometry, MPI counts and displacements, the sub-communicator of
-// group transports, and the pooled pack buffers reused by every execution.
+// group transports, and the sizes of the pack buffers (taken from the communicator's
+// pool at every execution).
 #pragma once
 
 #include <mpi.h>
@@ -57,12 +58,7 @@ struct RedistributePlan::State {
 
   uint64_t bytesSent = 0, bytesRecv = 0, messagesSent = 0;
 
-  // Pooled buffers: host vectors, or device buffers with pinned host mirrors.
-  std::vector<std::byte> hostSend, hostRecv;
-  void* deviceSend = nullptr;
-  void* deviceRecv = nullptr;
-  void* pinnedSend = nullptr;
-  void* pinnedRecv = nullptr;
+  // Pack buffers come from the communicator's pool (host, or device with pinned mirrors).
   bool deviceBuffersToMpi = false;  // CUDA-aware MPI in use
 
   ~State();

@@ -4,7 +4,7 @@
 // exceptions instead of aborting), and counts the bytes this rank sent to *other* ranks:
 // per operation ("redistribute", "reduce-redistribute", "scatter", "gather"), per MPI
 // transport actually used ("alltoallv", "p2p", "allgatherv", ...) and per tensor name.
-// Local copies count 0. Counted bytes are the message plan's payload (see traffic.h), so
+// Local copies count 0. It also owns the pack buffers its plans share. Counted bytes are the message plan's payload (see traffic.h), so
 // they equal predictTraffic() exactly, whichever transport ran.
 #pragma once
 
@@ -12,9 +12,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace einrt {
+
+namespace detail {
+class BufferPool;
+}
 
 struct ByteCounters {
   uint64_t bytesSent = 0;     // this rank -> other ranks, all operations
@@ -48,11 +53,15 @@ class Communicator {
   // Sum of bytesSent over all ranks (collective).
   uint64_t totalBytesSentAllRanks() const;
 
+  // The pack buffers shared by the plans on this communicator (einrt internal).
+  detail::BufferPool& bufferPool() { return *pool_; }
+
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   int size_ = 1;
   ByteCounters counters_;
+  std::unique_ptr<detail::BufferPool> pool_;
 };
 
 // Turns an MPI return code into a CommError naming the call, the peer (-1: collective)
