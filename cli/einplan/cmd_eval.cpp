@@ -3,6 +3,7 @@
 // DIR/NAME.npy. Inputs come from the deterministic generator (default seed 0) or from
 // .npy files. Everything is evaluated and encoded before the first file is written, and
 // each file is written atomically, so an error leaves no partial output.
+#include <charconv>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
@@ -36,7 +37,17 @@ void addEvalCommand(CLI::App& app, int& status) {
   CLI::App* cmd = app.add_subcommand("eval", "run the graph with the reference evaluator; write outputs as NAME.npy");
   cmd->add_option("GRAPH", opts->graph, "graph file (.yaml, .yml, .json; - reads stdin)")->required();
   CLI::Option* seed =
-      cmd->add_option("--seed", opts->seed, "generate inputs deterministically from this seed (default 0)");
+      cmd->add_option("--seed", opts->seed, "generate inputs deterministically from this seed (default 0)")
+          ->check(CLI::Validator(
+              [](const std::string& text) {
+                // CLI11 would wrap "-1" and 2^64 around; accept exactly the digits of a uint64.
+                uint64_t value = 0;
+                const char* end = text.data() + text.size();
+                const auto [stop, ec] = std::from_chars(text.data(), end, value);
+                const bool ok = !text.empty() && ec == std::errc() && stop == end;
+                return ok ? std::string() : "the seed must be an integer from 0 to 2^64 - 1, not '" + text + "'";
+              },
+              "UINT64"));
   CLI::Option* inputs = cmd->add_option("--inputs", opts->inputs, "read each graph input from DIR/NAME.npy");
   seed->excludes(inputs);
   cmd->add_option("--outputs", opts->outputs, "write each graph output to DIR/NAME.npy (created if missing)")
