@@ -6,6 +6,7 @@
 // permutation (the paper's point) and which are not GEMMs at all.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>

@@ -218,7 +218,7 @@ TEST_CASE("lowering rejects partitions that do not fit") {
 
 TEST_CASE("hostile names are rejected before lowering") {
   Graph g = loadGraphText(kChain, "test.yaml", GraphFormat::Yaml);
-  for (const std::string bad : {"x\"; system(\"rm\"); //", "a\nb", "#include <x>", std::string(80, 'n'), "a b"}) {
+  for (const std::string& bad : std::vector<std::string>{"x\"; system(\"rm\"); //", "a\nb", "#include <x>", std::string(80, 'n'), "a b"}) {
     Graph h = g;
     h.nodes[0].name = bad;
     CHECK_THROWS_AS(validateGraphForCodegen(h), InputError);
