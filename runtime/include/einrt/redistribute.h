@@ -2,7 +2,7 @@
 // layout, the TRA paper's SHUF and BCAST), reduce-redistribute (partial blocks combined
 // with the layout's aggregation on their way), scatter from and gather to one rank.
 // Each is split into a plan step - message lists from box intersections, the choice of
-// MPI transport, pooled pack buffers, sub-communicators - done once and cached in a
+// MPI transport, pack-buffer sizes, sub-communicators - done once and cached in a
 // RedistributePlan, and an execute step that moves the data and may run many times.
 //
 // Planning and executing are collective over the Communicator: every rank calls them
@@ -62,6 +62,8 @@ bool cudaBackendAvailable();
 // Runtime probe: the MPI library reports CUDA-aware support (MPIX_Query_cuda_support).
 bool cudaAwareMpi();
 
+// A planned collective. It keeps a pointer to its Communicator (which must outlive it and
+// not move) and takes pack buffers from the communicator's pool when executing.
 class RedistributePlan {
  public:
   RedistributePlan();
