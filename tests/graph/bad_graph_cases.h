@@ -1,0 +1,385 @@
+// Malformed graph files, one per validation rule of SPEC 1 and issue 2, each with the
+// line (and column, 0 when not checked) the diagnostic must point at and words its
+// message must contain. Used twice: against the library (loadGraphFile) and against
+// the built `einplan check`, which must also exit 2 and write nothing to stdout.
+#pragma once
+
+#include <string>
+#include <vector>
+
+struct BadGraphCase {
+  const char* name;  // also the file name, with the extension
+  const char* text;
+  int line;
+  int col;
+  std::vector<std::string> words;
+};
+
+inline const std::vector<BadGraphCase>& badGraphCases() {
+  static const std::vector<BadGraphCase> cases = {
+      {"unknown_tensor.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: B\n"
+       "    einsum: \"ij,jk->ik\"\n"
+       "    inputs: [A, Q]\n",
+       5, 17, {"node 'B'", "unknown tensor 'Q'"}},
+      {"unknown_tensor_suggestion.yaml",
+       "inputs: {Alpha: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [Alpah]}\n",
+       3, 41, {"unknown tensor 'Alpah'", "did you mean 'Alpha'"}},
+      {"duplicate_name_input_node.yaml",
+       "inputs:\n"
+       "  - {name: A, shape: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n"
+       "  - {name: A, einsum: \"ij->j\", inputs: [A]}\n",
+       5, 12, {"duplicate name 'A'", "an input at line 2"}},
+      {"duplicate_name_inputs.yaml",
+       "inputs:\n"
+       "  - {name: A, shape: [4, 4]}\n"
+       "  - {name: A, shape: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       3, 12, {"duplicate name 'A'"}},
+      {"bad_identifier_quote.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: \"B'x\", einsum: \"ij->i\", inputs: [A]}\n",
+       3, 13, {"bad node name", "character '\\''"}},
+      {"bad_identifier_semicolon.yaml",
+       "inputs: {\"A;rm\": [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       1, 11, {"bad input name 'A;rm'", "character ';'"}},
+      {"bad_identifier_newline.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: \"B\\nC\"\n"
+       "    einsum: \"ij->i\"\n"
+       "    inputs: [A]\n",
+       3, 11, {"bad node name 'B\\nC'", "character '\\n'"}},
+      {"bad_identifier_too_long.yaml",
+       "name: g\n"
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: N23456789012345678901234567890123456789012345678901234567890123456789\n"
+       "    einsum: \"ij->i\"\n"
+       "    inputs: [A]\n",
+       4, 11, {"bad node name", "69 characters long", "at most 64"}},
+      {"bad_graph_name.yaml",
+       "name: \"my graph\"\n"
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       1, 8, {"bad graph name 'my graph'"}},
+      {"bad_label.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"i.->i\", inputs: [A]}\n",
+       3, 25, {"bad label '.'"}},
+      {"bad_label_multichar.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: B\n"
+       "    einsum: \"row c\\\"ol -> row\"\n"
+       "    inputs: [A]\n",
+       4, 13, {"bad label", "'c\"ol'"}},
+      {"label_size_mismatch.yaml",
+       "inputs:\n"
+       "  A: [4, 6]\n"
+       "  C: [5, 3]\n"
+       "nodes:\n"
+       "  - name: AB\n"
+       "    einsum: \"ij->ij\"\n"
+       "    inputs: [A]\n"
+       "  - name: Z\n"
+       "    einsum: \"ij,jk->ik\"\n"
+       "    inputs: [AB, C]\n",
+       9, 17, {"label 'j' has size 5", "dimension 1 of 'C'", "node 'Z'", "size 6", "dimension 2 of 'A'",
+               "node 'AB'", "line 6"}},
+      {"label_size_mismatch_sizes.yaml",
+       "sizes: {k: 8}\n"
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ik->i\", inputs: [A]}\n",
+       4, 25, {"label 'k' has size 4", "size 8 in 'sizes' at line 1"}},
+      {"rank_mismatch.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ijk->i\", inputs: [A]}\n",
+       3, 42, {"operand 1 has 3 labels", "'A' has rank 2"}},
+      {"operand_count_mismatch.yaml",
+       "inputs: {A: [4, 4], B: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: C\n"
+       "    einsum: \"ij,jk->ik\"\n"
+       "    inputs: [A]\n",
+       5, 13, {"node 'C'", "2 operands", "lists 1 tensor"}},
+      {"repeated_label_operand.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ii->i\", inputs: [A]}\n",
+       3, 25, {"label 'i' appears twice in operand 1"}},
+      {"repeated_label_output.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->jj\", inputs: [A]}\n",
+       3, 29, {"label 'j' appears twice in the output"}},
+      {"unknown_join.yaml",
+       "inputs: {A: [4, 4], B: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: C\n"
+       "    einsum: \"ij,ij->ij\"\n"
+       "    join: mull\n"
+       "    inputs: [A, B]\n",
+       5, 11, {"unknown join 'mull'", "did you mean 'mul'"}},
+      {"unknown_agg.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: C\n"
+       "    einsum: \"ij->i\"\n"
+       "    agg: mean\n"
+       "    inputs: [A]\n",
+       5, 10, {"unknown agg 'mean'", "sum, max, min or prod"}},
+      {"bad_expression.yaml",
+       "inputs: {A: [4, 4], B: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: C\n"
+       "    einsum: \"ij,ij->ij\"\n"
+       "    join: \"exp(x - )\"\n"
+       "    inputs: [A, B]\n",
+       5, 20, {"bad expression 'exp(x - )'", "column 9 of the expression"}},
+      {"bad_expression_function.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: C\n"
+       "    einsum: \"ij->ij\"\n"
+       "    join: 2 * gelu(x)\n"
+       "    inputs: [A]\n",
+       5, 15, {"unknown function 'gelu'"}},
+      {"expression_uses_y_in_unary.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: C\n"
+       "    einsum: \"ij->ij\"\n"
+       "    join: \"x * y\"\n"
+       "    inputs: [A]\n",
+       5, 16, {"node 'C' has one input", "uses y"}},
+      {"named_join_in_unary.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: C, einsum: \"ij->ij\", join: add, inputs: [A]}\n",
+       3, 39, {"one input", "join 'add' combines two operands"}},
+      {"cycle.yaml",
+       "inputs: {X: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: P, einsum: \"ij,jk->ik\", inputs: [X, R]}\n"
+       "  - {name: Q, einsum: \"ij->ij\", inputs: [P]}\n"
+       "  - {name: R, einsum: \"ij->ij\", inputs: [Q]}\n",
+       3, 5, {"cycle", "P -> Q -> R -> P"}},
+      {"self_use.yaml",
+       "inputs: {X: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: P, einsum: \"ij,jk->ik\", inputs: [X, P]}\n",
+       3, 48, {"node 'P' uses its own output"}},
+      {"nary_not_contraction.yaml",
+       "inputs: {A: [4, 4], B: [4, 4], C: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: D\n"
+       "    einsum: \"ij,ij,ij->ij\"\n"
+       "    join: add\n"
+       "    inputs: [A, B, C]\n",
+       5, 11, {"node 'D' has 3 inputs", "pure contraction", "join 'add'"}},
+      {"nary_not_sum.yaml",
+       "inputs: {A: [4, 4], B: [4, 4], C: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: D\n"
+       "    einsum: \"ij,jk,kl->il\"\n"
+       "    agg: max\n"
+       "    inputs: [A, B, C]\n",
+       5, 10, {"pure contraction", "agg 'max'"}},
+      {"empty_graph.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes: []\n",
+       2, 8, {"empty graph"}},
+      {"empty_file.yaml", "# nothing here\n", 1, 1, {"empty graph"}},
+      {"zero_extent.yaml",
+       "inputs:\n"
+       "  - {name: A, shape: [4, 0]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       2, 26, {"tensor 'A' has extent 0 in dimension 2", "positive"}},
+      {"negative_extent.yaml",
+       "inputs: {A: [-4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       1, 14, {"extent -4", "positive"}},
+      {"negative_size.yaml",
+       "sizes: {k: -2}\n"
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->ik\", inputs: [A]}\n",
+       1, 12, {"label 'k'", "size -2", "positive"}},
+      {"overflow_elements.yaml",
+       "inputs:\n"
+       "  - {name: A, shape: [4000000000, 4000000000, 4000000]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ijk->i\", inputs: [A]}\n",
+       2, 5, {"tensor 'A'", "element count overflows 64 bits"}},
+      {"overflow_bytes.yaml",
+       "dtype: f64\n"
+       "inputs:\n"
+       "  - {name: A, shape: [2147483648, 1073741824]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       3, 5, {"tensor 'A'", "bytes overflows 64 bits"}},
+      {"overflow_flops.yaml",
+       "inputs: {A: [2097152, 2097152], B: [2097152, 2097152]}\n"
+       "nodes:\n"
+       "  - {name: AB, einsum: \"ij,jk->ik\", inputs: [A, B]}\n",
+       3, 5, {"node 'AB'", "overflows 64 bits"}},
+      {"extent_too_large.yaml",
+       "inputs: {A: [99999999999999999999, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       1, 14, {"does not fit in a signed 64-bit integer"}},
+      {"broadcast_without_size.yaml",
+       "inputs: {A: [4]}\n"
+       "nodes:\n"
+       "  - name: B\n"
+       "    einsum: \"i -> i rep\"\n"
+       "    inputs: [A]\n",
+       4, 21, {"output label 'rep'", "broadcast", "'sizes'"}},
+      {"json_syntax_trailing_comma.json",
+       "{\"inputs\": {\"A\": [4, 4]},\n"
+       " \"nodes\": [{\"name\": \"B\", \"einsum\": \"ij->i\", \"inputs\": [\"A\"],}]}\n",
+       2, 61, {"JSON syntax error", "expected string literal"}},
+      {"json_syntax_unclosed.json",
+       "{\"inputs\": {\"A\": [4, 4]},\n"
+       " \"nodes\": [{\"name\": \"B\", \"einsum\": \"ij->i\", \"inputs\": [\"A\"]}\n",
+       3, 1, {"JSON syntax error"}},
+      {"json_comment.json",
+       "{\"inputs\": {\"A\": [4, 4]},\n"
+       "  # a comment\n"
+       " \"nodes\": [{\"name\": \"B\", \"einsum\": \"ij->i\", \"inputs\": [\"A\"]}]}\n",
+       2, 3, {"JSON syntax error", "invalid literal"}},
+      {"json_unknown_tensor.json",
+       "{\n"
+       "  \"inputs\": {\"A\": [4, 4]},\n"
+       "  \"nodes\": [\n"
+       "    {\"name\": \"B\", \"einsum\": \"ij->i\", \"inputs\": [\"Z\"]}\n"
+       "  ]\n"
+       "}\n",
+       4, 50, {"unknown tensor 'Z'"}},
+      {"json_wrong_type.json",
+       "{\"inputs\": {\"A\": [4, 4]},\n"
+       " \"nodes\": [{\"name\": \"B\", \"einsum\": \"ij->i\", \"inputs\": \"A\"}]}\n",
+       2, 55, {"'inputs' of node 'B' must be a list", "a string ('A')"}},
+      {"json_string_extent.json",
+       "{\"inputs\": {\"A\": [4, \"4\"]},\n"
+       " \"nodes\": [{\"name\": \"B\", \"einsum\": \"ij->i\", \"inputs\": [\"A\"]}]}\n",
+       1, 22, {"extent 2 of tensor 'A' must be an integer", "a string ('4')"}},
+      {"yaml_syntax.yaml",
+       "inputs: {A: [4, 4]\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       0, 0, {"YAML syntax error"}},
+      {"unknown_top_field.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "node:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       2, 1, {"unknown field 'node'", "did you mean 'nodes'"}},
+      {"unknown_node_field.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: B\n"
+       "    einsums: \"ij->i\"\n"
+       "    inputs: [A]\n",
+       4, 5, {"unknown field 'einsums' in the node", "did you mean 'einsum'"}},
+      {"unknown_tensor_field.yaml",
+       "inputs:\n"
+       "  - {name: A, shape: [4, 4], dtype: f64}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       2, 30, {"unknown field 'dtype' in the tensor"}},
+      {"duplicate_field.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: B\n"
+       "    einsum: \"ij->i\"\n"
+       "    einsum: \"ij->j\"\n"
+       "    inputs: [A]\n",
+       5, 5, {"field 'einsum' appears twice", "line 4"}},
+      {"unknown_output.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: Bee, einsum: \"ij->i\", inputs: [A]}\n"
+       "outputs: [Bea]\n",
+       4, 11, {"output 'Bea' is not a node", "did you mean 'Bee'"}},
+      {"output_is_input.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n"
+       "outputs: [B, A]\n",
+       4, 14, {"output 'A' is a graph input"}},
+      {"empty_outputs.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n"
+       "outputs: []\n",
+       4, 10, {"'outputs' is empty"}},
+      {"missing_einsum.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: B\n"
+       "    inputs: [A]\n",
+       3, 5, {"node 'B' is missing the required field 'einsum'"}},
+      {"missing_inputs.yaml",
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       1, 1, {"missing the required field 'inputs'"}},
+      {"missing_shape.yaml",
+       "inputs:\n"
+       "  - {name: A}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       2, 5, {"input 'A' is missing the required field 'shape'"}},
+      {"shape_not_list.yaml",
+       "inputs:\n"
+       "  - {name: A, shape: \"4, 4\"}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       2, 22, {"shape of tensor 'A' must be a list of integers"}},
+      {"extent_not_integer.yaml",
+       "inputs: {A: [4, 4.5]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       1, 17, {"extent 2 of tensor 'A' must be an integer", "4.5"}},
+      {"unknown_dtype.yaml",
+       "dtype: f16\n"
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       1, 8, {"unknown dtype 'f16'", "f32 or f64"}},
+      {"missing_arrow.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij\", inputs: [A]}\n",
+       3, 24, {"no '->'"}},
+      {"nodes_not_list.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes: {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       2, 8, {"'nodes' must be a list"}},
+      {"two_documents.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n"
+       "---\n"
+       "inputs: {A: [4, 4]}\n",
+       1, 1, {"2 YAML documents"}},
+      {"top_level_list.yaml", "- 1\n- 2\n", 1, 1, {"must be a mapping"}},
+  };
+  return cases;
+}
