@@ -17,6 +17,7 @@
 #include "planner/gen/tensor_networks.h"
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/write_graph.h"
+#include "planner/paths/split_nary.h"
 
 namespace eindecomp::cli {
 
@@ -26,6 +27,7 @@ struct OutputOptions {
   std::string output;
   std::string name;
   std::string dtype = "f32";
+  bool split = false;
 };
 
 // -o/--output, --name and --dtype on every family.
@@ -34,6 +36,9 @@ void addOutputOptions(CLI::App* cmd, OutputOptions& o) {
       ->required();
   cmd->add_option("--name", o.name, "the graph's name (default: the family's)");
   cmd->add_option("--dtype", o.dtype, "element type")->check(CLI::IsMember({"f32", "f64"}));
+  cmd->add_flag("--split", o.split,
+                "write nodes of three or more operands already split into binary contractions along the "
+                "optimized path (steps named NODE__1, NODE__2, ..., the last keeps NODE)");
 }
 
 gen::CommonOptions common(const OutputOptions& o) {
@@ -43,7 +48,8 @@ gen::CommonOptions common(const OutputOptions& o) {
   return c;
 }
 
-void writeGraph(const Graph& g, const std::string& path) {
+void writeGraph(const Graph& generated, const std::string& path, bool split) {
+  const Graph g = split ? withSanitizedNames(splitNaryNodes(generated)) : generated;
   std::string text;
   try {
     text = writeGraphForPath(g, path);
@@ -62,7 +68,7 @@ void addFamily(CLI::App* gen, int& status, const std::string& family, const std:
   addOutputOptions(cmd, *out);
   cmd->callback([&status, make, out] {
     status = runCommand([&] {
-      writeGraph(make(), out->output);
+      writeGraph(make(), out->output, out->split);
       return kExitOk;
     });
   });

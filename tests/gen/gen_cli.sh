@@ -11,28 +11,37 @@ passed=0 failed=0
 pass() { echo "PASS $1"; passed=$((passed + 1)); }
 fail() { echo "FAIL $1"; failed=$((failed + 1)); }
 
-# family arguments, one case per line
-while read -r title args; do
+# One case per line: title, whether to run `check` (yes/no), family arguments.
+# The unsplit TRN network is planned but not checked: its single 9-operand node has
+# 1.1e22 naive FLOPs, more than `check`'s 64-bit per-node summary holds; `check` runs on
+# its split form (trn-split) instead.
+while read -r title check args; do
   [ -z "$title" ] && continue
   out="$work/$title.yaml"
   rm -f "$out"
   if ! "$einplan" gen $args -o "$out" 2>"$work/err.txt"; then fail "$title: gen: $(cat "$work/err.txt")"; continue; fi
-  if ! "$einplan" check "$out" >"$work/check.txt" 2>&1; then fail "$title: check: $(tail -2 "$work/check.txt")"; continue; fi
+  if [ "$check" = yes ] && ! "$einplan" check "$out" >"$work/check.txt" 2>&1; then
+    fail "$title: check: $(tail -2 "$work/check.txt")"; continue
+  fi
   if ! "$einplan" plan "$out" -p 4 >"$work/plan.txt" 2>&1; then fail "$title: plan -p 4: $(tail -2 "$work/plan.txt")"; continue; fi
-  pass "$title: gen, check, plan -p 4"
+  pass "$title: gen, $([ "$check" = yes ] && echo "check, ")plan -p 4"
 done <<'CASES'
-matrix-chain-square matrix-chain --shape square --scale 10000
-matrix-chain-skewed matrix-chain --shape skewed --scale 10000
-ffnn ffnn
-ffnn-squared ffnn --loss squared --hidden 4096,2048
-attention attention
-llama-7b llama --preset 7b --seq 512 --layers 4
-syn syn
-tt tt
-fctn fctn
-tw tw
-getd getd
-trn trn
+matrix-chain-square yes matrix-chain --shape square --scale 10000
+matrix-chain-skewed yes matrix-chain --shape skewed --scale 10000
+ffnn yes ffnn
+ffnn-squared yes ffnn --loss squared --hidden 4096,2048
+attention yes attention
+llama-7b yes llama --preset 7b
+llama-13b yes llama --preset 13b --layers 4 --seq 2048 --batch 2
+llama-65b yes llama --preset 65b --layers 2
+syn yes syn
+tt yes tt
+fctn yes fctn
+tw yes tw
+getd yes getd
+trn no trn
+trn-split yes trn --split
+tt-split yes tt --split --dtype f64
 CASES
 
 # The committed examples are what gen writes (each example's first line records its command).

@@ -160,7 +160,10 @@ CASES = [
     ("llama", ["llama", "--preset", "7b", "--layers", "2", "--dim", "16", "--heads", "2", "--ffn", "24",
                "--vocab", "11", "--seq", "5", "--batch", "2"], lambda: llama(2, 16, 2, 24, 11, 5, 2)),
 ] + [(f"{net} (scale {scale})", [net, "--scale", str(scale)], (lambda n=net, s=scale: network(n, s)))
-     for net, scale in [("syn", 8), ("tt", 16), ("fctn", 4), ("tw", 4), ("getd", 8), ("trn", 10)]]
+     for net, scale in [("syn", 8), ("tt", 16), ("fctn", 4), ("tw", 4), ("getd", 8), ("trn", 10)]] + [
+    # The same networks split into binary steps by the contraction-path optimizer.
+    (f"{net} (scale {scale}, --split)", [net, "--scale", str(scale), "--split"], (lambda n=net, s=scale: network(n, s)))
+    for net, scale in [("syn", 8), ("tt", 16), ("fctn", 4), ("tw", 4), ("getd", 8), ("trn", 4)]]
 
 
 def run_case(index, title, gen_args, make):
