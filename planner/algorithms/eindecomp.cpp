@@ -4,7 +4,7 @@
 //    graph in topological order (block_solver.h). Exact.
 // 2. Otherwise let S be the nodes feeding two or more operands (a node used twice by the
 //    same consumer counts). When the product of their output-layout counts, times the
-//    work of one DP, is within kExactWorkBudget, every combination of output layouts of S
+//    work of one DP, is within PlanOptions::exactWorkBudget, every combination of output layouts of S
 //    is tried: fixing them decouples the DAG into in-trees, each solved exactly by the DP,
 //    so the minimum over the combinations is the exact optimum.
 // 3. Otherwise two starting plans are built — the paper's linearization (8.4: longest
@@ -27,8 +27,6 @@ namespace eindecomp {
 
 namespace {
 
-// Upper bound on (combinations of multi-consumer output layouts) x (work of one DP).
-constexpr double kExactWorkBudget = 3e8;
 constexpr int kMaxDescentRounds = 50;
 
 double dpWork(const SearchSpace& s) {
@@ -180,7 +178,7 @@ Plan planEindecomp(const Graph& g, const PlanOptions& options) {
     solveBlock(s, treeBlock(s, std::vector<int>(n, -1)), best);
     optimal = true;
     method = "dynamic program over an in-forest: optimal";
-  } else if (combinations * dpWork(s) <= kExactWorkBudget) {
+  } else if (combinations * dpWork(s) <= options.exactWorkBudget) {
     std::vector<int> required(n, -1);
     for (int v : multi) required[v] = 0;
     int64_t bestCost = -1;

@@ -32,6 +32,9 @@ struct PlanOptions {
   std::map<std::string, Parts> pinned;    // node name -> partition over iterationLabels (validated)
   std::size_t partitionLimit = kDefaultPartitionLimit;
   double bruteLimit = kBruteForceLimit;
+  // eindecomp enumerates the output layouts of multi-consumer nodes exactly while
+  // (combinations x work of one DP) stays within this budget; 0 forces the heuristic.
+  double exactWorkBudget = 3e8;
 };
 
 // The algorithm names accepted by planGraph, in the order `compare` shows them.

@@ -1,0 +1,99 @@
+#!/bin/sh
+# einplan's planning commands: exit codes and messages for bad input (SPEC 5), plan-file
+# round trips through the CLI, and compare --baseline. Usage: cli_exit_codes.sh EINPLAN DATA_DIR PYTHON
+EINPLAN=$1
+DATA=$2
+PYTHON=${3:-/usr/bin/python3}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+failures=0
+
+# expect CODE MESSAGE-SUBSTRING COMMAND...
+expect() {
+  code=$1; message=$2; shift 2
+  "$@" >"$WORK/out" 2>"$WORK/err"
+  rc=$?
+  if [ "$rc" -ne "$code" ] || ! grep -qF -- "$message" "$WORK/out" "$WORK/err"; then
+    echo "FAIL: expected exit $code and '$message' from: $*"
+    echo "  got exit $rc; stderr: $(cat "$WORK/err")"
+    failures=$((failures + 1))
+  fi
+}
+
+M=$DATA/matmul8.yaml
+C=$DATA/chain.yaml
+
+# -p must be a positive integer
+expect 2 "-p/--devices: '0' is not a positive integer" "$EINPLAN" plan "$M" -p 0
+expect 2 "-p/--devices: '-3' is not a positive integer" "$EINPLAN" plan "$M" --devices=-3
+expect 2 "-p/--devices: 'abc' is not a positive integer" "$EINPLAN" plan "$M" -p abc
+expect 2 "-p/--devices: '1.5' is not a positive integer" "$EINPLAN" plan "$M" -p 1.5
+expect 2 "-p/--devices: 'nan' is not a positive integer" "$EINPLAN" plan "$M" -p nan
+expect 2 "-p/--devices: '8x' is not a positive integer" "$EINPLAN" compare "$M" -p 8x
+expect 2 "unknown algorithm 'magic'" "$EINPLAN" plan "$M" -p 4 --algorithm magic
+expect 2 "unknown format" "$EINPLAN" plan "$M" -p 4 --format xml
+expect 2 "is not a positive byte count" "$EINPLAN" plan "$M" -p 4 --mem-limit lots
+
+# nothing is written when a command fails
+"$EINPLAN" plan "$M" -p 0 -o "$WORK/never.json" 2>/dev/null
+[ -e "$WORK/never.json" ] && { echo "FAIL: a failed plan wrote its output"; failures=$((failures + 1)); }
+
+# plan files naming unknown nodes or labels, parts that do not divide, wrong products
+printf '{"devices": 4, "nodes": [{"name": "XX", "partition": {"i": 4}}]}' >"$WORK/p1.json"
+printf '{"devices": 4, "nodes": [{"name": "AB", "partition": {"q": 4}}]}' >"$WORK/p2.json"
+printf '{"devices": 12, "nodes": [{"name": "AB", "partition": {"i": 3, "k": 4}}]}' >"$WORK/p3.json"
+printf '{"devices": 16, "nodes": [{"name": "AB", "partition": {"i": 4, "k": 2}}]}' >"$WORK/p4.json"
+printf 'devices: 4\nnodes:\n  - name: AB\n    partition: {i: 2, k: two}\n' >"$WORK/p5.yaml"
+expect 2 "p1.json:1:" "$EINPLAN" cost "$M" --plan "$WORK/p1.json"
+expect 2 "unknown node 'XX'" "$EINPLAN" cost "$M" --plan "$WORK/p1.json"
+expect 2 "has no label 'q'" "$EINPLAN" cost "$M" --plan "$WORK/p2.json"
+expect 2 "3 parts do not divide label 'i' of size 8" "$EINPLAN" cost "$M" --plan "$WORK/p3.json"
+expect 2 "multiply to 8 kernel calls, expected 16" "$EINPLAN" cost "$M" --plan "$WORK/p4.json"
+expect 2 "p5.yaml:4:" "$EINPLAN" cost "$M" --plan "$WORK/p5.yaml"
+expect 2 "the plan is for 4 devices but -p gives 8" "$EINPLAN" cost "$M" --plan "$WORK/p1.json" -p 8
+expect 2 "unknown node 'Q'" "$EINPLAN" plan "$M" -p 4 --fix Q=i:4
+expect 2 "has no label 'z'" "$EINPLAN" plan "$M" -p 4 --fix AB=z:4
+expect 2 "do not divide" "$EINPLAN" plan "$M" -p 6 --fix AB=i:3,k:2
+expect 3 "no partition fits --mem-limit 16" "$EINPLAN" plan "$M" -p 16 --mem-limit 16
+
+# the paper's worked example through the CLI: {4,1,4} costs 512; --fix and a hand-written plan agree
+expect 0 "total cost 512 elements" "$EINPLAN" plan "$M" -p 16 --fix AB=i:4,j:1,k:4
+printf '{"devices": 16, "nodes": [{"name": "AB", "partition": {"i": 4, "j": 1, "k": 4}}]}' >"$WORK/hand.json"
+expect 0 "total cost 512 elements" "$EINPLAN" cost "$M" --plan "$WORK/hand.json"
+
+# round trip: plan -o then cost --plan gives the same totals, JSON and YAML, several p
+total() { "$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["total_cost"])' "$1"; }
+for p in 1 2 3 4 6 8; do
+  for ext in json yaml; do
+    "$EINPLAN" plan "$C" -p $p -o "$WORK/plan.$ext" >/dev/null || { echo "FAIL: plan -p $p -o .$ext"; failures=$((failures + 1)); }
+    head -c 40 "$WORK/plan.$ext" | grep -q "schema_version" || { echo "FAIL: plan.$ext does not start with provenance"; failures=$((failures + 1)); }
+    "$EINPLAN" plan "$C" -p $p --format json >"$WORK/planned.json"
+    "$EINPLAN" cost "$C" --plan "$WORK/plan.$ext" --format json >"$WORK/costed.json"
+    if [ "$(total "$WORK/planned.json")" != "$(total "$WORK/costed.json")" ]; then
+      echo "FAIL: round trip p=$p .$ext: $(total "$WORK/planned.json") vs $(total "$WORK/costed.json")"
+      failures=$((failures + 1))
+    fi
+  done
+done
+
+# compare --baseline: 0 within tolerance, 1 on a regression
+"$EINPLAN" plan "$C" -p 8 --format json >"$WORK/baseline.json"
+expect 0 "eindecomp" "$EINPLAN" compare "$C" -p 8 --baseline "$WORK/baseline.json" --tolerance 0
+"$PYTHON" -c 'import json,sys; r=json.load(open(sys.argv[1])); r["total_cost"]=r["total_cost"]//2; json.dump(r,open(sys.argv[2],"w"))' \
+  "$WORK/baseline.json" "$WORK/better.json"
+expect 1 "is worse than the baseline" "$EINPLAN" compare "$C" -p 8 --baseline "$WORK/better.json" --tolerance 0.05
+expect 0 "uniform" "$EINPLAN" compare "$C" -p 8 --baseline "$WORK/better.json" --tolerance 1.5
+expect 2 "baseline report has no 'total_cost'" "$EINPLAN" compare "$C" -p 8 --baseline "$WORK/p1.json"
+
+# every report format from the CLI parses
+"$EINPLAN" plan "$C" -p 6 --format yaml | "$PYTHON" -c 'import sys, yaml; assert yaml.safe_load(sys.stdin)["devices"] == 6' 2>/dev/null ||
+  "$EINPLAN" plan "$C" -p 6 --format yaml | grep -q "^devices: 6" || { echo "FAIL: yaml report"; failures=$((failures + 1)); }
+expect 0 "digraph" "$EINPLAN" dot "$C" -p 4
+expect 0 "local join" "$EINPLAN" explain "$C" -p 4
+expect 0 "candidates for node AB" "$EINPLAN" explain "$C" -p 4 --node AB
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all CLI cases passed"
