@@ -334,7 +334,12 @@ RedistributePlan makeRedistributePlan(Communicator& comm, const std::string& ope
   if (options.memory == MemorySpace::Cuda && !cudaBackendAvailable())
     throw std::invalid_argument("einrt: tensor '" + tensor + "': CUDA buffers requested but einrt was built without CUDA");
   const detail::MessagePlan mp = detail::planMessages(src, dst, comm.size());
-  const detail::TransportChoice choice = detail::chooseTransport(mp, src, options.transport);
+  detail::TransportChoice choice;
+  try {
+    choice = detail::chooseTransport(mp, src, options.transport);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string(e.what()) + " (tensor '" + tensor + "')");
+  }
 
   auto st = std::make_unique<RedistributePlan::State>();
   st->comm = &comm;
