@@ -41,7 +41,12 @@ set_target_properties({{GRAPH_NAME}} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE
 {{/CPU}}
 {{#CUDA}}
 find_package(CUDAToolkit REQUIRED)
-set(CMAKE_CUDA_STANDARD 20)
+# einrt asks for C++20, which CMake releases older than 3.26 cannot spell for nvcc.
+if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+  set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+  set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+  list(APPEND CMAKE_CUDA_COMPILE_FEATURES cuda_std_20)
+endif()
 if(NOT CMAKE_CUDA_ARCHITECTURES)
   set(CMAKE_CUDA_ARCHITECTURES 80 90)
 endif()

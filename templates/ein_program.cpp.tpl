@@ -179,7 +179,8 @@ inline std::vector<std::vector<int>> holdersToVectors(const std::vector<std::set
   return out;
 }
 
-inline einrt::BlockMap blockMap(const auto& buffers) {
+template <class Buffers>
+einrt::BlockMap blockMap(const Buffers& buffers) {
   einrt::BlockMap m;
   for (const auto& [b, buf] : buffers) m[static_cast<std::size_t>(b)] = buf.data();
   return m;
