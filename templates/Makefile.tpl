@@ -3,15 +3,17 @@
 # Graph sha256: {{GRAPH_SHA256}}
 #
 # `make` configures and builds with CMake in ./build and leaves the program(s) here:
-# {{PROGRAMS}}. EINRT_DIR=... (a folder holding einrtConfig.cmake) overrides the runtime.
+# {{PROGRAMS}}. EINRT_DIR=... (a folder holding einrtConfig.cmake) overrides the runtime;
+# CMAKE_ARGS=... passes more options to CMake (e.g. -DCMAKE_CUDA_ARCHITECTURES=90).
 BUILD_DIR ?= $(CURDIR)/build
 CMAKE ?= cmake
 JOBS ?= 2
+CMAKE_ARGS ?=
 
 .PHONY: all clean
 
 all:
-	$(CMAKE) -S $(CURDIR) -B $(BUILD_DIR) $(if $(EINRT_DIR),-Deinrt_DIR=$(EINRT_DIR))
+	$(CMAKE) -S $(CURDIR) -B $(BUILD_DIR) $(if $(EINRT_DIR),-Deinrt_DIR=$(EINRT_DIR)) $(CMAKE_ARGS)
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS)
 
 clean:

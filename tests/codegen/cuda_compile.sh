@@ -10,8 +10,9 @@ if [ -z "$nvcc" ]; then
   exit 77
 fi
 rm -rf "$work"
-"$eincodegen" "$graph" -p 4 --backend both -o "$work"
-make -C "$work" JOBS=2
+"$eincodegen" "$graph" -p 4 --backend cuda -o "$work"
+# One device architecture keeps the test short; users get 80 and 90 by default.
+make -C "$work" JOBS=2 CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90
 name=$(sed -n 's/^name: *//p' "$graph" | head -1)
-test -x "$work/$name" && test -x "$work/${name}_cuda"
-echo "built $work/$name and $work/${name}_cuda with $nvcc"
+test -x "$work/$name"
+echo "built the CUDA program $work/$name with $nvcc"
