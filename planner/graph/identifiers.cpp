@@ -47,9 +47,14 @@ void requireIdentifier(const std::string& s, const std::string& what, const Sour
     throw InputError({where, "bad " + what + " " + quoted(s) + ": it may not start with " +
                                  quoted(s.substr(0, 1)) + rule});
   for (std::size_t i = 0; i < s.size(); ++i)
-    if (!isIdentChar(s[i]))
-      throw InputError({where, "bad " + what + " " + quoted(s) + ": character " + quoted(s.substr(i, 1)) +
+    if (!isIdentChar(s[i])) {
+      // Show a whole UTF-8 sequence, not its first byte.
+      std::size_t n = 1;
+      if (static_cast<unsigned char>(s[i]) >= 0xc0)
+        while (i + n < s.size() && (static_cast<unsigned char>(s[i + n]) & 0xc0) == 0x80) ++n;
+      throw InputError({where, "bad " + what + " " + quoted(s) + ": character " + quoted(s.substr(i, n)) +
                                    " at position " + std::to_string(i + 1) + " is not allowed" + rule});
+    }
 }
 
 // Edits (insert, delete, substitute, swap two neighbours) turning a into b: the

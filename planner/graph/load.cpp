@@ -8,6 +8,7 @@
 #include "planner/graph/load.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -109,6 +110,8 @@ Graph loadGraphFile(const std::string& path, GraphFormat format) {
   if (path == "-") {
     text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   } else {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw InputError({{path, 0, 0}, "is a directory, not a graph file"});
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError({{path, 0, 0}, "cannot open the graph file"});
     std::ostringstream buffer;

@@ -380,6 +380,26 @@ inline const std::vector<BadGraphCase>& badGraphCases() {
        "inputs: {A: [4, 4]}\n",
        1, 1, {"2 YAML documents"}},
       {"top_level_list.yaml", "- 1\n- 2\n", 1, 1, {"must be a mapping"}},
+      {"bad_identifier_unicode.json",
+       "{\"inputs\": {\"A\": [4, 4]}, \"nodes\": [{\"name\": \"B\\u00e9\", \"einsum\": \"ij->i\", \"inputs\": [\"A\"]}]}",
+       1, 46, {"bad node name", "character '\xc3\xa9' at position 2"}},
+      {"bad_expression_folded.yaml",
+       "inputs: {A: [4, 4], B: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: C\n"
+       "    einsum: \"ij,ij->ij\"\n"
+       "    join: >\n"
+       "      exp(x -\n"
+       "      )\n"
+       "    inputs: [A, B]\n",
+       5, 11, {"bad expression", "column 9 of the expression"}},
+      {"empty_value.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - name: B\n"
+       "    einsum:\n"
+       "    inputs: [A]\n",
+       4, 5, {"'einsum' of node 'B' must be a string, not empty"}},
   };
   return cases;
 }

@@ -225,6 +225,7 @@ TEST_CASE("loadGraphFile picks the format by extension, then by content") {
   CHECK_THROWS_AS(loadGraphFile((dir / "yaml.json").string()), InputError);
   CHECK(loadGraphFile((dir / "yaml.json").string(), GraphFormat::Yaml).nodes.size() == 1);
   CHECK_THROWS_AS(loadGraphFile((dir / "missing.yaml").string()), InputError);
+  CHECK_THROWS_WITH_AS(loadGraphFile(dir.string()), doctest::Contains("is a directory"), InputError);
   CHECK(parseGraphFormat("json") == GraphFormat::Json);
   CHECK_THROWS_AS(parseGraphFormat("xml"), InputError);
   fs::remove_all(dir);
