@@ -13,8 +13,10 @@
 //    are solved one after another, edges to trees already solved charged exactly) — and
 //    each is improved by block coordinate descent: every tree, then every single node, is
 //    re-solved with the rest of the plan fixed, and a change is kept only when the exact
-//    total cost drops. The better of the two results is returned, so the plan is never
-//    worse than the paper's linearization.
+//    total cost drops. The better of the two results is kept, so the plan is never worse
+//    than the paper's linearization. Where the graph is small enough, a last descent
+//    over the output layouts of the multi-consumer nodes follows (each step an exact DP
+//    over the decoupled in-trees).
 #include <algorithm>
 #include <chrono>
 #include <numeric>
@@ -22,12 +24,15 @@
 #include "planner/algorithms/block_solver.h"
 #include "planner/algorithms/planning.h"
 #include "planner/algorithms/search_space.h"
+#include "planner/cost/checked_math.h"
 
 namespace eindecomp {
 
 namespace {
 
 constexpr int kMaxDescentRounds = 50;
+// Work allowed per round of the layout descent over multi-consumer nodes.
+constexpr double kLayoutDescentBudget = 1e8;
 
 double dpWork(const SearchSpace& s) {
   double work = 0;
@@ -131,29 +136,88 @@ std::vector<int> forestStart(SearchSpace& s, const std::vector<std::vector<int>>
   return choice;
 }
 
-// Block coordinate descent with the exact total cost as the acceptance test.
+// Cost of node v under candidate c with every other node as in `choice`: its join + agg
+// and every edge touching it (all other nodes chosen, so this is exact).
+int64_t costAround(SearchSpace& s, const std::vector<int>& choice, int v, int c) {
+  const NodeCandidates& node = s.nodes[v];
+  int64_t cost = node.local[c];
+  for (int ei : s.inEdges[v]) {
+    const SearchEdge& e = s.edges[ei];
+    cost = checkedAdd(cost, edgeCost(s, e, s.nodes[e.from].outIndex[choice[e.from]], node.operandIndex[e.operand][c]), "plan cost");
+  }
+  for (int ei : s.outEdges[v]) {
+    const SearchEdge& e = s.edges[ei];
+    cost = checkedAdd(cost, edgeCost(s, e, node.outIndex[c], s.nodes[e.to].operandIndex[e.operand][choice[e.to]]), "plan cost");
+  }
+  return cost;
+}
+
+// Block coordinate descent with the exact total cost as the acceptance test: every tree
+// of the forest decomposition, then every single node, re-solved with the rest fixed.
 int64_t descend(SearchSpace& s, std::vector<int>& choice, const std::vector<std::vector<int>>& trees,
                 const std::vector<int>& primary) {
   int64_t cost = totalCost(s, choice);
-  auto tryBlock = [&](const Block& b) {
-    std::vector<int> candidate = choice;
-    solveBlock(s, b, candidate);
-    int64_t c = totalCost(s, candidate);
-    if (c < cost) {
-      cost = c;
-      choice = std::move(candidate);
-      return true;
-    }
-    return false;
-  };
   for (int round = 0; round < kMaxDescentRounds; ++round) {
     bool improved = false;
-    for (const auto& t : trees)
-      if (t.size() > 1) improved |= tryBlock(blockOf(s, t, primary));
+    for (const auto& t : trees) {
+      if (t.size() < 2) continue;
+      std::vector<int> candidate = choice;
+      solveBlock(s, blockOf(s, t, primary), candidate);
+      int64_t c = totalCost(s, candidate);
+      if (c < cost) {
+        cost = c;
+        choice = std::move(candidate);
+        improved = true;
+      }
+    }
     for (std::size_t v = 0; v < s.nodes.size(); ++v) {
-      Block b = emptyBlock(s.nodes.size());
-      b.free[v] = 1;
-      improved |= tryBlock(b);
+      const int current = choice[v];
+      int64_t currentCost = costAround(s, choice, static_cast<int>(v), current), bestCost = currentCost;
+      for (std::size_t c = 0; c < s.nodes[v].parts.size(); ++c) {
+        int64_t around = costAround(s, choice, static_cast<int>(v), static_cast<int>(c));
+        if (around < bestCost) {
+          bestCost = around;
+          choice[v] = static_cast<int>(c);
+        }
+      }
+      if (choice[v] != current) {
+        cost -= currentCost - bestCost;
+        improved = true;
+      }
+    }
+    if (!improved) break;
+  }
+  return cost;
+}
+
+// Coordinate descent over the output layouts of the multi-consumer nodes: with those
+// layouts fixed the DP is exact for everything else, so each step re-solves the whole
+// graph for one changed layout and keeps it when the exact total drops. Runs only while
+// a round fits in `budget` (layout count x DP work).
+int64_t layoutDescent(SearchSpace& s, std::vector<int>& choice, int64_t cost, const std::vector<int>& multi, double budget) {
+  double layouts = 0;
+  for (int v : multi) layouts += static_cast<double>(s.nodes[v].outs.size());
+  if (layouts * dpWork(s) > budget) return cost;
+  std::vector<int> required(s.nodes.size(), -1);
+  for (int v : multi) required[v] = s.nodes[v].outIndex[choice[v]];
+  for (int round = 0; round < kMaxDescentRounds; ++round) {
+    bool improved = false;
+    for (int v : multi) {
+      const int kept = required[v];
+      for (int z = 0; z < static_cast<int>(s.nodes[v].outs.size()); ++z) {
+        if (z == kept) continue;
+        required[v] = z;
+        std::vector<int> candidate(s.nodes.size(), -1);
+        solveBlock(s, treeBlock(s, required), candidate);
+        int64_t c = totalCost(s, candidate);
+        if (c < cost) {
+          cost = c;
+          choice = std::move(candidate);
+          improved = true;
+          break;
+        }
+      }
+      required[v] = s.nodes[v].outIndex[choice[v]];
     }
     if (!improved) break;
   }
@@ -210,8 +274,9 @@ Plan planEindecomp(const Graph& g, const PlanOptions& options) {
     std::vector<int> forest = forestStart(s, trees, primary);
     int64_t forestCost = descend(s, forest, trees, primary);
     best = forestCost < linearCost ? forest : linear;
+    layoutDescent(s, best, std::min(forestCost, linearCost), multi, kLayoutDescentBudget);
     method = "DAG with " + std::to_string(multi.size()) +
-             " multi-consumer nodes: linearization and forest decomposition improved by coordinate descent "
+             " multi-consumer nodes: linearization and forest decomposition improved by coordinate descent and multi-consumer layout descent "
              "(heuristic; the paper's linearization alone costs " + std::to_string(linearStart) + ")";
   }
   Plan plan = makePlan(g, options.devices, "eindecomp", chosenParts(s, best));
