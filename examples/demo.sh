@@ -22,6 +22,6 @@ if [ -x "$bin/eincodegen" ]; then
   "$bin/eincodegen" "$out/chain.yaml" --plan "$out/plan.json" -o "$out/program"
   echo "== make -C program"
   make -s -C "$out/program" > "$out/make.log" || { cat "$out/make.log"; exit 1; }
-  echo "== mpirun -np 4 program/matrix_chain --check --iters 3 --warmup 1"
-  mpirun --oversubscribe -np 4 "$out/program/matrix_chain" --check --iters 3 --warmup 1 --seed 7
+  echo "== mpirun -np 4 program/matrix_chain_skewed --check --iters 3 --warmup 1"
+  mpirun --oversubscribe -np 4 "$out/program/matrix_chain_skewed" --check --iters 3 --warmup 1 --seed 7
 fi

@@ -7,7 +7,7 @@ emitted, built and run under mpirun: median time of the timed iterations and the
 the program measured (= predicted). External baseline in the same run: ScaLAPACK pdgemm
 on the same shapes and ranks (pdgemm_chain.cpp, 2-D grid, 64 x 64 blocks).
 
-usage: bench/matrix_chain/run.py [--build build] [--scale 1] [--iters 3] [--ranks 2,4]
+usage: bench/matrix_chain/run.py [--build build] [--scale 1000] [--iters 3] [--ranks 2,4]
 """
 import argparse
 import json
@@ -42,7 +42,7 @@ def shapes(graph):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
-    ap.add_argument("--scale", type=int, default=1)
+    ap.add_argument("--scale", type=int, default=1000)
     ap.add_argument("--iters", type=int, default=3)
     ap.add_argument("--ranks", default="2,4")
     a = ap.parse_args()

@@ -7,7 +7,9 @@ PROJECT` (the same project folder for every p, so `make` recompiles only the pla
 R.json`. It requires: exit 0, check passed, measured bytes == predicted bytes (total and per
 node), no bytes at p = 1, and every output equal to `einplan eval --seed S` (the reference
 evaluator, a separate implementation) within the dtype's tolerance, compared with NumPy.
-Also checks that a wrong rank count is a clear error (exit 2).
+Also checks that a wrong rank count is a clear error, and at the largest p that random
+.npy inputs (--inputs, scattered from rank 0) give `einplan eval --inputs` outputs and that
+a missing input file is a clear error.
 """
 import argparse
 import json
@@ -18,6 +20,7 @@ import subprocess
 import sys
 
 import numpy as np
+import yaml
 
 TOLERANCE = {"f32": 1e-4, "f64": 1e-10}
 
@@ -34,6 +37,46 @@ def require(ok, what, proc=None):
         print(proc.stdout, proc.stderr, sep="\n")
     print("FAILED:", what)
     sys.exit(1)
+
+
+def compare_outputs(ref, out, dtype, what):
+    tol = TOLERANCE[dtype]
+    refs = sorted(ref.glob("*.npy"))
+    require(len(refs) > 0 and len(refs) == len(list(out.glob("*.npy"))), f"{what}: same outputs as einplan eval")
+    for f in refs:
+        want = np.load(f)
+        got = np.load(out / f.name)
+        require(got.shape == want.shape and got.dtype == want.dtype, f"{what}: {f.name}: shape/dtype")
+        scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
+        err = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))) if want.size else 0.0
+        require(err <= tol * scale, f"{what}: {f.name}: max abs error {err} > {tol * scale}")
+
+
+def check_npy_inputs(a, env, work, program, ranks, dtype):
+    """--inputs: random .npy inputs scattered from rank 0 give einplan eval's outputs."""
+    text = pathlib.Path(a.graph).read_text()
+    g = yaml.safe_load(text)
+    inputs = g["inputs"]
+    if isinstance(inputs, dict):
+        inputs = [{"name": k, "shape": v} for k, v in inputs.items()]
+    ins = work / "npy_inputs"
+    ins.mkdir()
+    rng = np.random.default_rng(a.seed)
+    for t in inputs:
+        np.save(ins / (t["name"] + ".npy"), rng.uniform(-1, 1, t["shape"]).astype(np.float64 if dtype == "f64" else np.float32))
+    ref, out = work / "npy_reference", work / "npy_out"
+    ref.mkdir()
+    out.mkdir()
+    p = run([a.einplan, "eval", a.graph, "--inputs", ins, "--outputs", ref], env=env)
+    require(p.returncode == 0, "einplan eval --inputs", p)
+    p = run(["mpirun", "--oversubscribe", "-np", ranks, program, "--check", "--inputs", ins, "--outputs", out], env=env)
+    require(p.returncode == 0, f"program --inputs at p={ranks}", p)
+    compare_outputs(ref, out, dtype, f"--inputs at p={ranks}")
+    missing = inputs[0]["name"] + ".npy"
+    (ins / missing).unlink()
+    p = run(["mpirun", "--oversubscribe", "-np", ranks, program, "--inputs", ins], env=env)
+    require(p.returncode != 0 and missing in p.stderr, "a missing input file is a clear error", p)
+    print(f"--inputs at p={ranks}: ok")
 
 
 def main():
@@ -88,20 +131,13 @@ def main():
             require(n["bytes_sent"] == n["bytes_predicted"], f"node {n['name']}: {n['bytes_sent']} == {n['bytes_predicted']}")
         if ranks == 1:
             require(r["bytes_sent"] == 0, "one rank sends nothing")
-        tol = TOLERANCE[r["dtype"]]
-        refs = sorted(ref.glob("*.npy"))
-        require(len(refs) > 0 and len(refs) == len(list(out.glob("*.npy"))), "same outputs as einplan eval")
-        for f in refs:
-            want = np.load(f)
-            got = np.load(out / f.name)
-            require(got.shape == want.shape and got.dtype == want.dtype, f"{f.name}: shape/dtype")
-            scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
-            err = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))) if want.size else 0.0
-            require(err <= tol * scale, f"{f.name} at p={ranks}: max abs error {err} > {tol * scale}")
+        compare_outputs(ref, out, r["dtype"], f"p={ranks}")
         print(f"p={ranks}: ok, {r['bytes_sent']} bytes, check max_rel_err {r['check']['max_rel_err']}")
         if ranks > 1:
             p = run(["mpirun", "--oversubscribe", "-np", ranks - 1, program], env=env)
             require(p.returncode != 0 and "planned for" in p.stderr, "wrong rank count is an error", p)
+        if ranks == max(int(x) for x in a.ranks.split(",")):
+            check_npy_inputs(a, env, work, program, ranks, r["dtype"])
     print("all device counts passed")
 
 
