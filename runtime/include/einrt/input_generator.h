@@ -29,8 +29,8 @@ namespace einrt {
 // FNV-1a, 64-bit, over the bytes of `text`.
 inline uint64_t fnv1a64(std::string_view text) {
   uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) {
-    h ^= c;
+  for (char c : text) {
+    h ^= static_cast<unsigned char>(c);
     h *= 0x100000001b3ULL;
   }
   return h;

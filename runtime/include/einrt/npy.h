@@ -206,7 +206,7 @@ inline NpyHeader parseNpyHeader(const std::string& bytes, const std::string& pat
     headerStart = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) throw NpyError(path, "truncated .npy header");
-    for (int b = 3; b >= 0; --b) headerLen = (headerLen << 8) | static_cast<unsigned char>(bytes[8 + b]);
+    for (std::size_t b = 4; b-- > 0;) headerLen = (headerLen << 8) | static_cast<unsigned char>(bytes[8 + b]);
     headerStart = 12;
   } else {
     throw NpyError(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
