@@ -48,6 +48,13 @@ TEST_CASE("random layout pairs match the serial reference and the implied bytes"
       CHECK(plan.bytesRecvPerExecution() == implied.recvByRank[me]);
       CHECK(comm.counters().bytesSent == predicted.bytesSentByRank[me]);
       CHECK(comm.totalBytesSentAllRanks() == implied.total);
+      // Counted under the operation and the transport that ran.
+      bool partial = false;
+      for (const einrt::Block& b : src.blocks) partial |= src.holding == einrt::Holding::Partial && b.ranks.size() > 1;
+      const std::string operation = partial ? "reduce-redistribute" : "redistribute";
+      CHECK(plan.operation() == operation);
+      CHECK(comm.counters().byOperation.at(operation) == comm.counters().bytesSent);
+      CHECK(comm.counters().byTransport.at(einrt::transportName(plan.transport())) == comm.counters().bytesSent);
       // The source blocks are read, never written.
       const HostBlocks untouched = makeSourceBlocks(src, dtype, me, key);
       CHECK((in.f64 == untouched.f64 && in.f32 == untouched.f32));
