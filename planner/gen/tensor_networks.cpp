@@ -20,7 +20,7 @@ const std::vector<TensorNetworkSpec>& einsumTreesNetworks() {
        {{0, 1}, {0, 1}, {0, 1}, {0, 1}}, "tensor ring part of GETD on JF17K-4"},
       {"trn", "Babcd,aij,bik,ckl,dlm,ejp,fop,gno,hmn->Befgh",
        {128, 4, 7, 4, 7, 3, 4, 5, 5, 50, 50, 50, 50, 50, 50, 50, 50},
-       {{1, 5}, {4, 5}, {1, 2}, {1, 2}, {1, 2}, {1, 2}, {0, 1}}, "first layer of a tensor ring net (LeNet-300-100)"},
+       {{1, 5}, {4, 5}, {1, 2}, {1, 2}, {1, 2}, {1, 2}, {0, 1}, {0, 1}}, "first layer of a tensor ring net (LeNet-300-100)"},
   };
   return nets;
 }

@@ -4,7 +4,9 @@
 // before lower case. Three rows of the table list one size fewer than the network has
 // labels; the missing size is restored from the paper's description of the setting:
 // FCTN (all FCTN ranks 8: e..j = 8), TW (TW ranks R = 6 for e..h and L = 4 for i..l),
-// GETD (ring ranks a..e = 40, i..m = 25). `scale` divides every size by D (at least 1).
+// GETD (ring ranks a..e = 40, i..m = 25). TRN's path in the table has 7 pairs for 9
+// operands; the missing last pair, necessarily (0, 1), is appended. `scale` divides
+// every size by D (at least 1).
 #pragma once
 
 #include <cstdint>

@@ -28,7 +28,8 @@ struct Network {
 
 // Table 5 of the Einsum Trees paper. Where the table lists one size fewer than there are
 // labels (FCTN, TW, GETD), the missing rank is restored from the text describing the
-// setting (all FCTN ranks 8; TW ranks R = 6 and L = 4; GETD ring ranks 40).
+// setting (all FCTN ranks 8; TW ranks R = 6 and L = 4; GETD ring ranks 40). TRN's path
+// lists 7 pairs for 9 operands; the missing last pair can only be (0, 1).
 const std::vector<Network>& table5() {
   static const std::vector<Network> nets{
       {"syn", "iaje,bf,dcba,cigj,dh->hgfei", {24, 48, 12, 56, 32, 64, 8, 84, 8, 72}, {{1, 2}, {2, 3}, {0, 1}, {0, 1}}},
@@ -38,7 +39,7 @@ const std::vector<Network>& table5() {
       {"getd", "aib,bjc,ckd,dle,ema->ijklm", {40, 40, 40, 40, 40, 25, 25, 25, 25, 25}, {{0, 1}, {0, 1}, {0, 1}, {0, 1}}},
       {"trn", "Babcd,aij,bik,ckl,dlm,ejp,fop,gno,hmn->Befgh",
        {128, 4, 7, 4, 7, 3, 4, 5, 5, 50, 50, 50, 50, 50, 50, 50, 50},
-       {{1, 5}, {4, 5}, {1, 2}, {1, 2}, {1, 2}, {1, 2}, {0, 1}}},
+       {{1, 5}, {4, 5}, {1, 2}, {1, 2}, {1, 2}, {1, 2}, {0, 1}, {0, 1}}},
   };
   return nets;
 }
@@ -176,6 +177,7 @@ TEST_CASE("Table 5 networks: the exact path is optimal (brute force) and no wors
     const long double paper = positionalPathCost(net.paperPath, p);
     CAPTURE(static_cast<double>(ours));
     CAPTURE(static_cast<double>(paper));
+    REQUIRE(net.paperPath.size() + 1 == p.operands.size());
     CHECK(ours <= paper);
     // Our own path, replayed by the test's independent cost function, gives our count.
     CHECK(positionalPathCost(toPositionalPath(path, static_cast<int>(prob.operands.size())), p) == ours);
