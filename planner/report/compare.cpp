@@ -8,25 +8,39 @@
 
 namespace eindecomp {
 
+int reducedParallelismNodes(const Report& r) {
+  int count = 0;
+  for (const auto& n : r.nodes) count += n.kernelCalls < r.devices && !n.fallback;
+  return count;
+}
+
 Comparison makeComparison(std::vector<ComparisonEntry> entries) {
   Comparison c;
   c.entries = std::move(entries);
-  for (std::size_t i = 0; i < c.entries.size(); ++i)
-    if (c.entries[i].report && (c.best < 0 || c.entries[i].report->totalCost < c.entries[c.best].report->totalCost))
-      c.best = static_cast<int>(i);
+  // Fewer kernel calls always move less data (a serial plan moves nothing but its inputs),
+  // so plans that leave devices idle compete only when no plan uses them all.
+  for (bool fullOnly : {true, false}) {
+    for (std::size_t i = 0; i < c.entries.size(); ++i) {
+      const auto& r = c.entries[i].report;
+      if (!r || (fullOnly && reducedParallelismNodes(*r) > 0)) continue;
+      if (c.best < 0 || r->totalCost < c.entries[c.best].report->totalCost) c.best = static_cast<int>(i);
+    }
+    if (c.best >= 0) break;
+  }
   return c;
 }
 
 namespace {
 
 std::vector<std::string> header() {
-  return {"best", "algorithm", "total_cost", "total_bytes", "join", "agg", "repart", "peak_bytes_per_device", "search_time"};
+  return {"best", "algorithm", "total_cost", "total_bytes", "join", "agg", "repart", "peak_bytes_per_device", "search_time",
+          "reduced_calls"};
 }
 
 std::vector<std::string> row(const Comparison& c, std::size_t i, bool human) {
   const ComparisonEntry& e = c.entries[i];
   std::string mark = static_cast<int>(i) == c.best ? "*" : "";
-  if (!e.report) return {mark, e.algorithm, "n/a: " + e.error, "", "", "", "", "", ""};
+  if (!e.report) return {mark, e.algorithm, "n/a: " + e.error, "", "", "", "", "", "", ""};
   const Report& r = *e.report;
   int64_t join = 0, agg = 0, repart = 0;
   for (const auto& n : r.nodes) {
@@ -39,7 +53,7 @@ std::vector<std::string> row(const Comparison& c, std::size_t i, bool human) {
   return {mark, e.algorithm, std::to_string(r.totalCost), human ? humanBytes(r.totalBytes) : std::to_string(r.totalBytes),
           std::to_string(join), std::to_string(agg), std::to_string(repart),
           human ? humanBytes(r.peakBytesPerDevice) : std::to_string(r.peakBytesPerDevice),
-          human ? humanSeconds(r.searchSeconds) : seconds.str()};
+          human ? humanSeconds(r.searchSeconds) : seconds.str(), std::to_string(reducedParallelismNodes(r))};
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// `einplan compare`: several algorithms' reports side by side, the cheapest marked, and
+// `einplan compare`: several algorithms' reports side by side, the cheapest marked (plans
+// that leave devices idle on some node are flagged and only win when all do), and
 // the CI check against a baseline report: the chosen plan (the first algorithm listed)
 // regresses when its total cost exceeds the baseline's total_cost * (1 + tolerance).
 #pragma once
@@ -21,8 +22,14 @@ struct ComparisonEntry {
 
 struct Comparison {
   std::vector<ComparisonEntry> entries;
-  int best = -1;  // index of the cheapest successful entry (first on ties)
+  // The cheapest successful entry (first on ties) among those whose every node runs the
+  // full device count where it can; among all entries when none does.
+  int best = -1;
 };
+
+// Nodes running fewer kernel calls than the device count although a partition with the
+// full count exists (e.g. `data` on a batch of 1).
+int reducedParallelismNodes(const Report& r);
 
 Comparison makeComparison(std::vector<ComparisonEntry> entries);
 
