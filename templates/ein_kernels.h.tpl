@@ -163,8 +163,30 @@ inline void runPermute(const Permute& p, const T* in, T* out, bool toCanonical, 
   const int64_t blocks = (p.elements + threads - 1) / threads;
   if (blocks > 0) permuteKernel<T><<<static_cast<unsigned>(blocks), threads>>>(p, in, out, toCanonical, accumulate);
 #else
+  // Row by row of the innermost canonical dimension: the stored offset of a row costs one
+  // decomposition, its elements one stride each (a per-element decomposition is far slower).
+  if (p.dims == 0 || p.elements == 0) {
+    if (p.elements) permuteElement(p, 0, in, out, toCanonical, accumulate);
+    return;
+  }
+  const int last = p.dims - 1;
+  const int64_t inner = p.canonicalExtent[last], stride = p.storedStride[last], rows = p.elements / inner;
 #pragma omp parallel for schedule(static) if (p.elements > 32768)
-  for (int64_t j = 0; j < p.elements; ++j) permuteElement(p, j, in, out, toCanonical, accumulate);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t rest = r, base = 0;
+    for (int d = last - 1; d >= 0; --d) {
+      base += (rest % p.canonicalExtent[d]) * p.storedStride[d];
+      rest /= p.canonicalExtent[d];
+    }
+    const T* src = toCanonical ? in + base : in + r * inner;
+    T* dst = toCanonical ? out + r * inner : out + base;
+    if (toCanonical)
+      for (int64_t i = 0; i < inner; ++i) dst[i] = src[i * stride];
+    else if (accumulate)
+      for (int64_t i = 0; i < inner; ++i) dst[i * stride] += src[i];
+    else
+      for (int64_t i = 0; i < inner; ++i) dst[i * stride] = src[i];
+  }
 #endif
 }
 
