@@ -291,7 +291,7 @@ TEST_CASE("eindecomp equals an independent brute force on 300 random in-tree gra
   int checked = 0;
   while (checked < 300) {
     int64_t p = kDeviceCounts[gen.rng() % 8];
-    Graph g = gen.make(1 + static_cast<int>(gen.rng() % 4), false);
+    Graph g = gen.make(1 + static_cast<int>(gen.rng() % 6), false);
     std::vector<OracleNode> oracle = oracleGraph(g);
     if (oracleCombinations(oracle, p) > 2e5) continue;
     PlanOptions options;

@@ -4,12 +4,15 @@
 // regression rule, and the --mem-limit / --fix constraints.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <yaml-cpp/yaml.h>
 
 #include "planner/algorithms/pins.h"
 #include "planner/algorithms/planning.h"
+#include "planner/cost/machine.h"
 #include "planner/report/compare.h"
 #include "planner/report/explain.h"
 #include "planner/report/plan_file.h"
@@ -202,4 +205,52 @@ TEST_CASE("explain names the TRA operators and layouts") {
   std::string candidates = explainNodeCandidates(g, plan, "AB");
   CHECK(candidates.find("*  i:2 j:2 k:1") != std::string::npos);
   CHECK(graphDot(g, &plan).find("\"AB\" -> \"S\"") != std::string::npos);
+}
+
+TEST_CASE("brute refuses above its stated limit with exit 2") {
+  Graph g = smallDag();
+  PlanOptions o;
+  o.devices = 12;
+  o.bruteLimit = 10;
+  try {
+    planGraph("brute", g, o);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.exitCode() == kExitBadInput);
+    CHECK(std::string(e.what()).find("above the limit of 10") != std::string::npos);
+  }
+  o.bruteLimit = kBruteForceLimit;
+  Plan brute = planGraph("brute", g, o);
+  Plan dp = planGraph("eindecomp", g, o);
+  CHECK(makeReport(g, brute, {}).totalCost == makeReport(g, dp, {}).totalCost);
+}
+
+TEST_CASE("machine files: alpha-beta time per node, bad fields named") {
+  const std::string dir = std::filesystem::temp_directory_path() / "planner_machine_test";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir + "/m.yaml") << "bandwidth: 1.0e9\nlatency: 1.0e-6\nflops: 1.0e12\n";
+    std::ofstream(dir + "/bad.yaml") << "bandwidth: fast\nlatency: 1.0e-6\nflops: 1.0e12\n";
+    std::ofstream(dir + "/neg.json") << "{\"bandwidth\": 1e9, \"latency\": -1, \"flops\": 1e12}";
+  }
+  Machine m = loadMachineFile(dir + "/m.yaml");
+  Graph g = matmulGraph(8);
+  PlanOptions o;
+  o.devices = 16;
+  o.pinned["Z"] = {4, 1, 4};
+  Report r = makeReport(g, planGraph("eindecomp", g, o), {}, m);
+  // join 512 elements = 2048 bytes over 16 devices at 1e9 B/s, one phase, 1024 FLOP over 16 x 1e12.
+  REQUIRE(r.nodes[0].timeSeconds);
+  CHECK(*r.nodes[0].timeSeconds == doctest::Approx(1e-6 + 2048.0 / 16e9 + 1024.0 / 16e12));
+  for (const char* bad : {"/bad.yaml", "/neg.json", "/missing.yaml"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(loadMachineFile(dir + bad), InputError);
+  }
+  try {
+    loadMachineFile(dir + "/bad.yaml");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("bad.yaml:1:") != std::string::npos);
+    CHECK(std::string(e.what()).find("'bandwidth'") != std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
 }
