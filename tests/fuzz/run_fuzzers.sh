@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses of tests/fuzz/project with clang++ into BUILD_DIR and
+# runs each for SECONDS, seeded with tests/fuzz/corpus/<harness>/ (which also holds
+# every input that once crashed or hung: the regression cases) and, for the graph
+# loaders, every example and test graph in the repository. Exit 0 when every harness
+# ran clean, 1 on a finding (the reproducer is written to BUILD_DIR/artifacts/), 77
+# (ctest's skip) when clang++ or libFuzzer is missing.
+#   usage: run_fuzzers.sh SOURCE_ROOT BUILD_DIR SECONDS [HARNESS...]
+set -euo pipefail
+root=$1; build=$2; seconds=$3; shift 3
+harnesses=("$@")
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_graph_yaml fuzz_graph_json fuzz_einsum fuzz_expr fuzz_plan_file)
+
+clangxx=$(command -v clang++ || true)
+if [ -z "$clangxx" ]; then
+  echo "SKIP: clang++ not found; the fuzzers need clang with libFuzzer (Debian: clang libclang-rt-14-dev)"
+  exit 77
+fi
+if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' |
+     "$clangxx" -x c++ -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
+  echo "SKIP: $clangxx cannot link -fsanitize=fuzzer (Debian: libclang-rt-14-dev)"
+  exit 77
+fi
+
+cmake -S "$root/tests/fuzz/project" -B "$build" -DCMAKE_CXX_COMPILER="$clangxx" >/dev/null
+cmake --build "$build" -j 2 --target "${harnesses[@]}"
+
+mkdir -p "$build/artifacts"
+status=0
+for h in "${harnesses[@]}"; do
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  case $h in
+    fuzz_graph_yaml) find "$root/examples" "$root/tests" -path "$root/tests/fuzz" -prune -o \( -name '*.yaml' -o -name '*.yml' \) -type f -print0 | xargs -0 -r cp -t "$work" --backup=numbered ;;
+    fuzz_graph_json) find "$root/examples" "$root/tests" -path "$root/tests/fuzz" -prune -o -name '*.json' -type f -print0 | xargs -0 -r cp -t "$work" --backup=numbered ;;
+  esac
+  echo "== $h: ${seconds}s"
+  # -timeout: one input taking 10 s is a hang; -rss_limit_mb: 2 GiB is a memory blow-up.
+  if ! "$build/$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+       -artifact_prefix="$build/artifacts/$h-" "$work" "$root/tests/fuzz/corpus/$h" 2>"$build/$h.log"; then
+    tail -n 60 "$build/$h.log"
+    echo "FAIL: $h found a problem; reproducer in $build/artifacts/ (run: $build/$h FILE)"
+    status=1
+  else
+    grep -E '^stat::number_of_executed_units|^Done' "$build/$h.log" || true
+  fi
+  rm -rf "$work"
+done
+exit $status
