@@ -18,17 +18,10 @@ struct Tensor {
   std::vector<double> values;   // C order, elementCount(shape) entries
 };
 
-// A tensor of the given dtype and shape with every element set to `fill`
-// (rounded to the dtype).
-Tensor makeTensor(DType dtype, const std::vector<int64_t>& shape, double fill = 0.0);
-
 // The value as the dtype stores it: unchanged for F64, rounded to nearest float for F32.
 double roundToDType(double value, DType dtype);
 
 // Row-major strides in elements: the last dimension has stride 1.
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& shape);
-
-// The flat C-order position of a multi-index.
-int64_t flatIndex(const std::vector<int64_t>& shape, const std::vector<int64_t>& index);
 
 }  // namespace eindecomp

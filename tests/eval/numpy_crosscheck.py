@@ -260,6 +260,66 @@ case("two sinks are the default outputs", {"X": [3, 4]}, [
 ], lambda a: {"S": a["X"].sum(axis=1), "M": a["X"].min(axis=0)})
 
 
+# ---- random single-node EinSums against a generic broadcasting oracle ---------------
+RANDOM_GRAPH_SEED = 4242
+RANDOM_GRAPHS = 24
+NUMPY_JOINS = {"mul": np.multiply, "add": np.add, "sub": np.subtract, "div": np.divide, "max": np.maximum,
+               "min": np.minimum, "sqdiff": lambda x, y: (x - y) ** 2, "absdiff": lambda x, y: np.abs(x - y)}
+NUMPY_AGGS = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}
+
+
+def broadcasting_oracle(names, operand_labels, output_labels, sizes, join, agg):
+    """Z by NumPy broadcasting: every operand is laid out over the whole iteration space
+    (its labels transposed into place, size-1 axes for the others), joined, reduced over
+    the labels not in the output and transposed into the output's order."""
+    space = []
+    for labels in operand_labels + [output_labels]:
+        space += [l for l in labels if l not in space]
+
+    def align(array, labels):
+        moved = array.transpose(sorted(range(len(labels)), key=lambda d: space.index(labels[d])))
+        return moved.reshape([sizes[l] if l in labels else 1 for l in space])
+
+    def oracle(a):
+        values = align(a[names[0]], operand_labels[0])
+        if len(names) == 2:
+            values = NUMPY_JOINS[join](values, align(a[names[1]], operand_labels[1]))
+        values = np.broadcast_to(values, [sizes[l] for l in space])
+        reduced = tuple(d for d, l in enumerate(space) if l not in output_labels)
+        if reduced:
+            values = NUMPY_AGGS[agg](values, axis=reduced)
+        kept = [l for l in space if l in output_labels]
+        # np.array, not np.ascontiguousarray: the latter turns a 0-d result into shape (1,).
+        return {"Z": np.array(np.asarray(values).transpose([kept.index(l) for l in output_labels]))}
+    return oracle
+
+
+def add_random_cases():
+    import random
+    rng = random.Random(RANDOM_GRAPH_SEED)
+    pool = "ijklmn"
+    for k in range(RANDOM_GRAPHS):
+        sizes = {l: rng.randint(1, 4) for l in pool}
+        names = ["A", "B"][:rng.choice([1, 2, 2, 2])]
+        operand_labels = [rng.sample(pool, rng.randint(1, 3)) for _ in names]
+        used = sorted({l for labels in operand_labels for l in labels}, key=pool.index)
+        output_labels = rng.sample(used, rng.randint(0, len(used)))
+        if rng.random() < 0.3:
+            output_labels.insert(rng.randint(0, len(output_labels)), rng.choice([l for l in pool if l not in used]))
+        broadcast = {l: sizes[l] for l in output_labels if l not in used}
+        join = rng.choice(sorted(NUMPY_JOINS)) if len(names) == 2 else "x"
+        agg = rng.choice(sorted(NUMPY_AGGS))
+        einsum = ",".join("".join(labels) for labels in operand_labels) + "->" + "".join(output_labels)
+        inputs = {n: [sizes[l] for l in labels] for n, labels in zip(names, operand_labels)}
+        ranges = {"B": (0.5, 2.0)} if join == "div" else None
+        case(f"random #{k} {einsum} join {join} agg {agg}", inputs,
+             [node("Z", einsum, names, join=join, agg=agg)],
+             broadcasting_oracle(names, operand_labels, output_labels, sizes, join, agg),
+             sizes=broadcast or None, ranges=ranges)
+
+
+add_random_cases()
+
 def graph_document(c, dtype):
     doc = {"name": "crosscheck", "dtype": dtype}
     if c["sizes"]:
@@ -353,7 +413,8 @@ def main():
     parser.add_argument("--seed", type=int, default=20261122, help="seed of the NumPy inputs")
     parser.add_argument("--keep", help="keep the cases' files in this directory")
     args = parser.parse_args()
-    print(f"numpy_crosscheck: {len(CASES)} graphs, input seed {args.seed}")
+    print(f"numpy_crosscheck: {len(CASES)} graphs ({RANDOM_GRAPHS} random, graph seed {RANDOM_GRAPH_SEED}), "
+          f"input seed {args.seed}")
     rng = np.random.default_rng(args.seed)
     versions = [(1, 0), (2, 0), (3, 0)]
     passed = failed = 0
