@@ -277,9 +277,94 @@ ContractionPath greedyPath(const ContractionProblem& p) {
   return path;
 }
 
+ContractionPath reconfigurePath(const ContractionProblem& p, const ContractionPath& path, int leaves, int passes) {
+  const int n = static_cast<int>(p.operands.size());
+  if (n < 3 || leaves < 3) return path;
+  leaves = std::min(leaves, 20);
+
+  // The contraction tree: tensors 0..n-1 are the operands, n + k the result of step k.
+  struct TreeNode {
+    int left = -1, right = -1;
+    std::vector<int> labels;
+    FlopCount flops = 0, size = 0;
+  };
+  std::vector<TreeNode> tree(2 * n - 1);
+  for (int i = 0; i < n; ++i) tree[i].labels = p.operands[i];
+  for (std::size_t k = 0; k < path.steps.size(); ++k) {
+    const PathStep& s = path.steps[k];
+    tree[n + k] = {s.left, s.right, s.result, s.flops, s.resultSize};
+  }
+  const int root = 2 * n - 2;
+
+  for (int pass = 0; pass < passes; ++pass) {
+    bool improved = false;
+    for (int v = n; v <= root; ++v) {
+      // Cut the subtree under v: expand the costliest internal frontier node until the
+      // frontier has `leaves` tensors.
+      std::vector<int> frontier{tree[v].left, tree[v].right}, region{v};
+      while (static_cast<int>(frontier.size()) < leaves) {
+        int pick = -1;
+        for (std::size_t i = 0; i < frontier.size(); ++i)
+          if (frontier[i] >= n && (pick < 0 || tree[frontier[i]].flops > tree[frontier[pick]].flops)) pick = static_cast<int>(i);
+        if (pick < 0) break;
+        const int f = frontier[pick];
+        frontier.erase(frontier.begin() + pick);
+        frontier.push_back(tree[f].left);
+        frontier.push_back(tree[f].right);
+        region.push_back(f);
+      }
+      if (frontier.size() < 3) continue;
+      FlopCount regionFlops = 0;
+      for (int r : region) regionFlops = saturatingAdd(regionFlops, tree[r].flops);
+
+      ContractionProblem sub;
+      sub.sizes = p.sizes;
+      for (int f : frontier) sub.operands.push_back(tree[f].labels);
+      sub.output = tree[v].labels;
+      const ContractionPath best = optimalPath(sub);
+      if (!(best.totalFlops < regionFlops)) continue;
+
+      // Rebuild the region in place: its node slots take the new steps, the last is v.
+      const int m = static_cast<int>(frontier.size());
+      std::vector<int> slots(region.begin() + 1, region.end());
+      slots.push_back(v);
+      auto nodeOf = [&](int ssa) { return ssa < m ? frontier[ssa] : slots[ssa - m]; };
+      for (std::size_t k = 0; k < best.steps.size(); ++k) {
+        const PathStep& s = best.steps[k];
+        tree[slots[k]] = {nodeOf(s.left), nodeOf(s.right), s.result, s.flops, s.resultSize};
+      }
+      improved = true;
+    }
+    if (!improved) break;
+  }
+
+  // Back to SSA steps: children before parents.
+  ContractionPath out;
+  out.exact = path.exact;
+  std::vector<int> ssa(2 * n - 1, -1);
+  for (int i = 0; i < n; ++i) ssa[i] = i;
+  int next = n;
+  std::vector<std::pair<int, bool>> stack{{root, false}};
+  while (!stack.empty()) {
+    auto [v, expanded] = stack.back();
+    stack.pop_back();
+    if (ssa[v] >= 0) continue;
+    if (!expanded) {
+      stack.push_back({v, true});
+      stack.push_back({tree[v].right, false});
+      stack.push_back({tree[v].left, false});
+      continue;
+    }
+    out.steps.push_back({ssa[tree[v].left], ssa[tree[v].right], tree[v].labels, tree[v].flops, tree[v].size});
+    ssa[v] = next++;
+  }
+  finish(out);
+  return out.totalFlops <= path.totalFlops ? out : path;
+}
+
 ContractionPath optimizePath(const ContractionProblem& p, int maxExactOperands) {
   if (static_cast<int>(p.operands.size()) <= std::min(maxExactOperands, 20)) return optimalPath(p);
-  return greedyPath(p);
+  return reconfigurePath(p, greedyPath(p));
 }
 
 std::vector<std::pair<int, int>> toPositionalPath(const ContractionPath& path, int operandCount) {

@@ -10,7 +10,8 @@
 // Two optimizers: `optimalPath`, a dynamic program over subsets of operands (3^n pairs,
 // exact: minimal total FLOPs, then minimal summed intermediate size), and `greedyPath`,
 // which repeatedly contracts the pair of tensors sharing a label whose step is cheapest
-// (then whose result is smallest), for networks too large for the exact search.
+// (then whose result is smallest), for networks too large for the exact search; its
+// path is then improved by re-optimizing small subtrees exactly (`reconfigurePath`).
 #pragma once
 
 #include <cstdint>
@@ -51,7 +52,15 @@ ContractionPath optimalPath(const ContractionProblem& p);
 // Greedy path for any number of operands (O(n^3) label-set operations).
 ContractionPath greedyPath(const ContractionProblem& p);
 
-// optimalPath when the problem has at most `maxExactOperands` operands, else greedyPath.
+// Subtree reconfiguration: every subtree of the path's contraction tree cut to at most
+// `leaves` leaves (expanding its costliest steps first) is replaced by the exact optimum
+// for those leaves when that costs fewer FLOPs; passes repeat until none improves (at
+// most `passes`). Never returns a costlier path.
+ContractionPath reconfigurePath(const ContractionProblem& p, const ContractionPath& path, int leaves = 8,
+                                int passes = 4);
+
+// optimalPath when the problem has at most `maxExactOperands` operands, else greedyPath
+// improved by reconfigurePath.
 ContractionPath optimizePath(const ContractionProblem& p, int maxExactOperands = kDefaultMaxExactOperands);
 
 // The FLOPs of evaluating the whole contraction as one loop nest (opt_einsum's naive count).
