@@ -63,7 +63,14 @@ class ExprParser {
     }
   }
 
+  // Every operand, unary minus and nesting level passes here once, so counting the
+  // visits bounds both the parser's recursion and the size (hence depth) of the tree
+  // that the evaluator and the code generator later walk recursively.
   Expr parseUnary() {
+    if (++operands_ > kMaxExprOperands)
+      fail("expression too large: more than " + std::to_string(kMaxExprOperands) +
+               " operands, signs and nesting levels",
+           pos_);
     if (accept('-')) return Expr::unary(Expr::Kind::Neg, parseUnary());
     return parsePrimary();
   }
@@ -142,6 +149,7 @@ class ExprParser {
   const std::string& text_;
   SourceLoc where_;
   std::size_t pos_ = 0;
+  std::size_t operands_ = 0;
 };
 
 }  // namespace

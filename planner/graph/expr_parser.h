@@ -12,6 +12,7 @@
 // The loader, the fuzzers and later stages all call these, so there is one grammar.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,11 @@
 #include "planner/graph/expr.h"
 
 namespace eindecomp {
+
+// The most operands, unary minus signs and nesting levels one expression may hold. It
+// keeps the parser's recursion and every later recursive walk of the tree shallow,
+// whatever a graph file contains; real joins use a handful.
+inline constexpr std::size_t kMaxExprOperands = 1000;
 
 // Parses `text` as a scalar expression. On error throws InputError whose message names
 // the column within the expression; `where` is the place of the expression's first
