@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `einplan gen` end to end: every family at its default (paper-sized) parameters is
 # generated, validated by `einplan check` and planned by `einplan plan -p 4`; the
-# committed examples are exactly what `einplan gen` writes today; bad parameters exit 2
-# and write nothing.
+# committed examples are exactly what `einplan gen` writes today and plan for
+# p = 1, 2, 3, 4, 6, 8; bad parameters exit 2 and write nothing.
 # usage: gen_cli.sh EINPLAN WORKDIR EXAMPLES_DIR
 set -u
 einplan=$1 work=$2 examples=$3
@@ -52,6 +52,10 @@ for example in "$examples"/gen-*.yaml; do
   "$einplan" gen $cmd -o "$work/$name" 2>"$work/err.txt" || { fail "$name: gen $cmd"; continue; }
   if diff -q <(grep -v '^#' "$example") "$work/$name" >/dev/null; then pass "$name is current ($cmd)"
   else fail "$name differs from 'einplan gen $cmd'"; fi
+  for p in 1 2 3 4 6 8; do
+    if ! "$einplan" plan "$example" -p "$p" >"$work/plan.txt" 2>&1; then fail "$name: plan -p $p: $(tail -2 "$work/plan.txt")"; continue 2; fi
+  done
+  pass "$name: plan -p 1 2 3 4 6 8"
 done
 
 # Bad parameters: exit status 2, a message naming the option, no file.
