@@ -12,10 +12,10 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <regex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "planner/graph/identifiers.h"
@@ -57,36 +57,118 @@ SourceLoc locOfOffset(const std::string& file, const std::string& text, std::siz
   return loc;
 }
 
+// Reads the decimal number at `pos` in `s`, advancing `pos`; -1 when there is none.
+long readNumber(const std::string& s, std::size_t& pos) {
+  long value = -1;
+  while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9' && value < 1000000000L)
+    value = (value < 0 ? 0 : value * 10) + (s[pos++] - '0');
+  return value;
+}
+
+// nlohmann's messages quote the token read so far ("...; last read: 'TOKEN'; expected
+// ..."), which may be a whole megabyte-long string: keep only its last characters.
+std::string shortenLastRead(const std::string& message) {
+  const std::string marker = "last read: '";
+  const std::size_t start = message.find(marker);
+  if (start == std::string::npos) return message;
+  const std::size_t tokenBegin = start + marker.size();
+  std::size_t tokenEnd = message.rfind("'; expected ");
+  if (tokenEnd == std::string::npos || tokenEnd < tokenBegin) tokenEnd = message.rfind('\'');
+  if (tokenEnd == std::string::npos || tokenEnd < tokenBegin || tokenEnd - tokenBegin <= 40) return message;
+  return message.substr(0, tokenBegin) + "..." + message.substr(tokenEnd - 30);
+}
+
 void checkJsonSyntax(const std::string& text, const std::string& file) {
   try {
     const nlohmann::json parsed = nlohmann::json::parse(text);
     (void)parsed;
   } catch (const nlohmann::json::parse_error& e) {
     // e.what(): "[json.exception.parse_error.101] parse error at line 3, column 7: syntax error ..."
-    static const std::regex shape(R"(at line (\d+), column (\d+): (.*))");
-    std::smatch m;
+    // Taken apart by hand: the message quotes the input and may be long.
     const std::string what = e.what();
-    if (std::regex_search(what, m, shape))
-      throw InputError({{file, std::stoi(m[1]), std::max(1, std::stoi(m[2]))}, "JSON " + m[3].str()});
+    const std::size_t at = what.find("at line ");
+    if (at != std::string::npos) {
+      std::size_t pos = at + 8;
+      const long line = readNumber(what, pos);
+      if (line > 0 && what.compare(pos, 9, ", column ") == 0) {
+        pos += 9;
+        const long col = readNumber(what, pos);
+        if (col >= 0 && what.compare(pos, 2, ": ") == 0)
+          throw InputError({{file, static_cast<int>(line), static_cast<int>(std::max(1L, col))},
+                            "JSON " + shortenLastRead(what.substr(pos + 2))});
+      }
+    }
     // e.byte counts characters read, so the offending one is at byte - 1.
-    throw InputError({locOfOffset(file, text, e.byte > 0 ? e.byte - 1 : 0), std::string("JSON ") + what});
+    throw InputError({locOfOffset(file, text, e.byte > 0 ? e.byte - 1 : 0), "JSON " + shortenLastRead(what)});
   }
 }
 
-YAML::Node parseYaml(const std::string& text, const std::string& file, bool fromJson) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    SourceLoc loc{file, e.mark.line >= 0 ? e.mark.line + 1 : 0, e.mark.column >= 0 ? e.mark.column + 1 : 0};
-    throw InputError({loc, std::string(fromJson ? "cannot read JSON: " : "YAML syntax error: ") + e.msg});
+// Counts the documents of a YAML stream and where each starts, without building them.
+// yaml-cpp 0.7 has a defect: a token that cannot start a node (a stray ',' at the start
+// of a document) is never consumed, so YAML::LoadAll loops forever and YAML::Load
+// returns an empty document. A document that starts where the previous one did is that
+// case, and is reported as a syntax error here instead.
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { first(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { first(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override { first(mark); }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    first(mark);
   }
-  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull()))
-    throw InputError({{file, 1, 1}, "empty graph: the file holds no graph"});
-  if (docs.size() > 1)
-    throw InputError({{file, 1, 1}, "the file holds " + std::to_string(docs.size()) +
-                                        " YAML documents; a graph file holds exactly one"});
-  return docs[0];
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    first(mark);
+  }
+  void OnMapEnd() override {}
+
+  // Call before each document; returns false when the parser made no progress.
+  bool nextDocument() {
+    const bool progressed = documents_ < 2 || starts_[documents_ - 1].pos != starts_[documents_ - 2].pos;
+    startedDocument_ = false;
+    return progressed;
+  }
+  int documents() const { return documents_; }
+  YAML::Mark lastStart() const { return documents_ ? starts_[documents_ - 1] : YAML::Mark(); }
+
+ private:
+  void first(const YAML::Mark& mark) {
+    if (startedDocument_) return;
+    startedDocument_ = true;
+    starts_.push_back(mark);
+    ++documents_;
+  }
+  bool startedDocument_ = false;
+  int documents_ = 0;
+  std::vector<YAML::Mark> starts_;
+};
+
+SourceLoc locOfMark(const std::string& file, const YAML::Mark& mark) {
+  return {file, mark.line >= 0 ? mark.line + 1 : 0, mark.column >= 0 ? mark.column + 1 : 0};
+}
+
+YAML::Node parseYaml(const std::string& text, const std::string& file, bool fromJson) {
+  const std::string syntaxError = fromJson ? "cannot read JSON: " : "YAML syntax error: ";
+  YAML::Node root;
+  try {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentCounter counter;
+    while (parser.HandleNextDocument(counter)) {
+      if (!counter.nextDocument())
+        throw InputError({locOfMark(file, counter.lastStart()), syntaxError + "unexpected character"});
+    }
+    if (counter.documents() > 1)
+      throw InputError({{file, 1, 1}, "the file holds " + std::to_string(counter.documents()) +
+                                          " YAML documents; a graph file holds exactly one"});
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError({locOfMark(file, e.mark), syntaxError + e.msg});
+  }
+  if (root.IsNull()) throw InputError({{file, 1, 1}, "empty graph: the file holds no graph"});
+  return root;
 }
 
 }  // namespace

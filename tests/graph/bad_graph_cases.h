@@ -286,6 +286,13 @@ inline const std::vector<BadGraphCase>& badGraphCases() {
        "nodes:\n"
        "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
        0, 0, {"YAML syntax error"}},
+      {"yaml_stray_comma.yaml",  // hangs yaml-cpp 0.7's LoadAll unless guarded
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n"
+       "---\n"
+       ",\n",
+       5, 1, {"YAML syntax error"}},
       {"unknown_top_field.yaml",
        "inputs: {A: [4, 4]}\n"
        "node:\n"

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -229,4 +230,52 @@ TEST_CASE("loadGraphFile picks the format by extension, then by content") {
   CHECK(parseGraphFormat("json") == GraphFormat::Json);
   CHECK_THROWS_AS(parseGraphFormat("xml"), InputError);
   fs::remove_all(dir);
+}
+
+TEST_CASE("JSON syntax errors inside long strings keep the diagnostic short") {
+  const std::string text = "{\"name\": \"" + std::string(100000, 'x') + "\x01\"}";
+  try {
+    loadGraphText(text, "long.json", GraphFormat::Json);
+    FAIL("accepted a control character in a JSON string");
+  } catch (const InputError& e) {
+    CHECK(e.diagnostic().loc.line == 1);
+    CHECK(e.diagnostic().loc.col == 100011);
+    CHECK(e.diagnostic().message.size() < 300);
+    CHECK(e.diagnostic().message.find("JSON syntax error") != std::string::npos);
+  }
+}
+
+TEST_CASE("randomly damaged graph files load or fail with an InputError, nothing else (seeded)") {
+  const uint64_t seed = std::random_device{}();
+  MESSAGE("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const std::vector<std::pair<std::string, GraphFormat>> originals = {{kChainYaml, GraphFormat::Yaml},
+                                                                      {kChainJson, GraphFormat::Json}};
+  const std::string alphabet = "{}[]:,-\"' \n\tijk->0123456789xyz#&*!|>";
+  int loaded = 0, refused = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const auto& [original, format] = originals[static_cast<std::size_t>(i % 2)];
+    std::string text = original;
+    const int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      const std::size_t at = rng() % text.size();
+      const char c = alphabet[rng() % alphabet.size()];
+      switch (rng() % 3) {
+        case 0: text[at] = c; break;
+        case 1: text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+        default: text.erase(at, 1); break;
+      }
+    }
+    CAPTURE(text);
+    try {
+      loadGraphText(text, "damaged", format);
+      ++loaded;
+    } catch (const InputError& e) {
+      CHECK(e.exitCode() == kExitBadInput);
+      CHECK(e.diagnostic().loc.file == "damaged");
+      ++refused;
+    }
+  }
+  CHECK(refused > 0);
+  MESSAGE("loaded " << loaded << ", refused " << refused);
 }
