@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Resource limits (issue 7): generated graphs at the edges of what the tools accept.
+Each row runs one command on one generated graph and requires an answer within a time
+bound: either success (exit 0) or a refusal with the documented exit status and a
+message naming the limit. A signal (stack overflow, out of memory) or a timeout fails.
+
+  - a 100,000-node chain: check, plan, eval and eincodegen answer in linear-ish time
+    (the time bound is generous for a loaded 2-core machine, far below quadratic);
+  - a node with 20 labels at p = 4096: the partition enumeration stays bounded;
+  - sizes whose products reach 2^63: refused, not wrapped.
+
+usage: run_limits.py EINPLAN EINCODEGEN
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def chain_graph(nodes):
+    """A chain of elementwise nodes, each reading the previous one: the deepest graph."""
+    graph = {"name": "deep_chain", "inputs": {"A": [4, 4]}, "nodes": []}
+    previous = "A"
+    for i in range(nodes):
+        name = f"N{i}"
+        graph["nodes"].append({"name": name, "einsum": "ij->ij", "join": "relu(x)", "inputs": [previous]})
+        previous = name
+    return graph
+
+
+def wide_labels_graph(labels):
+    """One node over `labels` labels of size 2 each, aggregating the last one."""
+    alphabet = "abcdefghijklmnopqrstuvwxyz"[:labels]
+    return {"name": "wide", "inputs": {"A": [2] * labels, "B": [2] * labels},
+            "nodes": [{"name": "C", "einsum": f"{alphabet},{alphabet}->{alphabet[:-1]}", "inputs": ["A", "B"]}]}
+
+
+def big_sizes_graph():
+    """Sizes whose element count is exactly 2^62 (fits) feeding a product that does not."""
+    return {"name": "big", "inputs": {"A": [2147483648, 2147483648], "B": [2147483648, 2]},
+            "nodes": [{"name": "C", "einsum": "ij,jk->ik", "inputs": ["A", "B"]}]}
+
+
+def run(cmd, limit_s):
+    try:
+        done = subprocess.run(cmd, capture_output=True, timeout=limit_s)
+    except subprocess.TimeoutExpired:
+        return None, ""
+    return done.returncode, done.stderr.decode("utf-8", "replace")
+
+
+def main():
+    if len(sys.argv) != 3:
+        raise SystemExit(__doc__)
+    einplan, eincodegen = sys.argv[1], sys.argv[2]
+    failures = 0
+    with tempfile.TemporaryDirectory() as work:
+        def write(name, graph):
+            path = os.path.join(work, name)
+            with open(path, "w") as f:
+                json.dump(graph, f)
+            return path
+
+        chain = write("chain100k.json", chain_graph(100_000))
+        wide = write("wide20.json", wide_labels_graph(20))
+        big = write("big.json", big_sizes_graph())
+        out = os.path.join(work, "out")
+        # (what, command, time bound s, accepted exit codes, fragment required when refused)
+        rows = [
+            ("100k chain: check", [einplan, "check", chain], 120, {0}, ""),
+            ("100k chain: plan p=4", [einplan, "plan", chain, "-p", "4", "-o", out + ".plan.json"], 240, {0, 2, 3}, "limit"),
+            ("100k chain: eval", [einplan, "eval", chain, "--seed", "1", "--outputs", out + ".eval"], 240, {0, 2}, "limit"),
+            ("100k chain: eincodegen", [eincodegen, chain, "-p", "4", "-o", out + ".codegen"], 240, {0, 2, 3}, "limit"),
+            ("20 labels, p=4096: plan", [einplan, "plan", wide, "-p", "4096"], 120, {0, 2, 3}, "limit"),
+            ("20 labels, p=4096: explain candidates", [einplan, "plan", wide, "-p", "4096", "--algorithm", "brute"], 120, {2, 3}, "limit"),
+            ("sizes near 2^63: check", [einplan, "check", big], 30, {2}, "overflow"),
+        ]
+        for what, cmd, limit_s, accepted, fragment in rows:
+            code, stderr = run(cmd, limit_s)
+            verdict = "ok"
+            if code is None:
+                verdict = f"no answer within {limit_s} s"
+            elif code < 0:
+                verdict = f"killed by signal {-code}"
+            elif code not in accepted:
+                verdict = f"exit {code}, expected one of {sorted(accepted)}"
+            elif code != 0 and fragment and fragment not in stderr:
+                verdict = f"refused (exit {code}) without naming the limit ('{fragment}')"
+            print(f"{'PASS' if verdict == 'ok' else 'FAIL'} {what}: exit {code}" + ("" if verdict == "ok" else f" -- {verdict}"))
+            if verdict != "ok":
+                failures += 1
+                print("    " + " ".join(cmd))
+                print("    stderr: " + stderr.strip()[:600])
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
