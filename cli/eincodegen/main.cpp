@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli/common/run_command.h"
+#include "codegen/kernels/internal_layouts.h"
 #include "codegen/lower/identifiers.h"
 #include "codegen/lower/lower.h"
 #include "codegen/lower/plan_source.h"
@@ -58,7 +59,8 @@ int generate(const Options& o) {
   const std::string text = readGraphText(o.graph);
   const Graph loaded = loadGraphText(text, o.graph, parseGraphFormat(o.inputFormat));
   codegen::validateGraphForCodegen(loaded);
-  const Graph g = splitNaryNodes(loaded);
+  // Split n-ary contractions, then choose the layouts of the intermediates they create.
+  const Graph g = codegen::chooseInternalLayouts(splitNaryNodes(loaded));
   const codegen::Backend backend = codegen::parseBackend(o.backend);
 
   PlanOptions planOptions;
