@@ -88,7 +88,15 @@ def main():
     ap.add_argument("--ranks", default="1,2,3,4,6,8")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--algorithm", default="eindecomp")
+    ap.add_argument("--max-flops", type=float, default=3e8,
+                    help="skip (exit 77) graphs whose FLOPs (einplan check) exceed this: they do not run in seconds")
     a = ap.parse_args()
+    check = subprocess.run([a.einplan, "check", a.graph, "--format", "json"], text=True, capture_output=True)
+    require(check.returncode == 0, "einplan check", check)
+    flops = json.loads(check.stdout).get("totals", {}).get("flops", 0)
+    if flops > a.max_flops:
+        print(f"SKIPPED: {a.graph} has {flops:.3g} FLOPs (> {a.max_flops:.3g}); not a few-second example")
+        sys.exit(77)
 
     work = pathlib.Path(a.work)
     shutil.rmtree(work, ignore_errors=True)
