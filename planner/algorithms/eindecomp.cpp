@@ -18,7 +18,6 @@
 //    over the output layouts of the multi-consumer nodes follows (each step an exact DP
 //    over the decoupled in-trees).
 #include <algorithm>
-#include <chrono>
 #include <numeric>
 
 #include "planner/algorithms/block_solver.h"
