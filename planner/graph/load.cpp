@@ -100,6 +100,20 @@ void checkJsonSyntax(const std::string& text, const std::string& file) {
     }
     // e.byte counts characters read, so the offending one is at byte - 1.
     throw InputError({locOfOffset(file, text, e.byte > 0 ? e.byte - 1 : 0), "JSON " + shortenLastRead(what)});
+  } catch (const nlohmann::json::exception& e) {
+    // Not a syntax error but a value nlohmann cannot hold, e.g. out_of_range.406 "number
+    // overflow parsing '1e400'". It carries no position: point at the quoted token's
+    // first occurrence in the text (found by the fuzzer: this escaped as an unlocated error).
+    std::string what = e.what();
+    const std::size_t tag = what.find("] ");
+    if (what.rfind("[json.exception.", 0) == 0 && tag != std::string::npos) what = what.substr(tag + 2);
+    const std::size_t open = what.find('\''), close = what.rfind('\'');
+    std::size_t offset = 0;
+    if (open != std::string::npos && close > open) {
+      const std::size_t found = text.find(what.substr(open + 1, close - open - 1));
+      if (found != std::string::npos) offset = found;
+    }
+    throw InputError({locOfOffset(file, text, offset), "JSON " + shortenLastRead(what)});
   }
 }
 
