@@ -211,6 +211,18 @@ class GraphBuilder {
   // Binds every label to one size: from 'sizes', then from the operand tensors of each
   // node in evaluation order; broadcast labels must be in 'sizes'.
   void resolveLabelSizes(const std::vector<EinsumSpec>& einsums) {
+    // Tensors by name, indexed once: tensorShape() searches the lists, which made this
+    // loop quadratic (minutes for a 100,000-node chain).
+    std::map<std::string, const InputTensor*> inputsByName;
+    std::map<std::string, const Node*> nodesByName;
+    for (const auto& in : graph_.inputs) inputsByName.emplace(in.name, &in);
+    for (const auto& n : graph_.nodes) nodesByName.emplace(n.name, &n);
+    auto operandShape = [&](const std::string& name) {
+      if (auto in = inputsByName.find(name); in != inputsByName.end()) return in->second->shape;
+      std::vector<int64_t> shape;
+      for (const auto& l : nodesByName.at(name)->outputLabels) shape.push_back(graph_.labelSizes.at(l));
+      return shape;
+    };
     for (std::size_t pos = 0; pos < order_.size(); ++pos) {
       const std::size_t docIndex = static_cast<std::size_t>(order_[pos]);
       const DocNode& dn = doc_.nodes[docIndex];
@@ -218,7 +230,7 @@ class GraphBuilder {
       const std::string owner = "node " + quoted(dn.name.text);
       for (std::size_t k = 0; k < spec.operands.size(); ++k) {
         const std::string& tensor = dn.inputs[k].text;
-        const std::vector<int64_t> shape = tensorShape(graph_, tensor);
+        const std::vector<int64_t> shape = operandShape(tensor);
         const Labels& labels = spec.operands[k];
         if (labels.size() != shape.size())
           throw InputError({dn.inputs[k].loc, owner + ": operand " + std::to_string(k + 1) + " has " +
@@ -272,7 +284,9 @@ class GraphBuilder {
     for (const auto& in : graph_.inputs) checkTensor(in.name, in.shape, in.loc);
     int64_t totalFlops = 0;
     for (const auto& n : graph_.nodes) {
-      checkTensor(n.name, tensorShape(graph_, n.name), n.loc);
+      std::vector<int64_t> outputShape;
+      for (const auto& l : n.outputLabels) outputShape.push_back(graph_.labelSizes.at(l));
+      checkTensor(n.name, outputShape, n.loc);
       // A node with three or more operands never runs as one loop nest: the contraction-path
       // optimizer (planner/paths) splits it into binary steps and counts their FLOPs in 128
       // bits, so its naive count (which may exceed 64 bits, e.g. the TRN network) is not checked.
@@ -284,8 +298,12 @@ class GraphBuilder {
 
   void readOutputs() {
     if (!doc_.outputs) {
+      // One pass over every node's inputs, not consumers() per node: that was quadratic
+      // and took minutes on a 100,000-node chain.
+      std::set<std::string> consumed;
+      for (const auto& n : graph_.nodes) consumed.insert(n.inputs.begin(), n.inputs.end());
       for (const auto& n : graph_.nodes)
-        if (consumers(graph_, n.name).empty()) graph_.outputs.push_back(n.name);
+        if (!consumed.count(n.name)) graph_.outputs.push_back(n.name);
       return;
     }
     if (doc_.outputs->empty())
