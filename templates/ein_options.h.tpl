@@ -4,6 +4,7 @@
 //
 // The emitted program's command line (SPEC 7):
 //   [--check] [--iters N] [--warmup N] [--seed S] [--inputs DIR] [--outputs DIR] [--report FILE]
+//   [--timeout SECONDS]
 // Parsed by hand so that the program needs nothing beyond MPI, BLAS and einrt.
 #pragma once
 
@@ -19,19 +20,21 @@ struct Options {
   int warmup = 0;
   uint64_t seed = 0;
   std::string inputs, outputs, report;
+  int64_t timeoutS = 0;  // 0: no watchdog
   bool help = false;
 };
 
 inline const char* usageText() {
   return "usage: mpirun -np P PROGRAM [--check] [--iters N] [--warmup N] [--seed S] [--inputs DIR]\n"
-         "                            [--outputs DIR] [--report FILE]\n"
+         "                            [--outputs DIR] [--report FILE] [--timeout SECONDS]\n"
          "  --check        recompute the outputs on rank 0 with the plain reference and compare (exit 1 on mismatch)\n"
          "  --iters N      timed iterations (default 1); times are medians\n"
          "  --warmup N     untimed iterations before them (default 0)\n"
          "  --seed S       seed of the deterministic input generator (default 0)\n"
          "  --inputs DIR   read every graph input from DIR/NAME.npy instead of generating it\n"
          "  --outputs DIR  write every graph output to DIR/NAME.npy\n"
-         "  --report FILE  write the report as JSON\n";
+         "  --report FILE  write the report as JSON\n"
+         "  --timeout S    a rank still running after S seconds reports it and ends the job (exit 124)\n";
 }
 
 inline int64_t parseCount(const std::string& flag, const std::string& text, int64_t minimum) {
@@ -62,6 +65,7 @@ inline Options parseOptions(int argc, char** argv) {
     else if (a == "--inputs") o.inputs = value();
     else if (a == "--outputs") o.outputs = value();
     else if (a == "--report") o.report = value();
+    else if (a == "--timeout") o.timeoutS = parseCount(a, value(), 1);
     else if (a == "--help" || a == "-h") o.help = true;
     else throw std::invalid_argument("unknown option '" + a + "'");
   }

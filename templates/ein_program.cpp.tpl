@@ -19,14 +19,19 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <einrt/einrt.h>
@@ -335,7 +340,20 @@ std::vector<T> gatherOutput(ProgramState<T>& st, int tensor) {
   return host;
 }
 
+// "" when every value is finite, else how many are NaN or infinite and where the first is.
+template <class T>
+std::string describeNonFinite(const std::vector<T>& values) {
+  std::size_t count = 0, first = 0;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]) && count++ == 0) first = i;
+  if (count == 0) return "";
+  return std::to_string(count) + " NaN/Inf value" + (count == 1 ? "" : "s") + " (the first, " +
+         (std::isnan(values[first]) ? "NaN" : "Inf") + ", at flat index " + std::to_string(first) + ")";
+}
+
 // --check on rank 0: every node again over whole tensors with the plain reference loops.
+// An output whose reference holds NaN or Inf fails the check (and says so): matching
+// NaNs prove nothing about the program.
 template <class T>
 CheckReport referenceCheck(const ProgramSpec<T>& spec, uint64_t seed, const std::map<int, std::vector<T>>* rootInputs,
                            const std::map<int, std::vector<T>>& outputs) {
@@ -362,6 +380,11 @@ CheckReport referenceCheck(const ProgramSpec<T>& spec, uint64_t seed, const std:
   r.ran = true;
   for (const auto& [t, got] : outputs) {
     const std::vector<T>& want = values.at(t);
+    const std::string nonFinite = describeNonFinite(want);
+    if (!nonFinite.empty()) {
+      std::fprintf(stderr, "check: output %s holds %s; --check fails\n", spec.tensors[t].name.c_str(), nonFinite.c_str());
+      r.passed = false;
+    }
     double scale = 0, maxAbs = 0;
     for (std::size_t i = 0; i < want.size(); ++i) {
       const double w = want[i], g = got[i];
@@ -395,6 +418,12 @@ bool readInputsOnRoot(const ProgramSpec<T>& spec, const std::string& dir, int ra
       for (std::size_t t = 0; t < spec.tensors.size(); ++t)
         if (spec.tensors[t].isInput)
           out[static_cast<int>(t)] = einrt::readNpy<T>(dir + "/" + spec.tensors[t].name + ".npy", spec.tensors[t].shape);
+      for (const auto& [t, values] : out) {
+        const std::string nonFinite = describeNonFinite(values);
+        if (!nonFinite.empty())
+          std::fprintf(stderr, "warning: --inputs: %s.npy holds %s; it will reach the outputs and fail --check\n",
+                       spec.tensors[t].name.c_str(), nonFinite.c_str());
+      }
     } catch (const std::exception& e) {
       problem = e.what();
     }
@@ -482,8 +511,43 @@ int runProgramOnRanks(const ProgramSpec<T>& spec, const Options& opt) {
   return status;
 }
 
+// --timeout: a rank still running after the limit (a peer died inside a collective, or the
+// job hangs) says so and ends; mpirun then stops the other ranks, naming this one. It
+// exits with std::_Exit on purpose: MPI_Abort is not safe from a second thread under
+// MPI_THREAD_SINGLE, and nothing of the stalled run is worth finishing.
+class Watchdog {
+ public:
+  Watchdog(int64_t seconds, int rank) {
+    if (seconds <= 0) return;
+    thread_ = std::thread([this, seconds, rank] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (finished_.wait_for(lock, std::chrono::seconds(seconds), [this] { return done_; })) return;
+      std::fprintf(stderr, "error (rank %d): still running after --timeout %lld s (a rank died or the job hangs); ending the job\n",
+                   rank, static_cast<long long>(seconds));
+      std::fflush(stderr);
+      std::_Exit(124);
+    });
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    finished_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable finished_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
 // main() of the emitted program: options, MPI, run, exit status (0 ok, 1 failed --check,
-// 2 bad usage, wrong rank count, missing or malformed files).
+// 2 bad usage, wrong rank count, missing or malformed files, 124 --timeout reached).
 template <class T>
 int runProgram(const ProgramSpec<T>& spec, int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -495,6 +559,7 @@ int runProgram(const ProgramSpec<T>& spec, int argc, char** argv) {
     if (opt.help) {
       if (rank == 0) std::printf("%s", usageText());
     } else {
+      Watchdog watchdog(opt.timeoutS, rank);
       status = runProgramOnRanks(spec, opt);
     }
   } catch (const std::invalid_argument& e) {
