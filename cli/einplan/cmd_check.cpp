@@ -1,6 +1,8 @@
 // `einplan check GRAPH`: load and validate a graph file, then print its tensors, nodes,
 // FLOPs and totals (table or JSON). All logic lives in planner/graph; this only wires it.
+#include <cstdint>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -9,6 +11,7 @@
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/graph_summary.h"
 #include "planner/graph/load.h"
+#include "planner/paths/split_nary.h"
 
 namespace eindecomp::cli {
 
@@ -27,8 +30,20 @@ void addCheckCommand(CLI::App& app, int& status) {
   cmd->callback([opts, &status] {
     status = runCommand([&] {
       const Graph g = loadGraphFile(opts->graph, parseGraphFormat(opts->inputFormat));
-      const GraphSummary summary = summarizeGraph(g);
-      std::cout << (opts->format == "json" ? renderSummaryJson(summary) : renderSummaryTable(summary));
+      // n-ary contractions are reported with the FLOPs of their contraction path (what
+      // runs), followed by the path report itself.
+      const std::vector<ContractionPathInfo> paths = contractionPathInfos(g);
+      std::map<std::string, int64_t> pathFlops;
+      for (const auto& info : paths)
+        if (info.optimizedFlops <= static_cast<FlopCount>(INT64_MAX))
+          pathFlops[info.node] = static_cast<int64_t>(info.optimizedFlops);
+      const GraphSummary summary = summarizeGraph(g, pathFlops);
+      if (opts->format == "json") {
+        std::cout << renderSummaryJson(summary);
+      } else {
+        std::cout << renderSummaryTable(summary);
+        if (!paths.empty()) std::cout << "\n" << formatPathReport(paths);
+      }
       return kExitOk;
     });
   });

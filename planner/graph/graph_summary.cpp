@@ -8,7 +8,7 @@
 
 namespace eindecomp {
 
-GraphSummary summarizeGraph(const Graph& g) {
+GraphSummary summarizeGraph(const Graph& g, const std::map<std::string, int64_t>& flopsOverride) {
   GraphSummary s;
   s.name = g.name;
   s.dtype = dtypeName(g.dtype);
@@ -32,8 +32,10 @@ GraphSummary summarizeGraph(const Graph& g) {
   for (const auto& in : g.inputs) addTensor(in.name, "input");
   for (const auto& n : g.nodes) {
     addTensor(n.name, "node");
-    const int64_t flops = nodeFlops(g, n);
-    s.totalFlops += flops;
+    const auto overridden = flopsOverride.find(n.name);
+    const int64_t flops = overridden != flopsOverride.end() ? overridden->second : nodeFlops(g, n);
+    if (__builtin_add_overflow(s.totalFlops, flops, &s.totalFlops))
+      throw InputError({n.loc, "the graph's total FLOP count overflows 64 bits"});
     s.nodes.push_back(NodeSummary{n.name, n.einsum, n.inputs, n.joinName, aggName(n.agg), tensorShape(g, n.name),
                                   flops, isOutput(n.name)});
   }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,10 @@ struct GraphSummary {
   int64_t totalBytes = 0;  // all tensors, inputs and node outputs
 };
 
-GraphSummary summarizeGraph(const Graph& g);
+// `flopsOverride` gives the FLOPs to report for particular nodes instead of nodeFlops:
+// n-ary contractions run as binary steps along their contraction path, so the CLI passes
+// the path's FLOPs for them (their naive count may not even fit in 64 bits).
+GraphSummary summarizeGraph(const Graph& g, const std::map<std::string, int64_t>& flopsOverride = {});
 
 // Aligned columns with human units (KiB/MiB, MFLOP/GFLOP), ending in a totals line.
 std::string renderSummaryTable(const GraphSummary& s);
