@@ -34,7 +34,7 @@ demo: build
 	./examples/demo.sh $(BUILD)
 
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # The whole test suite built with AddressSanitizer + UndefinedBehaviorSanitizer in a
 # separate build folder (docs/hardening.md). CXXFLAGS/LDFLAGS stay exported while ctest
