@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "codegen/kernels/gemm_mapping.h"
+#include "planner/graph/graph_index.h"
 
 namespace eindecomp::codegen {
 
@@ -82,11 +83,12 @@ std::string einsumText(const Node& n) {
 
 Graph chooseInternalLayouts(const Graph& g) {
   Graph out = g;
+  const GraphIndex index(out);  // names, inputs and outputs stay; only label orders change
   for (std::size_t i = 0; i < out.nodes.size(); ++i) {
     Node& producer = out.nodes[i];
     if (producer.name.find('.') == std::string::npos || !binaryContraction(producer)) continue;
-    if (std::find(out.outputs.begin(), out.outputs.end(), producer.name) != out.outputs.end()) continue;
-    const std::vector<Use> uses = consumers(out, producer.name);
+    if (index.isOutput(producer.name)) continue;
+    const std::vector<Use>& uses = index.consumers(producer.name);
     if (uses.size() != 1 || !binaryContraction(out.nodes[uses[0].node])) continue;
     Node& consumer = out.nodes[uses[0].node];
     const int operand = uses[0].operand;

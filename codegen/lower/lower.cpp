@@ -7,6 +7,7 @@
 #include "codegen/lower/block_geometry.h"
 #include "codegen/lower/hungarian.h"
 #include "codegen/lower/identifiers.h"
+#include "planner/graph/graph_index.h"
 
 namespace eindecomp::codegen {
 
@@ -171,8 +172,9 @@ NodeProgram describeNode(const Graph& g, const Node& node, int index, const Plan
 RankProgram lowerPlan(const Graph& g, const PlanPartitions& plan) {
   validateGraphForCodegen(g);
   if (plan.devices < 1) throw InputError({{g.sourceFile, 0, 0}, "the plan's device count must be positive"});
+  const GraphIndex index(g);
   for (const auto& [name, parts] : plan.partitions)
-    if (!findNode(g, name)) throw InputError({{g.sourceFile, 0, 0}, "the plan names node '" + name + "', which the graph does not have"});
+    if (!index.findNode(name)) throw InputError({{g.sourceFile, 0, 0}, "the plan names node '" + name + "', which the graph does not have"});
   RankProgram rp;
   rp.graphName = g.name;
   rp.dtype = g.dtype;
@@ -192,13 +194,14 @@ RankProgram lowerPlan(const Graph& g, const PlanPartitions& plan) {
     TensorProgram t;
     t.name = g.nodes[i].name;
     t.ident = cppIdentifier(static_cast<int>(rp.tensors.size()), t.name);
-    t.shape = tensorShape(g, t.name);
+    t.shape = outputShape(g, g.nodes[i]);
     t.producer = static_cast<int>(i);
     rp.tensors.push_back(t);
   }
+  // rp.tensors holds the graph inputs, then the nodes, each in graph order.
   auto tensorIndex = [&](const std::string& name) {
-    for (std::size_t t = 0; t < rp.tensors.size(); ++t)
-      if (rp.tensors[t].name == name) return static_cast<int>(t);
+    if (const InputTensor* in = index.findInput(name)) return static_cast<int>(in - g.inputs.data());
+    if (int node = index.nodeIndex(name); node >= 0) return static_cast<int>(g.inputs.size()) + node;
     throw InputError({{g.sourceFile, 0, 0}, "unknown tensor '" + name + "'"});
   };
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {

@@ -27,5 +27,8 @@ PartitionRequest parseFixOption(const std::string& text, const SourceLoc& where)
 // Validates the request against the graph; the product must be `devices`, or the
 // node's fallback count (SPEC 2) when no partition of the node reaches `devices`.
 Parts resolvePartitionRequest(const Graph& g, const PartitionRequest& request, int64_t devices);
+// The same for a node already looked up (nullptr: request.node is not in the graph), so
+// that resolving a whole plan file needs no search per node.
+Parts resolvePartitionRequest(const Graph& g, const Node* node, const PartitionRequest& request, int64_t devices);
 
 }  // namespace eindecomp

@@ -1,6 +1,7 @@
 #include "planner/algorithms/plan.h"
 
 #include "planner/cost/cost_model.h"
+#include "planner/graph/graph_index.h"
 
 namespace eindecomp {
 
@@ -23,10 +24,11 @@ Plan makePlan(const Graph& g, int64_t devices, const std::string& algorithm, con
     np.outputParts = projectParts(np.parts, s.outputDims);
     plan.nodes.push_back(std::move(np));
   }
+  const GraphIndex index(g);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     for (std::size_t k = 0; k < n.inputs.size(); ++k) {
-      int from = nodeIndex(g, n.inputs[k]);
+      int from = index.nodeIndex(n.inputs[k]);
       if (from < 0) continue;
       PlanEdge e;
       e.from = n.inputs[k];

@@ -4,6 +4,7 @@
 
 #include "planner/cost/checked_math.h"
 #include "planner/cost/cost_model.h"
+#include "planner/graph/graph_index.h"
 
 namespace eindecomp {
 
@@ -67,9 +68,10 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
   s.inEdges.resize(g.nodes.size());
   s.outEdges.resize(g.nodes.size());
   std::map<std::tuple<std::vector<int64_t>, std::vector<Parts>, std::vector<Parts>>, int> shapes;
+  const GraphIndex index(g);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
-      int from = nodeIndex(g, g.nodes[i].inputs[k]);
+      int from = index.nodeIndex(g.nodes[i].inputs[k]);
       if (from < 0) continue;
       SearchEdge e{from, static_cast<int>(i), static_cast<int>(k), 0};
       std::vector<int64_t> bounds = tensorBounds(s.nodes[i].space, e.operand);

@@ -8,6 +8,7 @@
 
 #include "planner/graph/einsum_parser.h"
 #include "planner/graph/expr_parser.h"
+#include "planner/graph/graph_index.h"
 
 namespace eindecomp::gen {
 
@@ -78,9 +79,13 @@ void GraphBuilder::output(const std::string& name) {
 
 Graph GraphBuilder::build() const {
   Graph g = graph_;
-  if (g.outputs.empty())
+  if (g.outputs.empty()) {
+    const GraphIndex index(g);
+    std::vector<std::string> sinks;
     for (const auto& n : g.nodes)
-      if (consumers(g, n.name).empty()) g.outputs.push_back(n.name);
+      if (index.consumers(n.name).empty()) sinks.push_back(n.name);
+    g.outputs = std::move(sinks);
+  }
   // Keep only the sizes of labels some tensor uses, as a loaded graph would.
   std::map<Label, int64_t> used;
   for (const auto& n : g.nodes)

@@ -10,6 +10,7 @@
 #include "planner/graph/einsum_parser.h"
 #include "planner/graph/expr_parser.h"
 #include "planner/graph/graph_document.h"
+#include "planner/graph/graph_index.h"
 #include "planner/graph/graph_order.h"
 #include "planner/graph/identifiers.h"
 
@@ -211,18 +212,10 @@ class GraphBuilder {
   // Binds every label to one size: from 'sizes', then from the operand tensors of each
   // node in evaluation order; broadcast labels must be in 'sizes'.
   void resolveLabelSizes(const std::vector<EinsumSpec>& einsums) {
-    // Tensors by name, indexed once: tensorShape() searches the lists, which made this
-    // loop quadratic (minutes for a 100,000-node chain).
-    std::map<std::string, const InputTensor*> inputsByName;
-    std::map<std::string, const Node*> nodesByName;
-    for (const auto& in : graph_.inputs) inputsByName.emplace(in.name, &in);
-    for (const auto& n : graph_.nodes) nodesByName.emplace(n.name, &n);
-    auto operandShape = [&](const std::string& name) {
-      if (auto in = inputsByName.find(name); in != inputsByName.end()) return in->second->shape;
-      std::vector<int64_t> shape;
-      for (const auto& l : nodesByName.at(name)->outputLabels) shape.push_back(graph_.labelSizes.at(l));
-      return shape;
-    };
+    // Tensors by name, indexed once: the free tensorShape() searches the lists, which
+    // made this loop quadratic (minutes for a 100,000-node chain).
+    const GraphIndex index(graph_);
+    auto operandShape = [&](const std::string& name) { return index.tensorShape(name); };
     for (std::size_t pos = 0; pos < order_.size(); ++pos) {
       const std::size_t docIndex = static_cast<std::size_t>(order_[pos]);
       const DocNode& dn = doc_.nodes[docIndex];
@@ -309,15 +302,18 @@ class GraphBuilder {
     if (doc_.outputs->empty())
       throw InputError({doc_.outputsLoc, "'outputs' is empty; list the nodes to output, or leave the field out "
                                          "to output every node that nothing consumes"});
-    std::vector<std::string> nodeNames;
-    for (const auto& n : graph_.nodes) nodeNames.push_back(n.name);
+    const GraphIndex index(graph_);
+    std::set<std::string> listed;
     for (const auto& o : *doc_.outputs) {
-      if (findInput(graph_, o.text))
+      if (index.findInput(o.text))
         throw InputError({o.loc, "output " + quoted(o.text) + " is a graph input; outputs must be nodes"});
-      if (!findNode(graph_, o.text))
+      if (!index.findNode(o.text)) {
+        std::vector<std::string> nodeNames;
+        for (const auto& n : graph_.nodes) nodeNames.push_back(n.name);
         throw InputError({o.loc, "output " + quoted(o.text) + " is not a node of the graph" +
                                      didYouMean(o.text, nodeNames)});
-      if (std::find(graph_.outputs.begin(), graph_.outputs.end(), o.text) != graph_.outputs.end())
+      }
+      if (!listed.insert(o.text).second)
         throw InputError({o.loc, "output " + quoted(o.text) + " is listed twice"});
       graph_.outputs.push_back(o.text);
     }

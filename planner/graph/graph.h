@@ -52,6 +52,8 @@ struct Graph {
 };
 
 // ---- queries used throughout the planner (graph_queries.cpp) ----
+// The name lookups below search the lists: a stage that asks once per node builds a
+// GraphIndex (graph_index.h) instead.
 
 std::size_t dtypeSize(DType t);
 const char* dtypeName(DType t);      // "f32" | "f64"
@@ -74,6 +76,8 @@ int nodeIndex(const Graph& g, const std::string& name);
 
 // Shape of a tensor (input or node output) by name; throws std::out_of_range if unknown.
 std::vector<int64_t> tensorShape(const Graph& g, const std::string& name);
+// Shape of a node's output (its output labels' sizes).
+std::vector<int64_t> outputShape(const Graph& g, const Node& n);
 int64_t elementCount(const std::vector<int64_t>& shape);
 
 // The nodes that consume `name`, with the operand position, in node order.

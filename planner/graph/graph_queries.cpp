@@ -75,12 +75,14 @@ int nodeIndex(const Graph& g, const std::string& name) {
 
 std::vector<int64_t> tensorShape(const Graph& g, const std::string& name) {
   if (const InputTensor* t = findInput(g, name)) return t->shape;
-  if (const Node* n = findNode(g, name)) {
-    std::vector<int64_t> shape;
-    for (const auto& l : n->outputLabels) shape.push_back(g.labelSizes.at(l));
-    return shape;
-  }
+  if (const Node* n = findNode(g, name)) return outputShape(g, *n);
   throw std::out_of_range("unknown tensor '" + name + "'");
+}
+
+std::vector<int64_t> outputShape(const Graph& g, const Node& n) {
+  std::vector<int64_t> shape;
+  for (const auto& l : n.outputLabels) shape.push_back(g.labelSizes.at(l));
+  return shape;
 }
 
 int64_t elementCount(const std::vector<int64_t>& shape) {

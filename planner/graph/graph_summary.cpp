@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planner/graph/graph_index.h"
 #include "planner/graph/human_units.h"
 
 namespace eindecomp {
@@ -15,17 +16,15 @@ GraphSummary summarizeGraph(const Graph& g, const std::map<std::string, int64_t>
   s.sourceFile = g.sourceFile;
   s.outputs = g.outputs;
   const int64_t elementBytes = static_cast<int64_t>(dtypeSize(g.dtype));
-  auto isOutput = [&](const std::string& name) {
-    return std::find(g.outputs.begin(), g.outputs.end(), name) != g.outputs.end();
-  };
+  const GraphIndex index(g);
   auto addTensor = [&](const std::string& name, const char* kind) {
     TensorSummary t;
     t.name = name;
     t.kind = kind;
-    t.shape = tensorShape(g, name);
+    t.shape = index.tensorShape(name);
     t.elements = elementCount(t.shape);
     t.bytes = t.elements * elementBytes;
-    t.isOutput = isOutput(name);
+    t.isOutput = index.isOutput(name);
     s.totalBytes += t.bytes;  // the loader guarantees the total fits
     s.tensors.push_back(std::move(t));
   };
@@ -36,8 +35,8 @@ GraphSummary summarizeGraph(const Graph& g, const std::map<std::string, int64_t>
     const int64_t flops = overridden != flopsOverride.end() ? overridden->second : nodeFlops(g, n);
     if (__builtin_add_overflow(s.totalFlops, flops, &s.totalFlops))
       throw InputError({n.loc, "the graph's total FLOP count overflows 64 bits"});
-    s.nodes.push_back(NodeSummary{n.name, n.einsum, n.inputs, n.joinName, aggName(n.agg), tensorShape(g, n.name),
-                                  flops, isOutput(n.name)});
+    s.nodes.push_back(NodeSummary{n.name, n.einsum, n.inputs, n.joinName, aggName(n.agg), outputShape(g, n),
+                                  flops, index.isOutput(n.name)});
   }
   return s;
 }

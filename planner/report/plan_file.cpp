@@ -5,6 +5,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "planner/graph/graph_index.h"
+
 namespace eindecomp {
 
 namespace {
@@ -76,9 +78,10 @@ PlanFile readPlanFile(const std::string& path) {
 
 std::map<std::string, Parts> resolvePlanFile(const Graph& g, const PlanFile& plan, int64_t devices) {
   std::map<std::string, Parts> pins;
+  const GraphIndex index(g);
   for (const PartitionRequest& r : plan.nodes) {
     if (pins.count(r.node)) throw InputError({r.loc, "node '" + r.node + "' appears twice in the plan"});
-    pins[r.node] = resolvePartitionRequest(g, r, devices);
+    pins[r.node] = resolvePartitionRequest(g, index.findNode(r.node), r, devices);
   }
   return pins;
 }
