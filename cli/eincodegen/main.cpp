@@ -22,6 +22,7 @@
 #include "planner/algorithms/planning.h"
 #include "planner/graph/load.h"
 #include "planner/paths/split_nary.h"
+#include "planner/report/plan_file.h"
 #include "planner/version.h"
 
 namespace {
@@ -66,12 +67,15 @@ int generate(const Options& o) {
   PlanOptions planOptions;
   std::string algorithm = o.algorithm;
   if (!o.plan.empty()) {
-    const codegen::PlanFile file = codegen::readPlanFile(o.plan, g);
-    if (o.devices && o.devices != file.devices)
-      throw InputError({{o.plan, 0, 0}, "the plan is for " + std::to_string(file.devices) + " devices but -p says " +
+    // The planner's plan-file reader (the one `einplan cost --plan` uses, and fuzzed).
+    const PlanFile file = readPlanFile(o.plan);
+    if (!file.devices && o.devices < 1)
+      throw InputError({{o.plan, 1, 1}, "the plan file has no 'devices' and no -p was given"});
+    if (file.devices && o.devices && o.devices != *file.devices)
+      throw InputError({{o.plan, 1, 1}, "the plan is for " + std::to_string(*file.devices) + " devices but -p says " +
                                             std::to_string(o.devices)});
-    planOptions.devices = file.devices;
-    planOptions.pinned = file.partitions;
+    planOptions.devices = file.devices ? *file.devices : o.devices;
+    planOptions.pinned = resolvePlanFile(g, file, planOptions.devices);
     algorithm = "eindecomp";  // plans the nodes the file leaves out
   } else {
     if (o.devices < 1) throw InputError({{"-p", 0, 0}, "give the device count with -p N, or a plan with --plan FILE"});

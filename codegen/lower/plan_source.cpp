@@ -1,71 +1,11 @@
 #include "codegen/lower/plan_source.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <nlohmann/json.hpp>
 
 #include "codegen/lower/identifiers.h"
 #include "planner/cost/cost_model.h"
 
 namespace eindecomp::codegen {
-
-namespace {
-
-SourceLoc at(const std::string& path, const YAML::Node& n) {
-  const YAML::Mark m = n.Mark();
-  return {path, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
-}
-
-int64_t positiveInteger(const std::string& path, const YAML::Node& n, const std::string& field) {
-  int64_t v = 0;
-  try {
-    v = n.as<int64_t>();
-  } catch (const YAML::Exception&) {
-    throw InputError({at(path, n), "'" + field + "' must be a positive integer"});
-  }
-  if (v < 1) throw InputError({at(path, n), "'" + field + "' must be a positive integer"});
-  return v;
-}
-
-}  // namespace
-
-PlanFile readPlanFile(const std::string& path, const Graph& g) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw InputError({{path, 0, 0}, "cannot read the plan file"});
-  } catch (const YAML::ParserException& e) {
-    throw InputError({{path, e.mark.line + 1, e.mark.column + 1}, "malformed plan: " + e.msg});
-  }
-  if (!root.IsMap()) throw InputError({at(path, root), "a plan must be a mapping with 'devices' and 'nodes'"});
-  PlanFile plan;
-  if (!root["devices"]) throw InputError({at(path, root), "the plan has no 'devices'"});
-  plan.devices = positiveInteger(path, root["devices"], "devices");
-  if (root["algorithm"] && root["algorithm"].IsScalar()) plan.algorithm = root["algorithm"].Scalar();
-  const YAML::Node nodes = root["nodes"];
-  if (!nodes || !nodes.IsSequence()) throw InputError({at(path, root), "the plan has no 'nodes' list"});
-  for (const YAML::Node& entry : nodes) {
-    if (!entry.IsMap() || !entry["name"] || !entry["name"].IsScalar())
-      throw InputError({at(path, entry), "every plan node needs a 'name'"});
-    const std::string name = entry["name"].Scalar();
-    const Node* node = findNode(g, name);
-    if (!node) throw InputError({at(path, entry["name"]), "node '" + commentSafe(name) + "' is not in the graph"});
-    const YAML::Node partition = entry["partition"];
-    if (!partition || !partition.IsMap()) throw InputError({at(path, entry), "node '" + name + "' needs a 'partition' map"});
-    const Labels labels = iterationLabels(*node);
-    Parts parts(labels.size(), 1);
-    for (const auto& kv : partition) {
-      const std::string label = kv.first.Scalar();
-      auto it = std::find(labels.begin(), labels.end(), label);
-      if (it == labels.end())
-        throw InputError({at(path, kv.first), "node '" + name + "' has no label '" + commentSafe(label) + "'"});
-      parts[it - labels.begin()] = positiveInteger(path, kv.second, "partition." + label);
-    }
-    plan.partitions[name] = parts;
-  }
-  return plan;
-}
 
 PlanPartitions partitionsFromPlan(const Graph& g, const Plan& plan) {
   PlanPartitions pp;

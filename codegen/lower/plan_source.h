@@ -1,9 +1,9 @@
 // Where the partitions of an emitted program come from: a planner run (`-p N
-// --algorithm A`) or a plan file (`--plan FILE`, SPEC 6: a full report written by
-// `einplan plan -o` or a minimal hand-written plan; nodes it leaves out are planned by
-// eindecomp). Also the cost model's numbers for the chosen partitions (SPEC 3, elements),
-// so the program's predicted bytes can be shown next to the model's worst case, and the
-// plan.json written into the emitted project.
+// --algorithm A`) or a plan file (`--plan FILE`, SPEC 6, read by the planner's
+// planner/report/plan_file.h; nodes it leaves out are planned by eindecomp). Also the
+// cost model's numbers for the chosen partitions (SPEC 3, elements), so the program's
+// predicted bytes can be shown next to the model's worst case, and the plan.json
+// written into the emitted project.
 #pragma once
 
 #include <map>
@@ -15,15 +15,6 @@
 #include "planner/partition/partition.h"
 
 namespace eindecomp::codegen {
-
-// A plan file's device count and the partitions it gives (node -> parts aligned with
-// iterationLabels). Reads JSON or YAML; errors name the file, line and field (exit 2).
-struct PlanFile {
-  int64_t devices = 0;
-  std::string algorithm;
-  std::map<std::string, Parts> partitions;
-};
-PlanFile readPlanFile(const std::string& path, const Graph& g);
 
 // The partitions of `plan` with the cost model's join+agg+repartition per node and in total.
 PlanPartitions partitionsFromPlan(const Graph& g, const Plan& plan);
