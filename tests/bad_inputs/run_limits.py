@@ -4,9 +4,10 @@ Each row runs one command on one generated graph and requires an answer within a
 bound: either success (exit 0) or a refusal with the documented exit status and a
 message naming the limit. A signal (stack overflow, out of memory) or a timeout fails.
 
-  - a 100,000-node chain: check, plan, eval and eincodegen answer in linear-ish time
-    (bounds of 600 s: loading is linear, but the graph summary of `check` and a node
-    lookup in the planner still search lists, so 100,000 nodes take tens of seconds);
+  - a 100,000-node chain: check, plan, eval and eincodegen answer in linear time
+    (every stage that walks the graph looks names up through a GraphIndex; each takes
+    5-9 s here, 0.5 s at 10,000 nodes. The bound of 120 s leaves room for a loaded or
+    sanitized build and still fails a quadratic stage, which took minutes);
   - a node with 20 labels at p = 4096: the partition enumeration stays bounded;
   - sizes whose products reach 2^63: refused, not wrapped.
 
@@ -48,7 +49,7 @@ def run(cmd, limit_s):
         done = subprocess.run(cmd, capture_output=True, timeout=limit_s)
     except subprocess.TimeoutExpired:
         return None, ""
-    return done.returncode, done.stderr.decode("utf-8", "replace")
+    return done.returncode, (done.stdout + done.stderr).decode("utf-8", "replace")
 
 
 def main():
@@ -67,18 +68,19 @@ def main():
         wide = write("wide20.json", wide_labels_graph(20))
         big = write("big.json", big_sizes_graph())
         out = os.path.join(work, "out")
-        # (what, command, time bound s, accepted exit codes, fragment required when refused)
+        stopped = "partition enumeration stopped at 50000 candidates"  # the bound, said in the report
+        # (what, command, time bound s, accepted exit codes, fragment required in the output)
         rows = [
-            ("100k chain: check", [einplan, "check", chain], 600, {0}, ""),
-            ("100k chain: plan p=4", [einplan, "plan", chain, "-p", "4", "-o", out + ".plan.json"], 600, {0, 2, 3}, "limit"),
-            ("100k chain: eval", [einplan, "eval", chain, "--seed", "1", "--outputs", out + ".eval"], 600, {0, 2}, "limit"),
-            ("100k chain: eincodegen", [eincodegen, chain, "-p", "4", "-o", out + ".codegen"], 600, {0, 2, 3}, "limit"),
-            ("20 labels, p=4096: plan", [einplan, "plan", wide, "-p", "4096"], 120, {0, 2, 3}, "limit"),
-            ("20 labels, p=4096: brute", [einplan, "plan", wide, "-p", "4096", "--algorithm", "brute"], 120, {0, 2, 3}, "limit"),
+            ("100k chain: check", [einplan, "check", chain], 120, {0}, ""),
+            ("100k chain: plan p=4", [einplan, "plan", chain, "-p", "4", "-o", out + ".plan.json"], 120, {0}, ""),
+            ("100k chain: eval", [einplan, "eval", chain, "--seed", "1", "--outputs", out + ".eval"], 120, {0}, ""),
+            ("100k chain: eincodegen", [eincodegen, chain, "-p", "4", "-o", out + ".codegen"], 120, {0}, ""),
+            ("20 labels, p=4096: plan", [einplan, "plan", wide, "-p", "4096"], 120, {0}, stopped),
+            ("20 labels, p=4096: brute", [einplan, "plan", wide, "-p", "4096", "--algorithm", "brute"], 120, {0}, stopped),
             ("sizes near 2^63: check", [einplan, "check", big], 30, {2}, "overflow"),
         ]
         for what, cmd, limit_s, accepted, fragment in rows:
-            code, stderr = run(cmd, limit_s)
+            code, output = run(cmd, limit_s)
             verdict = "ok"
             if code is None:
                 verdict = f"no answer within {limit_s} s"
@@ -86,13 +88,13 @@ def main():
                 verdict = f"killed by signal {-code}"
             elif code not in accepted:
                 verdict = f"exit {code}, expected one of {sorted(accepted)}"
-            elif code != 0 and fragment and fragment not in stderr:
-                verdict = f"refused (exit {code}) without naming the limit ('{fragment}')"
+            elif fragment not in output:
+                verdict = f"exit {code} without saying '{fragment}'"
             print(f"{'PASS' if verdict == 'ok' else 'FAIL'} {what}: exit {code}" + ("" if verdict == "ok" else f" -- {verdict}"))
             if verdict != "ok":
                 failures += 1
                 print("    " + " ".join(cmd))
-                print("    stderr: " + stderr.strip()[:600])
+                print("    output: " + output.strip()[:600])
     return 1 if failures else 0
 
 
