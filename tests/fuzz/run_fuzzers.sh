@@ -5,8 +5,12 @@
 # loaders, every example and test graph in the repository. Exit 0 when every harness
 # ran clean, 1 on a finding (the reproducer is written to BUILD_DIR/artifacts/), 77
 # (ctest's skip) when clang++ or libFuzzer is missing.
-#   usage: run_fuzzers.sh SOURCE_ROOT BUILD_DIR SECONDS [HARNESS...]
+#   usage: run_fuzzers.sh [--build-only|--run-only] SOURCE_ROOT BUILD_DIR SECONDS [HARNESS...]
+# --build-only builds every harness and runs none (ctest's fuzz_build); --run-only runs
+# harnesses built before (ctest's fuzz_<harness>, one each, side by side).
 set -euo pipefail
+mode=all
+case ${1:-} in --build-only|--run-only) mode=${1#--}; shift ;; esac
 root=$1; build=$2; seconds=$3; shift 3
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_graph_yaml fuzz_graph_json fuzz_einsum fuzz_expr fuzz_plan_file)
@@ -22,8 +26,14 @@ if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { r
   exit 77
 fi
 
-cmake -S "$root/tests/fuzz/project" -B "$build" -DCMAKE_CXX_COMPILER="$clangxx" >/dev/null
-cmake --build "$build" -j 2 --target "${harnesses[@]}"
+if [ "$mode" != run-only ]; then
+  cmake -S "$root/tests/fuzz/project" -B "$build" -DCMAKE_CXX_COMPILER="$clangxx" >/dev/null
+  cmake --build "$build" -j 2 --target "${harnesses[@]}"
+fi
+[ "$mode" != build-only ] || exit 0
+for h in "${harnesses[@]}"; do
+  [ -x "$build/$h" ] || { echo "SKIP: $build/$h was not built (run_fuzzers.sh --build-only first)"; exit 77; }
+done
 
 mkdir -p "$build/artifacts"
 status=0
@@ -33,13 +43,17 @@ for h in "${harnesses[@]}"; do
   case $h in
     fuzz_graph_yaml) find "$root/examples" "$root/tests" -path "$root/tests/fuzz" -prune -o \( -name '*.yaml' -o -name '*.yml' \) -type f -size -64k -print0 | xargs -0 -r cp -t "$work" --backup=numbered ;;
     fuzz_graph_json) find "$root/examples" "$root/tests" -path "$root/tests/fuzz" -prune -o -name '*.json' -type f -size -64k -print0 | xargs -0 -r cp -t "$work" --backup=numbered ;;
+    fuzz_plan_file) cp -t "$work" --backup=numbered "$root"/tests/bad_inputs/plans/* ;;
   esac
+  # The regression cases: every input that once failed (git keeps no empty folder).
+  seeds=("$work")
+  [ -d "$root/tests/fuzz/corpus/$h" ] && seeds+=("$root/tests/fuzz/corpus/$h")
   echo "== $h: ${seconds}s"
   # -timeout: one input taking 10 s is a hang; -rss_limit_mb: 2 GiB is a memory blow-up.
   # Seeds over 64 KiB (the deep-nesting cases of tests/bad_inputs) would only slow the
   # mutation loop; the corpus runner gives them to the tools once each.
   if ! "$build/$h" -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-       -artifact_prefix="$build/artifacts/$h-" "$work" "$root/tests/fuzz/corpus/$h" 2>"$build/$h.log"; then
+       -artifact_prefix="$build/artifacts/$h-" "${seeds[@]}" 2>"$build/$h.log"; then
     tail -n 60 "$build/$h.log"
     echo "FAIL: $h found a problem; reproducer in $build/artifacts/ (run: $build/$h FILE)"
     status=1
