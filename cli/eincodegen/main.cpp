@@ -23,6 +23,7 @@
 #include "planner/graph/load.h"
 #include "planner/paths/split_nary.h"
 #include "planner/report/plan_file.h"
+#include "planner/report/sha256.h"
 #include "planner/version.h"
 
 namespace {
@@ -91,7 +92,7 @@ int generate(const Options& o) {
 
   const codegen::RankProgram program = codegen::lowerPlan(g, codegen::partitionsFromPlan(g, plan));
   const codegen::Provenance provenance{EINDECOMP_VERSION_STRING, codegen::commentSafe(cli::commandLine()),
-                                       codegen::sha256Hex(text)};
+                                       sha256Hex(text)};
   const codegen::ToolLocations locations = codegen::locateToolFiles();
   codegen::RenderOptions render;
   render.backend = backend;
