@@ -17,7 +17,7 @@ void addExplainCommand(CLI::App& app, int& status);
 void addDotCommand(CLI::App& app, int& status);
 
 // Writes the plan file named by -o (its format from the extension) and prints the report.
-int writePlanAndReport(const Report& report, const PlanningArgs& args) {
+static int writePlanAndReport(const Report& report, const PlanningArgs& args) {
   if (!args.output.empty()) {
     ReportFormat fileFormat = reportFormatForPath(args.output);
     if (fileFormat != ReportFormat::Json && fileFormat != ReportFormat::Yaml && args.output != "-")
@@ -27,6 +27,14 @@ int writePlanAndReport(const Report& report, const PlanningArgs& args) {
   }
   std::cout << renderReport(report, parseReportFormat(args.format));
   return kExitOk;
+}
+
+int planAndReport(const PlanningArgs& args) {
+  parseReportFormat(args.format);
+  LoadedGraph loaded = loadGraphForPlanning(args.graph, args.inputFormat);
+  Plan plan = planFromArgs(loaded.graph, args);
+  Report report = makeReport(loaded.graph, plan, provenanceFor(loaded), machineFor(args));
+  return writePlanAndReport(report, args);
 }
 
 static void addPlanCommand(CLI::App& app, int& status) {
@@ -40,13 +48,7 @@ static void addPlanCommand(CLI::App& app, int& status) {
   cmd->add_option("--plan", args->plan, "plan file whose partitions are pinned (nodes left out are planned)");
   addConstraintOptions(cmd, *args);
   cmd->callback([args, &status] {
-    status = runCommand([&] {
-      parseReportFormat(args->format);
-      LoadedGraph loaded = loadGraphForPlanning(args->graph, args->inputFormat);
-      Plan plan = planFromArgs(loaded.graph, *args);
-      Report report = makeReport(loaded.graph, plan, provenanceFor(loaded), machineFor(*args));
-      return writePlanAndReport(report, *args);
-    });
+    status = runCommand([&] { return planAndReport(*args); });
   });
 }
 

@@ -67,4 +67,8 @@ namespace eindecomp::cli {
 // otherwise args.algorithm for -p devices.
 Plan planFromArgs(const Graph& g, const PlanningArgs& args);
 
+// `plan` and `cost`: load, plan (pinning the --plan file's nodes), report, write -o and
+// print the report; returns the exit status (cmd_plan.cpp).
+int planAndReport(const PlanningArgs& args);
+
 }  // namespace eindecomp::cli
