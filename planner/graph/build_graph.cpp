@@ -215,7 +215,6 @@ class GraphBuilder {
     // Tensors by name, indexed once: the free tensorShape() searches the lists, which
     // made this loop quadratic (minutes for a 100,000-node chain).
     const GraphIndex index(graph_);
-    auto operandShape = [&](const std::string& name) { return index.tensorShape(name); };
     for (std::size_t pos = 0; pos < order_.size(); ++pos) {
       const std::size_t docIndex = static_cast<std::size_t>(order_[pos]);
       const DocNode& dn = doc_.nodes[docIndex];
@@ -223,7 +222,7 @@ class GraphBuilder {
       const std::string owner = "node " + quoted(dn.name.text);
       for (std::size_t k = 0; k < spec.operands.size(); ++k) {
         const std::string& tensor = dn.inputs[k].text;
-        const std::vector<int64_t> shape = operandShape(tensor);
+        const std::vector<int64_t> shape = index.tensorShape(tensor);
         const Labels& labels = spec.operands[k];
         if (labels.size() != shape.size())
           throw InputError({dn.inputs[k].loc, owner + ": operand " + std::to_string(k + 1) + " has " +
