@@ -70,12 +70,7 @@ int generate(const Options& o) {
   if (!o.plan.empty()) {
     // The planner's plan-file reader (the one `einplan cost --plan` uses, and fuzzed).
     const PlanFile file = readPlanFile(o.plan);
-    if (!file.devices && o.devices < 1)
-      throw InputError({{o.plan, 1, 1}, "the plan file has no 'devices' and no -p was given"});
-    if (file.devices && o.devices && o.devices != *file.devices)
-      throw InputError({{o.plan, 1, 1}, "the plan is for " + std::to_string(*file.devices) + " devices but -p says " +
-                                            std::to_string(o.devices)});
-    planOptions.devices = file.devices ? *file.devices : o.devices;
+    planOptions.devices = planFileDevices(file, o.devices > 0 ? std::optional<int64_t>(o.devices) : std::nullopt);
     planOptions.pinned = resolvePlanFile(g, file, planOptions.devices);
     algorithm = "eindecomp";  // plans the nodes the file leaves out
   } else {

@@ -85,16 +85,8 @@ int64_t parseByteCount(const std::string& text, const std::string& option) {
 int64_t resolveDevices(const PlanningArgs& args, const std::optional<PlanFile>& planFile) {
   std::optional<int64_t> fromArgs;
   if (!args.devices.empty()) fromArgs = parseDevices(args.devices);
-  if (planFile && planFile->devices) {
-    if (fromArgs && *fromArgs != *planFile->devices)
-      throw InputError({{planFile->path, 0, 0}, "the plan is for " + std::to_string(*planFile->devices) +
-                                                   " devices but -p gives " + std::to_string(*fromArgs)});
-    return *planFile->devices;
-  }
-  if (!fromArgs) {
-    if (planFile) throw InputError({{planFile->path, 1, 1}, "the plan file has no 'devices' and no -p was given"});
-    throw InputError({{}, "-p/--devices is required"});
-  }
+  if (planFile) return planFileDevices(*planFile, fromArgs);
+  if (!fromArgs) throw InputError({{}, "-p/--devices is required"});
   return *fromArgs;
 }
 

@@ -86,4 +86,15 @@ std::map<std::string, Parts> resolvePlanFile(const Graph& g, const PlanFile& pla
   return pins;
 }
 
+int64_t planFileDevices(const PlanFile& plan, std::optional<int64_t> requested) {
+  if (plan.devices) {
+    if (requested && *requested != *plan.devices)
+      throw InputError({{plan.path, 1, 1}, "the plan is for " + std::to_string(*plan.devices) + " devices but -p gives " +
+                                               std::to_string(*requested)});
+    return *plan.devices;
+  }
+  if (!requested) throw InputError({{plan.path, 1, 1}, "the plan file has no 'devices' and no -p was given"});
+  return *requested;
+}
+
 }  // namespace eindecomp

@@ -29,4 +29,8 @@ PlanFile parsePlanText(const std::string& text, const std::string& displayName);
 // node or label, parts not dividing, product != devices, a node given twice: exit 2).
 std::map<std::string, Parts> resolvePlanFile(const Graph& g, const PlanFile& plan, int64_t devices);
 
+// The device count to plan for: the file's `devices`, which -p (`requested`) may repeat
+// but not contradict, else -p; neither is an InputError naming the file (exit 2).
+int64_t planFileDevices(const PlanFile& plan, std::optional<int64_t> requested);
+
 }  // namespace eindecomp
