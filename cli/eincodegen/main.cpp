@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "cli/common/run_command.h"
-#include "codegen/kernels/internal_layouts.h"
+#include "planner/paths/internal_layouts.h"
 #include "codegen/lower/identifiers.h"
 #include "codegen/lower/lower.h"
 #include "codegen/lower/plan_source.h"
@@ -62,7 +62,7 @@ int generate(const Options& o) {
   const Graph loaded = loadGraphText(text, o.graph, parseGraphFormat(o.inputFormat));
   codegen::validateGraphForCodegen(loaded);
   // Split n-ary contractions, then choose the layouts of the intermediates they create.
-  const Graph g = codegen::chooseInternalLayouts(splitNaryNodes(loaded));
+  const Graph g = chooseInternalLayouts(splitNaryNodes(loaded));
   const codegen::Backend backend = codegen::parseBackend(o.backend);
 
   PlanOptions planOptions;

@@ -48,10 +48,6 @@ bool isValidInternalName(const std::string& s) {
 void validateGraphForCodegen(const Graph& g) {
   SourceLoc fileLoc{g.sourceFile, 0, 0};
   requireValid(isValidIdentifier(g.name), fileLoc, "graph name", g.name);
-  for (const auto& [label, size] : g.labelSizes) {
-    requireValid(isValidIdentifier(label), fileLoc, "label", label);
-    if (size <= 0) throw InputError({fileLoc, "label '" + label + "' has non-positive size"});
-  }
   for (const auto& t : g.inputs) requireValid(isValidIdentifier(t.name), t.loc, "input name", t.name);
   for (const auto& n : g.nodes) {
     requireValid(isValidInternalName(n.name), n.loc, "node name", n.name);
@@ -59,6 +55,8 @@ void validateGraphForCodegen(const Graph& g) {
     for (const auto& ls : n.operandLabels)
       for (const auto& l : ls) requireValid(isValidIdentifier(l), n.loc, "label", l);
     for (const auto& l : n.outputLabels) requireValid(isValidIdentifier(l), n.loc, "label", l);
+    for (const auto& [label, size] : n.labelSizes)
+      if (size <= 0) throw InputError({n.loc, "label '" + label + "' of node '" + n.name + "' has non-positive size"});
   }
   for (const auto& o : g.outputs) requireValid(isValidInternalName(o), fileLoc, "output name", o);
 }

@@ -136,7 +136,7 @@ NodeProgram describeNode(const Graph& g, const Node& node, int index, const Plan
       throw InputError({where, "the plan partitions node '" + node.name + "' over label '" + label + "', which it does not have"});
   n.calls = 1;
   for (const auto& l : n.labels) {
-    int64_t size = g.labelSizes.at(l);
+    int64_t size = node.labelSizes.at(l);
     auto it = planned->second.find(l);
     int64_t parts = it == planned->second.end() ? 1 : it->second;
     if (parts < 1 || size % parts != 0)
@@ -161,7 +161,7 @@ NodeProgram describeNode(const Graph& g, const Node& node, int index, const Plan
   std::vector<int64_t> extent;
   for (std::size_t l = 0; l < n.labels.size(); ++l) extent.push_back(n.sizes[l] / n.parts[l]);
   n.gemm = mapContractionToGemm(node, extent);
-  n.flops = nodeFlops(g, node);
+  n.flops = nodeFlops(node);
   auto cost = plan.modelNodeCostElements.find(node.name);
   if (cost != plan.modelNodeCostElements.end()) n.modelCostElements = cost->second;
   return n;
@@ -194,7 +194,7 @@ RankProgram lowerPlan(const Graph& g, const PlanPartitions& plan) {
     TensorProgram t;
     t.name = g.nodes[i].name;
     t.ident = cppIdentifier(static_cast<int>(rp.tensors.size()), t.name);
-    t.shape = outputShape(g, g.nodes[i]);
+    t.shape = outputShape(g.nodes[i]);
     t.producer = static_cast<int>(i);
     rp.tensors.push_back(t);
   }

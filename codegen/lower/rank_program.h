@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/kernels/gemm_mapping.h"
+#include "planner/paths/gemm_mapping.h"
 #include "planner/graph/graph.h"
 
 namespace eindecomp::codegen {

@@ -41,7 +41,7 @@ static std::vector<int64_t> labelStrides(const Labels& iteration, const Labels& 
   return out;
 }
 
-static void checkOperands(const Graph& graph, const Node& node, const std::vector<const Tensor*>& operands) {
+static void checkOperands(const Node& node, const std::vector<const Tensor*>& operands) {
   const std::string where = "node '" + node.name + "': ";
   if (operands.size() != node.operandLabels.size() || operands.empty())
     throw std::invalid_argument(where + "expects " + std::to_string(node.operandLabels.size()) + " operand(s), got " +
@@ -51,20 +51,19 @@ static void checkOperands(const Graph& graph, const Node& node, const std::vecto
   for (std::size_t k = 0; k < operands.size(); ++k) {
     const Labels& labels = node.operandLabels[k];
     std::vector<int64_t> expected;
-    for (const auto& l : labels) expected.push_back(graph.labelSizes.at(l));
+    for (const auto& l : labels) expected.push_back(node.labelSizes.at(l));
     if (operands[k]->shape != expected || static_cast<int64_t>(operands[k]->values.size()) != elementCount(expected))
       throw std::invalid_argument(where + "operand " + std::to_string(k) + " does not have the shape its labels give");
   }
 }
 
 Tensor evaluateNode(const Graph& graph, const Node& node, const std::vector<const Tensor*>& operands) {
-  checkOperands(graph, node, operands);
+  checkOperands(node, operands);
   const Labels labels = iterationLabels(node);
   std::vector<int64_t> extents;
-  for (const auto& l : labels) extents.push_back(graph.labelSizes.at(l));
+  for (const auto& l : labels) extents.push_back(node.labelSizes.at(l));
 
-  std::vector<int64_t> outShape;
-  for (const auto& l : node.outputLabels) outShape.push_back(graph.labelSizes.at(l));
+  const std::vector<int64_t> outShape = outputShape(node);
   const std::vector<int64_t> outStrides = labelStrides(labels, node.outputLabels, outShape);
   std::vector<std::vector<int64_t>> operandStrides;
   for (std::size_t k = 0; k < operands.size(); ++k)

@@ -20,7 +20,7 @@ GraphBuilder::GraphBuilder(std::string name, DType dtype) {
 
 void GraphBuilder::size(const Label& label, int64_t extent) {
   if (extent < 1) throw std::logic_error("generator: label '" + label + "' sized " + std::to_string(extent));
-  auto [it, inserted] = graph_.labelSizes.emplace(label, extent);
+  auto [it, inserted] = sizes_.emplace(label, extent);
   if (!inserted && it->second != extent)
     throw std::logic_error("generator: label '" + label + "' declared with two sizes");
 }
@@ -29,7 +29,7 @@ void GraphBuilder::input(const std::string& name, const std::string& labels) {
   std::istringstream is(labels);
   InputTensor t;
   t.name = name;
-  for (std::string l; is >> l;) t.shape.push_back(graph_.labelSizes.at(l));
+  for (std::string l; is >> l;) t.shape.push_back(sizes_.at(l));
   graph_.inputs.push_back(t);
 }
 
@@ -64,11 +64,12 @@ void GraphBuilder::node(const std::string& name, const std::string& einsum, cons
     const std::vector<int64_t> shape = tensorShape(graph_, inputs[k]);
     const Labels& ls = spec.operands[k];
     bool ok = shape.size() == ls.size();
-    for (std::size_t i = 0; ok && i < ls.size(); ++i) ok = graph_.labelSizes.count(ls[i]) && graph_.labelSizes.at(ls[i]) == shape[i];
+    for (std::size_t i = 0; ok && i < ls.size(); ++i) ok = sizes_.count(ls[i]) && sizes_.at(ls[i]) == shape[i];
     if (!ok) throw std::logic_error("generator: node '" + name + "' operand " + inputs[k] + " does not fit " + einsum);
   }
   for (const auto& l : spec.output)
-    if (!graph_.labelSizes.count(l)) throw std::logic_error("generator: label '" + l + "' has no size");
+    if (!sizes_.count(l)) throw std::logic_error("generator: label '" + l + "' has no size");
+  for (const auto& l : iterationLabels(n)) n.labelSizes[l] = sizes_.at(l);
   graph_.nodes.push_back(std::move(n));
 }
 
@@ -86,11 +87,6 @@ Graph GraphBuilder::build() const {
       if (index.consumers(n.name).empty()) sinks.push_back(n.name);
     g.outputs = std::move(sinks);
   }
-  // Keep only the sizes of labels some tensor uses, as a loaded graph would.
-  std::map<Label, int64_t> used;
-  for (const auto& n : g.nodes)
-    for (const auto& l : iterationLabels(n)) used[l] = g.labelSizes.at(l);
-  g.labelSizes = used;
   return g;
 }
 

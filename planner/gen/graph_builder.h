@@ -1,5 +1,6 @@
 // Building EinGraphs in code, for the workload generators of `einplan gen`. Label sizes
-// are declared once; inputs take their shapes from their labels; nodes are written with
+// are declared once per builder (a generator's own vocabulary; in the graph every node
+// gets its own labels' sizes, as labels are local to nodes); inputs take their shapes from their labels; nodes are written with
 // the same einsum and join text a graph file would hold and go through the graph
 // module's own einsum and expression parsers, so a generated graph means exactly what
 // its written file means. Mistakes here are bugs in a generator, reported as
@@ -7,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,7 @@ class GraphBuilder {
  private:
   Labels labelsOf(const std::string& name) const;
   Graph graph_;
+  std::map<Label, int64_t> sizes_;
 };
 
 // A number as it should appear in a join expression: shortest text that reads back to

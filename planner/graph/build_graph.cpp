@@ -20,7 +20,7 @@ namespace {
 
 std::string atLine(const SourceLoc& loc) { return loc.line > 0 ? " at line " + std::to_string(loc.line) : ""; }
 
-// Where a label got its size first, for the message when another place disagrees.
+// Where a label got its size first within a node, for the message when another place disagrees.
 struct LabelOrigin {
   int64_t size;
   std::string place;
@@ -65,13 +65,16 @@ class GraphBuilder {
                                                didYouMean(doc_.dtype->text, {"f32", "f64"}) + "; use f32 or f64"});
     }
     for (const auto& s : doc_.sizes) {
-      requireIdentifier(s.label.text, "label", s.label.loc);
-      if (s.size.value <= 0)
-        throw InputError({s.size.loc, "label " + quoted(s.label.text) + " in 'sizes' has size " +
-                                          std::to_string(s.size.value) + "; sizes must be positive"});
-      labelOrigins_.emplace(s.label.text, LabelOrigin{s.size.value, "'sizes'", s.size.loc});
-      sizesEntries_.insert(s.label.text);
+      checkSizeEntry(s, "'sizes'");
+      graphSizes_.emplace(s.label.text, &s);
     }
+  }
+
+  static void checkSizeEntry(const DocSize& s, const std::string& where) {
+    requireIdentifier(s.label.text, "label", s.label.loc);
+    if (s.size.value <= 0)
+      throw InputError({s.size.loc, "label " + quoted(s.label.text) + " in " + where + " has size " +
+                                        std::to_string(s.size.value) + "; sizes must be positive"});
   }
 
   std::vector<int64_t> shapeOf(const DocInput& in) const {
@@ -209,17 +212,21 @@ class GraphBuilder {
     return order.order;
   }
 
-  // Binds every label to one size: from 'sizes', then from the operand tensors of each
-  // node in evaluation order; broadcast labels must be in 'sizes'.
+  // Binds every label of every node to one size. Labels are local to their node (as in
+  // NumPy): a label takes its size from the node's operand tensors, and must have the same
+  // size everywhere it appears within the node; a broadcast label (in the output only)
+  // takes it from the node's own 'sizes', else from the graph's.
   void resolveLabelSizes(const std::vector<EinsumSpec>& einsums) {
     // Tensors by name, indexed once: the free tensorShape() searches the lists, which
-    // made this loop quadratic (minutes for a 100,000-node chain).
+    // made this loop quadratic (minutes for a 100,000-node chain). Shapes of node outputs
+    // are read from nodes resolved earlier (topological order).
     const GraphIndex index(graph_);
     for (std::size_t pos = 0; pos < order_.size(); ++pos) {
       const std::size_t docIndex = static_cast<std::size_t>(order_[pos]);
       const DocNode& dn = doc_.nodes[docIndex];
       const EinsumSpec& spec = einsums[docIndex];
       const std::string owner = "node " + quoted(dn.name.text);
+      std::map<Label, LabelOrigin> origins;
       for (std::size_t k = 0; k < spec.operands.size(); ++k) {
         const std::string& tensor = dn.inputs[k].text;
         const std::vector<int64_t> shape = index.tensorShape(tensor);
@@ -228,35 +235,49 @@ class GraphBuilder {
           throw InputError({dn.inputs[k].loc, owner + ": operand " + std::to_string(k + 1) + " has " +
                                                   std::to_string(labels.size()) + " label" +
                                                   (labels.size() == 1 ? "" : "s") + " in the einsum but tensor " +
-                                                  quoted(tensor) + " has rank " + std::to_string(shape.size())});
+                                                  quoted(tensor) + " has rank " + std::to_string(shape.size()) +
+                                                  multiCharacterLabelNote(spec)});
         for (std::size_t d = 0; d < labels.size(); ++d) {
           const std::string place = "dimension " + std::to_string(d + 1) + " of " + quoted(tensor) +
-                                    " (operand " + std::to_string(k + 1) + " of " + owner + ")";
-          bindLabel(labels[d], shape[d], place, locInText(dn.einsum, spec.operandOffsets[k][d]));
+                                    " (operand " + std::to_string(k + 1) + ")";
+          const SourceLoc loc = locInText(dn.einsum, spec.operandOffsets[k][d]);
+          auto [it, added] = origins.emplace(labels[d], LabelOrigin{shape[d], place, loc});
+          if (!added && it->second.size != shape[d])
+            throw InputError({loc, owner + ": label " + quoted(labels[d]) + " has size " + std::to_string(shape[d]) +
+                                       " in " + place + " but size " + std::to_string(it->second.size) + " in " +
+                                       it->second.place + "; within one node a label has one size everywhere it appears"});
         }
+      }
+      std::map<Label, const DocSize*> nodeSizes;
+      for (const auto& s : dn.sizes) {
+        checkSizeEntry(s, "the 'sizes' of " + owner);
+        const bool inOutput = std::find(spec.output.begin(), spec.output.end(), s.label.text) != spec.output.end();
+        auto known = origins.find(s.label.text);
+        if (known == origins.end() && !inOutput)
+          throw InputError({s.label.loc, owner + ": 'sizes' gives label " + quoted(s.label.text) +
+                                             ", which its einsum " + quoted(dn.einsum.text) + " does not use"});
+        if (known != origins.end() && known->second.size != s.size.value)
+          throw InputError({s.size.loc, owner + ": 'sizes' gives label " + quoted(s.label.text) + " size " +
+                                            std::to_string(s.size.value) + " but it has size " +
+                                            std::to_string(known->second.size) + " in " + known->second.place});
+        nodeSizes.emplace(s.label.text, &s);
       }
       for (std::size_t d = 0; d < spec.output.size(); ++d) {
         const Label& l = spec.output[d];
-        const bool inOperand = std::any_of(spec.operands.begin(), spec.operands.end(), [&](const Labels& ls) {
-          return std::find(ls.begin(), ls.end(), l) != ls.end();
-        });
-        if (!inOperand && !sizesEntries_.count(l))
+        if (origins.count(l)) continue;
+        const DocSize* given = nullptr;
+        if (auto it = nodeSizes.find(l); it != nodeSizes.end()) given = it->second;
+        else if (auto g = graphSizes_.find(l); g != graphSizes_.end()) given = g->second;
+        if (!given)
           throw InputError({locInText(dn.einsum, spec.outputOffsets[d]),
                             owner + ": output label " + quoted(l) +
-                                " is in no operand, so it is a broadcast and needs its size in 'sizes' "
-                                "(for example sizes: {" + l + ": 16})"});
+                                " is in no operand, so it is a broadcast and needs its size in the node's 'sizes' "
+                                "or the graph's (for example sizes: {" + l + ": 16})" + multiCharacterLabelNote(spec)});
+        origins.emplace(l, LabelOrigin{given->size.value, "'sizes'", given->size.loc});
       }
-      // Later operands' shapes follow from this node's labels (tensorShape reads them).
-      for (const auto& l : iterationLabels(graph_.nodes[pos])) graph_.labelSizes[l] = labelOrigins_.at(l).size;
+      Node& node = graph_.nodes[pos];
+      for (const auto& l : iterationLabels(node)) node.labelSizes[l] = origins.at(l).size;
     }
-  }
-
-  void bindLabel(const Label& label, int64_t size, const std::string& place, const SourceLoc& loc) {
-    auto [it, added] = labelOrigins_.emplace(label, LabelOrigin{size, place, loc});
-    if (!added && it->second.size != size)
-      throw InputError({loc, "label " + quoted(label) + " has size " + std::to_string(size) + " in " + place +
-                                 " but size " + std::to_string(it->second.size) + " in " + it->second.place +
-                                 atLine(it->second.loc) + "; a label has one size everywhere"});
   }
 
   // Element counts, bytes and FLOPs must fit in 63 bits: later stages multiply them freely.
@@ -276,14 +297,12 @@ class GraphBuilder {
     for (const auto& in : graph_.inputs) checkTensor(in.name, in.shape, in.loc);
     int64_t totalFlops = 0;
     for (const auto& n : graph_.nodes) {
-      std::vector<int64_t> outputShape;
-      for (const auto& l : n.outputLabels) outputShape.push_back(graph_.labelSizes.at(l));
-      checkTensor(n.name, outputShape, n.loc);
+      checkTensor(n.name, outputShape(n), n.loc);
       // A node with three or more operands never runs as one loop nest: the contraction-path
       // optimizer (planner/paths) splits it into binary steps and counts their FLOPs in 128
       // bits, so its naive count (which may exceed 64 bits, e.g. the TRN network) is not checked.
       if (n.inputs.size() >= 3) continue;
-      if (__builtin_add_overflow(totalFlops, nodeFlops(graph_, n), &totalFlops))
+      if (__builtin_add_overflow(totalFlops, nodeFlops(n), &totalFlops))
         throw InputError({n.loc, "node " + quoted(n.name) + ": the graph's total FLOP count overflows 64 bits here"});
     }
   }
@@ -323,8 +342,7 @@ class GraphBuilder {
   std::vector<int> order_;
   std::map<std::string, std::pair<std::string, SourceLoc>> definitions_;
   std::vector<std::string> allNames_;
-  std::map<Label, LabelOrigin> labelOrigins_;
-  std::set<Label> sizesEntries_;
+  std::map<Label, const DocSize*> graphSizes_;  // the graph's 'sizes', for broadcast labels
 };
 
 }  // namespace

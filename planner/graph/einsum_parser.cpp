@@ -60,7 +60,31 @@ void splitLabels(const std::string& text, Segment s, bool multi, const std::stri
   }
 }
 
+std::string spaced(const Labels& labels) {
+  std::string s;
+  for (const auto& l : labels)
+    for (char c : l) s += std::string(s.empty() ? "" : " ") + c;
+  return s;
+}
+
 }  // namespace
+
+std::string multiCharacterLabelNote(const EinsumSpec& spec) {
+  if (!spec.multiCharacterLabels) return "";
+  const Label* longLabel = nullptr;
+  for (const auto& op : spec.operands)
+    for (const auto& l : op)
+      if (!longLabel && l.size() > 1) longLabel = &l;
+  for (const auto& l : spec.output)
+    if (!longLabel && l.size() > 1) longLabel = &l;
+  if (!longLabel) return "";
+  std::string single;
+  for (std::size_t k = 0; k < spec.operands.size(); ++k) single += (k ? ", " : "") + spaced(spec.operands[k]);
+  single += " -> " + spaced(spec.output);
+  return " (note: a space anywhere in an einsum makes every label a whitespace-separated word, so " +
+         quoted(*longLabel) + " is one label here; to mean one label per character, separate them all: " +
+         quoted(single) + ")";
+}
 
 EinsumSpec parseEinsum(const std::string& text, const SourceLoc& where) {
   const std::size_t arrow = text.find("->");

@@ -23,6 +23,11 @@ struct EinsumSpec {
   bool multiCharacterLabels = false;
 };
 
+// When one space switched `spec` to whitespace-separated labels and some label is
+// several characters long (so it may have been meant as several labels), a note for
+// diagnostics that says so and shows the spelling with spaces (" (note: ...)"); "" otherwise.
+std::string multiCharacterLabelNote(const EinsumSpec& spec);
+
 // Parses and checks the einsum text: labels are identifiers, no label repeats within an
 // operand or within the output, and there is at least one operand. `where` is the place
 // of the text's first character (line/col 0 when unknown); diagnostics point at the

@@ -1,9 +1,11 @@
 // The EinGraph model (SPEC 1): graph inputs (tensors with shapes), nodes (extended
 // EinSums: operand label lists, output labels, a scalar join and an associative
-// aggregation), outputs, and the resolved size of every label. This is plain data; the
-// loaders build it and validate it completely, so every later stage (paths, partitions,
-// cost, evaluator, code generator) may assume a well-formed graph: every name resolves,
-// labels have one size, the nodes form a DAG and are stored in a topological order.
+// aggregation, the resolved size of each of its labels), and outputs. Labels are local
+// to their node, as in NumPy: `ij,jk->ik` in two nodes names unrelated dimensions. This
+// is plain data; the loaders build it and validate it completely, so every later stage
+// (paths, partitions, cost, evaluator, code generator) may assume a well-formed graph:
+// every name resolves, a label has one size within its node, the nodes form a DAG and
+// are stored in a topological order.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,7 @@ struct Node {
   std::string joinName;     // "mul", "add", ... or the expression text as written
   Expr join;                // the join as an expression tree over x (and y)
   AggOp agg = AggOp::Sum;
+  std::map<Label, int64_t> labelSizes;  // every iteration label of this node, resolved
   SourceLoc loc;
 };
 
@@ -45,7 +48,6 @@ struct Graph {
   std::string name = "einprog";
   DType dtype = DType::F32;
   std::string sourceFile;                // where it was loaded from ("-" for stdin)
-  std::map<Label, int64_t> labelSizes;   // every label used anywhere, resolved
   std::vector<InputTensor> inputs;
   std::vector<Node> nodes;               // topologically ordered
   std::vector<std::string> outputs;      // node names (defaults to the sinks)
@@ -77,7 +79,9 @@ int nodeIndex(const Graph& g, const std::string& name);
 // Shape of a tensor (input or node output) by name; throws std::out_of_range if unknown.
 std::vector<int64_t> tensorShape(const Graph& g, const std::string& name);
 // Shape of a node's output (its output labels' sizes).
-std::vector<int64_t> outputShape(const Graph& g, const Node& n);
+std::vector<int64_t> outputShape(const Node& n);
+// Sizes of the node's iteration labels, in iterationLabels(n) order.
+std::vector<int64_t> iterationSizes(const Node& n);
 int64_t elementCount(const std::vector<int64_t>& shape);
 
 // The nodes that consume `name`, with the operand position, in node order.
@@ -89,6 +93,6 @@ std::vector<Use> consumers(const Graph& g, const std::string& name);
 
 // FLOPs of a node per SPEC 3: prod(sizes of all labels) * (max(1, operands-1) + (agg ? 1 : 0)).
 // Throws InputError (overflow) when the count does not fit in 63 bits.
-int64_t nodeFlops(const Graph& g, const Node& n);
+int64_t nodeFlops(const Node& n);
 
 }  // namespace eindecomp

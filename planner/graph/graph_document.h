@@ -36,6 +36,11 @@ struct DocInput {
   SourceLoc loc;
 };
 
+struct DocSize {
+  DocText label;
+  DocInteger size;
+};
+
 struct DocNode {
   DocText name;
   DocText einsum;
@@ -43,12 +48,8 @@ struct DocNode {
   SourceLoc inputsLoc;
   std::optional<DocText> join;
   std::optional<DocText> agg;
+  std::vector<DocSize> sizes;  // the node's own sizes of broadcast labels
   SourceLoc loc;
-};
-
-struct DocSize {
-  DocText label;
-  DocInteger size;
 };
 
 struct GraphDocument {

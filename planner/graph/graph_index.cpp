@@ -31,7 +31,7 @@ const InputTensor* GraphIndex::findInput(const std::string& name) const {
 
 std::vector<int64_t> GraphIndex::tensorShape(const std::string& name) const {
   if (const InputTensor* t = findInput(name)) return t->shape;
-  if (const Node* n = findNode(name)) return outputShape(graph_, *n);
+  if (const Node* n = findNode(name)) return outputShape(*n);
   throw std::out_of_range("unknown tensor '" + name + "'");
 }
 

@@ -75,14 +75,20 @@ int nodeIndex(const Graph& g, const std::string& name) {
 
 std::vector<int64_t> tensorShape(const Graph& g, const std::string& name) {
   if (const InputTensor* t = findInput(g, name)) return t->shape;
-  if (const Node* n = findNode(g, name)) return outputShape(g, *n);
+  if (const Node* n = findNode(g, name)) return outputShape(*n);
   throw std::out_of_range("unknown tensor '" + name + "'");
 }
 
-std::vector<int64_t> outputShape(const Graph& g, const Node& n) {
+std::vector<int64_t> outputShape(const Node& n) {
   std::vector<int64_t> shape;
-  for (const auto& l : n.outputLabels) shape.push_back(g.labelSizes.at(l));
+  for (const auto& l : n.outputLabels) shape.push_back(n.labelSizes.at(l));
   return shape;
+}
+
+std::vector<int64_t> iterationSizes(const Node& n) {
+  std::vector<int64_t> sizes;
+  for (const auto& l : iterationLabels(n)) sizes.push_back(n.labelSizes.at(l));
+  return sizes;
 }
 
 int64_t elementCount(const std::vector<int64_t>& shape) {
@@ -99,10 +105,10 @@ std::vector<Use> consumers(const Graph& g, const std::string& name) {
   return uses;
 }
 
-int64_t nodeFlops(const Graph& g, const Node& n) {
+int64_t nodeFlops(const Node& n) {
   int64_t space = 1;
   for (const auto& l : iterationLabels(n)) {
-    if (__builtin_mul_overflow(space, g.labelSizes.at(l), &space))
+    if (__builtin_mul_overflow(space, n.labelSizes.at(l), &space))
       throw InputError({n.loc, "node '" + n.name + "': its iteration space overflows 64 bits"});
   }
   int64_t perPoint = std::max<int64_t>(1, static_cast<int64_t>(n.operandLabels.size()) - 1) +

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/graph/graph_index.h"
-#include "planner/graph/human_units.h"
+#include "planner/graph/units.h"
 
 namespace eindecomp {
 
@@ -32,10 +32,10 @@ GraphSummary summarizeGraph(const Graph& g, const std::map<std::string, int64_t>
   for (const auto& n : g.nodes) {
     addTensor(n.name, "node");
     const auto overridden = flopsOverride.find(n.name);
-    const int64_t flops = overridden != flopsOverride.end() ? overridden->second : nodeFlops(g, n);
+    const int64_t flops = overridden != flopsOverride.end() ? overridden->second : nodeFlops(n);
     if (__builtin_add_overflow(s.totalFlops, flops, &s.totalFlops))
       throw InputError({n.loc, "the graph's total FLOP count overflows 64 bits"});
-    s.nodes.push_back(NodeSummary{n.name, n.einsum, n.inputs, n.joinName, aggName(n.agg), outputShape(g, n),
+    s.nodes.push_back(NodeSummary{n.name, n.einsum, n.inputs, n.joinName, aggName(n.agg), outputShape(n),
                                   flops, index.isOutput(n.name)});
   }
   return s;

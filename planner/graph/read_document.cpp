@@ -72,7 +72,7 @@ class DocumentReader {
     const Fields fields = readFields(root, {"name", "dtype", "sizes", "inputs", "nodes", "outputs"}, "graph");
     if (const Field* f = fields.find("name")) doc.name = readString(*f, "the graph's 'name'");
     if (const Field* f = fields.find("dtype")) doc.dtype = readString(*f, "'dtype'");
-    if (const Field* f = fields.find("sizes")) doc.sizes = readSizes(*f);
+    if (const Field* f = fields.find("sizes")) doc.sizes = readSizes(*f, "'sizes'");
     const Field& inputs = fields.require("inputs", "the graph", doc.loc);
     doc.inputs = readInputs(inputs);
     const Field& nodes = fields.require("nodes", "the graph", doc.loc);
@@ -206,17 +206,18 @@ class DocumentReader {
     return out;
   }
 
-  std::vector<DocSize> readSizes(const Field& f) const {
+  // `what` names the field in messages: "'sizes'" or "the 'sizes' of node 'N'".
+  std::vector<DocSize> readSizes(const Field& f, const std::string& what) const {
     if (!f.value.IsMap())
-      throw InputError({f.valueLoc, "'sizes' must be a mapping from label to size, such as {k: 16}, not " +
+      throw InputError({f.valueLoc, what + " must be a mapping from label to size, such as {k: 16}, not " +
                                         typeName(f.value)});
     std::vector<DocSize> sizes;
     for (const auto& entry : f.value) {
       const SourceLoc keyLoc = locOf(entry.first, f.valueLoc);
-      DocText label = readString(entry.first, keyLoc, "a label in 'sizes'");
+      DocText label = readString(entry.first, keyLoc, "a label in " + what);
       for (const auto& s : sizes)
         if (s.label.text == label.text)
-          throw InputError({keyLoc, "label " + quoted(label.text) + " appears twice in 'sizes' (first at line " +
+          throw InputError({keyLoc, "label " + quoted(label.text) + " appears twice in " + what + " (first at line " +
                                         std::to_string(s.label.loc.line) + ")"});
       DocInteger size = readInteger(entry.second, locOf(entry.second, keyLoc), "the size of label " + quoted(label.text));
       sizes.push_back({std::move(label), size});
@@ -267,9 +268,9 @@ class DocumentReader {
     DocNode node;
     node.loc = locOf(item, listLoc);
     if (!item.IsMap())
-      throw InputError({node.loc, "a node must be a mapping with the fields name, einsum, inputs, join, agg; not " +
+      throw InputError({node.loc, "a node must be a mapping with the fields name, einsum, inputs, join, agg, sizes; not " +
                                       typeName(item)});
-    const Fields fields = readFields(item, {"name", "einsum", "inputs", "join", "agg"}, "node");
+    const Fields fields = readFields(item, {"name", "einsum", "inputs", "join", "agg", "sizes"}, "node");
     node.name = readString(fields.require("name", "this node", node.loc), "a node's 'name'");
     const std::string owner = "node " + quoted(node.name.text);
     node.einsum = readString(fields.require("einsum", owner, node.loc), "the 'einsum' of " + owner);
@@ -285,6 +286,7 @@ class DocumentReader {
       node.join = textAt(f->value, f->valueLoc);
     }
     if (const Field* f = fields.find("agg")) node.agg = readString(*f, "the 'agg' of " + owner);
+    if (const Field* f = fields.find("sizes")) node.sizes = readSizes(*f, "the 'sizes' of " + owner);
     return node;
   }
 

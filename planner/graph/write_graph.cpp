@@ -1,6 +1,5 @@
 #include "planner/graph/write_graph.h"
 
-#include <set>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -33,13 +32,6 @@ std::string nonDefaultJoin(const Node& n) {
   return n.joinName.empty() ? toString(n.join) : n.joinName;
 }
 
-// Labels whose size no operand determines: they must be listed under `sizes`.
-std::set<Label> broadcastOnlyLabels(const Graph& g) {
-  std::set<Label> out;
-  for (const auto& n : g.nodes)
-    for (const auto& l : broadcastLabels(n)) out.insert(l);
-  return out;
-}
 
 }  // namespace
 
@@ -67,12 +59,6 @@ std::string writeGraphYaml(const Graph& g) {
   y << YAML::BeginMap;
   y << YAML::Key << "name" << YAML::Value << g.name;
   y << YAML::Key << "dtype" << YAML::Value << dtypeName(g.dtype);
-  const std::set<Label> sized = broadcastOnlyLabels(g);
-  if (!sized.empty()) {
-    y << YAML::Key << "sizes" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    for (const auto& l : sized) y << YAML::Key << l << YAML::Value << g.labelSizes.at(l);
-    y << YAML::EndMap;
-  }
   y << YAML::Key << "inputs" << YAML::Value << YAML::BeginSeq;
   for (const auto& t : g.inputs) {
     y << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << t.name;
@@ -90,6 +76,13 @@ std::string writeGraphYaml(const Graph& g) {
     const std::string join = nonDefaultJoin(n);
     if (!join.empty()) y << YAML::Key << "join" << YAML::Value << YAML::DoubleQuoted << join;
     if (n.agg != AggOp::Sum) y << YAML::Key << "agg" << YAML::Value << aggName(n.agg);
+    // Broadcast labels take their size from the node's own `sizes` (labels are local).
+    const Labels broadcast = broadcastLabels(n);
+    if (!broadcast.empty()) {
+      y << YAML::Key << "sizes" << YAML::Value << YAML::Flow << YAML::BeginMap;
+      for (const auto& l : broadcast) y << YAML::Key << l << YAML::Value << n.labelSizes.at(l);
+      y << YAML::EndMap;
+    }
     y << YAML::EndMap;
   }
   y << YAML::EndSeq;
@@ -103,12 +96,6 @@ std::string writeGraphJson(const Graph& g) {
   nlohmann::ordered_json j;
   j["name"] = g.name;
   j["dtype"] = dtypeName(g.dtype);
-  const std::set<Label> sized = broadcastOnlyLabels(g);
-  if (!sized.empty()) {
-    nlohmann::ordered_json sizes = nlohmann::ordered_json::object();
-    for (const auto& l : sized) sizes[l] = g.labelSizes.at(l);
-    j["sizes"] = sizes;
-  }
   j["inputs"] = nlohmann::ordered_json::array();
   for (const auto& t : g.inputs) j["inputs"].push_back({{"name", t.name}, {"shape", t.shape}});
   j["nodes"] = nlohmann::ordered_json::array();
@@ -117,6 +104,12 @@ std::string writeGraphJson(const Graph& g) {
     const std::string join = nonDefaultJoin(n);
     if (!join.empty()) node["join"] = join;
     if (n.agg != AggOp::Sum) node["agg"] = aggName(n.agg);
+    const Labels broadcast = broadcastLabels(n);
+    if (!broadcast.empty()) {
+      nlohmann::ordered_json sizes = nlohmann::ordered_json::object();
+      for (const auto& l : broadcast) sizes[l] = n.labelSizes.at(l);
+      node["sizes"] = sizes;
+    }
     j["nodes"].push_back(node);
   }
   j["outputs"] = g.outputs;

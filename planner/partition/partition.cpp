@@ -9,7 +9,7 @@ namespace eindecomp {
 NodeSpace nodeSpace(const Graph& g, const Node& n) {
   NodeSpace s;
   s.labels = iterationLabels(n);
-  for (const auto& l : s.labels) s.sizes.push_back(g.labelSizes.at(l));
+  for (const auto& l : s.labels) s.sizes.push_back(n.labelSizes.at(l));
   auto indexOf = [&](const Label& l) {
     return static_cast<int>(std::find(s.labels.begin(), s.labels.end(), l) - s.labels.begin());
   };

@@ -1,6 +1,8 @@
 #include "planner/paths/gemm_mapping.h"
 
 #include <algorithm>
+#include <limits>
+#include <set>
 
 namespace eindecomp {
 
@@ -8,54 +10,167 @@ namespace {
 
 bool contains(const Labels& ls, const Label& l) { return std::find(ls.begin(), ls.end(), l) != ls.end(); }
 
-// The labels of `tensor` that belong to `group`, in the tensor's order.
-Labels restrictTo(const Labels& tensor, const Labels& group) {
+bool hasRepeats(const Labels& ls) { return std::set<Label>(ls.begin(), ls.end()).size() != ls.size(); }
+
+// The labels of `stored` that belong to `group`, in stored order.
+Labels restrictTo(const Labels& stored, const Labels& group) {
   Labels out;
-  for (const auto& l : tensor)
+  for (const auto& l : stored)
     if (contains(group, l)) out.push_back(l);
   return out;
 }
 
-// True when `tensor` is the concatenation of the two groups' labels in either order, each
-// group's labels in the order given.
-bool isTwoGroupMatrix(const Labels& tensor, const Labels& first, const Labels& second) {
-  Labels ab = first, ba = second;
-  ab.insert(ab.end(), second.begin(), second.end());
-  ba.insert(ba.end(), first.begin(), first.end());
-  return tensor == ab || tensor == ba;
+Labels concat(std::initializer_list<const Labels*> parts) {
+  Labels out;
+  for (const Labels* p : parts) out.insert(out.end(), p->begin(), p->end());
+  return out;
+}
+
+// The stored dimension of each canonical label: the permutation into canonical order.
+Permutation permutationTo(const Labels& stored, const Labels& canonical) {
+  Permutation p;
+  for (const auto& l : canonical) p.push_back(static_cast<int>(std::find(stored.begin(), stored.end(), l) - stored.begin()));
+  return p;
+}
+
+struct Fit {
+  bool direct = false;   // no permutation needed
+  bool transposed = false;
+  Permutation perm;      // to [C][first][second] when not direct
+};
+
+// Does `stored` read as C then (first, second) or C then (second, first)?
+Fit fitOperand(const Labels& stored, const Labels& c, const Labels& first, const Labels& second) {
+  Fit f;
+  if (stored == concat({&c, &first, &second})) {
+    f.direct = true;
+  } else if (stored == concat({&c, &second, &first})) {
+    f.direct = true;
+    f.transposed = true;
+  } else {
+    f.perm = permutationTo(stored, concat({&c, &first, &second}));
+  }
+  return f;
+}
+
+int64_t product(const Labels& ls, const Labels& order, const std::vector<int64_t>& extent) {
+  int64_t p = 1;
+  for (const auto& l : ls) p *= extent[std::find(order.begin(), order.end(), l) - order.begin()];
+  return p;
+}
+
+std::string joined(const Labels& ls) {
+  std::string s;
+  for (const auto& l : ls) s += (s.empty() ? "" : ",") + l;
+  return s;
 }
 
 }  // namespace
 
-GemmMapping classifyBinaryContraction(const Labels& left, const Labels& right, const Labels& out) {
-  GemmMapping m;
+LabelClasses classifyLabels(const Labels& x, const Labels& y, const Labels& z) {
+  LabelClasses classes;
   Labels all;
-  for (const Labels* t : {&left, &right, &out})
+  for (const Labels* t : {&x, &y, &z})
     for (const auto& l : *t)
       if (!contains(all, l)) all.push_back(l);
   for (const auto& l : all) {
-    const bool inL = contains(left, l), inR = contains(right, l), inO = contains(out, l);
-    if (inL && inR) (inO ? m.c : m.k).push_back(l);
-    else if (inL) (inO ? m.m : m.r).push_back(l);
-    else if (inR) (inO ? m.n : m.r).push_back(l);
-    else m.b.push_back(l);
+    const bool inX = contains(x, l), inY = contains(y, l), inZ = contains(z, l);
+    if (inX && inY) (inZ ? classes.c : classes.k).push_back(l);
+    else if (inX) (inZ ? classes.m : classes.r).push_back(l);
+    else if (inY) (inZ ? classes.n : classes.r).push_back(l);
+    else classes.b.push_back(l);
   }
-  if (!m.r.empty() || !m.b.empty()) return m;
+  return classes;
+}
 
-  // Batch labels must lead every tensor, in one order.
-  const std::size_t nc = m.c.size();
-  auto leads = [&](const Labels& t) { return t.size() >= nc && Labels(t.begin(), t.begin() + nc) == m.c; };
-  if (!leads(left) || !leads(right) || !leads(out)) return m;
-  const Labels l(left.begin() + nc, left.end()), r(right.begin() + nc, right.end()), o(out.begin() + nc, out.end());
+std::string describeLabelClasses(const LabelClasses& classes) {
+  std::string s;
+  auto add = [&s](const char* type, const Labels& ls) {
+    if (ls.empty()) return;
+    if (!s.empty()) s += "  ";
+    s += type;
+    s += ":";
+    for (const auto& l : ls) s += " " + l;
+  };
+  add("C", classes.c);
+  add("M", classes.m);
+  add("N", classes.n);
+  add("K", classes.k);
+  add("R", classes.r);
+  add("B", classes.b);
+  return s;
+}
 
-  // Each group keeps one order across the tensors it appears in; take it from the first.
-  const Labels kOrder = restrictTo(l, m.k), mOrder = restrictTo(l, m.m), nOrder = restrictTo(r, m.n);
-  if (restrictTo(r, m.k) != kOrder || restrictTo(o, m.m) != mOrder || restrictTo(o, m.n) != nOrder) return m;
-  if (!isTwoGroupMatrix(l, mOrder, kOrder) || !isTwoGroupMatrix(r, kOrder, nOrder) ||
-      !isTwoGroupMatrix(o, mOrder, nOrder))
-    return m;
-  m.kind = nc == 0 ? KernelMapping::Gemm : KernelMapping::BatchedGemm;
-  return m;
+std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector<int64_t>& blockExtent) {
+  if (n.operandLabels.size() != 2 || !isContraction(n)) return std::nullopt;
+  const Labels& x = n.operandLabels[0];
+  const Labels& y = n.operandLabels[1];
+  const Labels& z = n.outputLabels;
+  if (hasRepeats(x) || hasRepeats(y) || hasRepeats(z)) return std::nullopt;
+  const LabelClasses classes = classifyLabels(x, y, z);
+  if (!classes.r.empty() || !classes.b.empty()) return std::nullopt;  // one-operand aggregation or broadcast
+  const Labels &c = classes.c, &m = classes.m, &nn = classes.n, &k = classes.k;
+  const Labels order = iterationLabels(n);
+  int64_t sizeX = product(x, order, blockExtent), sizeY = product(y, order, blockExtent),
+          sizeZ = product(z, order, blockExtent);
+
+  // Candidate group orders: the order each tensor already has.
+  std::vector<Labels> cOrders{restrictTo(z, c), restrictTo(x, c), restrictTo(y, c)};
+  std::vector<Labels> mOrders{restrictTo(z, m), restrictTo(x, m)};
+  std::vector<Labels> nOrders{restrictTo(z, nn), restrictTo(y, nn)};
+  std::vector<Labels> kOrders{restrictTo(x, k), restrictTo(y, k)};
+
+  std::optional<GemmMapping> best;
+  int64_t bestCost = std::numeric_limits<int64_t>::max();
+  for (const auto& co : cOrders)
+    for (const auto& mo : mOrders)
+      for (const auto& no : nOrders)
+        for (const auto& ko : kOrders) {
+          Fit fx = fitOperand(x, co, mo, ko), fy = fitOperand(y, co, ko, no), fz = fitOperand(z, co, mo, no);
+          int64_t cost = (fx.direct ? 0 : sizeX) + (fy.direct ? 0 : sizeY) + (fz.direct ? 0 : sizeZ);
+          if (cost >= bestCost) continue;
+          GemmMapping g;
+          g.batchLabels = co;
+          g.mLabels = mo;
+          g.nLabels = no;
+          g.kLabels = ko;
+          g.batch = product(co, order, blockExtent);
+          g.m = product(mo, order, blockExtent);
+          g.n = product(no, order, blockExtent);
+          g.k = product(ko, order, blockExtent);
+          g.transX = fx.transposed;
+          g.transY = fy.transposed;
+          g.transZ = fz.transposed;
+          g.permX = fx.perm;
+          g.permY = fy.perm;
+          g.permZ = fz.perm;
+          g.permutedElements = cost;
+          best = g;
+          bestCost = cost;
+        }
+  return best;
+}
+
+std::string describeGemmMapping(const GemmMapping& g) {
+  std::string s = (g.batch > 1 ? "strided-batched GEMM batch=" + std::to_string(g.batch) + " " : "GEMM ") +
+                  "m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) +
+                  " (C[" + joined(g.batchLabels) + "] M[" + joined(g.mLabels) + "] N[" + joined(g.nLabels) +
+                  "] K[" + joined(g.kLabels) + "])";
+  if (g.transX) s += " X^T";
+  if (g.transY) s += " Y^T";
+  if (g.transZ) s += " Z^T";
+  std::string perms;
+  if (!g.permX.empty()) perms += " X";
+  if (!g.permY.empty()) perms += " Y";
+  if (!g.permZ.empty()) perms += " Z";
+  s += perms.empty() ? ", no permutation" : ", permuted:" + perms;
+  return s;
+}
+
+KernelMapping kernelMappingOf(const std::optional<GemmMapping>& mapping) {
+  if (!mapping || !mapping->permX.empty() || !mapping->permY.empty() || !mapping->permZ.empty())
+    return KernelMapping::Permutation;
+  return mapping->batchLabels.empty() ? KernelMapping::Gemm : KernelMapping::BatchedGemm;
 }
 
 const char* kernelMappingName(KernelMapping k) {
@@ -65,24 +180,6 @@ const char* kernelMappingName(KernelMapping k) {
     case KernelMapping::Permutation: return "permute";
   }
   return "permute";
-}
-
-std::string describeLabelTypes(const GemmMapping& m) {
-  std::string s;
-  auto add = [&s](const char* type, const Labels& ls) {
-    if (ls.empty()) return;
-    if (!s.empty()) s += "  ";
-    s += type;
-    s += ":";
-    for (const auto& l : ls) s += " " + l;
-  };
-  add("C", m.c);
-  add("M", m.m);
-  add("N", m.n);
-  add("K", m.k);
-  add("R", m.r);
-  add("B", m.b);
-  return s;
 }
 
 }  // namespace eindecomp

@@ -1,38 +1,62 @@
 // How a binary contraction maps onto BLAS, after the Einsum Trees paper (sections 2.1 and
-// 3). Each label of `left, right -> out` gets a type: C (in both operands and the output:
-// a batch dimension), M (left and output), N (right and output), K (both operands, not the
-// output: summed), plus R (one operand only, not the output: must be summed out first) and
-// B (output only: a broadcast). Tensors are row-major. The step maps to
-//   - a GEMM when there is no C label and, after fusing each type's labels into one
-//     dimension, every tensor is a (possibly transposed) matrix: left is [M][K] or [K][M],
-//     right [K][N] or [N][K], out [M][N] or [N][M], each group in the same order wherever
-//     it appears (empty groups are allowed: a GEMV or an outer product is still one call);
-//   - a batched GEMM when, in addition, the C labels lead all three tensors in the same
-//     order (a strided-batched call);
-//   - otherwise it needs a permutation of at least one tensor first (TTGT), as does any
-//     step with an R or B label.
+// 3-5). The one label classifier: every label of `X, Y -> Z` is
+//   C (in X, Y and Z: a batch dimension), M (X and Z), N (Y and Z), K (X and Y: summed),
+//   R (one operand only, not the output: summed within one operand), B (output only: broadcast).
+// A contraction (join mul, agg sum) without R and B labels runs as `batch` GEMMs
+// Z_c[M,N] (+)= X_c[M,K] * Y_c[K,N]. Blocks are stored row-major in the order their labels
+// are written, so an operand feeds the GEMM directly when its labels read as the C group
+// and then the M and K groups (either order, a transpose flag) — likewise Y with K/N and
+// Z with M/N (Z stored N-major is computed as Z^T = Y^T X^T). The order of labels inside
+// each group is free: the mapping tries the orders each tensor already has and keeps the
+// one that needs the fewest permuted elements; only where no order fits is a permutation
+// inserted (recorded here). Contractions it cannot express (R or B labels, a label
+// repeated within a tensor, unary nodes, other joins) get std::nullopt.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "planner/graph/graph.h"
 
 namespace eindecomp {
 
-enum class KernelMapping { Gemm, BatchedGemm, Permutation };
-
-struct GemmMapping {
-  KernelMapping kind = KernelMapping::Permutation;
-  Labels c, m, n, k;  // labels by type, in order of appearance (left, then right, then out)
-  Labels r, b;        // summed within one operand / broadcast: these force a permutation
+struct LabelClasses {
+  Labels c, m, n, k;  // in order of first appearance (X, then Y, then Z)
+  Labels r, b;
 };
 
-GemmMapping classifyBinaryContraction(const Labels& left, const Labels& right, const Labels& out);
+LabelClasses classifyLabels(const Labels& x, const Labels& y, const Labels& z);
 
-// "gemm" | "batched-gemm" | "permute"
-const char* kernelMappingName(KernelMapping k);
+// "C: b  M: i  N: k  K: j" (empty classes left out).
+std::string describeLabelClasses(const LabelClasses& classes);
 
-// "C: b  M: i  N: k  K: j" (types that are empty are left out).
-std::string describeLabelTypes(const GemmMapping& m);
+// A permutation of a stored block into the GEMM's canonical order: `perm[i]` is the stored
+// dimension that becomes canonical dimension i. Empty when the block is used as stored.
+using Permutation = std::vector<int>;
+
+struct GemmMapping {
+  Labels batchLabels, mLabels, nLabels, kLabels;  // C, M, N, K in the chosen group orders
+  int64_t batch = 1, m = 1, n = 1, k = 1;          // products of the block extents
+  bool transX = false;    // X stored [C][K][M] rather than [C][M][K]
+  bool transY = false;    // Y stored [C][N][K] rather than [C][K][N]
+  bool transZ = false;    // Z stored [C][N][M]: the kernel computes Z^T = Y^T X^T
+  Permutation permX, permY, permZ;  // non-empty where the stored order fits no GEMM layout
+  int64_t permutedElements = 0;     // elements moved by the permutations, per kernel call
+};
+
+// Maps the node's contraction with block extents `blockExtent` (per iteration label, in
+// iterationLabels(n) order). std::nullopt when the node is not GEMM-shaped (see above).
+std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector<int64_t>& blockExtent);
+
+// One line for reports: e.g. "GEMM m=64 n=32 k=16 (C[] M[i] N[k] K[j]) X^T, no permutation".
+std::string describeGemmMapping(const GemmMapping& g);
+
+// What a mapping amounts to: one GEMM call, a strided-batched GEMM, or a GEMM that needs
+// a permutation of some tensor first (also: no GEMM mapping at all).
+enum class KernelMapping { Gemm, BatchedGemm, Permutation };
+KernelMapping kernelMappingOf(const std::optional<GemmMapping>& mapping);
+const char* kernelMappingName(KernelMapping k);  // "gemm" | "batched-gemm" | "permute"
 
 }  // namespace eindecomp

@@ -46,7 +46,7 @@ std::string formatPathReport(const std::vector<ContractionPathInfo>& infos) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& s : info.steps)
       rows.push_back({s.name, joinNames(s.operands), s.einsum, flopCountShort(s.flops),
-                      kernelMappingName(s.mapping.kind), describeLabelTypes(s.mapping)});
+                      kernelMappingName(s.kind), describeLabelClasses(s.classes)});
     std::vector<std::size_t> width(header.size());
     for (std::size_t c = 0; c < header.size(); ++c) {
       width[c] = header[c].size();

@@ -52,7 +52,7 @@ SplitNode splitNode(const Graph& g, const Node& n, const PathOptions& opts) {
   ContractionProblem problem;
   for (const auto& l : labels) {
     id[l] = static_cast<int>(problem.sizes.size());
-    problem.sizes.push_back(g.labelSizes.at(l));
+    problem.sizes.push_back(n.labelSizes.at(l));
   }
   for (const auto& op : n.operandLabels) {
     std::vector<int> ids;
@@ -95,6 +95,7 @@ SplitNode splitNode(const Graph& g, const Node& n, const PathOptions& opts) {
     step.join = Expr::binary(Expr::Kind::Mul, Expr::x(), Expr::y());
     step.agg = AggOp::Sum;
     step.loc = n.loc;
+    for (const auto& l : iterationLabels(step)) step.labelSizes[l] = n.labelSizes.at(l);
 
     ContractionStepInfo row;
     row.name = step.name;
@@ -103,7 +104,8 @@ SplitNode splitNode(const Graph& g, const Node& n, const PathOptions& opts) {
     row.einsum = step.einsum;
     row.flops = s.flops;
     row.resultSize = s.resultSize;
-    row.mapping = classifyBinaryContraction(left, right, step.outputLabels);
+    row.classes = classifyLabels(left, right, step.outputLabels);
+    row.kind = kernelMappingOf(mapContractionToGemm(step, iterationSizes(step)));
     info.steps.push_back(row);
 
     names.push_back(step.name);

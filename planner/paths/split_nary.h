@@ -37,7 +37,8 @@ struct ContractionStepInfo {
   std::string einsum;                 // the binary einsum, e.g. "abc,cd->abd"
   FlopCount flops = 0;
   FlopCount resultSize = 0;           // elements
-  GemmMapping mapping;
+  LabelClasses classes;
+  KernelMapping kind = KernelMapping::Permutation;
 };
 
 // The contraction path chosen for one n-ary node, in the spirit of opt_einsum's PathInfo.

@@ -32,7 +32,7 @@ Report makeReport(const Graph& g, const Plan& plan, const Provenance& provenance
     n.outputParts = np.outputParts;
     n.join = c.join;
     n.agg = c.agg;
-    n.flops = nodeFlops(g, g.nodes[i]);
+    n.flops = nodeFlops(g.nodes[i]);
     n.bytesPerDevice = c.bytesPerDevice;
     phases[i] = (c.join > 0) + (c.agg > 0);
     r.nodes.push_back(std::move(n));

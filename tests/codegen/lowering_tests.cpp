@@ -167,8 +167,8 @@ TEST_CASE("predicted bytes equal einrt's traffic prediction on the program's lay
           int64_t calls = 1;
           for (const auto& l : iterationLabels(node)) {
             std::vector<int64_t> options;
-            for (int64_t d = 1; d <= g.labelSizes.at(l); ++d)
-              if (g.labelSizes.at(l) % d == 0 && calls * d <= devices) options.push_back(d);
+            for (int64_t d = 1; d <= node.labelSizes.at(l); ++d)
+              if (node.labelSizes.at(l) % d == 0 && calls * d <= devices) options.push_back(d);
             parts[l] = options[rng() % options.size()];
             calls *= parts[l];
           }

@@ -35,8 +35,11 @@ struct GraphBuilder {
 
   explicit GraphBuilder(eindecomp::DType dtype = eindecomp::DType::F64) { g.dtype = dtype; }
 
+  // One vocabulary of label sizes for the test; each node takes its own labels' sizes.
+  std::map<std::string, int64_t> vocabulary;
+
   GraphBuilder& sizes(const std::map<std::string, int64_t>& s) {
-    for (const auto& [l, n] : s) g.labelSizes[l] = n;
+    for (const auto& [l, n] : s) vocabulary[l] = n;
     return *this;
   }
   GraphBuilder& input(const std::string& name, const std::vector<int64_t>& shape) {
@@ -53,6 +56,7 @@ struct GraphBuilder {
     n.outputLabels = output;
     n.join = std::move(join);
     n.agg = agg;
+    for (const auto& l : eindecomp::iterationLabels(n)) n.labelSizes[l] = vocabulary.at(l);
     g.nodes.push_back(n);
     g.outputs.push_back(name);
     return *this;

@@ -387,7 +387,7 @@ def run_generator_case(einplan, workdir, dtype, seed):
     """`einplan eval --seed S` on identity nodes must reproduce the NumPy generator."""
     os.makedirs(workdir)
     shapes = {"A": [3, 4], "weights_1": [2, 3, 2], "X": [7]}
-    labels = {"A": "ab", "weights_1": "cde", "X": "f"}  # a label has one size in the whole graph
+    labels = {"A": "ab", "weights_1": "cde", "X": "f"}  # distinct labels, one per dimension
     doc = {"name": "gen", "dtype": dtype, "inputs": [{"name": n, "shape": s} for n, s in shapes.items()],
            "nodes": [node("copy_" + n, labels[n] + "->" + labels[n], [n], join="x") for n in shapes]}
     graph_path = os.path.join(workdir, "graph.json")

@@ -168,10 +168,10 @@ TEST_CASE("Table 5 networks: operands and sizes (upper case labels first); --sca
     CHECK(g.nodes[0].name == r.id);
     CHECK(g.nodes[0].inputs.size() == r.operands);
     CHECK(g.inputs.size() == r.operands);
-    for (const auto& [label, size] : r.sizes) CHECK(g.labelSizes.at(label) == size);
+    for (const auto& [label, size] : r.sizes) CHECK(g.nodes[0].labelSizes.at(label) == size);
     o.scale = 4;
     const Graph scaled = makeTensorNetwork(o);
-    for (const auto& [label, size] : r.sizes) CHECK(scaled.labelSizes.at(label) == std::max<int64_t>(1, size / 4));
+    for (const auto& [label, size] : r.sizes) CHECK(scaled.nodes[0].labelSizes.at(label) == std::max<int64_t>(1, size / 4));
   }
   TensorNetworkOptions o;
   o.id = "mera";

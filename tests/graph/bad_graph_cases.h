@@ -97,14 +97,24 @@ inline const std::vector<BadGraphCase>& badGraphCases() {
        "  - name: Z\n"
        "    einsum: \"ij,jk->ik\"\n"
        "    inputs: [AB, C]\n",
-       9, 17, {"label 'j' has size 5", "dimension 1 of 'C'", "node 'Z'", "size 6", "dimension 2 of 'A'",
-               "node 'AB'", "line 6"}},
+       9, 17, {"node 'Z'", "label 'j' has size 5", "dimension 1 of 'C' (operand 2)", "size 6",
+               "dimension 2 of 'AB' (operand 1)", "within one node a label has one size"}},
       {"label_size_mismatch_sizes.yaml",
-       "sizes: {k: 8}\n"
        "inputs: {A: [4, 4]}\n"
        "nodes:\n"
-       "  - {name: B, einsum: \"ik->i\", inputs: [A]}\n",
-       4, 25, {"label 'k' has size 4", "size 8 in 'sizes' at line 1"}},
+       "  - {name: B, einsum: \"ik->i\", inputs: [A], sizes: {k: 8}}\n",
+       3, 56, {"node 'B'", "'sizes' gives label 'k' size 8", "size 4 in dimension 2 of 'A'"}},
+      {"node_sizes_unknown_label.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ik->i\", inputs: [A], sizes: {q: 8}}\n",
+       3, 53, {"node 'B'", "'sizes' gives label 'q'", "does not use"}},
+      {"one_space_makes_words.yaml",
+       "inputs: {A: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->ij k\", inputs: [A], sizes: {k: 2}}\n",
+       3, 44, {"operand 1 has 1 label", "rank 2", "a space anywhere in an einsum", "'ij' is one label",
+               "'i j -> i j k'"}},
       {"rank_mismatch.yaml",
        "inputs: {A: [4, 4]}\n"
        "nodes:\n"

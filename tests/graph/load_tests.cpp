@@ -78,9 +78,9 @@ TEST_CASE("YAML and JSON, list and map forms of inputs, load to the same graph")
     CHECK_MESSAGE((n.join == parseExpr("x * y")), eindecomp::toString(n.join) << " vs " << eindecomp::toString(parseExpr("x * y")));
     CHECK(n.agg == AggOp::Sum);
     CHECK(isContraction(n));
-    CHECK(g.labelSizes == std::map<Label, int64_t>{{"i", 6}, {"j", 4}, {"k", 8}});
+    CHECK(n.labelSizes == std::map<Label, int64_t>{{"i", 6}, {"j", 4}, {"k", 8}});
     CHECK(g.outputs == std::vector<std::string>{"AB"});
-    CHECK(nodeFlops(g, n) == 2 * 6 * 4 * 8);
+    CHECK(nodeFlops(n) == 2 * 6 * 4 * 8);
   }
 }
 
@@ -131,12 +131,39 @@ nodes:
   CHECK_MESSAGE((g.nodes[3].join == parseExpr("relu(x) * 2")), eindecomp::toString(g.nodes[3].join) << " vs " << eindecomp::toString(parseExpr("relu(x) * 2")));
   CHECK(broadcastLabels(g.nodes[3]) == Labels{"rep"});
   CHECK(g.nodes[4].agg == AggOp::Prod);
-  CHECK(g.labelSizes ==
-        std::map<Label, int64_t>{{"seq", 4}, {"model", 10}, {"head", 3}, {"dim", 2}, {"rep", 6}});
+  CHECK(g.nodes[0].labelSizes == std::map<Label, int64_t>{{"seq", 4}, {"model", 10}, {"head", 3}, {"dim", 2}});
+  CHECK(g.nodes[3].labelSizes == std::map<Label, int64_t>{{"seq", 4}, {"rep", 6}});
   CHECK(tensorShape(g, "B") == std::vector<int64_t>{4, 6});
   CHECK(tensorShape(g, "P") == std::vector<int64_t>{6});
   // Sinks in evaluation order: D and P; M and Y and B are consumed.
   CHECK(g.outputs == std::vector<std::string>{"D", "P"});
+}
+
+TEST_CASE("labels are local to their node, as in NumPy") {
+  // The same einsum over differently shaped matrices in two nodes: unrelated labels.
+  const Graph g = loadGraphText(R"(inputs: {A: [2, 3], B: [3, 5], C: [5, 7], D: [7, 11]}
+nodes:
+  - {name: AB, einsum: "ij,jk->ik", inputs: [A, B]}
+  - {name: CD, einsum: "ij,jk->ik", inputs: [C, D]}
+  - {name: Z, einsum: "ij,jk->ik", inputs: [AB, CD]}
+)",
+                                "mem", GraphFormat::Yaml);
+  CHECK(g.nodes[0].labelSizes == std::map<Label, int64_t>{{"i", 2}, {"j", 3}, {"k", 5}});
+  CHECK(g.nodes[1].labelSizes == std::map<Label, int64_t>{{"i", 5}, {"j", 7}, {"k", 11}});
+  CHECK(g.nodes[2].labelSizes == std::map<Label, int64_t>{{"i", 2}, {"j", 5}, {"k", 11}});
+  CHECK(tensorShape(g, "Z") == std::vector<int64_t>{2, 11});
+}
+
+TEST_CASE("broadcast labels: the node's own sizes first, then the graph's") {
+  const Graph g = loadGraphText(R"(sizes: {r: 4}
+inputs: {X: [3]}
+nodes:
+  - {name: A, einsum: "i->ir", inputs: [X]}
+  - {name: B, einsum: "i->ir", inputs: [X], sizes: {r: 9}}
+)",
+                                "mem", GraphFormat::Yaml);
+  CHECK(tensorShape(g, "A") == std::vector<int64_t>{3, 4});
+  CHECK(tensorShape(g, "B") == std::vector<int64_t>{3, 9});
 }
 
 TEST_CASE("n-ary contractions stay one node") {
@@ -149,7 +176,7 @@ nodes:
   CHECK(g.nodes[0].inputs.size() == 4);
   CHECK(isContraction(g.nodes[0]));
   // opt_einsum's count for a direct evaluation: 2*3*4*5*6 points, 3 multiplies + 1 add each.
-  CHECK(nodeFlops(g, g.nodes[0]) == 2 * 3 * 4 * 5 * 6 * 4);
+  CHECK(nodeFlops(g.nodes[0]) == 2 * 3 * 4 * 5 * 6 * 4);
 }
 
 TEST_CASE("nodes are reordered topologically, stably") {

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "planner/graph/graph_summary.h"
-#include "planner/graph/human_units.h"
+#include "planner/graph/units.h"
 #include "planner/graph/load.h"
 
 using namespace eindecomp;
@@ -61,8 +61,8 @@ TEST_CASE("human units") {
   const std::vector<Case> cases = {
       {0, "0 B", "0 FLOP"},
       {999, "999 B", "999 FLOP"},
-      {1536, "1.50 KiB", "1.54 KFLOP"},
-      {294912, "288 KiB", "295 KFLOP"},
+      {1536, "1.50 KiB", "1.54 kFLOP"},
+      {294912, "288 KiB", "295 kFLOP"},
       {3 * 1024 * 1024, "3.00 MiB", "3.15 MFLOP"},
       {int64_t(5) << 40, "5.00 TiB", "5.50 TFLOP"},
   };

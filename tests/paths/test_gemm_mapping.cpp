@@ -57,8 +57,13 @@ TEST_CASE("binary contractions map to GEMM, batched GEMM or need a permutation")
   };
   for (const auto& c : cases) {
     CAPTURE(c.left + "," + c.right + "->" + c.out);
-    const GemmMapping m = classifyBinaryContraction(chars(c.left), chars(c.right), chars(c.out));
-    CHECK(kernelMappingName(m.kind) == std::string(kernelMappingName(c.kind)));
-    CHECK(describeLabelTypes(m) == c.types);
+    Node n;
+    n.operandLabels = {chars(c.left), chars(c.right)};
+    n.outputLabels = chars(c.out);
+    n.join = Expr::binary(Expr::Kind::Mul, Expr::x(), Expr::y());
+    for (const auto& l : iterationLabels(n)) n.labelSizes[l] = 3;
+    const KernelMapping kind = kernelMappingOf(mapContractionToGemm(n, iterationSizes(n)));
+    CHECK(kernelMappingName(kind) == std::string(kernelMappingName(c.kind)));
+    CHECK(describeLabelClasses(classifyLabels(chars(c.left), chars(c.right), chars(c.out))) == c.types);
   }
 }

@@ -163,7 +163,6 @@ TEST_CASE("unary maps, reductions, broadcasts and rank-3 contractions") {
   for (const Case& c : cases) {
     CAPTURE(c.why);
     Graph g;
-    g.labelSizes = c.sizes;
     std::string spec = c.spec;
     auto arrow = spec.find("->");
     auto comma = spec.find(',');
@@ -174,6 +173,7 @@ TEST_CASE("unary maps, reductions, broadcasts and rank-3 contractions") {
     } else {
       addNode(g, "N", spec, {"X"});
     }
+    sizeLabels(g, c.sizes);
     NodeCost cost = nodeCost(nodeSpace(g, g.nodes[0]), c.d, 4);
     CHECK(cost.join == c.join);
     CHECK(cost.agg == c.agg);

@@ -1,5 +1,6 @@
 // Graph structs built directly for the planner tests (no loader): a binary or unary node
-// from an einsum-like description. Labels are single characters here; sizes are global.
+// from an einsum-like description. Labels are single characters here; a test sizes them
+// from one vocabulary (sizeLabels), though in a graph each node has its own labels.
 #pragma once
 
 #include <map>
@@ -43,6 +44,12 @@ inline void addNode(Graph& g, const std::string& name, const std::string& spec, 
   g.nodes.push_back(std::move(n));
 }
 
+// Gives every node the sizes of its own labels from one vocabulary.
+inline void sizeLabels(Graph& g, const std::map<Label, int64_t>& sizes) {
+  for (Node& n : g.nodes)
+    for (const auto& l : iterationLabels(n)) n.labelSizes[l] = sizes.at(l);
+}
+
 inline void addInput(Graph& g, const std::string& name, std::vector<int64_t> shape) {
   g.inputs.push_back({name, std::move(shape), {}});
 }
@@ -51,10 +58,10 @@ inline void addInput(Graph& g, const std::string& name, std::vector<int64_t> sha
 inline Graph matmulGraph(int64_t n) {
   Graph g;
   g.name = "matmul";
-  g.labelSizes = {{"i", n}, {"j", n}, {"k", n}};
   addInput(g, "X", {n, n});
   addInput(g, "Y", {n, n});
   addNode(g, "Z", "ij,jk->ik", {"X", "Y"});
+  sizeLabels(g, {{"i", n}, {"j", n}, {"k", n}});
   g.outputs = {"Z"};
   return g;
 }

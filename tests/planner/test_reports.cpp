@@ -28,12 +28,12 @@ namespace {
 Graph smallDag() {
   Graph g;
   g.name = "small";
-  g.labelSizes = {{"i", 8}, {"j", 6}, {"k", 12}};
   addInput(g, "A", {8, 6});
   addInput(g, "B", {6, 12});
   addNode(g, "AB", "ij,jk->ik", {"A", "B"});
   addNode(g, "S", "ik->i", {"AB"});
   addNode(g, "T", "ik,i->ik", {"AB", "S"});
+  sizeLabels(g, {{"i", 8}, {"j", 6}, {"k", 12}});
   return g;
 }
 

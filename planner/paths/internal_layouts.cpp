@@ -1,12 +1,12 @@
-#include "codegen/kernels/internal_layouts.h"
+#include "planner/paths/internal_layouts.h"
 
 #include <algorithm>
 #include <limits>
 
-#include "codegen/kernels/gemm_mapping.h"
+#include "planner/paths/gemm_mapping.h"
 #include "planner/graph/graph_index.h"
 
-namespace eindecomp::codegen {
+namespace eindecomp {
 
 namespace {
 
@@ -14,10 +14,8 @@ bool contains(const Labels& ls, const Label& l) { return std::find(ls.begin(), l
 
 // Permuted elements of a node's GEMM with whole-tensor extents; 0 when it is no GEMM
 // (the generated kernel reads any order at the same cost).
-int64_t permutationCost(const Graph& g, const Node& n) {
-  std::vector<int64_t> extent;
-  for (const auto& l : iterationLabels(n)) extent.push_back(g.labelSizes.at(l));
-  auto m = mapContractionToGemm(n, extent);
+int64_t permutationCost(const Node& n) {
+  auto m = mapContractionToGemm(n, iterationSizes(n));
   return m ? m->permutedElements : 0;
 }
 
@@ -116,7 +114,7 @@ Graph chooseInternalLayouts(const Graph& g) {
         p.outputLabels[d] = current[perm[d]];
         c.operandLabels[operand][d] = consumerView[perm[d]];
       }
-      const int64_t cost = permutationCost(out, p) + permutationCost(out, c);
+      const int64_t cost = permutationCost(p) + permutationCost(c);
       if (cost < best) {
         best = cost;
         bestPerm = perm;
@@ -132,4 +130,4 @@ Graph chooseInternalLayouts(const Graph& g) {
   return out;
 }
 
-}  // namespace eindecomp::codegen
+}  // namespace eindecomp

@@ -11,10 +11,10 @@
 
 #include "planner/graph/graph.h"
 
-namespace eindecomp::codegen {
+namespace eindecomp {
 
 // The graph with the output label order of internal nodes chosen as above (and the
 // consumers' operand labels permuted to match). Other nodes are unchanged.
 Graph chooseInternalLayouts(const Graph& g);
 
-}  // namespace eindecomp::codegen
+}  // namespace eindecomp

@@ -1,4 +1,4 @@
-// GEMM mapping (codegen/kernels/gemm_mapping.h) checked against a brute-force einsum: for
+// GEMM mapping (planner/paths/gemm_mapping.h) checked against a brute-force einsum: for
 // every case the test executes the mapping the way the emitted program does (permute the
 // operands where the mapping says so, run the (batched) row-major GEMM with the transpose
 // flags, permute the result back) with naive loops written here, and compares with the
@@ -12,13 +12,12 @@
 #include <random>
 #include <set>
 
-#include "codegen/kernels/gemm_mapping.h"
-#include "codegen/kernels/internal_layouts.h"
+#include "planner/paths/gemm_mapping.h"
+#include "planner/paths/internal_layouts.h"
 #include "planner/paths/split_nary.h"
 #include "planner/graph/load.h"
 
 using namespace eindecomp;
-using namespace eindecomp::codegen;
 
 namespace {
 
@@ -88,7 +87,7 @@ std::vector<double> permute(const std::vector<double>& in, const Labels& stored,
   return out;
 }
 
-std::vector<double> executeMapping(const Node& n, const codegen::GemmMapping& g, const Sizes& s, std::vector<double> X,
+std::vector<double> executeMapping(const Node& n, const GemmMapping& g, const Sizes& s, std::vector<double> X,
                                    std::vector<double> Y) {
   if (!g.permX.empty()) X = permute(X, n.operandLabels[0], g.permX, s);
   if (!g.permY.empty()) Y = permute(Y, n.operandLabels[1], g.permY, s);
@@ -196,10 +195,8 @@ TEST_CASE("intermediate layouts: split steps get orders that spare permutations;
     const Graph split = splitNaryNodes(loadGraphText(text, "tn.yaml", GraphFormat::Yaml));
     const Graph chosen = chooseInternalLayouts(split);
     int64_t before = 0, after = 0;
-    auto cost = [&](const Graph& g, const Node& n) {
-      std::vector<int64_t> extent;
-      for (const auto& l : iterationLabels(n)) extent.push_back(g.labelSizes.at(l));
-      auto m = mapContractionToGemm(n, extent);
+    auto cost = [&](const Graph&, const Node& n) {
+      auto m = mapContractionToGemm(n, iterationSizes(n));
       return m ? m->permutedElements : 0;
     };
     REQUIRE(chosen.nodes.size() == split.nodes.size());

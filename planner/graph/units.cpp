@@ -1,0 +1,132 @@
+#include "planner/graph/units.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+namespace eindecomp {
+
+namespace {
+
+// Scales `value` down by `step` until it is below `step`, then prints three significant
+// digits with the matching unit; exact integers stay exact in the smallest unit.
+std::string scaled(int64_t value, double step, const char* const* units, int unitCount) {
+  double v = static_cast<double>(value);
+  int unit = 0;
+  while (v >= step && unit + 1 < unitCount) {
+    v /= step;
+    ++unit;
+  }
+  char buf[64];
+  if (unit == 0) std::snprintf(buf, sizeof buf, "%lld %s", static_cast<long long>(value), units[0]);
+  else if (v < 10) std::snprintf(buf, sizeof buf, "%.2f %s", v, units[unit]);
+  else if (v < 100) std::snprintf(buf, sizeof buf, "%.1f %s", v, units[unit]);
+  else std::snprintf(buf, sizeof buf, "%.0f %s", v, units[unit]);
+  return buf;
+}
+
+std::string trim(const std::string& s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+// Splits "12.5 GB/s" into the number and the unit text (either may be empty).
+std::pair<std::string, std::string> numberAndUnit(const std::string& text) {
+  const std::string t = trim(text);
+  std::size_t i = 0;
+  while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.' || t[i] == '+' || t[i] == '-' ||
+                          ((t[i] == 'e' || t[i] == 'E') && i > 0 && i + 1 < t.size() &&
+                           (std::isdigit(static_cast<unsigned char>(t[i + 1])) || t[i + 1] == '-' || t[i + 1] == '+'))))
+    ++i;
+  return {t.substr(0, i), trim(t.substr(i))};
+}
+
+using UnitTable = std::vector<std::pair<const char*, double>>;
+
+const UnitTable& unitsOf(Quantity kind) {
+  static const UnitTable seconds{{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
+  static const UnitTable bytes{{"B/s", 1},        {"KB/s", 1e3},          {"MB/s", 1e6},
+                               {"GB/s", 1e9},     {"TB/s", 1e12},         {"KiB/s", 1024.0},
+                               {"MiB/s", 1 << 20}, {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0}};
+  static const UnitTable flops{{"FLOP/s", 1},     {"kFLOP/s", 1e3},  {"MFLOP/s", 1e6},
+                               {"GFLOP/s", 1e9},  {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15}};
+  switch (kind) {
+    case Quantity::Seconds: return seconds;
+    case Quantity::BytesPerSecond: return bytes;
+    case Quantity::FlopsPerSecond: return flops;
+  }
+  return seconds;
+}
+
+}  // namespace
+
+std::string formatBytes(int64_t bytes) {
+  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  return scaled(bytes, 1024.0, units, 7);
+}
+
+std::string formatFlops(int64_t flops) {
+  static const char* const units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP"};
+  return scaled(flops, 1000.0, units, 7);
+}
+
+std::string formatSeconds(double seconds) {
+  char buf[64];
+  const double a = std::fabs(seconds);
+  const char* unit = "s";
+  double v = seconds;
+  if (a == 0) return "0 s";
+  if (a < 1e-6) unit = "ns", v = seconds * 1e9;
+  else if (a < 1e-3) unit = "us", v = seconds * 1e6;
+  else if (a < 1) unit = "ms", v = seconds * 1e3;
+  const double av = std::fabs(v);
+  if (av < 10) std::snprintf(buf, sizeof buf, "%.2f %s", v, unit);
+  else if (av < 100) std::snprintf(buf, sizeof buf, "%.1f %s", v, unit);
+  else std::snprintf(buf, sizeof buf, "%.0f %s", v, unit);
+  return buf;
+}
+
+std::optional<int64_t> parseByteCount(const std::string& text) {
+  const std::string t = trim(text);
+  std::size_t digits = 0;
+  while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits]))) ++digits;
+  const std::string suffix = trim(t.substr(digits));
+  static const std::vector<std::pair<const char*, int64_t>> units{
+      {"", 1},          {"B", 1},           {"K", 1000},         {"KB", 1000},        {"M", 1000000},
+      {"MB", 1000000},  {"G", 1000000000},  {"GB", 1000000000},  {"T", 1000000000000}, {"TB", 1000000000000},
+      {"KiB", 1 << 10}, {"MiB", 1 << 20},   {"GiB", int64_t{1} << 30}, {"TiB", int64_t{1} << 40}};
+  int64_t unit = 0;
+  for (const auto& [name, factor] : units)
+    if (suffix == name) unit = factor;
+  int64_t value = 0, bytes = 0;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + digits, value);
+  if (digits == 0 || unit == 0 || ec != std::errc() || ptr != t.data() + digits || __builtin_mul_overflow(value, unit, &bytes) ||
+      bytes <= 0)
+    return std::nullopt;
+  return bytes;
+}
+
+std::optional<double> parseQuantity(const std::string& text, Quantity kind) {
+  const auto [number, unit] = numberAndUnit(text);
+  if (number.empty()) return std::nullopt;
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (ec != std::errc() || ptr != number.data() + number.size() || !std::isfinite(value) || value < 0) return std::nullopt;
+  if (unit.empty()) return value;
+  for (const auto& [name, factor] : unitsOf(kind))
+    if (unit == name) return value * factor;
+  return std::nullopt;
+}
+
+std::string quantityUnits(Quantity kind) {
+  std::string s;
+  for (const auto& [name, factor] : unitsOf(kind)) s += (s.empty() ? "" : ", ") + std::string(name);
+  return s;
+}
+
+}  // namespace eindecomp

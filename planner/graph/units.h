@@ -1,0 +1,33 @@
+// The one home of units, both ways. Formatting for people (tables, diagnostics): bytes in
+// binary units (B, KiB, MiB, ...), operation counts in decimal units (FLOP, kFLOP,
+// MFLOP, ...), seconds (ns, us, ms, s), with three significant digits; JSON keeps exact
+// numbers. Parsing what people type: byte counts ("64MiB", "2G", "1048576") and the
+// quantities of machine files ("12.5 GB/s", "2 us", "1.2 TFLOP/s", or plain numbers in
+// the base unit).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace eindecomp {
+
+std::string formatBytes(int64_t bytes);   // 1536 -> "1.50 KiB"
+std::string formatFlops(int64_t flops);   // 2097152 -> "2.10 MFLOP"
+std::string formatSeconds(double seconds);  // 0.00123 -> "1.23 ms"
+
+// "1048576", "64MiB", "2G", "512 KB" (K/M/G/T = powers of 1000, KiB/MiB/GiB/TiB = of 1024,
+// an optional B); nothing when the text is not a positive byte count that fits 63 bits.
+std::optional<int64_t> parseByteCount(const std::string& text);
+
+enum class Quantity { Seconds, BytesPerSecond, FlopsPerSecond };
+
+// A non-negative number with an optional unit of its kind: s ms us ns; B/s KB/s MB/s GB/s
+// TB/s KiB/s MiB/s GiB/s TiB/s; FLOP/s kFLOP/s MFLOP/s GFLOP/s TFLOP/s PFLOP/s. Nothing
+// when the text is not one.
+std::optional<double> parseQuantity(const std::string& text, Quantity kind);
+
+// The units parseQuantity accepts for a kind, for messages ("s, ms, us, ns").
+std::string quantityUnits(Quantity kind);
+
+}  // namespace eindecomp

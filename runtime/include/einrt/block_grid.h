@@ -1,0 +1,131 @@
+// The one block-grid decoder. A tensor cut into a regular grid of equal blocks (parts per
+// dimension, each dividing the extent), blocks numbered row-major over the grid; and a
+// node's iteration space cut the same way, its kernel calls numbered row-major over the
+// partition grid (labels in label order). A call's cell, projected onto the labels of one
+// of the node's tensors, names the block of that tensor the call reads or writes.
+//
+// The planner's placement and traffic model, the code generator's lowering and the
+// emitted program's executor all decode blocks and calls with these functions, so they
+// agree by construction. Header-only and dependency-free (the planner includes it too).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace einrt {
+
+struct BlockGrid {
+  std::vector<int64_t> shape;  // extent per dimension
+  std::vector<int64_t> parts;  // parts per dimension (each divides its extent)
+
+  std::size_t dims() const { return shape.size(); }
+  int64_t extent(std::size_t d) const { return shape[d] / parts[d]; }  // block extent along d
+  int64_t blockCount() const {
+    int64_t n = 1;
+    for (int64_t p : parts) n *= p;
+    return n;
+  }
+  int64_t blockElements() const {
+    int64_t n = 1;
+    for (std::size_t d = 0; d < shape.size(); ++d) n *= extent(d);
+    return n;
+  }
+  std::vector<int64_t> blockShape() const {
+    std::vector<int64_t> s(shape.size());
+    for (std::size_t d = 0; d < shape.size(); ++d) s[d] = extent(d);
+    return s;
+  }
+  // Grid coordinates of a block (row-major decomposition of its number).
+  std::vector<int64_t> coords(int64_t block) const {
+    std::vector<int64_t> c(parts.size());
+    for (std::size_t d = parts.size(); d-- > 0;) {
+      c[d] = block % parts[d];
+      block /= parts[d];
+    }
+    return c;
+  }
+  int64_t index(const std::vector<int64_t>& c) const {
+    int64_t i = 0;
+    for (std::size_t d = 0; d < parts.size(); ++d) i = i * parts[d] + c[d];
+    return i;
+  }
+  // Element offset of a block's first element along every dimension.
+  std::vector<int64_t> offset(int64_t block) const {
+    std::vector<int64_t> o = coords(block);
+    for (std::size_t d = 0; d < o.size(); ++d) o[d] *= extent(d);
+    return o;
+  }
+};
+
+// The cell of kernel call `call` in a partition grid (parts per iteration label).
+inline std::vector<int64_t> callCell(const std::vector<int64_t>& parts, int64_t call) {
+  std::vector<int64_t> cell(parts.size());
+  for (std::size_t l = parts.size(); l-- > 0;) {
+    cell[l] = call % parts[l];
+    call /= parts[l];
+  }
+  return cell;
+}
+
+// The block of a tensor whose dimension k is iteration label labelOfDim[k] that the call
+// at `cell` touches: the cell projected onto those labels, numbered row-major.
+inline int64_t blockOfCell(const std::vector<int64_t>& parts, const std::vector<int>& labelOfDim,
+                           const std::vector<int64_t>& cell) {
+  int64_t b = 0;
+  for (int l : labelOfDim) b = b * parts[l] + cell[l];
+  return b;
+}
+
+// The grid a node's partition cuts one of its tensors into.
+inline BlockGrid tensorGrid(const std::vector<int64_t>& labelSizes, const std::vector<int64_t>& parts,
+                            const std::vector<int>& labelOfDim) {
+  BlockGrid g;
+  for (int l : labelOfDim) {
+    g.shape.push_back(labelSizes[l]);
+    g.parts.push_back(parts[l]);
+  }
+  return g;
+}
+
+// Elements shared by block `a` of grid `ga` and block `b` of grid `gb` (two grids over
+// the same shape).
+inline int64_t overlapElements(const BlockGrid& ga, const std::vector<int64_t>& a, const BlockGrid& gb,
+                               const std::vector<int64_t>& b) {
+  int64_t n = 1;
+  for (std::size_t d = 0; d < ga.dims(); ++d) {
+    const int64_t ea = ga.extent(d), eb = gb.extent(d);
+    const int64_t lo = a[d] * ea > b[d] * eb ? a[d] * ea : b[d] * eb;
+    const int64_t hiA = (a[d] + 1) * ea, hiB = (b[d] + 1) * eb;
+    const int64_t hi = hiA < hiB ? hiA : hiB;
+    if (hi <= lo) return 0;
+    n *= hi - lo;
+  }
+  return n;
+}
+
+// Calls visit(block, elements) for every block of `from` that overlaps block `block`
+// (coordinates) of `to`; both grids over the same shape.
+template <class Visit>
+void forEachOverlap(const BlockGrid& to, const std::vector<int64_t>& block, const BlockGrid& from, Visit visit) {
+  const std::size_t dims = to.dims();
+  std::vector<int64_t> lo(dims), hi(dims), cur(dims);
+  for (std::size_t d = 0; d < dims; ++d) {
+    const int64_t begin = block[d] * to.extent(d), end = begin + to.extent(d);
+    lo[d] = begin / from.extent(d);
+    hi[d] = (end - 1) / from.extent(d);
+    cur[d] = lo[d];
+  }
+  for (;;) {
+    visit(from.index(cur), overlapElements(to, block, from, cur));
+    std::size_t d = dims;
+    for (;;) {
+      if (d == 0) return;
+      --d;
+      if (++cur[d] <= hi[d]) break;
+      cur[d] = lo[d];
+    }
+  }
+}
+
+}  // namespace einrt
