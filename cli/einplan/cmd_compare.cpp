@@ -1,74 +1,120 @@
 // `einplan compare GRAPH -p N --algorithms eindecomp,uniform,balanced,data`: the
-// algorithms' reports side by side, the cheapest marked; with --baseline REPORT.json
-// --tolerance T it exits 1 when the first algorithm's plan costs more than the
-// baseline's total_cost * (1 + T) (for CI).
+// algorithms' plans side by side (traffic, paper cost, estimated time), the cheapest
+// under --objective marked. With --baseline REPORT --tolerance T it is a CI gate: exit 1
+// when the first algorithm's plan is worse than the baseline's by more than T (relative).
+// Exit 3 when no algorithm finds a plan within --mem-limit.
+#include <cmath>
 #include <iostream>
 #include <memory>
 
+#include "cli/common/planning_options.h"
 #include "cli/common/run_command.h"
-#include "cli/einplan/cmd_plan_shared.h"
 #include "cli/einplan/commands.h"
+#include "planner/graph/identifiers.h"
 #include "planner/report/compare.h"
 
 namespace eindecomp::cli {
 
+namespace {
+
+struct CompareArgs {
+  PlanningArgs planning;
+  std::vector<std::string> algorithms{"eindecomp", "uniform", "balanced", "data"};
+  std::string baseline;
+  std::string tolerance;
+  std::string format = "table";
+};
+
+double parseTolerance(const std::string& text) {
+  double v = 0;
+  std::size_t used = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(v) || v < 0)
+    throw InputError({{}, "--tolerance: " + quoted(text) + " is not a non-negative number (a relative tolerance: 0.05 is 5%)"});
+  return v;
+}
+
+int compare(const CompareArgs& args) {
+  const ReportFormat format = parseReportFormat(args.format);
+  if (!args.tolerance.empty() && args.baseline.empty())
+    throw InputError({{}, "--tolerance applies to a --baseline; give the baseline report too"});
+  const double tolerance = args.tolerance.empty() ? 0.0 : parseTolerance(args.tolerance);
+  for (const std::string& a : args.algorithms)
+    if (a == "fixed") throw InputError({{}, "--algorithms: 'fixed' needs a plan; use `einplan cost GRAPH --plan FILE`"});
+  std::optional<Baseline> baseline;
+  if (!args.baseline.empty()) baseline = readBaseline(args.baseline);
+
+  const PlanningRequest request = toRequest(args.planning, "einplan");
+  const LoadedGraph loaded = loadGraphForPlanning(request.graphPath, request.inputFormat, request.paths);
+  const ResolvedRequest resolved = resolveRequest(loaded, request);
+  std::optional<double> baselineNumber;
+  if (baseline) baselineNumber = baselineValue(*baseline, resolved.options.objective, loaded.sha256, resolved.options.devices);
+
+  Provenance provenance = request.provenance;
+  provenance.graphSha256 = loaded.sha256;
+  std::vector<ComparisonEntry> entries;
+  bool allLackPlan = true;
+  for (const std::string& algorithm : args.algorithms) {
+    ComparisonEntry entry{algorithm, std::nullopt, ""};
+    try {
+      const Plan plan = planGraph(algorithm, loaded.graph, resolved.options);
+      entry.report = makeReport(loaded.graph, plan, costPlan(loaded.graph, plan, resolved.options.machine), provenance,
+                                resolved.options.objective);
+      allLackPlan = false;
+    } catch (const InputError& e) {
+      if (algorithm != "brute" && e.exitCode() != kExitNoPlan) throw;
+      if (e.exitCode() != kExitNoPlan) allLackPlan = false;
+      entry.error = e.diagnostic().message;
+    }
+    entries.push_back(std::move(entry));
+  }
+  const Comparison comparison = makeComparison(resolved.options.objective, std::move(entries));
+  std::cout << renderComparison(comparison, format);
+  if (allLackPlan) {
+    std::cerr << "error: no algorithm found a plan that fits --mem-limit\n";
+    return kExitNoPlan;
+  }
+  if (baselineNumber) {
+    const ComparisonEntry& chosen = comparison.entries.front();
+    if (!chosen.report) {
+      std::cerr << "error: " << chosen.algorithm << " found no plan to check against the baseline: " << chosen.error << "\n";
+      return kExitFailedCheck;
+    }
+    const double value = chosen.report->objectiveValue();
+    if (regresses(value, *baselineNumber, tolerance)) {
+      std::cerr << "error: " << chosen.algorithm << " " << objectiveName(resolved.options.objective) << " " << value
+                << " is worse than the baseline " << *baselineNumber << " by more than " << tolerance << " (relative)\n";
+      return kExitFailedCheck;
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
 void addCompareCommand(CLI::App& app, int& status) {
-  struct Options {
-    PlanningArgs planning;
-    std::vector<std::string> algorithms{"eindecomp", "uniform", "balanced", "data"};
-    std::string baseline;
-    double tolerance = 0.0;
-  };
-  auto opts = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("compare", "compare algorithms side by side");
-  addGraphArgument(cmd, opts->planning);
-  addDeviceOption(cmd, opts->planning, true);
-  cmd->add_option("--algorithms", opts->algorithms, "comma-separated algorithms; the first is the one checked against --baseline")
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand("compare", "compare algorithms side by side (a CI gate with --baseline)");
+  cmd->footer("Examples:\n"
+              "  einplan compare examples/matrix-chain.yaml -p 8\n"
+              "  einplan compare graph.yaml -p 64 --algorithms eindecomp,balanced --format markdown\n"
+              "  einplan plan graph.yaml -p 8 --format json > baseline.json   # once\n"
+              "  einplan compare graph.yaml -p 8 --baseline baseline.json --tolerance 0.05   # in CI: exit 1 on a regression");
+  PlanningOptionSet options;
+  options.devicesRequired = true;
+  options.algorithm = false;
+  options.plan = false;
+  addPlanningOptions(cmd, args->planning, options);
+  cmd->add_option("--algorithms", args->algorithms, "comma-separated algorithms; the first is the one checked against --baseline")
       ->delimiter(',');
-  cmd->add_option("--baseline", opts->baseline, "report (JSON/YAML) whose total_cost the first algorithm must not exceed");
-  cmd->add_option("--tolerance", opts->tolerance, "allowed relative regression against --baseline (e.g. 0.05)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--format", opts->planning.format, "table, json, yaml, markdown, csv");
-  addConstraintOptions(cmd, opts->planning);
-  cmd->callback([opts, &status] {
-    status = runCommand([&] {
-      ReportFormat format = parseReportFormat(opts->planning.format);
-      std::optional<int64_t> baseline;
-      if (!opts->baseline.empty()) baseline = readBaselineTotalCost(opts->baseline);
-      LoadedGraph loaded = loadGraphForPlanning(opts->planning.graph, opts->planning.inputFormat);
-      const int64_t devices = parseDevices(opts->planning.devices);
-      PlanOptions options = planOptionsFor(loaded.graph, opts->planning, devices, std::nullopt);
-      std::optional<Machine> machine = machineFor(opts->planning);
-      std::vector<ComparisonEntry> entries;
-      for (const std::string& algorithm : opts->algorithms) {
-        if (algorithm == "fixed") throw InputError({{}, "compare: 'fixed' needs a plan; use `einplan cost`"});
-        ComparisonEntry entry{algorithm, std::nullopt, ""};
-        try {
-          Plan plan = planGraph(algorithm, loaded.graph, options);
-          entry.report = makeReport(loaded.graph, plan, provenanceFor(loaded), machine);
-        } catch (const InputError& e) {
-          if (algorithm != "brute" && e.exitCode() != kExitNoPlan) throw;
-          entry.error = e.diagnostic().message;
-        }
-        entries.push_back(std::move(entry));
-      }
-      Comparison comparison = makeComparison(std::move(entries));
-      std::cout << renderComparison(comparison, format);
-      if (baseline) {
-        const ComparisonEntry& chosen = comparison.entries.front();
-        if (!chosen.report) {
-          std::cerr << "error: " << chosen.algorithm << " found no plan to check against the baseline\n";
-          return static_cast<int>(kExitFailedCheck);
-        }
-        if (regresses(chosen.report->totalCost, *baseline, opts->tolerance)) {
-          std::cerr << "error: " << chosen.algorithm << " total cost " << chosen.report->totalCost
-                    << " is worse than the baseline " << *baseline << " by more than " << opts->tolerance << " (relative)\n";
-          return static_cast<int>(kExitFailedCheck);
-        }
-      }
-      return static_cast<int>(kExitOk);
-    });
-  });
+  cmd->add_option("--baseline", args->baseline, "a report (einplan plan --format json) or compare's JSON to check the first algorithm against");
+  cmd->add_option("--tolerance", args->tolerance, "allowed relative regression against --baseline (0.05 = 5%; default 0)");
+  cmd->add_option("--format", args->format, "table (default), json, yaml, markdown, csv");
+  cmd->callback([args, &status] { status = runCommand([&] { return compare(*args); }); });
 }
 
 }  // namespace eindecomp::cli

@@ -1,28 +1,38 @@
-// `einplan dot GRAPH [--plan PLAN]`: Graphviz of the graph, with partitions and edge
-// costs when a plan is given (--plan, or -p N to compute one).
+// `einplan dot GRAPH [--plan PLAN | -p N]`: Graphviz of the graph, with partitions,
+// placements and edge traffic when a plan is given or computed.
 #include <memory>
 
+#include "cli/common/planning_options.h"
 #include "cli/common/run_command.h"
-#include "cli/einplan/cmd_plan_shared.h"
 #include "cli/einplan/commands.h"
+#include "planner/cost/plan_cost.h"
 #include "planner/report/explain.h"
 
 namespace eindecomp::cli {
 
 void addDotCommand(CLI::App& app, int& status) {
-  auto args = std::make_shared<PlanningArgs>();
+  struct Options {
+    PlanningArgs planning;
+    std::string output;
+  };
+  auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("dot", "Graphviz of the graph and its plan");
-  addGraphArgument(cmd, *args);
-  cmd->add_option("--plan", args->plan, "plan file (JSON or YAML)");
-  addDeviceOption(cmd, *args, false);
-  cmd->add_option("--algorithm", args->algorithm, "algorithm when -p is given without --plan");
-  cmd->add_option("-o,--output", args->output, "output file (default: stdout)");
-  cmd->callback([args, &status] {
+  cmd->footer("Examples:\n"
+              "  einplan dot examples/matrix-chain.yaml | dot -Tsvg > graph.svg\n"
+              "  einplan dot examples/matrix-chain.yaml -p 4 -o plan.dot");
+  addPlanningOptions(cmd, opts->planning);
+  cmd->add_option("-o,--output", opts->output, "output file (default: stdout)");
+  cmd->callback([opts, &status] {
     status = runCommand([&] {
-      LoadedGraph loaded = loadGraphForPlanning(args->graph, args->inputFormat);
-      std::optional<Plan> plan;
-      if (!args->plan.empty() || !args->devices.empty()) plan = planFromArgs(loaded.graph, *args);
-      writeFileAtomically(args->output.empty() ? "-" : args->output, graphDot(loaded.graph, plan ? &*plan : nullptr));
+      const PlanningRequest request = toRequest(opts->planning, "einplan");
+      std::string dot;
+      if (request.planPath || request.devices) {
+        const PlannedGraph planned = planRequest(request);
+        dot = graphDot(planned.loaded.graph, &planned.plan, &planned.cost);
+      } else {
+        dot = graphDot(loadGraphForPlanning(request.graphPath, request.inputFormat, request.paths).graph, nullptr, nullptr);
+      }
+      writeFileAtomically(opts->output.empty() ? "-" : opts->output, dot);
       return static_cast<int>(kExitOk);
     });
   });

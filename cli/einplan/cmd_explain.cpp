@@ -4,9 +4,10 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/common/planning_options.h"
 #include "cli/common/run_command.h"
-#include "cli/einplan/cmd_plan_shared.h"
 #include "cli/einplan/commands.h"
+#include "planner/cost/plan_cost.h"
 #include "planner/report/explain.h"
 
 namespace eindecomp::cli {
@@ -18,17 +19,19 @@ void addExplainCommand(CLI::App& app, int& status) {
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("explain", "show a plan as a tensor-relational program");
-  addGraphArgument(cmd, opts->planning);
-  cmd->add_option("--plan", opts->planning.plan, "plan file (JSON or YAML)");
-  addDeviceOption(cmd, opts->planning, false);
-  cmd->add_option("--algorithm", opts->planning.algorithm, "algorithm when no --plan is given");
+  cmd->footer("Examples:\n"
+              "  einplan explain examples/matrix-chain.yaml -p 4\n"
+              "  einplan explain examples/matrix-chain.yaml --plan plan.json --node ABC");
+  addPlanningOptions(cmd, opts->planning);
   cmd->add_option("--node", opts->node, "list every candidate partition of this node with its cost");
-  addConstraintOptions(cmd, opts->planning);
   cmd->callback([opts, &status] {
     status = runCommand([&] {
-      LoadedGraph loaded = loadGraphForPlanning(opts->planning.graph, opts->planning.inputFormat);
-      Plan plan = planFromArgs(loaded.graph, opts->planning);
-      std::cout << (opts->node.empty() ? explainPlan(loaded.graph, plan) : explainNodeCandidates(loaded.graph, plan, opts->node));
+      const PlannedGraph planned = planRequest(toRequest(opts->planning, "einplan"));
+      const Graph& g = planned.loaded.graph;
+      if (opts->node.empty())
+        std::cout << explainPlan(g, planned.plan, planned.cost);
+      else
+        std::cout << explainNodeCandidates(g, planned.plan, opts->node, planned.report.objective);
       return static_cast<int>(kExitOk);
     });
   });

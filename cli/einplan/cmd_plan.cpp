@@ -1,60 +1,82 @@
 // `einplan plan GRAPH -p N`: compute a plan with an algorithm of SPEC 4, write it as a
-// plan file (-o, JSON or YAML by extension) and print its cost report. Also registers
-// the other planning subcommands (cost, compare, explain, dot; one file each).
+// plan file (-o, JSON or YAML by extension) and print its cost report; `einplan cost
+// GRAPH --plan PLAN` prices a given plan the same way (nodes it leaves out are planned by
+// eindecomp). Also registers the other planning subcommands (compare, explain, dot; one
+// file each). Planning itself is the planning request (planner/request).
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
+#include "cli/common/planning_options.h"
 #include "cli/common/run_command.h"
-#include "cli/einplan/cmd_plan_shared.h"
 #include "cli/einplan/commands.h"
 #include "planner/report/render.h"
 
 namespace eindecomp::cli {
 
-void addCostCommand(CLI::App& app, int& status);
 void addCompareCommand(CLI::App& app, int& status);
 void addExplainCommand(CLI::App& app, int& status);
 void addDotCommand(CLI::App& app, int& status);
 
-// Writes the plan file named by -o (its format from the extension) and prints the report.
-static int writePlanAndReport(const Report& report, const PlanningArgs& args) {
+namespace {
+
+struct PlanCommandArgs {
+  PlanningArgs planning;
+  std::string output;  // -o
+  std::string format = "table";
+};
+
+// -o must not replace the graph being planned (an easy slip: `-o graph.yaml`).
+void refuseOverwritingInput(const std::string& output, const std::string& graph) {
+  std::error_code ec;
+  if (output != "-" && graph != "-" && std::filesystem::equivalent(output, graph, ec))
+    throw InputError({{output, 0, 0}, "-o would overwrite the graph file being planned; write the plan elsewhere"});
+}
+
+int planAndReport(const PlanCommandArgs& args) {
+  const ReportFormat format = parseReportFormat(args.format);
   if (!args.output.empty()) {
-    ReportFormat fileFormat = reportFormatForPath(args.output);
+    const ReportFormat fileFormat = reportFormatForPath(args.output);
     if (fileFormat != ReportFormat::Json && fileFormat != ReportFormat::Yaml && args.output != "-")
       throw InputError({{args.output, 0, 0}, "-o: a plan file must end in .json, .yaml or .yml"});
-    writeFileAtomically(args.output, renderReport(report, args.output == "-" ? ReportFormat::Json : fileFormat));
+    refuseOverwritingInput(args.output, args.planning.graph);
+  }
+  const PlannedGraph planned = planRequest(toRequest(args.planning, "einplan"));
+  if (!args.output.empty()) {
+    writeFileAtomically(args.output,
+                        renderReport(planned.report, args.output == "-" ? ReportFormat::Json : reportFormatForPath(args.output)));
     if (args.output == "-") return kExitOk;
   }
-  std::cout << renderReport(report, parseReportFormat(args.format));
+  std::cout << renderReport(planned.report, format);
   return kExitOk;
 }
 
-int planAndReport(const PlanningArgs& args) {
-  parseReportFormat(args.format);
-  LoadedGraph loaded = loadGraphForPlanning(args.graph, args.inputFormat);
-  Plan plan = planFromArgs(loaded.graph, args);
-  Report report = makeReport(loaded.graph, plan, provenanceFor(loaded), machineFor(args));
-  return writePlanAndReport(report, args);
+void addPlanningCommand(CLI::App& app, int& status, const std::string& name, const std::string& description,
+                        const PlanningOptionSet& options, const std::string& examples) {
+  auto args = std::make_shared<PlanCommandArgs>();
+  CLI::App* cmd = app.add_subcommand(name, description);
+  cmd->footer(examples);
+  addPlanningOptions(cmd, args->planning, options);
+  cmd->add_option("-o,--output", args->output, "plan file to write (.json, .yaml or .yml; - for stdout as JSON)");
+  cmd->add_option("--format", args->format, "report format: table (default), json, yaml, markdown, csv");
+  cmd->callback([args, &status] { status = runCommand([&] { return planAndReport(*args); }); });
 }
 
-static void addPlanCommand(CLI::App& app, int& status) {
-  auto args = std::make_shared<PlanningArgs>();
-  CLI::App* cmd = app.add_subcommand("plan", "compute a plan, write it (-o) and print its cost report");
-  addGraphArgument(cmd, *args);
-  addDeviceOption(cmd, *args, false);
-  cmd->add_option("--algorithm", args->algorithm, "eindecomp (default), uniform, balanced, data, brute, fixed");
-  cmd->add_option("-o,--output", args->output, "plan file to write (.json or .yaml)");
-  cmd->add_option("--format", args->format, "report format: table, json, yaml, markdown, csv");
-  cmd->add_option("--plan", args->plan, "plan file whose partitions are pinned (nodes left out are planned)");
-  addConstraintOptions(cmd, *args);
-  cmd->callback([args, &status] {
-    status = runCommand([&] { return planAndReport(*args); });
-  });
-}
+}  // namespace
 
 void addPlanCommands(CLI::App& app, int& status) {
-  addPlanCommand(app, status);
-  addCostCommand(app, status);
+  addPlanningCommand(app, status, "plan", "compute a plan, write it (-o) and print its cost report", {},
+                     "Examples:\n"
+                     "  einplan plan examples/matrix-chain.yaml -p 8\n"
+                     "  einplan plan examples/matrix-chain.yaml -p 8 --objective paper -o plan.json\n"
+                     "  einplan plan graph.yaml -p 16 --mem-limit 64MiB --machine machine.yaml --objective time");
+  PlanningOptionSet cost;
+  cost.algorithm = false;
+  cost.planRequired = true;
+  addPlanningCommand(app, status, "cost", "price a given plan (nodes it leaves out are planned by eindecomp)", cost,
+                     "Examples:\n"
+                     "  einplan cost examples/matrix-chain.yaml --plan plan.json\n"
+                     "  einplan cost examples/matrix-chain.yaml --plan plan.json --machine machine.yaml --format json");
   addCompareCommand(app, status);
   addExplainCommand(app, status);
   addDotCommand(app, status);

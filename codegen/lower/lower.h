@@ -1,25 +1,20 @@
-// Lowering: Graph x PlanPartitions -> RankProgram. For every node in topological order it
-//  1. checks the partition (every part divides its label's size, at most `devices` calls),
-//  2. places the node's kernel calls on distinct ranks by solving an assignment problem
-//     (hungarian.h) whose cost is the number of input elements a call would have to receive
-//     on a rank, given where the producers' output blocks live (graph inputs are generated
-//     in place, so they cost nothing and never constrain placement),
-//  3. chooses the owner of each output block: of the ranks holding a partial result for it,
-//     the one running the call with the lowest aggregation coordinates, so that the block
-//     never travels when nothing is aggregated,
-//  4. predicts the bytes the placement moves: every needed operand block piece whose owner
-//     differs from the rank that needs it (each rank receives a block once, however many of
-//     its calls use it), plus one partial block per contributing rank other than the owner,
-//  5. maps contractions to GEMM (gemm_mapping.h) and other joins to a generated kernel.
+// Lowering: Graph x Plan -> RankProgram. The plan is executed as written: per node its
+// partition, the rank of every kernel call and the owner of every output block come from
+// the plan's placement; the bytes each node is predicted to move come from the plan's
+// cost (costPlan, SPEC 3.1). Lowering decides nothing of its own about placement or cost:
+// it assigns tensor indices and C++ identifiers, and maps contractions to GEMM
+// (planner/paths/gemm_mapping.h) and other joins to a generated kernel.
 #pragma once
 
 #include "codegen/lower/rank_program.h"
+#include "planner/cost/plan_cost.h"
 #include "planner/graph/graph.h"
+#include "planner/placement/plan.h"
 
 namespace eindecomp::codegen {
 
-// Throws InputError (exit 2) when the partitions do not fit the graph (unknown node or
-// label, a part that does not divide its size, more kernel calls than devices).
-RankProgram lowerPlan(const Graph& g, const PlanPartitions& plan);
+// `cost` must be costPlan(g, plan, ...). Throws InputError (exit 2) when a name of the
+// graph cannot become an identifier of the emitted code.
+RankProgram lowerPlan(const Graph& g, const Plan& plan, const PlanCost& cost);
 
 }  // namespace eindecomp::codegen

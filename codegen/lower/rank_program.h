@@ -2,9 +2,10 @@
 // lowering (Plan -> RankProgram) and the only input of rendering. Tensors are cut into
 // blocks by the parts of their dimensions; a node runs `calls` kernel calls (one per cell
 // of its partition grid, numbered row-major over its iteration labels) on the ranks in
-// `callRank`; each output block lives on `blockOwner`. The bytes a placement moves are
-// predicted per node (repartition into the node's operands + aggregation of partial
-// results) so the program can report them next to what it measures.
+// `callRank`; each output block lives on `blockOwner` — both the plan's placement. The
+// bytes the plan's traffic model predicts per node (repartition into the node's operands
+// + aggregation of partial results) travel along, so the program reports them next to
+// what it measures.
 #pragma once
 
 #include <cstdint>
@@ -17,15 +18,6 @@
 #include "planner/graph/graph.h"
 
 namespace eindecomp::codegen {
-
-// The partitions the lowering starts from: what a plan file or a planner run gives.
-struct PlanPartitions {
-  int devices = 1;
-  std::string algorithm;                                       // for provenance only
-  std::map<std::string, std::map<Label, int64_t>> partitions;  // node name -> label -> parts
-  std::optional<int64_t> modelCostElements;                    // the cost model's total, when known
-  std::map<std::string, int64_t> modelNodeCostElements;        // per node, when known
-};
 
 struct TensorProgram {
   std::string name;   // as in the graph (may contain '.' for split nodes)
@@ -55,13 +47,10 @@ struct NodeProgram {
   bool usesY = false;
   std::optional<GemmMapping> gemm;
   int64_t calls = 1;
-  std::vector<int> callRank;      // rank of each kernel call
+  std::vector<int> callRank;      // rank of each kernel call (the plan's placement)
   std::vector<int> blockOwner;    // rank owning each output block (row-major over output dims)
-  std::vector<int64_t> repartBytes;  // predicted bytes received into each operand
-  int64_t aggBytes = 0;              // predicted bytes of the aggregation
-  int64_t bytesPredicted = 0;        // sum of the two
+  int64_t bytesPredicted = 0;     // the plan's traffic for the node (SPEC 3.1)
   int64_t flops = 0;
-  std::optional<int64_t> modelCostElements;
 };
 
 struct RankProgram {
@@ -74,7 +63,6 @@ struct RankProgram {
   std::vector<int> outputs;            // tensor indices of the graph outputs
   int64_t bytesPredicted = 0;
   int64_t flops = 0;
-  std::optional<int64_t> modelCostElements;
 };
 
 }  // namespace eindecomp::codegen

@@ -133,7 +133,7 @@ Backend parseBackend(const std::string& s) {
   if (s == "cpu") return Backend::Cpu;
   if (s == "cuda") return Backend::Cuda;
   if (s == "both") return Backend::Both;
-  throw InputError({{"--backend", 0, 0}, "unknown backend '" + commentSafe(s) + "' (expected cpu, cuda or both)"});
+  throw InputError({{}, "--backend: unknown backend '" + commentSafe(s) + "' (expected cpu, cuda or both)"});
 }
 
 std::string cudaProgramName(const RankProgram& program, Backend backend) {

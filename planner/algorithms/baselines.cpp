@@ -60,11 +60,12 @@ void requireBinary(const Graph& g) {
 }
 
 template <typename Rule>
-Plan perNodePlan(const Graph& g, const PlanOptions& options, const std::string& name, Rule rule) {
+PartitionChoice perNodeChoice(const Graph& g, const PlanOptions& options, const std::string& name, Rule rule) {
   requireBinary(g);
-  std::vector<Parts> parts;
+  PartitionChoice choice;
+  std::vector<Parts>& parts = choice.parts;
   for (const Node& n : g.nodes) {
-    NodeSpace space = nodeSpace(g, n);
+    NodeSpace space = nodeSpace(n);
     auto pin = options.pinned.find(n.name);
     parts.push_back(pin != options.pinned.end() ? pin->second : rule(space));
     if (options.memLimitBytes) {
@@ -75,33 +76,35 @@ Plan perNodePlan(const Graph& g, const PlanOptions& options, const std::string& 
                          kExitNoPlan);
     }
   }
-  Plan plan = makePlan(g, options.devices, name, parts);
-  for (const NodePlan& np : plan.nodes)
-    if (np.kernelCalls < options.devices)
-      plan.notes.push_back("node '" + np.name + "': " + name + " gives " + std::to_string(np.kernelCalls) +
-                           " kernel calls for " + std::to_string(options.devices) + " devices");
-  return plan;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    int64_t calls = 1;
+    for (int64_t d : parts[i]) calls *= d;
+    if (calls < options.devices)
+      choice.notes.push_back("node '" + g.nodes[i].name + "': " + name + " gives " + std::to_string(calls) +
+                             " kernel calls for " + std::to_string(options.devices) + " devices");
+  }
+  return choice;
 }
 
 }  // namespace
 
-Plan planUniform(const Graph& g, const PlanOptions& options) {
-  return perNodePlan(g, options, "uniform", [&](const NodeSpace& s) { return uniformPartition(s.sizes, options.devices); });
+PartitionChoice partitionUniform(const Graph& g, const PlanOptions& options) {
+  return perNodeChoice(g, options, "uniform", [&](const NodeSpace& s) { return uniformPartition(s.sizes, options.devices); });
 }
 
-Plan planBalanced(const Graph& g, const PlanOptions& options) {
-  return perNodePlan(g, options, "balanced", [&](const NodeSpace& s) { return balancedPartition(s.sizes, options.devices); });
+PartitionChoice partitionBalanced(const Graph& g, const PlanOptions& options) {
+  return perNodeChoice(g, options, "balanced", [&](const NodeSpace& s) { return balancedPartition(s.sizes, options.devices); });
 }
 
-Plan planData(const Graph& g, const PlanOptions& options) {
-  return perNodePlan(g, options, "data", [&](const NodeSpace& s) { return dataPartition(s, options.devices); });
+PartitionChoice partitionData(const Graph& g, const PlanOptions& options) {
+  return perNodeChoice(g, options, "data", [&](const NodeSpace& s) { return dataPartition(s, options.devices); });
 }
 
-Plan planFixed(const Graph& g, const PlanOptions& options) {
+PartitionChoice partitionFixed(const Graph& g, const PlanOptions& options) {
   for (const Node& n : g.nodes)
     if (!options.pinned.count(n.name))
       throw InputError({n.loc, "fixed: the plan gives no partition for node '" + n.name + "'"});
-  return perNodePlan(g, options, "fixed", [](const NodeSpace&) { return Parts{}; });
+  return perNodeChoice(g, options, "fixed", [](const NodeSpace&) { return Parts{}; });
 }
 
 }  // namespace eindecomp

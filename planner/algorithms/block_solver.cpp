@@ -38,7 +38,7 @@ void solveBlock(SearchSpace& s, const Block& block, std::vector<int>& choice) {
     for (int ei : s.inEdges[v]) {
       const SearchEdge& e = s.edges[ei];
       const std::vector<int>& layoutOf = node.operandIndex[e.operand];
-      const std::size_t layouts = node.operandLayouts[e.operand].size();
+      const std::size_t layouts = node.operandSides[e.operand].size();
       incoming.assign(layouts, 0);
       if (block.free[e.from] && block.treeEdge[e.from] == ei) {
         // The producer's table flows in: best producer layout for each consumer layout.

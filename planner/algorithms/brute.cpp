@@ -43,7 +43,7 @@ struct BruteSearch {
 
 }  // namespace
 
-Plan planBrute(const Graph& g, const PlanOptions& options) {
+PartitionChoice partitionBrute(const Graph& g, const PlanOptions& options) {
   SearchSpace s = buildSearchSpace(g, options);
   double combinations = 1;
   for (const auto& node : s.nodes) combinations *= static_cast<double>(node.parts.size());
@@ -53,12 +53,10 @@ Plan planBrute(const Graph& g, const PlanOptions& options) {
                                                 std::to_string(std::llround(options.bruteLimit)) + "; use eindecomp"});
   BruteSearch search{s, std::vector<int>(s.nodes.size(), -1), {}, -1};
   search.visit(0, 0);
-  Plan plan = makePlan(g, options.devices, "brute", chosenParts(s, search.best));
-  plan.notes = s.notes;
-  plan.optimal = true;
+  PartitionChoice choice{chosenParts(s, search.best), s.notes, true};
   for (const auto& node : s.nodes)
-    if (node.truncated) plan.optimal = false;
-  return plan;
+    if (node.truncated) choice.optimal = false;
+  return choice;
 }
 
 }  // namespace eindecomp

@@ -37,7 +37,7 @@ double dpWork(const SearchSpace& s) {
   double work = 0;
   for (const auto& node : s.nodes) work += static_cast<double>(node.parts.size());
   for (const auto& e : s.edges)
-    work += static_cast<double>(s.nodes[e.from].outs.size()) * static_cast<double>(s.nodes[e.to].operandLayouts[e.operand].size());
+    work += static_cast<double>(s.nodes[e.from].outs.size()) * static_cast<double>(s.nodes[e.to].operandSides[e.operand].size());
   return work;
 }
 
@@ -225,7 +225,7 @@ int64_t layoutDescent(SearchSpace& s, std::vector<int>& choice, int64_t cost, co
 
 }  // namespace
 
-Plan planEindecomp(const Graph& g, const PlanOptions& options) {
+PartitionChoice partitionEindecomp(const Graph& g, const PlanOptions& options) {
   SearchSpace s = buildSearchSpace(g, options);
   const std::size_t n = s.nodes.size();
   std::vector<int> multi;
@@ -240,7 +240,7 @@ Plan planEindecomp(const Graph& g, const PlanOptions& options) {
   if (multi.empty()) {
     solveBlock(s, treeBlock(s, std::vector<int>(n, -1)), best);
     optimal = true;
-    method = "dynamic program over an in-forest: optimal";
+    method = "dynamic program over an in-forest: optimal partitions under the objective (canonical placement)";
   } else if (combinations * dpWork(s) <= options.exactWorkBudget) {
     std::vector<int> required(n, -1);
     for (int v : multi) required[v] = 0;
@@ -263,7 +263,7 @@ Plan planEindecomp(const Graph& g, const PlanOptions& options) {
     }
     optimal = true;
     method = "dynamic program over " + std::to_string(static_cast<int64_t>(combinations)) +
-             " combinations of the output layouts of " + std::to_string(multi.size()) + " multi-consumer nodes: optimal";
+             " combinations of the output layouts of " + std::to_string(multi.size()) + " multi-consumer nodes: optimal partitions under the objective (canonical placement)";
   } else {
     std::vector<int> primary;
     std::vector<std::vector<int>> trees = forestTrees(s, primary);
@@ -278,13 +278,11 @@ Plan planEindecomp(const Graph& g, const PlanOptions& options) {
              " multi-consumer nodes: linearization and forest decomposition improved by coordinate descent and multi-consumer layout descent "
              "(heuristic; the paper's linearization alone costs " + std::to_string(linearStart) + ")";
   }
-  Plan plan = makePlan(g, options.devices, "eindecomp", chosenParts(s, best));
-  plan.notes = s.notes;
-  plan.notes.push_back("eindecomp: " + method);
+  PartitionChoice choice{chosenParts(s, best), s.notes, optimal};
+  choice.notes.push_back("eindecomp: " + method);
   for (const auto& node : s.nodes)
-    if (node.truncated) optimal = false;
-  plan.optimal = optimal;
-  return plan;
+    if (node.truncated) choice.optimal = false;
+  return choice;
 }
 
 }  // namespace eindecomp

@@ -46,7 +46,7 @@ Parts resolvePartitionRequest(const Graph& g, const PartitionRequest& request, i
 
 Parts resolvePartitionRequest(const Graph& g, const Node* node, const PartitionRequest& request, int64_t devices) {
   if (!node) throw InputError({request.loc, "unknown node '" + request.node + "'"});
-  NodeSpace space = nodeSpace(g, *node);
+  NodeSpace space = nodeSpace(*node);
   Parts parts(space.labels.size(), 1);
   std::vector<bool> seen(space.labels.size(), false);
   for (const auto& [label, count] : request.parts) {

@@ -5,6 +5,11 @@
 //   data       the first output label gets the largest divisor of p dividing its size
 //   brute      exhaustive search (refuses above kBruteForceLimit combinations, exit 2)
 //   fixed      every node pinned (from --plan), only costed
+// Each algorithm chooses the partitions; planGraph then places the calls (placement.h)
+// by every rule in PlanOptions::placementRules and keeps the plan that costs least under
+// the objective (then under traffic); placements pinned by a plan file are kept as
+// written. eindecomp also prices the baselines' partitions the same way and never
+// returns a costlier plan than theirs.
 // Nodes must have 1 or 2 operands (n-ary nodes are split before planning); others are
 // rejected with an InputError. --mem-limit removes partitions that do not fit (exit 3
 // when a node has none left); pinned nodes keep exactly their pinned partition.
@@ -17,9 +22,11 @@
 #include <string>
 #include <vector>
 
-#include "planner/algorithms/plan.h"
+#include "planner/cost/machine.h"
+#include "planner/cost/objective.h"
 #include "planner/graph/graph.h"
 #include "planner/partition/partition.h"
+#include "planner/placement/plan.h"
 
 namespace eindecomp {
 
@@ -28,8 +35,14 @@ inline constexpr double kBruteForceLimit = 2e6;
 
 struct PlanOptions {
   int64_t devices = 1;
+  Objective objective = Objective::Traffic;
+  std::optional<Machine> machine;         // required by Objective::Time; reports add times with it
   std::optional<int64_t> memLimitBytes;   // per-device peak (bytes_per_device) allowed
   std::map<std::string, Parts> pinned;    // node name -> partition over iterationLabels (validated)
+  PinnedPlacements pinnedPlacements;      // node name -> rank of each call (validated; pinned nodes only)
+  // The placement rules planGraph tries; the cheaper plan wins. The tests of the search's
+  // exactness keep only the canonical rule, the one the search itself prices.
+  std::vector<PlacementRule> placementRules{PlacementRule::Canonical, PlacementRule::Matched};
   std::size_t partitionLimit = kDefaultPartitionLimit;
   double bruteLimit = kBruteForceLimit;
   // eindecomp enumerates the output layouts of multi-consumer nodes exactly while
@@ -37,18 +50,28 @@ struct PlanOptions {
   double exactWorkBudget = 3e8;
 };
 
+// What an algorithm decides: one partition per node (aligned with Graph::nodes), with
+// what the report should say about it.
+struct PartitionChoice {
+  std::vector<Parts> parts;
+  std::vector<std::string> notes;
+  bool optimal = false;  // proven optimal under the objective (canonical placement)
+};
+
 // The algorithm names accepted by planGraph, in the order `compare` shows them.
 const std::vector<std::string>& algorithmNames();
 
-// Dispatches on `algorithm`; an unknown name is an InputError (exit 2).
+// Dispatches on `algorithm`; an unknown name is an InputError (exit 2). Needs a machine
+// for Objective::Time (InputError otherwise).
 Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& options);
 
-Plan planEindecomp(const Graph& g, const PlanOptions& options);
-Plan planUniform(const Graph& g, const PlanOptions& options);
-Plan planBalanced(const Graph& g, const PlanOptions& options);
-Plan planData(const Graph& g, const PlanOptions& options);
-Plan planBrute(const Graph& g, const PlanOptions& options);
-Plan planFixed(const Graph& g, const PlanOptions& options);
+// The algorithms' choices of partitions (placement and costing follow in planGraph).
+PartitionChoice partitionEindecomp(const Graph& g, const PlanOptions& options);
+PartitionChoice partitionUniform(const Graph& g, const PlanOptions& options);
+PartitionChoice partitionBalanced(const Graph& g, const PlanOptions& options);
+PartitionChoice partitionData(const Graph& g, const PlanOptions& options);
+PartitionChoice partitionBrute(const Graph& g, const PlanOptions& options);
+PartitionChoice partitionFixed(const Graph& g, const PlanOptions& options);
 
 // The per-node rules of the baselines (SPEC 4), over a node's label sizes in label order.
 Parts uniformPartition(const std::vector<int64_t>& sizes, int64_t p);

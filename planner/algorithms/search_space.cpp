@@ -1,10 +1,16 @@
 #include "planner/algorithms/search_space.h"
 
 #include <map>
+#include <numeric>
+#include <tuple>
 
 #include "planner/cost/checked_math.h"
 #include "planner/cost/cost_model.h"
+#include "planner/cost/time_model.h"
 #include "planner/graph/graph_index.h"
+#include "planner/partition/call_geometry.h"
+#include "planner/paths/gemm_mapping.h"
+#include "planner/placement/placement.h"
 
 namespace eindecomp {
 
@@ -13,17 +19,56 @@ namespace {
 // Matrices larger than this are not cached (each entry is computed when needed).
 constexpr std::size_t kMaxCachedMatrix = std::size_t{1} << 22;
 
-int internLayouts(std::vector<Parts>& list, std::map<Parts, int>& index, const Parts& layout) {
-  auto [it, inserted] = index.emplace(layout, static_cast<int>(list.size()));
-  if (inserted) list.push_back(layout);
+template <class T>
+int intern(std::vector<T>& list, std::map<T, int>& index, const T& value) {
+  auto [it, inserted] = index.emplace(value, static_cast<int>(list.size()));
+  if (inserted) list.push_back(value);
   return it->second;
+}
+
+// The candidate's local cost under the objective, with the canonical placement.
+int64_t localCost(const SearchSpace& s, const Node& n, const NodeSpace& space, const Parts& parts,
+                  const CallGeometry& geometry, const Placement& placement, bool gemm) {
+  switch (s.objective) {
+    case Objective::Paper: {
+      const NodeCost cost = nodeCost(space, parts, static_cast<std::size_t>(s.elementBytes));
+      return checkedAdd(cost.join, cost.agg, "node cost");
+    }
+    case Objective::Traffic: {
+      const Traffic t = aggregationTraffic(geometry, placement.callRank, placement.blockOwner, s.devices, TrafficDetail::Total);
+      return checkedMul(t.elements, s.elementBytes, "traffic bytes");
+    }
+    case Objective::Time: {
+      const Traffic t = aggregationTraffic(geometry, placement.callRank, placement.blockOwner, s.devices, TrafficDetail::PerRank);
+      const int64_t compute = computePicoseconds(*s.machine, callWork(n, space, parts, gemm), 1, s.dtype);
+      return checkedAdd(compute, phasePicoseconds(*s.machine, t, s.elementBytes), "estimated time");
+    }
+  }
+  return 0;
+}
+
+// The consumer's side of edges into operand k of a candidate.
+OperandSide operandSide(const SearchSpace& s, const NodeSpace& space, const Parts& parts, const CallGeometry& geometry,
+                        const Placement& placement, std::size_t k) {
+  OperandSide side{projectParts(parts, space.operandDims[k]), {}};
+  if (s.objective == Objective::Paper) return side;
+  side.readByRank.assign(static_cast<std::size_t>(geometry.calls), 0);
+  for (std::size_t c = 0; c < placement.callRank.size(); ++c)
+    side.readByRank[static_cast<std::size_t>(placement.callRank[c])] = geometry.operandBlock[k][c];
+  return side;
 }
 
 }  // namespace
 
 SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
   SearchSpace s;
-  const std::size_t dtypeBytes = dtypeSize(g.dtype);
+  s.objective = options.objective;
+  s.machine = options.machine;
+  s.devices = options.devices;
+  s.elementBytes = static_cast<int64_t>(dtypeSize(g.dtype));
+  s.dtype = g.dtype;
+  s.ranks.resize(static_cast<std::size_t>(options.devices));
+  std::iota(s.ranks.begin(), s.ranks.end(), 0);
   s.nodes.resize(g.nodes.size());
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
@@ -31,7 +76,7 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
       throw InputError({n.loc, "node '" + n.name + "' has " + std::to_string(n.operandLabels.size()) +
                                    " operands; the planner needs 1 or 2 (split n-ary contractions first)"});
     NodeCandidates& c = s.nodes[i];
-    c.space = nodeSpace(g, n);
+    c.space = nodeSpace(n);
     ViablePartitions viable = viablePartitions(c.space.sizes, options.devices, options.partitionLimit);
     c.kernelCalls = viable.kernelCalls;
     c.fallback = viable.fallback;
@@ -44,19 +89,22 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
                         std::to_string(options.partitionLimit) + " candidates");
     auto pin = options.pinned.find(n.name);
     std::vector<Parts> candidates = pin != options.pinned.end() ? std::vector<Parts>{pin->second} : std::move(viable.partitions);
+    const bool gemm = s.objective == Objective::Time && runsAsGemm(n);
     int64_t smallestBytes = INT64_MAX;
     std::map<Parts, int> outIndex;
-    std::vector<std::map<Parts, int>> operandIndex(c.space.operandDims.size());
-    c.operandLayouts.resize(c.space.operandDims.size());
+    std::vector<std::map<OperandSide, int>> sideIndex(c.space.operandDims.size());
+    c.operandSides.resize(c.space.operandDims.size());
     c.operandIndex.resize(c.space.operandDims.size());
     for (Parts& parts : candidates) {
-      NodeCost cost = nodeCost(c.space, parts, dtypeBytes);
+      const NodeCost cost = nodeCost(c.space, parts, static_cast<std::size_t>(s.elementBytes));
       smallestBytes = std::min(smallestBytes, cost.bytesPerDevice);
       if (options.memLimitBytes && cost.bytesPerDevice > *options.memLimitBytes) continue;
-      c.local.push_back(checkedAdd(cost.join, cost.agg, "node cost"));
-      c.outIndex.push_back(internLayouts(c.outs, outIndex, projectParts(parts, c.space.outputDims)));
+      const CallGeometry geometry = callGeometry(c.space, parts);
+      const Placement placement = canonicalPlacement(geometry);
+      c.local.push_back(localCost(s, n, c.space, parts, geometry, placement, gemm));
+      c.outIndex.push_back(intern(c.outs, outIndex, projectParts(parts, c.space.outputDims)));
       for (std::size_t k = 0; k < c.space.operandDims.size(); ++k)
-        c.operandIndex[k].push_back(internLayouts(c.operandLayouts[k], operandIndex[k], projectParts(parts, c.space.operandDims[k])));
+        c.operandIndex[k].push_back(intern(c.operandSides[k], sideIndex[k], operandSide(s, c.space, parts, geometry, placement, k)));
       c.parts.push_back(std::move(parts));
     }
     if (c.parts.empty())
@@ -64,51 +112,78 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
                                    " bytes per device (the smallest needs " + std::to_string(smallestBytes) + ")"},
                        kExitNoPlan);
   }
-  // Edges, sharing one matrix per distinct (bounds, producer layouts, consumer layouts).
+  // Edges, sharing one matrix per distinct (bounds, producer layouts, consumer sides).
   s.inEdges.resize(g.nodes.size());
   s.outEdges.resize(g.nodes.size());
-  std::map<std::tuple<std::vector<int64_t>, std::vector<Parts>, std::vector<Parts>>, int> shapes;
+  std::map<std::tuple<std::vector<int64_t>, std::vector<Parts>, std::vector<OperandSide>>, int> shapes;
   const GraphIndex index(g);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
-      int from = index.nodeIndex(g.nodes[i].inputs[k]);
+      const int from = index.nodeIndex(g.nodes[i].inputs[k]);
       if (from < 0) continue;
       SearchEdge e{from, static_cast<int>(i), static_cast<int>(k), 0};
       std::vector<int64_t> bounds = tensorBounds(s.nodes[i].space, e.operand);
-      auto key = std::make_tuple(bounds, s.nodes[from].outs, s.nodes[i].operandLayouts[k]);
+      auto key = std::make_tuple(bounds, s.nodes[static_cast<std::size_t>(from)].outs, s.nodes[i].operandSides[k]);
       auto [it, inserted] = shapes.emplace(std::move(key), static_cast<int>(s.matrices.size()));
       if (inserted) {
-        RepartMatrix m;
+        EdgeMatrix m;
         m.bounds = bounds;
-        m.rows = &s.nodes[from].outs;
-        m.cols = &s.nodes[i].operandLayouts[k];
-        std::size_t entries = m.rows->size() * m.cols->size();
+        m.rows = &s.nodes[static_cast<std::size_t>(from)].outs;
+        m.cols = &s.nodes[i].operandSides[k];
+        const std::size_t entries = m.rows->size() * m.cols->size();
         if (entries <= kMaxCachedMatrix) m.cost.assign(entries, -1);
+        m.homes.resize(m.rows->size());
         s.matrices.push_back(std::move(m));
       }
       e.matrix = it->second;
       s.inEdges[i].push_back(static_cast<int>(s.edges.size()));
-      s.outEdges[from].push_back(static_cast<int>(s.edges.size()));
+      s.outEdges[static_cast<std::size_t>(from)].push_back(static_cast<int>(s.edges.size()));
       s.edges.push_back(e);
     }
   }
   return s;
 }
 
+namespace {
+
+int64_t computeEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
+  const Parts& producer = (*m.rows)[static_cast<std::size_t>(out)];
+  const OperandSide& consumer = (*m.cols)[static_cast<std::size_t>(in)];
+  if (s.objective == Objective::Paper) return repartitionCost(m.bounds, producer, consumer.parts);
+  std::unique_ptr<BlockHomes>& homes = m.homes[static_cast<std::size_t>(out)];
+  if (!homes) {
+    // The canonical placement keeps block b of every tensor on rank b.
+    const einrt::BlockGrid grid{m.bounds, producer};
+    homes = std::make_unique<BlockHomes>(grid, std::vector<int>(s.ranks.begin(), s.ranks.begin() + grid.blockCount()), s.devices);
+  }
+  const std::vector<int> callRank(s.ranks.begin(), s.ranks.begin() + static_cast<std::ptrdiff_t>(consumer.readByRank.size()));
+  const einrt::BlockGrid grid{m.bounds, consumer.parts};
+  if (s.objective == Objective::Traffic) {
+    const Traffic t = repartitionTraffic(*homes, grid, consumer.readByRank, callRank, s.devices, TrafficDetail::Total);
+    return checkedMul(t.elements, s.elementBytes, "traffic bytes");
+  }
+  const Traffic t = repartitionTraffic(*homes, grid, consumer.readByRank, callRank, s.devices, TrafficDetail::PerRank);
+  return phasePicoseconds(*s.machine, t, s.elementBytes);
+}
+
+}  // namespace
+
 int64_t edgeCost(SearchSpace& s, const SearchEdge& e, int out, int in) {
-  RepartMatrix& m = s.matrices[e.matrix];
-  if (m.cost.empty()) return repartitionCost(m.bounds, (*m.rows)[out], (*m.cols)[in]);
-  int64_t& cell = m.cost[static_cast<std::size_t>(out) * m.cols->size() + in];
-  if (cell < 0) cell = repartitionCost(m.bounds, (*m.rows)[out], (*m.cols)[in]);
+  EdgeMatrix& m = s.matrices[static_cast<std::size_t>(e.matrix)];
+  if (m.cost.empty()) return computeEdgeCost(s, m, out, in);
+  int64_t& cell = m.cost[static_cast<std::size_t>(out) * m.cols->size() + static_cast<std::size_t>(in)];
+  if (cell < 0) cell = computeEdgeCost(s, m, out, in);
   return cell;
 }
 
 int64_t totalCost(SearchSpace& s, const std::vector<int>& choice) {
   int64_t total = 0;
-  for (std::size_t v = 0; v < s.nodes.size(); ++v) total = checkedAdd(total, s.nodes[v].local[choice[v]], "plan cost");
+  for (std::size_t v = 0; v < s.nodes.size(); ++v)
+    total = checkedAdd(total, s.nodes[v].local[static_cast<std::size_t>(choice[v])], "plan cost");
   for (const SearchEdge& e : s.edges) {
-    int out = s.nodes[e.from].outIndex[choice[e.from]];
-    int in = s.nodes[e.to].operandIndex[e.operand][choice[e.to]];
+    const int out = s.nodes[static_cast<std::size_t>(e.from)].outIndex[static_cast<std::size_t>(choice[static_cast<std::size_t>(e.from)])];
+    const int in = s.nodes[static_cast<std::size_t>(e.to)]
+                       .operandIndex[static_cast<std::size_t>(e.operand)][static_cast<std::size_t>(choice[static_cast<std::size_t>(e.to)])];
     total = checkedAdd(total, edgeCost(s, e, out, in), "plan cost");
   }
   return total;
@@ -116,7 +191,7 @@ int64_t totalCost(SearchSpace& s, const std::vector<int>& choice) {
 
 std::vector<Parts> chosenParts(const SearchSpace& s, const std::vector<int>& choice) {
   std::vector<Parts> parts;
-  for (std::size_t v = 0; v < s.nodes.size(); ++v) parts.push_back(s.nodes[v].parts[choice[v]]);
+  for (std::size_t v = 0; v < s.nodes.size(); ++v) parts.push_back(s.nodes[v].parts[static_cast<std::size_t>(choice[v])]);
   return parts;
 }
 

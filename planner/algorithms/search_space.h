@@ -1,21 +1,39 @@
 // The precomputed search space shared by eindecomp and brute: per node its candidate
-// partitions (viable for p, after pins and --mem-limit) with their local cost
-// join + agg, their output layout and operand layouts interned as small indices; per
-// node-to-node edge a repartition-cost matrix (producer output layout x consumer operand
-// layout). Edges of identical shape — the same bounds and the same layout lists, as in
-// the repeated layers of a transformer — share one matrix, filled lazily, so the dynamic
-// program costs each distinct (bounds, dP, dC) combination once.
+// partitions (viable for p, after pins and --mem-limit) with their local cost under the
+// objective, their output layout and, per operand, the consumer's side of the edge,
+// interned as small indices; per node-to-node edge a cost matrix (producer output layout
+// x consumer side). Edges of identical shape — the same bounds and the same layout lists,
+// as in the repeated layers of a transformer — share one matrix, filled lazily, so the
+// search costs each distinct combination once.
+//
+// Under every objective the search places calls by the canonical rule (placement.h),
+// which depends on a node's own partition only; that is what makes every cost a sum of
+// per-node and per-edge terms, each a function of at most two partitions, and the
+// dynamic program exact on in-trees:
+//   paper    local = join + agg,                 edge = repart(dP, dC)           (elements)
+//   traffic  local = aggregation traffic,        edge = repartition traffic      (bytes)
+//   time     local = compute + aggregation phase, edge = repartition phase       (picoseconds)
+// The consumer's side of an edge is its operand layout (paper) or, for traffic and time,
+// the layout together with the block each rank reads (the canonical placement).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "planner/algorithms/planning.h"
+#include "planner/cost/traffic.h"
 #include "planner/graph/graph.h"
 #include "planner/partition/partition.h"
 
 namespace eindecomp {
+
+struct OperandSide {
+  Parts parts;                       // the operand's layout
+  std::vector<int64_t> readByRank;   // traffic/time: rank r reads block readByRank[r]
+  friend auto operator<=>(const OperandSide&, const OperandSide&) = default;
+};
 
 struct NodeCandidates {
   NodeSpace space;
@@ -23,11 +41,11 @@ struct NodeCandidates {
   bool fallback = false;
   bool truncated = false;
   std::vector<Parts> parts;                    // candidate partitions
-  std::vector<int64_t> local;                  // join + agg of each candidate (elements)
+  std::vector<int64_t> local;                  // local cost of each candidate under the objective
   std::vector<int> outIndex;                   // candidate -> index into outs
-  std::vector<std::vector<int>> operandIndex;  // [operand][candidate] -> index into operandLayouts[operand]
+  std::vector<std::vector<int>> operandIndex;  // [operand][candidate] -> index into operandSides[operand]
   std::vector<Parts> outs;                     // distinct output layouts
-  std::vector<std::vector<Parts>> operandLayouts;
+  std::vector<std::vector<OperandSide>> operandSides;
 };
 
 struct SearchEdge {
@@ -35,19 +53,26 @@ struct SearchEdge {
   int matrix = 0;  // index into SearchSpace::matrices
 };
 
-// repart costs of one edge shape; rows: producer output layouts, cols: consumer operand layouts.
-struct RepartMatrix {
+// Edge costs of one edge shape; rows: producer output layouts, cols: consumer sides.
+struct EdgeMatrix {
   std::vector<int64_t> bounds;
   const std::vector<Parts>* rows = nullptr;
-  const std::vector<Parts>* cols = nullptr;
-  std::vector<int64_t> cost;  // rows x cols, -1 until computed; empty when too large to cache
+  const std::vector<OperandSide>* cols = nullptr;
+  std::vector<int64_t> cost;                       // rows x cols, -1 until computed; empty when too large to cache
+  std::vector<std::unique_ptr<BlockHomes>> homes;  // per row, made when first needed (traffic, time)
 };
 
 struct SearchSpace {
+  Objective objective = Objective::Traffic;
+  std::optional<Machine> machine;    // for the time objective
+  int64_t devices = 1;
+  DType dtype = DType::F32;
+  int64_t elementBytes = 4;
+  std::vector<int> ranks;            // 0 .. devices-1: the canonical placement's call ranks
   std::vector<NodeCandidates> nodes;  // aligned with Graph::nodes
   std::vector<SearchEdge> edges;
   std::vector<std::vector<int>> inEdges, outEdges;  // edge indices per node
-  std::vector<RepartMatrix> matrices;
+  std::vector<EdgeMatrix> matrices;
   std::vector<std::string> notes;  // fallbacks and truncations, for the report
 };
 
@@ -55,10 +80,10 @@ struct SearchSpace {
 // --mem-limit leaves a node without a partition.
 SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options);
 
-// repart cost of edge e between producer output layout `out` and consumer layout `in`.
+// Cost of edge e between producer output layout `out` and consumer side `in`.
 int64_t edgeCost(SearchSpace& s, const SearchEdge& e, int out, int in);
 
-// The exact plan cost (SPEC 3) of one candidate index per node.
+// The plan's cost under the objective (canonical placement) for one candidate per node.
 int64_t totalCost(SearchSpace& s, const std::vector<int>& choice);
 
 // The candidate partitions chosen, as Parts per node.

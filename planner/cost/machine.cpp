@@ -1,52 +1,93 @@
 #include "planner/cost/machine.h"
 
+#include <algorithm>
+
 #include <yaml-cpp/yaml.h>
 
 #include "planner/graph/diagnostic.h"
+#include "planner/graph/identifiers.h"
+#include "planner/graph/input_file.h"
+#include "planner/graph/units.h"
 
 namespace eindecomp {
 
 namespace {
 
-double positiveField(const YAML::Node& root, const std::string& path, const char* key, bool allowZero) {
-  const YAML::Node v = root[key];
-  if (!v) throw InputError({{path, root.Mark().line + 1, root.Mark().column + 1}, std::string("missing field '") + key + "'"});
-  double x;
-  try {
-    x = v.as<double>();
-  } catch (const YAML::Exception&) {
-    throw InputError({{path, v.Mark().line + 1, v.Mark().column + 1}, std::string("field '") + key + "' must be a number"});
+struct Field {
+  const char* key;
+  Quantity kind;
+  bool required;
+  bool zeroAllowed;
+};
+
+const std::vector<Field>& estimateFields() {
+  static const std::vector<Field> fields{{"latency", Quantity::Seconds, true, true},
+                                         {"bandwidth", Quantity::BytesPerSecond, true, false},
+                                         {"flops", Quantity::FlopsPerSecond, true, false},
+                                         {"flops_f64", Quantity::FlopsPerSecond, false, false},
+                                         {"memory_bandwidth", Quantity::BytesPerSecond, false, false}};
+  return fields;
+}
+
+SourceLoc locOf(const std::string& path, const YAML::Node& n) {
+  const YAML::Mark m = n.Mark();
+  return {path, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
+}
+
+std::optional<double> readField(const YAML::Node& root, const std::string& path, const Field& f) {
+  const YAML::Node v = root[f.key];
+  if (!v) {
+    if (f.required) throw InputError({locOf(path, root), std::string("missing field '") + f.key + "'"});
+    return std::nullopt;
   }
-  if (!(x > 0 || (allowZero && x == 0)))
-    throw InputError({{path, v.Mark().line + 1, v.Mark().column + 1},
-                      std::string("field '") + key + (allowZero ? "' must not be negative" : "' must be positive")});
+  const SourceLoc loc = locOf(path, v);
+  const std::optional<double> x = v.IsScalar() ? parseQuantity(v.Scalar(), f.kind) : std::nullopt;
+  if (!x)
+    throw InputError({loc, std::string("field '") + f.key + "' must be a non-negative number, optionally with a unit (" +
+                               quantityUnits(f.kind) + ")"});
+  if (*x == 0 && !f.zeroAllowed) throw InputError({loc, std::string("field '") + f.key + "' must be positive"});
   return x;
 }
 
 }  // namespace
 
-Machine loadMachineFile(const std::string& path) {
+const std::vector<std::string>& machineInformationKeys() {
+  static const std::vector<std::string> keys{"ranks", "tool", "command_line", "p2p_bandwidth", "alltoallv_bandwidth",
+                                             "alltoallv_latency", "allreduce_bandwidth", "memory_copy_bandwidth",
+                                             "measured", "host"};
+  return keys;
+}
+
+Machine parseMachineText(const std::string& text, const std::string& path) {
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw InputError({{path, 0, 0}, "cannot read machine file"});
+    root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw InputError({{path, e.mark.line + 1, e.mark.column + 1}, "machine file: " + e.msg});
   }
-  if (!root.IsMap()) throw InputError({{path, 1, 1}, "machine file must be a map with bandwidth, latency, flops"});
+  if (!root.IsMap())
+    throw InputError({{path, 1, 1}, "a machine file must be a mapping with latency, bandwidth and flops (docs/cost-model.md)"});
+  std::vector<std::string> known;
+  for (const Field& f : estimateFields()) known.push_back(f.key);
+  for (const auto& k : machineInformationKeys()) known.push_back(k);
+  for (const auto& entry : root) {
+    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      std::string list;
+      for (const Field& f : estimateFields()) list += (list.empty() ? "" : ", ") + std::string(f.key);
+      throw InputError({locOf(path, entry.first), "unknown field " + quoted(key) + " in the machine file" +
+                                                      didYouMean(key, known) + "; the estimate reads " + list});
+    }
+  }
   Machine m;
-  m.bandwidthBytesPerSecond = positiveField(root, path, "bandwidth", false);
-  m.latencySeconds = positiveField(root, path, "latency", true);
-  m.flopsPerSecond = positiveField(root, path, "flops", false);
+  m.latencySeconds = *readField(root, path, estimateFields()[0]);
+  m.bandwidthBytesPerSecond = *readField(root, path, estimateFields()[1]);
+  m.flopsPerSecond = *readField(root, path, estimateFields()[2]);
+  m.flopsF64PerSecond = readField(root, path, estimateFields()[3]);
+  m.memoryBytesPerSecond = readField(root, path, estimateFields()[4]);
   return m;
 }
 
-double estimatedNodeSeconds(const Machine& m, int64_t bytesMoved, int communicationPhases, int64_t flops,
-                            int64_t kernelCalls) {
-  const double q = static_cast<double>(kernelCalls);
-  return m.latencySeconds * communicationPhases + static_cast<double>(bytesMoved) / (q * m.bandwidthBytesPerSecond) +
-         static_cast<double>(flops) / (q * m.flopsPerSecond);
-}
+Machine loadMachineFile(const std::string& path) { return parseMachineText(readInputFile(path, "machine file"), path); }
 
 }  // namespace eindecomp

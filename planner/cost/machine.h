@@ -1,30 +1,38 @@
-// A machine description for estimated times (SPEC 3, `--machine FILE`): per-device
-// network bandwidth (bytes/s), per-message latency (s) and compute rate (FLOP/s), read
-// from YAML or JSON:  {bandwidth: 12.5e9, latency: 2.0e-6, flops: 1.0e13}.
-// The estimate is the alpha-beta model of the tensor-relational-algebra paper (4.3),
-// C = alpha * C_n + beta * C_c, with the cluster's rates being q devices' rates:
-//   time(node) = latency * phases + bytes / (q * bandwidth) + flops / (q * flops_rate)
-// where bytes = (repart_in + join + agg) * dtype size, q = the node's kernel calls and
-// phases = the number of communication phases that move anything (repartition of each
-// operand, join, aggregation). Units: seconds.
+// A machine description for estimated times (SPEC 3 and 5, `--machine FILE`), as
+// `einrt-calibrate` writes it or a user types it, in YAML or JSON:
+//
+//   latency: 2.0e-6            # seconds per message                      (or "2 us")
+//   bandwidth: 12.5e9          # bytes/s per rank while every rank exchanges  ("12.5 GB/s")
+//   flops: 1.0e13              # GEMM FLOP/s per rank, f32                ("10 TFLOP/s")
+//   flops_f64: 5.0e12          # optional: GEMM FLOP/s per rank, f64 (default: flops)
+//   memory_bandwidth: 2.0e11   # optional: bytes/s per rank for the other kernels
+//                              # (default: they are costed at `flops` per FLOP)
+//
+// plus the informational keys einrt-calibrate records (ranks, p2p_bandwidth,
+// alltoallv_bandwidth, ..., see machineInformationKeys). Numbers may carry a unit
+// suffix; any other key is an error, as is a missing, negative or non-numeric value.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace eindecomp {
 
 struct Machine {
   double bandwidthBytesPerSecond = 0;
   double latencySeconds = 0;
-  double flopsPerSecond = 0;
+  double flopsPerSecond = 0;                    // f32 GEMM
+  std::optional<double> flopsF64PerSecond;      // f64 GEMM
+  std::optional<double> memoryBytesPerSecond;   // non-GEMM kernels
 };
 
-// Throws InputError (exit 2) naming the file, line and field on a missing, negative or
-// non-numeric field.
+// Throws InputError (exit 2) naming the file, line and field.
 Machine loadMachineFile(const std::string& path);
+Machine parseMachineText(const std::string& text, const std::string& displayName);
 
-double estimatedNodeSeconds(const Machine& m, int64_t bytesMoved, int communicationPhases, int64_t flops,
-                            int64_t kernelCalls);
+// Keys a machine file may carry that the estimate does not read (einrt-calibrate's record).
+const std::vector<std::string>& machineInformationKeys();
 
 }  // namespace eindecomp

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "planner/gen/graph_builder.h"
+#include "planner/graph/units.h"
 
 namespace eindecomp::gen {
 
@@ -33,7 +34,7 @@ Graph makeAttention(const AttentionOptions& opts) {
   b.node("KH", "bta,ahd->bthd", {"K", "WK"});
   b.node("VH", "bta,ahd->bthd", {"V", "WV"});
   b.node("T1", "bshd,bthd->bhst", {"QH", "KH"});
-  b.node("T2", "bhst->bhst", {"T1"}, "x * " + gen::numberText(1.0 / std::sqrt(static_cast<double>(headDim))));
+  b.node("T2", "bhst->bhst", {"T1"}, "x * " + numberText(1.0 / std::sqrt(static_cast<double>(headDim))));
   b.node("C", "bhst->bhs", {"T2"}, "", AggOp::Max);
   b.node("E", "bhst,bhs->bhst", {"T2", "C"}, "exp(x - y)");
   b.node("S", "bhst->bhs", {"E"});

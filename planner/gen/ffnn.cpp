@@ -1,6 +1,8 @@
 #include "planner/gen/ffnn.h"
 
 #include "planner/gen/graph_builder.h"
+#include "planner/graph/units.h"
+#include "planner/graph/units.h"
 
 namespace eindecomp::gen {
 

@@ -90,13 +90,5 @@ Graph GraphBuilder::build() const {
   return g;
 }
 
-std::string numberText(double value) {
-  char buf[40];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, value);
-    if (std::strtod(buf, nullptr) == value) break;
-  }
-  return buf;
-}
 
 }  // namespace eindecomp::gen

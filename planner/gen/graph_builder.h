@@ -42,8 +42,5 @@ class GraphBuilder {
   std::map<Label, int64_t> sizes_;
 };
 
-// A number as it should appear in a join expression: shortest text that reads back to
-// the same double ("0.125", "0.088388347648318447").
-std::string numberText(double value);
 
 }  // namespace eindecomp::gen

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "planner/gen/graph_builder.h"
+#include "planner/graph/units.h"
 
 namespace eindecomp::gen {
 

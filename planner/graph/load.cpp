@@ -8,10 +8,8 @@
 #include "planner/graph/load.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <iterator>
+#include <cctype>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +17,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "planner/graph/identifiers.h"
+#include "planner/graph/input_file.h"
 #include "planner/graph/read_document.h"
 
 namespace eindecomp {
@@ -36,10 +35,16 @@ GraphFormat sniffFormat(const std::string& text) {
   return GraphFormat::Yaml;
 }
 
+std::string lowercase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
 GraphFormat formatFor(const std::string& path, const std::string& text, GraphFormat requested) {
   if (requested != GraphFormat::Auto) return requested;
-  if (endsWith(path, ".json")) return GraphFormat::Json;
-  if (endsWith(path, ".yaml") || endsWith(path, ".yml")) return GraphFormat::Yaml;
+  const std::string lower = lowercase(path);
+  if (endsWith(lower, ".json")) return GraphFormat::Json;
+  if (endsWith(lower, ".yaml") || endsWith(lower, ".yml")) return GraphFormat::Yaml;
   return sniffFormat(text);
 }
 
@@ -163,7 +168,7 @@ SourceLoc locOfMark(const std::string& file, const YAML::Mark& mark) {
   return {file, mark.line >= 0 ? mark.line + 1 : 0, mark.column >= 0 ? mark.column + 1 : 0};
 }
 
-YAML::Node parseYaml(const std::string& text, const std::string& file, bool fromJson) {
+YAML::Node parseYaml(const std::string& text, const std::string& file, bool fromJson, const std::string& what) {
   const std::string syntaxError = fromJson ? "cannot read JSON: " : "YAML syntax error: ";
   YAML::Node root;
   try {
@@ -176,12 +181,12 @@ YAML::Node parseYaml(const std::string& text, const std::string& file, bool from
     }
     if (counter.documents() > 1)
       throw InputError({{file, 1, 1}, "the file holds " + std::to_string(counter.documents()) +
-                                          " YAML documents; a graph file holds exactly one"});
+                                          " YAML documents; a " + what + " holds exactly one"});
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError({locOfMark(file, e.mark), syntaxError + e.msg});
   }
-  if (root.IsNull()) throw InputError({{file, 1, 1}, "empty graph: the file holds no graph"});
+  if (root.IsNull()) throw InputError({{file, 1, 1}, "empty " + what + ": the file holds nothing"});
   return root;
 }
 
@@ -194,27 +199,31 @@ GraphFormat parseGraphFormat(const std::string& s) {
   throw InputError({{}, "unknown input format " + quoted(s) + "; use auto, yaml or json"});
 }
 
+YAML::Node loadStructuredText(const std::string& text, const std::string& displayName, GraphFormat format,
+                              const std::string& what) {
+  const GraphFormat actual = formatFor(displayName, text, format);
+  if (actual == GraphFormat::Json) checkJsonSyntax(text, displayName);
+  return parseYaml(text, displayName, actual == GraphFormat::Json, what);
+}
+
+bool hasDuplicateKey(const YAML::Node& map, YAML::Node* duplicate) {
+  std::set<std::string> seen;
+  for (const auto& entry : map)
+    if (entry.first.IsScalar() && !seen.insert(entry.first.Scalar()).second) {
+      if (duplicate) *duplicate = entry.first;
+      return true;
+    }
+  return false;
+}
+
 Graph loadGraphText(const std::string& text, const std::string& displayName, GraphFormat format) {
   const GraphFormat actual = format == GraphFormat::Auto ? sniffFormat(text) : format;
-  if (actual == GraphFormat::Json) checkJsonSyntax(text, displayName);
-  const YAML::Node root = parseYaml(text, displayName, actual == GraphFormat::Json);
+  const YAML::Node root = loadStructuredText(text, displayName, actual, "graph file");
   return buildGraph(readGraphDocument(root, displayName, text));
 }
 
 Graph loadGraphFile(const std::string& path, GraphFormat format) {
-  std::string text;
-  if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  } else {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw InputError({{path, 0, 0}, "is a directory, not a graph file"});
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError({{path, 0, 0}, "cannot open the graph file"});
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) throw InputError({{path, 0, 0}, "cannot read the graph file"});
-    text = buffer.str();
-  }
+  const std::string text = readInputFile(path, "graph file");
   return loadGraphText(text, path, formatFor(path, text, format));
 }
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -88,6 +89,15 @@ std::string formatSeconds(double seconds) {
   if (av < 10) std::snprintf(buf, sizeof buf, "%.2f %s", v, unit);
   else if (av < 100) std::snprintf(buf, sizeof buf, "%.1f %s", v, unit);
   else std::snprintf(buf, sizeof buf, "%.0f %s", v, unit);
+  return buf;
+}
+
+std::string numberText(double value) {
+  char buf[40];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, value);
+    if (std::strtod(buf, nullptr) == value) break;
+  }
   return buf;
 }
 

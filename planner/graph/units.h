@@ -20,6 +20,10 @@ std::string formatSeconds(double seconds);  // 0.00123 -> "1.23 ms"
 // an optional B); nothing when the text is not a positive byte count that fits 63 bits.
 std::optional<int64_t> parseByteCount(const std::string& text);
 
+// The shortest text that reads back to the same double ("0.125", "0.088388347648318447"):
+// numbers in join expressions and in csv output.
+std::string numberText(double value);
+
 enum class Quantity { Seconds, BytesPerSecond, FlopsPerSecond };
 
 // A non-negative number with an optional unit of its kind: s ms us ns; B/s KB/s MB/s GB/s

@@ -6,7 +6,7 @@
 
 namespace eindecomp {
 
-NodeSpace nodeSpace(const Graph& g, const Node& n) {
+NodeSpace nodeSpace(const Node& n) {
   NodeSpace s;
   s.labels = iterationLabels(n);
   for (const auto& l : s.labels) s.sizes.push_back(n.labelSizes.at(l));

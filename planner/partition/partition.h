@@ -29,7 +29,7 @@ struct NodeSpace {
   std::vector<int> aggregatedDims;         // label indices in some operand but not the output
 };
 
-NodeSpace nodeSpace(const Graph& g, const Node& n);
+NodeSpace nodeSpace(const Node& n);
 
 // Parts of a tensor's dimensions under a node partition: dims[k] -> parts[dims[k]].
 Parts projectParts(const Parts& nodeParts, const std::vector<int>& dims);

@@ -173,6 +173,11 @@ KernelMapping kernelMappingOf(const std::optional<GemmMapping>& mapping) {
   return mapping->batchLabels.empty() ? KernelMapping::Gemm : KernelMapping::BatchedGemm;
 }
 
+bool runsAsGemm(const Node& n) {
+  const std::optional<GemmMapping> mapping = mapContractionToGemm(n, iterationSizes(n));
+  return mapping && !mapping->kLabels.empty();
+}
+
 const char* kernelMappingName(KernelMapping k) {
   switch (k) {
     case KernelMapping::Gemm: return "gemm";

@@ -59,4 +59,9 @@ enum class KernelMapping { Gemm, BatchedGemm, Permutation };
 KernelMapping kernelMappingOf(const std::optional<GemmMapping>& mapping);
 const char* kernelMappingName(KernelMapping k);  // "gemm" | "batched-gemm" | "permute"
 
+// Whether the node's kernel calls run as (batched) GEMMs — a GEMM mapping with something
+// to sum (K labels) — rather than as an elementwise/reduction kernel bounded by memory
+// bandwidth. The time estimate and the code generator both ask this.
+bool runsAsGemm(const Node& n);
+
 }  // namespace eindecomp

@@ -1,21 +1,24 @@
 #include "planner/report/compare.h"
 
-#include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <cmath>
 
 #include <yaml-cpp/yaml.h>
+
+#include "planner/graph/input_file.h"
+#include "planner/graph/text_table.h"
+#include "planner/graph/units.h"
 
 namespace eindecomp {
 
 int reducedParallelismNodes(const Report& r) {
   int count = 0;
-  for (const auto& n : r.nodes) count += n.kernelCalls < r.devices && !n.fallback;
+  for (const auto& n : r.nodes) count += n.kernelCalls < n.fullCalls;
   return count;
 }
 
-Comparison makeComparison(std::vector<ComparisonEntry> entries) {
+Comparison makeComparison(Objective objective, std::vector<ComparisonEntry> entries) {
   Comparison c;
+  c.objective = objective;
   c.entries = std::move(entries);
   // Fewer kernel calls always move less data (a serial plan moves nothing but its inputs),
   // so plans that leave devices idle compete only when no plan uses them all.
@@ -23,7 +26,8 @@ Comparison makeComparison(std::vector<ComparisonEntry> entries) {
     for (std::size_t i = 0; i < c.entries.size(); ++i) {
       const auto& r = c.entries[i].report;
       if (!r || (fullOnly && reducedParallelismNodes(*r) > 0)) continue;
-      if (c.best < 0 || r->totalCost < c.entries[c.best].report->totalCost) c.best = static_cast<int>(i);
+      if (c.best < 0 || r->objectiveValue() < c.entries[static_cast<std::size_t>(c.best)].report->objectiveValue())
+        c.best = static_cast<int>(i);
     }
     if (c.best >= 0) break;
   }
@@ -32,105 +36,147 @@ Comparison makeComparison(std::vector<ComparisonEntry> entries) {
 
 namespace {
 
-std::vector<std::string> header() {
-  return {"best", "algorithm", "total_cost", "total_bytes", "join", "agg", "repart", "peak_bytes_per_device", "search_time",
-          "reduced_calls"};
+TextTable comparisonTable(const Comparison& c, bool human) {
+  bool timed = false;
+  for (const auto& e : c.entries) timed = timed || (e.report && e.report->estimatedTimeSeconds);
+  TextTable t;
+  t.header = {"best", "algorithm", "traffic_bytes", "paper_cost", "paper_bytes"};
+  if (timed) t.header.push_back("estimated_time");
+  for (const char* h : {"peak_bytes_per_device", "search_time", "reduced_calls"}) t.header.push_back(h);
+  t.numeric.assign(t.header.size(), true);
+  t.numeric[0] = t.numeric[1] = false;
+  auto bytes = [&](int64_t b) { return human ? formatBytes(b) : std::to_string(b); };
+  auto seconds = [&](double s) { return human ? formatSeconds(s) : numberText(s); };
+  for (std::size_t i = 0; i < c.entries.size(); ++i) {
+    const ComparisonEntry& e = c.entries[i];
+    std::vector<std::string> row{static_cast<int>(i) == c.best ? "*" : "", e.algorithm};
+    if (!e.report) {
+      row.resize(t.header.size(), "n/a");
+      t.rows.push_back(std::move(row));
+      continue;
+    }
+    const Report& r = *e.report;
+    row.insert(row.end(), {bytes(r.totalTrafficBytes), std::to_string(r.totalCost), bytes(r.totalBytes)});
+    if (timed) row.push_back(r.estimatedTimeSeconds ? seconds(*r.estimatedTimeSeconds) : "n/a");
+    row.insert(row.end(), {bytes(r.peakBytesPerDevice), seconds(r.searchSeconds), std::to_string(reducedParallelismNodes(r))});
+    t.rows.push_back(std::move(row));
+  }
+  return t;
 }
 
-std::vector<std::string> row(const Comparison& c, std::size_t i, bool human) {
-  const ComparisonEntry& e = c.entries[i];
-  std::string mark = static_cast<int>(i) == c.best ? "*" : "";
-  if (!e.report) return {mark, e.algorithm, "n/a: " + e.error, "", "", "", "", "", "", ""};
-  const Report& r = *e.report;
-  int64_t join = 0, agg = 0, repart = 0;
-  for (const auto& n : r.nodes) {
-    join += n.join;
-    agg += n.agg;
-    repart += n.repartIn;
-  }
-  std::ostringstream seconds;
-  seconds << r.searchSeconds;
-  return {mark, e.algorithm, std::to_string(r.totalCost), human ? humanBytes(r.totalBytes) : std::to_string(r.totalBytes),
-          std::to_string(join), std::to_string(agg), std::to_string(repart),
-          human ? humanBytes(r.peakBytesPerDevice) : std::to_string(r.peakBytesPerDevice),
-          human ? humanSeconds(r.searchSeconds) : seconds.str(), std::to_string(reducedParallelismNodes(r))};
+// The entries that failed, one line each, under the table.
+std::string failures(const Comparison& c, const std::string& prefix) {
+  std::string out;
+  for (const auto& e : c.entries)
+    if (!e.report) out += prefix + e.algorithm + ": " + e.error + "\n";
+  return out;
 }
 
 }  // namespace
 
 std::string renderComparison(const Comparison& c, ReportFormat format) {
-  if (format == ReportFormat::Json || format == ReportFormat::Yaml) {
-    nlohmann::ordered_json j;
-    j["schema_version"] = 1;
-    j["best"] = c.best >= 0 ? nlohmann::ordered_json(c.entries[c.best].algorithm) : nlohmann::ordered_json(nullptr);
-    j["algorithms"] = nlohmann::ordered_json::array();
-    for (const auto& e : c.entries) {
-      if (e.report) j["algorithms"].push_back(reportJson(*e.report));
-      else j["algorithms"].push_back({{"algorithm", e.algorithm}, {"error", e.error}});
-    }
-    return format == ReportFormat::Json ? j.dump(2) + "\n" : jsonToYaml(j);
-  }
-  std::vector<std::vector<std::string>> rows{header()};
-  for (std::size_t i = 0; i < c.entries.size(); ++i) rows.push_back(row(c, i, format != ReportFormat::Csv));
-  std::string out;
-  if (format == ReportFormat::Csv) {
-    for (const auto& r : rows) {
-      std::string line;
-      for (std::size_t k = 0; k < r.size(); ++k) line += (k ? "," : "") + r[k];
-      out += line + "\n";
-    }
-    return out;
-  }
-  if (format == ReportFormat::Markdown) {
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      std::string line = "|";
-      for (const auto& cell : rows[i]) line += " " + cell + " |";
-      out += line + "\n";
-      if (i == 0) {
-        std::string rule = "|";
-        for (std::size_t k = 0; k < rows[0].size(); ++k) rule += k >= 2 ? " ---: |" : " --- |";
-        out += rule + "\n";
+  switch (format) {
+    case ReportFormat::Json:
+    case ReportFormat::Yaml: {
+      nlohmann::ordered_json j;
+      j["schema_version"] = 1;
+      j["objective"] = objectiveName(c.objective);
+      j["best"] = c.best >= 0 ? nlohmann::ordered_json(c.entries[static_cast<std::size_t>(c.best)].algorithm)
+                              : nlohmann::ordered_json(nullptr);
+      j["algorithms"] = nlohmann::ordered_json::array();
+      for (const auto& e : c.entries) {
+        if (e.report) j["algorithms"].push_back(reportJson(*e.report));
+        else j["algorithms"].push_back({{"algorithm", e.algorithm}, {"error", e.error}});
       }
+      return format == ReportFormat::Json ? j.dump(2) + "\n" : jsonToYaml(j);
     }
-    return out;
-  }
-  std::vector<std::size_t> width(rows[0].size(), 0);
-  for (const auto& r : rows)
-    for (std::size_t k = 0; k < r.size(); ++k) width[k] = std::max(width[k], r[k].size());
-  for (const auto& r : rows) {
-    std::string line;
-    for (std::size_t k = 0; k < r.size(); ++k) {
-      std::string pad(width[k] - r[k].size(), ' ');
-      line += (k >= 2 ? pad + r[k] : r[k] + pad) + (k + 1 < r.size() ? "  " : "");
+    case ReportFormat::Csv: return renderCsvTable(comparisonTable(c, false));
+    case ReportFormat::Markdown: {
+      std::string notes = failures(c, "- ");
+      return renderMarkdownTable(comparisonTable(c, true)) + (notes.empty() ? "" : "\n" + notes);
     }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
+    case ReportFormat::Table: break;
   }
-  return out;
+  std::string out = "objective " + std::string(objectiveName(c.objective)) + " (* = cheapest)\n\n" +
+                    renderAligned(comparisonTable(c, true));
+  const std::string notes = failures(c, "n/a: ");
+  return notes.empty() ? out : out + "\n" + notes;
 }
 
-int64_t readBaselineTotalCost(const std::string& path) {
+namespace {
+
+SourceLoc at(const std::string& file, const YAML::Node& n) {
+  const YAML::Mark m = n.Mark();
+  return {file, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
+}
+
+template <class T>
+std::optional<T> numberField(const std::string& path, const YAML::Node& report, const char* key) {
+  const YAML::Node v = report[key];
+  if (!v) return std::nullopt;
+  try {
+    const T x = v.as<T>();
+    if (!(x >= 0)) throw YAML::Exception(v.Mark(), "negative");
+    return x;
+  } catch (const YAML::Exception&) {
+    throw InputError({at(path, v), std::string("baseline report: '") + key + "' must be a non-negative number"});
+  }
+}
+
+}  // namespace
+
+Baseline readBaseline(const std::string& path) {
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw InputError({{path, 0, 0}, "cannot read baseline report"});
+    root = YAML::Load(readInputFile(path, "baseline report"));
   } catch (const YAML::ParserException& e) {
     throw InputError({{path, e.mark.line + 1, e.mark.column + 1}, "baseline report: " + e.msg});
   }
-  const YAML::Node total = root.IsMap() ? root["total_cost"] : YAML::Node();
-  if (!total) throw InputError({{path, 1, 1}, "baseline report has no 'total_cost'"});
-  try {
-    int64_t v = total.as<int64_t>();
-    if (v < 0) throw YAML::Exception(total.Mark(), "negative");
-    return v;
-  } catch (const YAML::Exception&) {
-    throw InputError({{path, total.Mark().line + 1, total.Mark().column + 1}, "'total_cost' must be a non-negative integer"});
+  if (!root.IsMap()) throw InputError({{path, 1, 1}, "a baseline must be a report (einplan plan --format json) or compare's JSON"});
+  // compare's own output: the report of its first algorithm.
+  YAML::Node report = root;
+  if (root["algorithms"]) {
+    const YAML::Node list = root["algorithms"];
+    if (!list.IsSequence() || list.size() == 0 || !list[0].IsMap() || !list[0]["graph_sha256"])
+      throw InputError({at(path, list), "baseline comparison: its first algorithm has no report"});
+    report = list[0];
   }
+  Baseline b;
+  b.path = path;
+  const YAML::Node sha = report["graph_sha256"], devices = report["devices"];
+  if (!sha || !sha.IsScalar()) throw InputError({at(path, report), "baseline report has no 'graph_sha256'"});
+  if (!devices || !devices.IsScalar()) throw InputError({at(path, report), "baseline report has no 'devices'"});
+  b.graphSha256 = sha.Scalar();
+  b.devices = numberField<int64_t>(path, report, "devices").value_or(0);
+  b.totalCost = numberField<int64_t>(path, report, "total_cost");
+  b.totalTrafficBytes = numberField<int64_t>(path, report, "total_traffic_bytes");
+  b.estimatedTimeSeconds = numberField<double>(path, report, "estimated_time_s");
+  return b;
 }
 
-bool regresses(int64_t cost, int64_t baseline, double tolerance) {
-  return static_cast<long double>(cost) > static_cast<long double>(baseline) * (1.0L + tolerance);
+double baselineValue(const Baseline& b, Objective objective, const std::string& graphSha256, int64_t devices) {
+  if (b.graphSha256 != graphSha256)
+    throw InputError({{b.path, 0, 0}, "the baseline is for another graph (graph_sha256 " + b.graphSha256.substr(0, 12) +
+                                          "..., this graph " + graphSha256.substr(0, 12) + "...)"});
+  if (b.devices != devices)
+    throw InputError({{b.path, 0, 0}, "the baseline is for " + std::to_string(b.devices) + " devices, this comparison for " +
+                                          std::to_string(devices)});
+  const char* key = objective == Objective::Traffic ? "total_traffic_bytes"
+                    : objective == Objective::Paper ? "total_cost"
+                                                    : "estimated_time_s";
+  const std::optional<double> value = objective == Objective::Traffic && b.totalTrafficBytes
+                                          ? std::optional<double>(static_cast<double>(*b.totalTrafficBytes))
+                                      : objective == Objective::Paper && b.totalCost ? std::optional<double>(static_cast<double>(*b.totalCost))
+                                      : objective == Objective::Time ? b.estimatedTimeSeconds
+                                                                     : std::nullopt;
+  if (!value)
+    throw InputError({{b.path, 0, 0}, std::string("baseline report has no '") + key + "' for --objective " +
+                                          objectiveName(objective)});
+  return *value;
+}
+
+bool regresses(double value, double baseline, double tolerance) {
+  return static_cast<long double>(value) > static_cast<long double>(baseline) * (1.0L + tolerance);
 }
 
 }  // namespace eindecomp

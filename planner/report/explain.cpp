@@ -3,6 +3,10 @@
 #include <algorithm>
 
 #include "planner/cost/cost_model.h"
+#include "planner/graph/identifiers.h"
+#include "planner/graph/text_table.h"
+#include "planner/graph/units.h"
+#include "planner/partition/call_geometry.h"
 #include "planner/partition/partition.h"
 #include "planner/report/render.h"
 
@@ -43,6 +47,19 @@ std::string shapeText(const std::vector<int64_t>& bounds, const Parts& parts) {
 
 Labels operandNames(const Node& n, std::size_t k) { return n.operandLabels[k]; }
 
+// "[0, 1, 2, 3]", or the first and last ranks of a long list.
+std::string rankList(const std::vector<int>& ranks) {
+  std::string s;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks.size() > 16 && i == 8) {
+      s += ", ...";
+      i = ranks.size() - 4;
+    }
+    s += (i ? ", " : "") + std::to_string(ranks[i]);
+  }
+  return "[" + s + "]";
+}
+
 int64_t blockCount(const Parts& parts) {
   int64_t b = 1;
   for (int64_t d : parts) b *= d;
@@ -51,17 +68,19 @@ int64_t blockCount(const Parts& parts) {
 
 }  // namespace
 
-std::string explainPlan(const Graph& g, const Plan& plan) {
+std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost) {
   std::string out = "tensor-relational program for '" + g.name + "' on " + std::to_string(plan.devices) + " devices (" +
-                    plan.algorithm + ")\n";
+                    plan.algorithm + "), " + formatBytes(cost.trafficBytes) + " of traffic per execution\n";
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     const NodePlan& np = plan.nodes[i];
-    NodeSpace space = nodeSpace(g, n);
+    NodeSpace space = nodeSpace(n);
     NodeCost c = nodeCost(space, np.parts, dtypeSize(g.dtype));
     out += "\nnode " + n.name + ": \"" + n.einsum + "\" join " + n.joinName + ", agg " + aggName(n.agg) + "\n";
     out += "  partition " + partitionText(np.labels, np.parts) + " -> " + std::to_string(np.kernelCalls) + " kernel calls" +
            (np.fallback ? " (fallback: no partition gives " + std::to_string(plan.devices) + ")" : "") + "\n";
+    out += "  placement: kernel calls on ranks " + rankList(np.placement.callRank) + ", output blocks owned by ranks " +
+           rankList(np.placement.blockOwner) + "\n";
     for (std::size_t k = 0; k < n.inputs.size(); ++k) {
       Parts consumer = projectParts(np.parts, space.operandDims[k]);
       std::vector<int64_t> bounds = tensorBounds(space, static_cast<int>(k));
@@ -70,20 +89,22 @@ std::string explainPlan(const Graph& g, const Plan& plan) {
       auto edge = std::find_if(plan.edges.begin(), plan.edges.end(),
                                [&](const PlanEdge& e) { return e.toNode == static_cast<int>(i) && e.operand == static_cast<int>(k); });
       if (edge == plan.edges.end()) {
-        out += "    graph input: laid out as the kernel calls need it, no cost\n";
+        out += "    graph input: each rank makes the blocks its calls read, no traffic\n";
       } else {
+        const EdgePlanCost& ec = cost.edges[static_cast<std::size_t>(edge - plan.edges.begin())];
         out += "    repartition from " + n.inputs[k] + " written as " +
                layoutText(g.nodes[edge->fromNode].outputLabels, edge->producerParts, blockCount(edge->producerParts)) +
-               ": " + edgeCollective(edge->producerParts, edge->consumerParts) + ", " +
-               std::to_string(repartitionCost(edge->bounds, edge->producerParts, edge->consumerParts)) + " elements\n";
+               ": " + edgeCollective(edge->producerParts, edge->consumerParts) + ", " + formatBytes(ec.trafficBytes) +
+               " of traffic (paper model: " + std::to_string(ec.paper) + " elements)\n";
       }
     }
-    out += "  local join: " + std::to_string(np.kernelCalls) + " kernel calls, each receives its operand blocks (" +
-           std::to_string(c.join) + " elements moved) and writes a " + shapeText(tensorBounds(space, -1), np.outputParts) +
-           " block\n";
+    out += "  local join: " + std::to_string(np.kernelCalls) + " kernel calls, each writes a " +
+           shapeText(tensorBounds(space, -1), np.outputParts) + " block (paper model: " + std::to_string(c.join) +
+           " elements moved)\n";
     if (c.nAgg > 1) {
       out += "  local aggregation: result is Partial(" + std::string(aggName(n.agg)) + ") over " + std::to_string(c.nAgg) +
-             " kernel calls per output block; reduce them (" + std::to_string(c.agg) + " elements moved)\n";
+             " kernel calls per output block; reduced on the owners, " + formatBytes(cost.nodes[i].trafficAggBytes) +
+             " of traffic (paper model: " + std::to_string(c.agg) + " elements)\n";
     } else {
       out += "  local aggregation: none (no aggregated label is partitioned)\n";
     }
@@ -92,45 +113,51 @@ std::string explainPlan(const Graph& g, const Plan& plan) {
   return out;
 }
 
-std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::string& nodeName) {
-  int idx = nodeIndex(g, nodeName);
-  if (idx < 0) throw InputError({{}, "--node: unknown node '" + nodeName + "'"});
-  const Node& n = g.nodes[idx];
-  NodeSpace space = nodeSpace(g, n);
-  ViablePartitions viable = viablePartitions(space.sizes, plan.devices);
+std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::string& nodeName, Objective objective) {
+  const int idx = nodeIndex(g, nodeName);
+  if (idx < 0) throw InputError({{}, "--node: unknown node " + quoted(nodeName) + didYouMean(nodeName, [&] {
+                                                    std::vector<std::string> names;
+                                                    for (const auto& n : g.nodes) names.push_back(n.name);
+                                                    return names;
+                                                  }())});
+  const auto node = static_cast<std::size_t>(idx);
+  const NodeSpace space = nodeSpace(g.nodes[node]);
+  const ViablePartitions viable = viablePartitions(space.sizes, plan.devices);
+  std::vector<Parts> parts;
+  std::vector<Placement> placements;
+  for (const NodePlan& np : plan.nodes) {
+    parts.push_back(np.parts);
+    placements.push_back(np.placement);
+  }
   struct Row {
     Parts parts;
-    int64_t join, agg, in, out, total, bytes;
+    PlanCost cost;
   };
   std::vector<Row> rows;
-  for (const Parts& parts : viable.partitions) {
-    NodeCost c = nodeCost(space, parts, dtypeSize(g.dtype));
-    Row r{parts, c.join, c.agg, 0, 0, 0, c.bytesPerDevice};
-    for (const PlanEdge& e : plan.edges) {
-      if (e.toNode == idx) r.in += repartitionCost(e.bounds, e.producerParts, projectParts(parts, space.operandDims[e.operand]));
-      if (e.fromNode == idx) r.out += repartitionCost(e.bounds, projectParts(parts, space.outputDims), e.consumerParts);
-    }
-    r.total = r.join + r.agg + r.in + r.out;
-    rows.push_back(r);
+  for (const Parts& candidate : viable.partitions) {
+    parts[node] = candidate;
+    placements[node] = candidate == plan.nodes[node].parts ? plan.nodes[node].placement
+                                                           : canonicalPlacement(callGeometry(space, candidate));
+    rows.push_back({candidate, costPlan(g, makePlan(g, plan.devices, plan.algorithm, parts, placements), std::nullopt)});
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.total < b.total; });
+  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+    return std::make_pair(a.cost.value(objective), a.cost.trafficBytes) < std::make_pair(b.cost.value(objective), b.cost.trafficBytes);
+  });
   std::string out = "candidates for node " + nodeName + " (" + std::to_string(viable.kernelCalls) +
-                    " kernel calls; other nodes as in the plan; * = chosen)\n";
-  std::vector<std::vector<std::string>> table{{"", "partition", "join", "agg", "repart_in", "repart_out", "total", "bytes_per_device"}};
-  for (const Row& r : rows)
-    table.push_back({r.parts == plan.nodes[idx].parts ? "*" : "", partitionText(space.labels, r.parts), std::to_string(r.join),
-                     std::to_string(r.agg), std::to_string(r.in), std::to_string(r.out), std::to_string(r.total), humanBytes(r.bytes)});
-  std::vector<std::size_t> width(table[0].size(), 0);
-  for (const auto& row : table)
-    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  for (const auto& row : table) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      std::string pad(width[c] - row[c].size(), ' ');
-      line += (c >= 2 ? pad + row[c] : row[c] + pad) + (c + 1 < row.size() ? "  " : "");
-    }
-    out += line + "\n";
+                    " kernel calls; the whole plan's cost with this node changed; * = chosen)\n";
+  TextTable t;
+  t.header = {"", "partition", "plan traffic", "join", "agg", "repart_in", "repart_out", "plan paper cost", "bytes_per_device"};
+  t.numeric = {false, false, true, true, true, true, true, true, true};
+  for (const Row& r : rows) {
+    const NodePlanCost& c = r.cost.nodes[node];
+    int64_t out = 0;
+    for (std::size_t e = 0; e < plan.edges.size(); ++e)
+      if (plan.edges[e].fromNode == idx) out += r.cost.edges[e].paper;
+    t.rows.push_back({r.parts == plan.nodes[node].parts ? "*" : "", partitionText(space.labels, r.parts), formatBytes(r.cost.trafficBytes),
+                      std::to_string(c.join), std::to_string(c.agg), std::to_string(c.repartIn), std::to_string(out),
+                      std::to_string(r.cost.paper), formatBytes(c.bytesPerDevice)});
   }
+  out += renderAligned(t);
   if (viable.truncated) out += "note: enumeration stopped at " + std::to_string(kDefaultPartitionLimit) + " candidates\n";
   return out;
 }
@@ -148,7 +175,7 @@ std::string dotEscape(const std::string& s) {
 
 }  // namespace
 
-std::string graphDot(const Graph& g, const Plan* plan) {
+std::string graphDot(const Graph& g, const Plan* plan, const PlanCost* cost) {
   std::string out = "digraph \"" + dotEscape(g.name) + "\" {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n";
   for (const auto& t : g.inputs) {
     std::string shape;
@@ -158,17 +185,19 @@ std::string graphDot(const Graph& g, const Plan* plan) {
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     std::string label = n.name + "\\n" + dotEscape(n.einsum);
-    if (plan) label += "\\n" + partitionText(plan->nodes[i].labels, plan->nodes[i].parts);
+    if (plan)
+      label += "\\n" + partitionText(plan->nodes[i].labels, plan->nodes[i].parts) + "\\nranks " +
+               rankList(plan->nodes[i].placement.callRank);
     out += "  \"" + n.name + "\" [shape=ellipse, label=\"" + label + "\"];\n";
   }
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     for (std::size_t k = 0; k < n.inputs.size(); ++k) {
       std::string attrs;
-      if (plan) {
-        for (const PlanEdge& e : plan->edges)
-          if (e.toNode == static_cast<int>(i) && e.operand == static_cast<int>(k))
-            attrs = " [label=\"" + std::to_string(repartitionCost(e.bounds, e.producerParts, e.consumerParts)) + "\"]";
+      if (plan && cost) {
+        for (std::size_t e = 0; e < plan->edges.size(); ++e)
+          if (plan->edges[e].toNode == static_cast<int>(i) && plan->edges[e].operand == static_cast<int>(k))
+            attrs = " [label=\"" + formatBytes(cost->edges[e].trafficBytes) + "\\nrepart " + std::to_string(cost->edges[e].paper) + "\"]";
       }
       out += "  \"" + n.inputs[k] + "\" -> \"" + n.name + "\"" + attrs + ";\n";
     }

@@ -8,8 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "planner/algorithms/plan.h"
+#include "planner/cost/plan_cost.h"
 #include "planner/graph/graph.h"
+#include "planner/placement/plan.h"
 
 namespace eindecomp {
 
@@ -20,15 +21,17 @@ std::string layoutText(const Labels& dims, const Parts& parts, int64_t kernelCal
 // The collective an edge needs between producer and consumer layouts (parts per dimension).
 std::string edgeCollective(const Parts& producer, const Parts& consumer);
 
-std::string explainPlan(const Graph& g, const Plan& plan);
+// `cost` is costPlan(g, plan, ...): explain computes no cost of its own.
+std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost);
 
-// Every viable partition of `node` (for plan.devices) with join, agg, repart in (from the
-// producers' layouts in the plan) and repart out (to the consumers' layouts in the plan),
-// cheapest first, the plan's choice marked. InputError if the node is unknown.
-std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::string& node);
+// Every viable partition of `node` (for plan.devices), each priced as the whole plan
+// with that node changed (placed by the canonical rule, every other node as planned):
+// the traffic and the paper model's join, agg and repartitions into and out of the node;
+// the plan's own choice marked, sorted by `objective`. InputError if the node is unknown.
+std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::string& node, Objective objective);
 
-// Graphviz: inputs as boxes, nodes with their einsum (and partition), edges with their
-// repartition cost when a plan is given.
-std::string graphDot(const Graph& g, const Plan* plan);
+// Graphviz: inputs as boxes, nodes with their einsum (and partition and placement),
+// edges with their traffic and repartition cost when a plan is given.
+std::string graphDot(const Graph& g, const Plan* plan, const PlanCost* cost);
 
 }  // namespace eindecomp

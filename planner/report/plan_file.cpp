@@ -1,34 +1,102 @@
 #include "planner/report/plan_file.h"
 
-#include <fstream>
-#include <sstream>
-
-#include <yaml-cpp/yaml.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <set>
 
 #include "planner/graph/graph_index.h"
+#include "planner/graph/identifiers.h"
+#include "planner/graph/input_file.h"
+#include "planner/graph/load.h"
+#include "planner/placement/placement.h"
 
 namespace eindecomp {
 
 namespace {
 
+// Keys a report carries: read (marked) or derived again and ignored.
+const std::vector<std::string>& topKeys() {
+  static const std::vector<std::string> keys{
+      "schema_version", "tool",        "command",       "command_line",        "graph_sha256", "graph",
+      "devices",        "algorithm",   "objective",     "dtype",               "nodes",        "edges",
+      "total_cost",     "total_bytes", "total_traffic_bytes", "total_flops", "peak_bytes_per_device",
+      "estimated_time_s", "search_time_s", "optimal",   "notes",               "bytes_predicted"};
+  return keys;
+}
+
+const std::vector<std::string>& nodeKeys() {
+  static const std::vector<std::string> keys{
+      "name",          "partition",        "kernel_calls",      "output_partition", "placement", "cost",
+      "traffic_bytes", "traffic_in_bytes", "traffic_agg_bytes", "flops",            "bytes_per_device",
+      "fallback",      "estimated_time_s", "kernel",            "bytes_predicted"};
+  return keys;
+}
+
 SourceLoc at(const std::string& file, const YAML::Node& n) {
-  YAML::Mark m = n.Mark();
+  const YAML::Mark m = n.Mark();
   return {file, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
 }
 
-int64_t positiveInteger(const std::string& file, const YAML::Node& n, const std::string& field) {
-  if (!n.IsScalar()) throw InputError({at(file, n), field + " must be a positive integer"});
-  const std::string& text = n.Scalar();
-  std::size_t used = 0;
-  int64_t v = 0;
-  try {
-    v = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
+void requireKnownKeys(const std::string& file, const YAML::Node& map, const std::vector<std::string>& known,
+                      const std::string& owner) {
+  YAML::Node twice;
+  if (hasDuplicateKey(map, &twice))
+    throw InputError({at(file, twice), "field " + quoted(twice.Scalar()) + " appears twice in " + owner});
+  for (const auto& entry : map) {
+    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      throw InputError({at(file, entry.first), "unknown field " + quoted(key) + " in " + owner + didYouMean(key, known)});
   }
-  if (used == 0 || used != text.size() || v <= 0)
-    throw InputError({at(file, n), field + " must be a positive integer, not '" + text + "'"});
+}
+
+// An integer written as a number (a quoted "4" is a string, not a number).
+int64_t integerField(const std::string& file, const YAML::Node& n, const std::string& field) {
+  if (!n.IsScalar() || n.Tag() == "!")
+    throw InputError({at(file, n), field + " must be an integer" + (n.IsScalar() ? ", not a string (" + quoted(n.Scalar()) + ")" : "")});
+  const std::string& text = n.Scalar();
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno == ERANGE) throw InputError({at(file, n), field + " " + text + " does not fit in a signed 64-bit integer"});
+  if (text.empty() || end != text.c_str() + text.size())
+    throw InputError({at(file, n), field + " must be an integer, not " + quoted(text)});
   return v;
+}
+
+int64_t positiveField(const std::string& file, const YAML::Node& n, const std::string& field) {
+  const int64_t v = integerField(file, n, field);
+  if (v <= 0) throw InputError({at(file, n), field + " must be a positive integer, not " + std::to_string(v)});
+  return v;
+}
+
+PlanFileNode readNode(const std::string& file, const YAML::Node& entry) {
+  if (!entry.IsMap()) throw InputError({at(file, entry), "each entry of 'nodes' must be a map with 'name' and 'partition'"});
+  const YAML::Node name = entry["name"];
+  if (!name || !name.IsScalar()) throw InputError({at(file, entry), "node entry needs a 'name'"});
+  const std::string owner = "node " + quoted(name.Scalar());
+  requireKnownKeys(file, entry, nodeKeys(), "the plan's " + owner);
+  const YAML::Node partition = entry["partition"];
+  if (!partition) throw InputError({at(file, entry), owner + " needs a 'partition'"});
+  if (!partition.IsMap()) throw InputError({at(file, partition), owner + ": 'partition' must be a map label -> parts"});
+  YAML::Node twice;
+  if (hasDuplicateKey(partition, &twice))
+    throw InputError({at(file, twice), owner + ": label " + quoted(twice.Scalar()) + " appears twice in its partition"});
+  PlanFileNode node;
+  node.partition.node = name.Scalar();
+  node.partition.loc = at(file, name);
+  for (const auto& p : partition) {
+    const std::string label = p.first.Scalar();
+    node.partition.parts.emplace_back(label, positiveField(file, p.second, owner + ": the parts of label " + quoted(label)));
+  }
+  if (const YAML::Node placement = entry["placement"]) {
+    node.placementLoc = at(file, placement);
+    if (!placement.IsSequence()) throw InputError({node.placementLoc, owner + ": 'placement' must be a list of ranks"});
+    std::vector<int64_t> ranks;
+    for (const auto& r : placement) ranks.push_back(integerField(file, r, owner + ": a rank in 'placement'"));
+    node.placement = std::move(ranks);
+  }
+  return node;
 }
 
 }  // namespace
@@ -36,54 +104,46 @@ int64_t positiveInteger(const std::string& file, const YAML::Node& n, const std:
 PlanFile parsePlanText(const std::string& text, const std::string& displayName) {
   PlanFile plan;
   plan.path = displayName;
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw InputError({{displayName, e.mark.line + 1, e.mark.column + 1}, "plan file: " + e.msg});
-  }
+  const YAML::Node root = loadStructuredText(text, displayName, GraphFormat::Auto, "plan file");
   if (!root.IsMap()) throw InputError({{displayName, 1, 1}, "a plan file must be a map with 'devices' and 'nodes'"});
-  if (root["devices"]) plan.devices = positiveInteger(displayName, root["devices"], "'devices'");
+  requireKnownKeys(displayName, root, topKeys(), "the plan file");
+  if (const YAML::Node v = root["schema_version"]; v && integerField(displayName, v, "'schema_version'") != 1)
+    throw InputError({at(displayName, v), "'schema_version' " + v.Scalar() + " is not supported (this einplan reads 1)"});
+  if (const YAML::Node sha = root["graph_sha256"]) {
+    if (!sha.IsScalar()) throw InputError({at(displayName, sha), "'graph_sha256' must be a string"});
+    plan.graphSha256 = sha.Scalar();
+    plan.graphSha256Loc = at(displayName, sha);
+  }
+  if (root["devices"]) plan.devices = positiveField(displayName, root["devices"], "'devices'");
   const YAML::Node nodes = root["nodes"];
   if (!nodes) throw InputError({at(displayName, root), "plan file has no 'nodes' list"});
   if (!nodes.IsSequence()) throw InputError({at(displayName, nodes), "'nodes' must be a list"});
-  for (const YAML::Node& entry : nodes) {
-    if (!entry.IsMap()) throw InputError({at(displayName, entry), "each entry of 'nodes' must be a map with 'name' and 'partition'"});
-    const YAML::Node name = entry["name"];
-    if (!name || !name.IsScalar()) throw InputError({at(displayName, entry), "node entry needs a 'name'"});
-    const YAML::Node partition = entry["partition"];
-    if (!partition) throw InputError({at(displayName, entry), "node '" + name.Scalar() + "' needs a 'partition'"});
-    if (!partition.IsMap())
-      throw InputError({at(displayName, partition), "node '" + name.Scalar() + "': 'partition' must be a map label -> parts"});
-    PartitionRequest request;
-    request.node = name.Scalar();
-    request.loc = at(displayName, name);
-    for (auto it = partition.begin(); it != partition.end(); ++it) {
-      std::string label = it->first.Scalar();
-      request.parts.emplace_back(label, positiveInteger(displayName, it->second,
-                                                        "node '" + request.node + "' partition of label '" + label + "'"));
-    }
-    plan.nodes.push_back(std::move(request));
-  }
+  for (const YAML::Node& entry : nodes) plan.nodes.push_back(readNode(displayName, entry));
   return plan;
 }
 
-PlanFile readPlanFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({{path, 0, 0}, "cannot read plan file"});
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parsePlanText(text.str(), path);
-}
+PlanFile readPlanFile(const std::string& path) { return parsePlanText(readInputFile(path, "plan file"), path); }
 
-std::map<std::string, Parts> resolvePlanFile(const Graph& g, const PlanFile& plan, int64_t devices) {
-  std::map<std::string, Parts> pins;
+ResolvedPlanFile resolvePlanFile(const Graph& g, const PlanFile& plan, int64_t devices, const std::string& graphSha256) {
+  if (plan.graphSha256 && *plan.graphSha256 != graphSha256)
+    throw InputError({plan.graphSha256Loc, "the plan was made for another graph (graph_sha256 " + plan.graphSha256->substr(0, 16) +
+                                               "..., this graph's is " + graphSha256.substr(0, 16) +
+                                               "...); plan this graph again, or remove graph_sha256 to use the plan anyway"});
+  ResolvedPlanFile resolved;
   const GraphIndex index(g);
-  for (const PartitionRequest& r : plan.nodes) {
-    if (pins.count(r.node)) throw InputError({r.loc, "node '" + r.node + "' appears twice in the plan"});
-    pins[r.node] = resolvePartitionRequest(g, index.findNode(r.node), r, devices);
+  for (const PlanFileNode& node : plan.nodes) {
+    const PartitionRequest& r = node.partition;
+    if (resolved.partitions.count(r.node)) throw InputError({r.loc, "node '" + r.node + "' appears twice in the plan"});
+    const Parts parts = resolvePartitionRequest(g, index.findNode(r.node), r, devices);
+    resolved.partitions[r.node] = parts;
+    if (!node.placement) continue;
+    int64_t calls = 1;
+    for (int64_t d : parts) calls *= d;
+    const std::string problem = placementProblem(*node.placement, calls, devices);
+    if (!problem.empty()) throw InputError({node.placementLoc, "node '" + r.node + "': the placement " + problem});
+    resolved.placements[r.node] = std::vector<int>(node.placement->begin(), node.placement->end());
   }
-  return pins;
+  return resolved;
 }
 
 int64_t planFileDevices(const PlanFile& plan, std::optional<int64_t> requested) {

@@ -1,7 +1,11 @@
 // Reading plan files (SPEC 6): the full report that `einplan plan -o` writes (JSON or
 // YAML), or a minimal hand-written one: {"devices": 16, "nodes": [{"name": "AB",
-// "partition": {"i": 4, "j": 1, "k": 4}}]}. Only `devices` and each node's `name` and
-// `partition` are read; everything else in a report is derived again when costing.
+// "partition": {"i": 4, "j": 1, "k": 4}, "placement": [0, 1, ...]}]}. What is read:
+// schema_version (1 if present), graph_sha256 (checked against the graph when present),
+// devices, and per node its name, partition and placement (optional: the rank of each
+// kernel call); every other key a report carries is accepted and ignored (it is derived
+// again), and any key a report does not carry is an error. The file is checked as strictly
+// as a graph file: one document, no duplicate keys, integers not written as strings.
 // Problems are InputErrors (exit 2) naming the file, line, column and field.
 #pragma once
 
@@ -13,21 +17,39 @@
 
 #include "planner/algorithms/pins.h"
 #include "planner/graph/graph.h"
+#include "planner/placement/plan.h"
 
 namespace eindecomp {
 
-struct PlanFile {
-  std::string path;
-  std::optional<int64_t> devices;
-  std::vector<PartitionRequest> nodes;
+struct PlanFileNode {
+  PartitionRequest partition;
+  std::optional<std::vector<int64_t>> placement;  // rank of each kernel call, as written
+  SourceLoc placementLoc;
 };
 
+struct PlanFile {
+  std::string path;
+  std::optional<std::string> graphSha256;
+  SourceLoc graphSha256Loc;
+  std::optional<int64_t> devices;
+  std::vector<PlanFileNode> nodes;
+};
+
+// `path` "-" reads standard input.
 PlanFile readPlanFile(const std::string& path);
 PlanFile parsePlanText(const std::string& text, const std::string& displayName);
 
-// The partitions of the file's nodes for `devices`, validated against the graph (unknown
-// node or label, parts not dividing, product != devices, a node given twice: exit 2).
-std::map<std::string, Parts> resolvePlanFile(const Graph& g, const PlanFile& plan, int64_t devices);
+struct ResolvedPlanFile {
+  std::map<std::string, Parts> partitions;  // node -> partition over iterationLabels
+  PinnedPlacements placements;              // nodes whose placement the file gives
+};
+
+// The file's partitions and placements for `devices`, validated against the graph (unknown
+// node or label, parts not dividing, product != devices, a node given twice, a placement
+// with the wrong number of ranks or a rank outside 0..devices-1: exit 2). A file whose
+// graph_sha256 differs from `graphSha256` is refused (exit 2); a file without one (written
+// by hand) is accepted.
+ResolvedPlanFile resolvePlanFile(const Graph& g, const PlanFile& plan, int64_t devices, const std::string& graphSha256);
 
 // The device count to plan for: the file's `devices`, which -p (`requested`) may repeat
 // but not contradict, else -p; neither is an InputError naming the file (exit 2).

@@ -6,6 +6,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "planner/graph/diagnostic.h"
+#include "planner/graph/text_table.h"
+#include "planner/graph/units.h"
 
 namespace eindecomp {
 
@@ -29,6 +31,12 @@ ReportFormat reportFormatForPath(const std::string& path) {
   return ReportFormat::Table;
 }
 
+std::string partitionText(const Labels& labels, const Parts& parts) {
+  std::string s;
+  for (std::size_t i = 0; i < labels.size(); ++i) s += (i ? " " : "") + labels[i] + ":" + std::to_string(parts[i]);
+  return s.empty() ? "-" : s;
+}
+
 namespace {
 
 nlohmann::ordered_json partitionJson(const Labels& labels, const Parts& parts) {
@@ -37,119 +45,75 @@ nlohmann::ordered_json partitionJson(const Labels& labels, const Parts& parts) {
   return j;
 }
 
-// Columns of one node row, shared by table, markdown and csv.
-std::vector<std::string> nodeHeader(const Report& r) {
-  std::vector<std::string> h{"node", "partition", "calls", "join", "agg", "repart_in", "total", "flops", "bytes_per_device"};
-  if (r.totalTimeSeconds) h.push_back("time");
-  return h;
+// The node table, shared by table, markdown and csv (`human`: units for people).
+TextTable nodeTable(const Report& r, bool human) {
+  TextTable t;
+  t.header = {"node", "partition", "calls", "traffic", "join", "agg", "repart_in", "paper", "flops", "bytes_per_device"};
+  if (r.estimatedTimeSeconds) t.header.push_back("time");
+  t.numeric.assign(t.header.size(), true);
+  t.numeric[0] = t.numeric[1] = false;
+  auto bytes = [&](int64_t b) { return human ? formatBytes(b) : std::to_string(b); };
+  for (const auto& n : r.nodes) {
+    std::vector<std::string> row{n.name, partitionText(n.labels, n.parts) + (n.fallback && human ? " (fallback)" : ""),
+                                 std::to_string(n.kernelCalls), bytes(n.trafficBytes), std::to_string(n.join),
+                                 std::to_string(n.agg), std::to_string(n.repartIn), std::to_string(n.total),
+                                 human ? formatFlops(n.flops) : std::to_string(n.flops), bytes(n.bytesPerDevice)};
+    if (r.estimatedTimeSeconds) row.push_back(human ? formatSeconds(*n.timeSeconds) : numberText(*n.timeSeconds));
+    t.rows.push_back(std::move(row));
+  }
+  if (!human) {  // csv: a total row
+    int64_t join = 0, agg = 0, repart = 0;
+    for (const auto& n : r.nodes) join += n.join, agg += n.agg, repart += n.repartIn;
+    std::vector<std::string> total{"TOTAL", "", "", std::to_string(r.totalTrafficBytes), std::to_string(join),
+                                   std::to_string(agg), std::to_string(repart), std::to_string(r.totalCost),
+                                   std::to_string(r.totalFlops), std::to_string(r.peakBytesPerDevice)};
+    if (r.estimatedTimeSeconds) total.push_back(numberText(*r.estimatedTimeSeconds));
+    t.rows.push_back(std::move(total));
+  }
+  return t;
 }
 
-std::vector<std::string> nodeRow(const Report& r, const NodeReport& n, bool human) {
-  std::vector<std::string> row{n.name, partitionText(n.labels, n.parts) + (n.fallback && human ? " (fallback)" : ""),
-                               std::to_string(n.kernelCalls), std::to_string(n.join), std::to_string(n.agg),
-                               std::to_string(n.repartIn), std::to_string(n.total),
-                               human ? humanFlops(n.flops) : std::to_string(n.flops),
-                               human ? humanBytes(n.bytesPerDevice) : std::to_string(n.bytesPerDevice)};
-  if (r.totalTimeSeconds) {
-    std::ostringstream t;
-    t << *n.timeSeconds;
-    row.push_back(human ? humanSeconds(*n.timeSeconds) : t.str());
-  }
-  return row;
-}
-
-std::string alignedTable(const std::vector<std::vector<std::string>>& rows, std::size_t numericFrom) {
-  std::vector<std::size_t> width;
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (width.size() <= c) width.push_back(0);
-      width[c] = std::max(width[c], row[c].size());
-    }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      std::string pad(width[c] - row[c].size(), ' ');
-      line += c >= numericFrom ? pad + row[c] : row[c] + pad;
-      if (c + 1 < row.size()) line += "  ";
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
+TextTable edgeTable(const Report& r, bool human, const std::string& arrow) {
+  TextTable t;
+  t.header = {"edge", "operand", "traffic", "repart"};
+  t.numeric = {false, true, true, true};
+  for (const auto& e : r.edges)
+    t.rows.push_back({e.from + arrow + e.to, std::to_string(e.operand),
+                      human ? formatBytes(e.trafficBytes) : std::to_string(e.trafficBytes), std::to_string(e.cost)});
+  return t;
 }
 
 std::string summaryLine(const Report& r) {
-  std::string s = "total cost " + std::to_string(r.totalCost) + " elements (" + humanBytes(r.totalBytes) + "), " +
-                  humanFlops(r.totalFlops) + ", peak " + humanBytes(r.peakBytesPerDevice) + " per device";
-  if (r.totalTimeSeconds) s += ", estimated time " + humanSeconds(*r.totalTimeSeconds);
-  s += ", search " + humanSeconds(r.searchSeconds);
+  std::string s = "objective " + std::string(objectiveName(r.objective)) + ": traffic " + formatBytes(r.totalTrafficBytes) +
+                  " per execution, paper cost " + std::to_string(r.totalCost) + " elements (" + formatBytes(r.totalBytes) +
+                  "), " + formatFlops(r.totalFlops) + ", peak " + formatBytes(r.peakBytesPerDevice) + " per device";
+  if (r.estimatedTimeSeconds) s += ", estimated time " + formatSeconds(*r.estimatedTimeSeconds);
+  s += ", search " + formatSeconds(r.searchSeconds);
   return s;
 }
 
 std::string renderTable(const Report& r) {
   std::string out = "graph " + r.graph + "  devices " + std::to_string(r.devices) + "  algorithm " + r.algorithm +
-                    "  dtype " + r.dtype + "\n\n";
-  std::vector<std::vector<std::string>> rows{nodeHeader(r)};
-  for (const auto& n : r.nodes) rows.push_back(nodeRow(r, n, true));
-  out += alignedTable(rows, 2);
-  if (!r.edges.empty()) {
-    std::vector<std::vector<std::string>> edges{{"edge", "operand", "repart"}};
-    for (const auto& e : r.edges) edges.push_back({e.from + " -> " + e.to, std::to_string(e.operand), std::to_string(e.cost)});
-    out += "\n" + alignedTable(edges, 1);
-  }
+                    "  objective " + objectiveName(r.objective) + "  dtype " + r.dtype + "\n\n";
+  out += renderAligned(nodeTable(r, true));
+  if (!r.edges.empty()) out += "\n" + renderAligned(edgeTable(r, true, " -> "));
   out += "\n" + summaryLine(r) + "\n";
   for (const auto& note : r.notes) out += "note: " + note + "\n";
   return out;
 }
 
 std::string renderMarkdown(const Report& r) {
-  std::string out = "# Plan for `" + r.graph + "`: " + std::to_string(r.devices) + " devices, " + r.algorithm + ", " + r.dtype + "\n\n";
-  auto line = [](const std::vector<std::string>& cells) {
-    std::string s = "|";
-    for (const auto& c : cells) s += " " + c + " |";
-    return s + "\n";
-  };
-  std::vector<std::string> header = nodeHeader(r);
-  out += line(header);
-  std::vector<std::string> rule;
-  for (std::size_t c = 0; c < header.size(); ++c) rule.push_back(c >= 2 ? "---:" : "---");
-  out += line(rule);
-  for (const auto& n : r.nodes) out += line(nodeRow(r, n, true));
-  if (!r.edges.empty()) {
-    out += "\n" + line({"edge", "operand", "repart"}) + line({"---", "---:", "---:"});
-    for (const auto& e : r.edges) out += line({e.from + " → " + e.to, std::to_string(e.operand), std::to_string(e.cost)});
-  }
+  std::string out = "# Plan for `" + r.graph + "`: " + std::to_string(r.devices) + " devices, " + r.algorithm + ", objective " +
+                    objectiveName(r.objective) + ", " + r.dtype + "\n\n";
+  out += renderMarkdownTable(nodeTable(r, true));
+  if (!r.edges.empty()) out += "\n" + renderMarkdownTable(edgeTable(r, true, " → "));
   out += "\n" + summaryLine(r) + "\n";
   for (const auto& note : r.notes) out += "\n- " + note;
   if (!r.notes.empty()) out += "\n";
   return out;
 }
 
-std::string renderCsv(const Report& r) {
-  auto line = [](const std::vector<std::string>& cells) {
-    std::string s;
-    for (std::size_t c = 0; c < cells.size(); ++c) s += (c ? "," : "") + cells[c];
-    return s + "\n";
-  };
-  std::string out = line(nodeHeader(r));
-  for (const auto& n : r.nodes) out += line(nodeRow(r, n, false));
-  int64_t join = 0, agg = 0, repart = 0;
-  for (const auto& n : r.nodes) {
-    join += n.join;
-    agg += n.agg;
-    repart += n.repartIn;
-  }
-  std::vector<std::string> total{"TOTAL", "", "", std::to_string(join), std::to_string(agg), std::to_string(repart),
-                                 std::to_string(r.totalCost), std::to_string(r.totalFlops), std::to_string(r.peakBytesPerDevice)};
-  if (r.totalTimeSeconds) {
-    std::ostringstream t;
-    t << *r.totalTimeSeconds;
-    total.push_back(t.str());
-  }
-  out += line(total);
-  return out;
-}
+std::string renderCsv(const Report& r) { return renderCsvTable(nodeTable(r, false)); }
 
 void emitYaml(YAML::Emitter& out, const nlohmann::ordered_json& j) {
   if (j.is_object()) {
@@ -193,6 +157,7 @@ nlohmann::ordered_json reportJson(const Report& r) {
   j["graph"] = r.graph;
   j["devices"] = r.devices;
   j["algorithm"] = r.algorithm;
+  j["objective"] = objectiveName(r.objective);
   j["dtype"] = r.dtype;
   j["nodes"] = nlohmann::ordered_json::array();
   for (const auto& n : r.nodes) {
@@ -201,20 +166,30 @@ nlohmann::ordered_json reportJson(const Report& r) {
     node["partition"] = partitionJson(n.labels, n.parts);
     node["kernel_calls"] = n.kernelCalls;
     node["output_partition"] = partitionJson(n.outputLabels, n.outputParts);
+    node["placement"] = n.placement;
     node["cost"] = {{"join", n.join}, {"agg", n.agg}, {"repart_in", n.repartIn}, {"total", n.total}};
+    node["traffic_bytes"] = n.trafficBytes;
+    node["traffic_in_bytes"] = n.trafficInBytes;
+    node["traffic_agg_bytes"] = n.trafficAggBytes;
     node["flops"] = n.flops;
     node["bytes_per_device"] = n.bytesPerDevice;
     if (n.fallback) node["fallback"] = true;
-    if (n.timeSeconds) node["time_s"] = *n.timeSeconds;
+    if (n.timeSeconds) node["estimated_time_s"] = *n.timeSeconds;
     j["nodes"].push_back(std::move(node));
   }
   j["edges"] = nlohmann::ordered_json::array();
-  for (const auto& e : r.edges) j["edges"].push_back({{"from", e.from}, {"to", e.to}, {"operand", e.operand}, {"cost", e.cost}});
+  for (const auto& e : r.edges) {
+    nlohmann::ordered_json edge{{"from", e.from}, {"to", e.to}, {"operand", e.operand}, {"cost", e.cost},
+                                {"traffic_bytes", e.trafficBytes}};
+    if (e.timeSeconds) edge["estimated_time_s"] = *e.timeSeconds;
+    j["edges"].push_back(std::move(edge));
+  }
   j["total_cost"] = r.totalCost;
   j["total_bytes"] = r.totalBytes;
+  j["total_traffic_bytes"] = r.totalTrafficBytes;
   j["total_flops"] = r.totalFlops;
   j["peak_bytes_per_device"] = r.peakBytesPerDevice;
-  if (r.totalTimeSeconds) j["time_s"] = *r.totalTimeSeconds;
+  if (r.estimatedTimeSeconds) j["estimated_time_s"] = *r.estimatedTimeSeconds;
   j["search_time_s"] = r.searchSeconds;
   j["optimal"] = r.optimal;
   j["notes"] = r.notes;

@@ -1,7 +1,7 @@
 // Renderings of a Report: table (default; aligned columns, human units such as 1.2 MiB
 // and 3.4 GFLOP), markdown, csv (one row per node plus a total row, same columns), json
 // (SPEC 6's keys, in SPEC 6's order, provenance first; extra keys after them) and yaml
-// (the same tree). Also the human-unit formatting used by every text rendering.
+// (the same tree). Human units come from planner/graph/units.h, tables from text_table.h.
 #pragma once
 
 #include <cstdint>
@@ -26,9 +26,6 @@ std::string renderReport(const Report& r, ReportFormat format);
 // JSON -> YAML text (block style, keys in order).
 std::string jsonToYaml(const nlohmann::ordered_json& j);
 
-std::string humanBytes(int64_t bytes);     // 512 B, 1.2 KiB, 3.4 MiB, ...
-std::string humanFlops(int64_t flops);     // 512 FLOP, 1.2 kFLOP, 3.4 GFLOP, ...
-std::string humanSeconds(double seconds);  // 12 ns, 3.4 us, 5.6 ms, 1.2 s
 // "i:4 j:1 k:4"
 std::string partitionText(const Labels& labels, const Parts& parts);
 

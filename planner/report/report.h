@@ -1,9 +1,11 @@
 // The cost report of a plan (SPEC 6): Plan -> Report, plain data that the renderings
 // (render.h) turn into table, markdown, csv, json or yaml. Per node: partition, kernel
-// calls, join / agg / repart_in cost (elements), FLOPs, bytes per device and, with a
-// machine description, an estimated time; per edge: the repartition cost; totals,
-// peak bytes per device, search time, fallbacks and provenance. A report is also a plan
-// file: plan_file.h reads it back.
+// calls, placement, the paper model's join / agg / repart_in (elements), its traffic
+// (bytes, what the emitted program measures for the node), FLOPs, bytes per device and,
+// with a machine, an estimated time; per edge: the paper's repartition cost and the
+// traffic; totals, the objective, search time, fallbacks and provenance. All numbers
+// come from costPlan (planner/cost/plan_cost.h). A report is also a plan file:
+// plan_file.h reads it back.
 #pragma once
 
 #include <cstdint>
@@ -11,9 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "planner/algorithms/plan.h"
-#include "planner/cost/machine.h"
+#include "planner/cost/objective.h"
+#include "planner/cost/plan_cost.h"
 #include "planner/graph/graph.h"
+#include "planner/placement/plan.h"
 
 namespace eindecomp {
 
@@ -30,9 +33,13 @@ struct NodeReport {
   Parts parts;
   int64_t kernelCalls = 1;
   bool fallback = false;
+  int64_t fullCalls = 1;  // the kernel calls a node using every device it can runs
   Labels outputLabels;
   Parts outputParts;
-  int64_t join = 0, agg = 0, repartIn = 0, total = 0;  // elements
+  std::vector<int> placement;                          // rank of each kernel call
+  int64_t join = 0, agg = 0, repartIn = 0, total = 0;  // paper model, elements
+  int64_t trafficBytes = 0;                            // in + aggregation
+  int64_t trafficInBytes = 0, trafficAggBytes = 0;
   int64_t flops = 0;
   int64_t bytesPerDevice = 0;
   std::optional<double> timeSeconds;  // with a machine
@@ -41,7 +48,9 @@ struct NodeReport {
 struct EdgeReport {
   std::string from, to;
   int operand = 0;
-  int64_t cost = 0;  // elements
+  int64_t cost = 0;  // paper repartition, elements
+  int64_t trafficBytes = 0;
+  std::optional<double> timeSeconds;
 };
 
 struct Report {
@@ -49,21 +58,26 @@ struct Report {
   std::string graph;
   int64_t devices = 1;
   std::string algorithm;
+  Objective objective = Objective::Traffic;
   std::string dtype;
   std::vector<NodeReport> nodes;
   std::vector<EdgeReport> edges;
-  int64_t totalCost = 0;         // elements
-  int64_t totalBytes = 0;        // totalCost * dtype size
+  int64_t totalCost = 0;          // paper model, elements
+  int64_t totalBytes = 0;         // totalCost * dtype size
+  int64_t totalTrafficBytes = 0;  // what crosses between ranks per execution
   int64_t totalFlops = 0;
   int64_t peakBytesPerDevice = 0;
-  std::optional<double> totalTimeSeconds;
+  std::optional<double> estimatedTimeSeconds;
   double searchSeconds = 0;
   bool optimal = false;
   std::vector<std::string> notes;
+
+  // The number the objective minimizes, as printed: traffic bytes, paper elements, or
+  // time in seconds (0 without a machine).
+  double objectiveValue() const;
 };
 
-// Costs the plan with the SPEC 3 model. Throws InputError on 64-bit overflow.
-Report makeReport(const Graph& g, const Plan& plan, const Provenance& provenance,
-                  const std::optional<Machine>& machine = std::nullopt);
+// The report of a plan and its cost (`cost` is costPlan(g, plan, machine)).
+Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const Provenance& provenance, Objective objective);
 
 }  // namespace eindecomp

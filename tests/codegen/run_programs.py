@@ -4,8 +4,8 @@
 For every p: `einplan plan GRAPH -p p -o plan.json`, `eincodegen GRAPH --plan plan.json -o
 PROJECT` (the same project folder for every p, so `make` recompiles only the plan tables),
 `make -C PROJECT`, then `mpirun -np p PROJECT/NAME --check --seed S --outputs OUT --report
-R.json`. It requires: exit 0, check passed, measured bytes == predicted bytes (total and per
-node), no bytes at p = 1, and every output equal to `einplan eval --seed S` (the reference
+R.json`. It requires: exit 0, check passed, measured bytes == predicted bytes == the plan's
+traffic_bytes (total and per node), no bytes at p = 1, and every output equal to `einplan eval --seed S` (the reference
 evaluator, a separate implementation) within the dtype's tolerance, compared with NumPy.
 At one p (the largest up to 4) it also checks that a wrong rank count is a clear error, that random
 .npy inputs (--inputs, scattered from rank 0) give `einplan eval --inputs` outputs and that
@@ -144,6 +144,15 @@ def main():
         require(r["bytes_sent"] == r["bytes_predicted"], f"measured {r['bytes_sent']} == predicted {r['bytes_predicted']} bytes")
         for n in r["nodes"]:
             require(n["bytes_sent"] == n["bytes_predicted"], f"node {n['name']}: {n['bytes_sent']} == {n['bytes_predicted']}")
+        # The plan einplan wrote is the program: its traffic, node by node, is what the
+        # program's byte counters measured.
+        planned = json.loads(plan.read_text())
+        require(r["bytes_sent"] == planned["total_traffic_bytes"],
+                f"measured {r['bytes_sent']} == the plan's total_traffic_bytes {planned['total_traffic_bytes']}")
+        traffic = {n["name"]: n["traffic_bytes"] for n in planned["nodes"]}
+        for n in r["nodes"]:
+            require(n["bytes_sent"] == traffic[n["name"]],
+                    f"node {n['name']}: measured {n['bytes_sent']} == the plan's traffic_bytes {traffic[n['name']]}")
         if ranks == 1:
             require(r["bytes_sent"] == 0, "one rank sends nothing")
         compare_outputs(ref, out, r["dtype"], f"p={ranks}")

@@ -57,9 +57,29 @@ expect 2 "do not divide" "$EINPLAN" plan "$M" -p 6 --fix AB=i:3,k:2
 expect 3 "no partition fits --mem-limit 16" "$EINPLAN" plan "$M" -p 16 --mem-limit 16
 
 # the paper's worked example through the CLI: {4,1,4} costs 512; --fix and a hand-written plan agree
-expect 0 "total cost 512 elements" "$EINPLAN" plan "$M" -p 16 --fix AB=i:4,j:1,k:4
+expect 0 "paper cost 512 elements" "$EINPLAN" plan "$M" -p 16 --fix AB=i:4,j:1,k:4
 printf '{"devices": 16, "nodes": [{"name": "AB", "partition": {"i": 4, "j": 1, "k": 4}}]}' >"$WORK/hand.json"
-expect 0 "total cost 512 elements" "$EINPLAN" cost "$M" --plan "$WORK/hand.json"
+expect 0 "paper cost 512 elements" "$EINPLAN" cost "$M" --plan "$WORK/hand.json"
+expect 0 "paper cost 512 elements" "$EINPLAN" cost "$M" --plan - <"$WORK/hand.json"
+
+# counts are 64-bit: 2^32 + 4 is not 4
+expect 2 "4294967300 is more ranks than MPI can address" "$EINPLAN" plan "$M" -p 4294967300
+expect 2 "is not a positive integer that fits 63 bits" "$EINPLAN" plan "$M" -p 99999999999999999999
+
+# option conflicts are errors
+expect 2 "--algorithm and --plan exclude each other" "$EINPLAN" plan "$M" --plan "$WORK/hand.json" --algorithm uniform
+expect 2 "--fix is given twice for node 'AB'" "$EINPLAN" plan "$M" -p 4 --fix AB=i:4 --fix AB=k:4
+expect 2 "--objective time needs a machine file" "$EINPLAN" plan "$M" -p 4 --objective time
+expect 2 "unknown objective 'trafic' (did you mean 'traffic'?)" "$EINPLAN" plan "$M" -p 4 --objective trafic
+
+# plan -o never overwrites the graph it plans
+cp "$M" "$WORK/g.yaml"
+expect 2 "-o would overwrite the graph file being planned" "$EINPLAN" plan "$WORK/g.yaml" -p 4 -o "$WORK/g.yaml"
+cmp -s "$M" "$WORK/g.yaml" || { echo "FAIL: plan -o overwrote its graph"; failures=$((failures + 1)); }
+
+# a plan made for another graph is refused
+"$EINPLAN" plan "$C" -p 4 -o "$WORK/chain_plan.json" >/dev/null
+expect 2 "the plan was made for another graph" "$EINPLAN" cost "$M" --plan "$WORK/chain_plan.json"
 
 # round trip: plan -o then cost --plan gives the same totals, JSON and YAML, several p
 total() { "$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["total_cost"])' "$1"; }
@@ -76,14 +96,28 @@ for p in 1 2 3 4 6 8; do
   done
 done
 
-# compare --baseline: 0 within tolerance, 1 on a regression
+# compare --baseline: 0 within tolerance, 1 on a regression, under the objective's number
 "$EINPLAN" plan "$C" -p 8 --format json >"$WORK/baseline.json"
 expect 0 "eindecomp" "$EINPLAN" compare "$C" -p 8 --baseline "$WORK/baseline.json" --tolerance 0
-"$PYTHON" -c 'import json,sys; r=json.load(open(sys.argv[1])); r["total_cost"]=r["total_cost"]//2; json.dump(r,open(sys.argv[2],"w"))' \
+"$PYTHON" -c 'import json,sys; r=json.load(open(sys.argv[1])); r["total_traffic_bytes"]=r["total_traffic_bytes"]//2; r["total_cost"]=r["total_cost"]//2; json.dump(r,open(sys.argv[2],"w"))' \
   "$WORK/baseline.json" "$WORK/better.json"
-expect 1 "is worse than the baseline" "$EINPLAN" compare "$C" -p 8 --baseline "$WORK/better.json" --tolerance 0.05
+expect 1 "uniform traffic" "$EINPLAN" compare "$C" -p 8 --algorithms uniform,eindecomp --baseline "$WORK/baseline.json" --tolerance 0.05
+expect 1 "is worse than the baseline" "$EINPLAN" compare "$C" -p 8 --objective paper --baseline "$WORK/better.json"
 expect 0 "uniform" "$EINPLAN" compare "$C" -p 8 --baseline "$WORK/better.json" --tolerance 1.5
-expect 2 "baseline report has no 'total_cost'" "$EINPLAN" compare "$C" -p 8 --baseline "$WORK/p1.json"
+expect 2 "baseline report has no 'graph_sha256'" "$EINPLAN" compare "$C" -p 8 --baseline "$WORK/p1.json"
+# compare's own JSON is a baseline too (its first algorithm)
+"$EINPLAN" compare "$C" -p 8 --format json >"$WORK/compared.json"
+expect 0 "eindecomp" "$EINPLAN" compare "$C" -p 8 --baseline "$WORK/compared.json"
+# a baseline for another graph or p, a tolerance that is not a number, or one without a baseline
+expect 2 "the baseline is for another graph" "$EINPLAN" compare "$M" -p 8 --baseline "$WORK/baseline.json"
+expect 2 "the baseline is for 8 devices, this comparison for 4" "$EINPLAN" compare "$C" -p 4 --baseline "$WORK/baseline.json"
+expect 2 "--tolerance: 'nan' is not a non-negative number" "$EINPLAN" compare "$C" -p 8 --baseline "$WORK/baseline.json" --tolerance nan
+expect 2 "--tolerance: '5%' is not a non-negative number" "$EINPLAN" compare "$C" -p 8 --baseline "$WORK/baseline.json" --tolerance 5%
+expect 2 "--tolerance applies to a --baseline" "$EINPLAN" compare "$C" -p 8 --tolerance 0.1
+# exit 3 when no algorithm fits --mem-limit; n/a cells keep the table's columns
+expect 3 "no algorithm found a plan that fits --mem-limit" "$EINPLAN" compare "$M" -p 16 --mem-limit 16
+"$EINPLAN" compare "$M" -p 16 --mem-limit 16 >"$WORK/na.txt" 2>/dev/null
+grep -q "n/a: eindecomp: node 'AB': no partition fits" "$WORK/na.txt" || { echo "FAIL: compare names why an algorithm has no plan"; failures=$((failures + 1)); }
 
 # every report format from the CLI parses
 "$EINPLAN" plan "$C" -p 6 --format yaml | "$PYTHON" -c 'import sys, yaml; assert yaml.safe_load(sys.stdin)["devices"] == 6' 2>/dev/null ||

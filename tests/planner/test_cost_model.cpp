@@ -17,7 +17,7 @@ using namespace eindecomp::testing;
 
 TEST_CASE("paper worked numbers: matmul 8x8x8, p = 16") {
   Graph g = matmulGraph(8);
-  NodeSpace s = nodeSpace(g, g.nodes[0]);
+  NodeSpace s = nodeSpace(g.nodes[0]);
   REQUIRE(s.labels == Labels{"i", "j", "k"});
   struct Case { Parts d; int64_t join, agg, bytes; };
   // {4,1,4}: blocks X 2x8, Y 8x2 -> 16 * 32 = 512, no aggregation, (16+16+4)*4 = 144 bytes (SPEC 6).
@@ -174,7 +174,7 @@ TEST_CASE("unary maps, reductions, broadcasts and rank-3 contractions") {
       addNode(g, "N", spec, {"X"});
     }
     sizeLabels(g, c.sizes);
-    NodeCost cost = nodeCost(nodeSpace(g, g.nodes[0]), c.d, 4);
+    NodeCost cost = nodeCost(nodeSpace(g.nodes[0]), c.d, 4);
     CHECK(cost.join == c.join);
     CHECK(cost.agg == c.agg);
     CHECK(cost.bytesPerDevice == c.bytes);
@@ -253,7 +253,7 @@ TEST_CASE("baselines: SPEC 4 examples and hand cases") {
   CHECK(balancedPartition({8, 8}, 2) == Parts{2, 1});
   // data: the first output label gets gcd(p, size).
   Graph g = matmulGraph(8);
-  NodeSpace s = nodeSpace(g, g.nodes[0]);
+  NodeSpace s = nodeSpace(g.nodes[0]);
   CHECK(dataPartition(s, 4) == Parts{4, 1, 1});
   CHECK(dataPartition(s, 16) == Parts{8, 1, 1});
   CHECK(dataPartition(s, 6) == Parts{2, 1, 1});

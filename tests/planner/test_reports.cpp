@@ -13,6 +13,7 @@
 #include "planner/algorithms/pins.h"
 #include "planner/algorithms/planning.h"
 #include "planner/cost/machine.h"
+#include "planner/cost/plan_cost.h"
 #include "planner/report/compare.h"
 #include "planner/report/explain.h"
 #include "planner/report/plan_file.h"
@@ -37,10 +38,16 @@ Graph smallDag() {
   return g;
 }
 
+const Provenance kProvenance{"einplan", "test", "einplan plan", "00"};
+
+Report reportOf(const Graph& g, const Plan& plan, const std::optional<Machine>& machine = std::nullopt) {
+  return makeReport(g, plan, costPlan(g, plan, machine), kProvenance, Objective::Traffic);
+}
+
 Report reportFor(const Graph& g, const std::string& algorithm, int64_t p) {
   PlanOptions o;
   o.devices = p;
-  return makeReport(g, planGraph(algorithm, g, o), {"einplan", "test", "einplan plan", "00"});
+  return reportOf(g, planGraph(algorithm, g, o));
 }
 
 }  // namespace
@@ -50,10 +57,10 @@ TEST_CASE("JSON report: SPEC 6 keys and the worked example's numbers") {
   PlanOptions o;
   o.devices = 16;
   o.pinned["Z"] = {4, 1, 4};
-  Report r = makeReport(g, planGraph("eindecomp", g, o), {"einplan", "0.1.0", "cmd", "abc"});
+  Report r = reportOf(g, planGraph("eindecomp", g, o));
   nlohmann::json j = nlohmann::json::parse(renderReport(r, ReportFormat::Json));
-  for (const char* key : {"schema_version", "tool", "graph_sha256", "graph", "devices", "algorithm", "dtype", "nodes", "edges",
-                          "total_cost", "total_bytes"})
+  for (const char* key : {"schema_version", "tool", "graph_sha256", "graph", "devices", "algorithm", "objective", "dtype",
+                          "nodes", "edges", "total_cost", "total_bytes", "total_traffic_bytes"})
     CHECK_MESSAGE(j.contains(key), key);
   CHECK(j["schema_version"] == 1);
   CHECK(j["tool"]["name"] == "einplan");
@@ -64,8 +71,18 @@ TEST_CASE("JSON report: SPEC 6 keys and the worked example's numbers") {
   CHECK(node["cost"] == nlohmann::json({{"join", 512}, {"agg", 0}, {"repart_in", 0}, {"total", 512}}));
   CHECK(node["flops"] == 1024);
   CHECK(node["bytes_per_device"] == 144);
+  CHECK(node["placement"].size() == 16);
+  CHECK(node["traffic_bytes"] == 0);  // graph inputs are free and nothing is aggregated
   CHECK(j["total_cost"] == 512);
   CHECK(j["total_bytes"] == 2048);
+  CHECK(j["total_traffic_bytes"] == 0);
+  CHECK(j["objective"] == "traffic");
+  // {i:2, j:2, k:4}: every 2x2 output block (8 of them) gets the partial sum of one other
+  // rank: 8 blocks x 8 elements x 4 bytes.
+  o.pinned["Z"] = {2, 2, 4};
+  const Report agg = reportOf(g, planGraph("eindecomp", g, o));
+  CHECK(agg.nodes[0].agg == 64);
+  CHECK(agg.totalTrafficBytes == 8 * 8 * 4);
 }
 
 TEST_CASE("every rendering parses") {
@@ -86,7 +103,7 @@ TEST_CASE("every rendering parses") {
     CHECK(columns.size() == 5);
     CHECK(std::count(columns.begin(), columns.end(), columns[0]) == 5);
     std::string table = renderReport(r, ReportFormat::Table);
-    CHECK(table.find("total cost " + std::to_string(r.totalCost)) != std::string::npos);
+    CHECK(table.find("paper cost " + std::to_string(r.totalCost)) != std::string::npos);
     std::string md = renderReport(r, ReportFormat::Markdown);
     CHECK(md.find("| node |") != std::string::npos);
   }
@@ -103,10 +120,14 @@ TEST_CASE("plan round trip: a report read back as a plan costs the same") {
       CHECK(*file.devices == p);
       PlanOptions o;
       o.devices = *file.devices;
-      o.pinned = resolvePlanFile(g, file, o.devices);
-      Report again = makeReport(g, planGraph("fixed", g, o), {});
+      ResolvedPlanFile resolved = resolvePlanFile(g, file, o.devices, "00");
+      o.pinned = resolved.partitions;
+      o.pinnedPlacements = resolved.placements;
+      Report again = reportOf(g, planGraph("fixed", g, o));
       CHECK(again.totalCost == r.totalCost);
+      CHECK(again.totalTrafficBytes == r.totalTrafficBytes);
       CHECK(again.peakBytesPerDevice == r.peakBytesPerDevice);
+      for (std::size_t i = 0; i < r.nodes.size(); ++i) CHECK(again.nodes[i].placement == r.nodes[i].placement);
     }
   }
 }
@@ -116,10 +137,19 @@ TEST_CASE("hand-written plans: minimal form, nodes left out are planned") {
   PlanFile file = parsePlanText(R"({"devices": 4, "nodes": [{"name": "AB", "partition": {"i": 2, "k": 2}}]})", "hand.json");
   PlanOptions o;
   o.devices = 4;
-  o.pinned = resolvePlanFile(g, file, 4);
+  o.pinned = resolvePlanFile(g, file, 4, "any").partitions;
   Plan plan = planGraph("eindecomp", g, o);
   CHECK(plan.nodes[0].parts == Parts{2, 1, 2});
   CHECK(plan.nodes[1].kernelCalls == 4);
+  // A placement written by hand is executed as written, even two calls on one rank.
+  file = parsePlanText(R"({"devices": 4, "nodes": [{"name": "AB", "partition": {"i": 2, "k": 2}, "placement": [3, 3, 0, 1]}]})",
+                       "hand.json");
+  ResolvedPlanFile resolved = resolvePlanFile(g, file, 4, "any");
+  o.pinned = resolved.partitions;
+  o.pinnedPlacements = resolved.placements;
+  plan = planGraph("eindecomp", g, o);
+  CHECK(plan.nodes[0].placement.callRank == std::vector<int>{3, 3, 0, 1});
+  CHECK(plan.nodes[0].placement.blockOwner == std::vector<int>{3, 3, 0, 1});
 }
 
 TEST_CASE("bad plan files are input errors naming the place") {
@@ -131,7 +161,15 @@ TEST_CASE("bad plan files are input errors naming the place") {
       {R"({"devices": 4, "nodes": [{"name": "AB", "partition": {"j": 4}}]})", "do not divide label 'j'"},
       {R"({"devices": 4, "nodes": [{"name": "AB", "partition": {"i": 2}}]})", "multiply to 2 kernel calls, expected 4"},
       {R"({"devices": 4, "nodes": [{"name": "AB", "partition": {"i": 0}}]})", "must be a positive integer"},
-      {R"({"devices": 4, "nodes": [{"name": "AB", "partition": {"i": "two"}}]})", "must be a positive integer"},
+      {R"({"devices": 4, "nodes": [{"name": "AB", "partition": {"i": "two"}}]})", "must be an integer, not a string ('two')"},
+      {R"({"devices": "4", "nodes": []})", "'devices' must be an integer, not a string ('4')"},
+      {R"({"devices": 4, "nodes": [], "color": 1})", "unknown field 'color' in the plan file"},
+      {R"({"devices": 4, "devices": 4, "nodes": []})", "field 'devices' appears twice"},
+      {R"({"schema_version": 2, "devices": 4, "nodes": []})", "'schema_version' 2 is not supported"},
+      {R"({"graph_sha256": "ff", "devices": 4, "nodes": []})", "the plan was made for another graph"},
+      {R"({"devices": 4, "nodes": [{"name": "AB", "partition": {"i": 4}, "placement": [0, 1]}]})", "gives 2 ranks for 4 kernel calls"},
+      {R"({"devices": 4, "nodes": [{"name": "AB", "partition": {"i": 4}, "placement": [0, 1, 2, 4]}]})", "on rank 4, outside 0..3"},
+      {R"({"devices": 4, "nodes": [{"name": "AB", "partition": {"i": 4}, "rank": 1}]})", "unknown field 'rank'"},
       {R"({"devices": 4, "nodes": [{"name": "AB", "partition": {"i": 4}}, {"name": "AB", "partition": {"k": 4}}]})", "appears twice"},
       {R"({"devices": 4, "nodes": {"AB": 1}})", "'nodes' must be a list"},
       {R"({"devices": -4, "nodes": []})", "'devices' must be a positive integer"},
@@ -141,7 +179,7 @@ TEST_CASE("bad plan files are input errors naming the place") {
     CAPTURE(c.text);
     try {
       PlanFile file = parsePlanText(c.text, "bad.json");
-      resolvePlanFile(g, file, file.devices.value_or(4));
+      resolvePlanFile(g, file, file.devices.value_or(4), "00");
       FAIL("no error");
     } catch (const InputError& e) {
       CHECK(e.exitCode() == kExitBadInput);
@@ -166,7 +204,7 @@ TEST_CASE("--mem-limit removes partitions; nothing fits is exit 3") {
   o.devices = 16;
   o.memLimitBytes = 128;  // {4,1,4} needs 144 bytes; {2,2,4} needs 128
   Plan plan = planGraph("eindecomp", g, o);
-  Report r = makeReport(g, plan, {});
+  Report r = reportOf(g, plan);
   CHECK(r.peakBytesPerDevice <= 128);
   o.memLimitBytes = 16;
   try {
@@ -181,9 +219,9 @@ TEST_CASE("compare: best marked, regression rule") {
   Graph g = smallDag();
   std::vector<ComparisonEntry> entries;
   for (const char* a : {"eindecomp", "uniform", "data"}) entries.push_back({a, reportFor(g, a, 4), ""});
-  Comparison c = makeComparison(entries);
+  Comparison c = makeComparison(Objective::Traffic, entries);
   REQUIRE(c.best >= 0);
-  for (const auto& e : c.entries) CHECK(c.entries[c.best].report->totalCost <= e.report->totalCost);
+  for (const auto& e : c.entries) CHECK(c.entries[c.best].report->totalTrafficBytes <= e.report->totalTrafficBytes);
   nlohmann::json j = nlohmann::json::parse(renderComparison(c, ReportFormat::Json));
   CHECK(j["algorithms"].size() == 3);
   CHECK_FALSE(regresses(100, 100, 0.0));
@@ -198,13 +236,15 @@ TEST_CASE("explain names the TRA operators and layouts") {
   o.devices = 4;
   o.pinned["AB"] = {2, 2, 1};
   Plan plan = planGraph("eindecomp", g, o);
-  std::string text = explainPlan(g, plan);
+  const PlanCost cost = costPlan(g, plan, std::nullopt);
+  std::string text = explainPlan(g, plan, cost);
   CHECK(text.find("Shard(i:2)") != std::string::npos);
   CHECK(text.find("Partial(sum)") != std::string::npos);
   CHECK(text.find("local join") != std::string::npos);
-  std::string candidates = explainNodeCandidates(g, plan, "AB");
+  CHECK(text.find("placement: kernel calls on ranks") != std::string::npos);
+  std::string candidates = explainNodeCandidates(g, plan, "AB", Objective::Traffic);
   CHECK(candidates.find("*  i:2 j:2 k:1") != std::string::npos);
-  CHECK(graphDot(g, &plan).find("\"AB\" -> \"S\"") != std::string::npos);
+  CHECK(graphDot(g, &plan, &cost).find("\"AB\" -> \"S\"") != std::string::npos);
 }
 
 TEST_CASE("brute refuses above its stated limit with exit 2") {
@@ -222,7 +262,7 @@ TEST_CASE("brute refuses above its stated limit with exit 2") {
   o.bruteLimit = kBruteForceLimit;
   Plan brute = planGraph("brute", g, o);
   Plan dp = planGraph("eindecomp", g, o);
-  CHECK(makeReport(g, brute, {}).totalCost == makeReport(g, dp, {}).totalCost);
+  CHECK(reportOf(g, brute).totalTrafficBytes == reportOf(g, dp).totalTrafficBytes);
 }
 
 TEST_CASE("machine files: alpha-beta time per node, bad fields named") {
@@ -230,19 +270,33 @@ TEST_CASE("machine files: alpha-beta time per node, bad fields named") {
   std::filesystem::create_directories(dir);
   {
     std::ofstream(dir + "/m.yaml") << "bandwidth: 1.0e9\nlatency: 1.0e-6\nflops: 1.0e12\n";
+    std::ofstream(dir + "/units.yaml") << "bandwidth: 1 GB/s\nlatency: 1 us\nflops: 1 TFLOP/s\nmemory_bandwidth: 2 GB/s\nranks: 16\n";
     std::ofstream(dir + "/bad.yaml") << "bandwidth: fast\nlatency: 1.0e-6\nflops: 1.0e12\n";
     std::ofstream(dir + "/neg.json") << "{\"bandwidth\": 1e9, \"latency\": -1, \"flops\": 1e12}";
+    std::ofstream(dir + "/unknown.yaml") << "bandwidth: 1e9\nlatency: 1e-6\nflops: 1e12\nbandwith: 2e9\n";
+    std::ofstream(dir + "/unit.yaml") << "bandwidth: 1 GFLOP/s\nlatency: 1e-6\nflops: 1e12\n";
   }
   Machine m = loadMachineFile(dir + "/m.yaml");
+  const Machine u = loadMachineFile(dir + "/units.yaml");
+  CHECK(u.bandwidthBytesPerSecond == 1e9);
+  CHECK(u.latencySeconds == doctest::Approx(1e-6));
+  CHECK(u.flopsPerSecond == 1e12);
+  CHECK(*u.memoryBytesPerSecond == 2e9);
   Graph g = matmulGraph(8);
   PlanOptions o;
   o.devices = 16;
   o.pinned["Z"] = {4, 1, 4};
-  Report r = makeReport(g, planGraph("eindecomp", g, o), {}, m);
-  // join 512 elements = 2048 bytes over 16 devices at 1e9 B/s, one phase, 1024 FLOP over 16 x 1e12.
+  Report r = reportOf(g, planGraph("eindecomp", g, o), m);
+  // Nothing moves (graph inputs are free, nothing aggregated): 1024 FLOP over 16 calls at 1e12.
   REQUIRE(r.nodes[0].timeSeconds);
-  CHECK(*r.nodes[0].timeSeconds == doctest::Approx(1e-6 + 2048.0 / 16e9 + 1024.0 / 16e12));
-  for (const char* bad : {"/bad.yaml", "/neg.json", "/missing.yaml"}) {
+  CHECK(*r.nodes[0].timeSeconds == doctest::Approx(64.0 / 1e12));
+  // {i:2, j:2, k:4}: the busiest ranks send or receive one partial block of 8 elements (one
+  // message): 1e-6 + 32 B / 1e9 B/s, plus the compute.
+  o.pinned["Z"] = {2, 2, 4};
+  o.placementRules = {PlacementRule::Canonical};
+  r = reportOf(g, planGraph("eindecomp", g, o), m);
+  CHECK(*r.estimatedTimeSeconds == doctest::Approx(1e-6 + 32.0 / 1e9 + 64.0 / 1e12));
+  for (const char* bad : {"/bad.yaml", "/neg.json", "/missing.yaml", "/unknown.yaml", "/unit.yaml"}) {
     CAPTURE(bad);
     CHECK_THROWS_AS(loadMachineFile(dir + bad), InputError);
   }

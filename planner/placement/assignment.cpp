@@ -1,9 +1,9 @@
-#include "codegen/lower/hungarian.h"
+#include "planner/placement/assignment.h"
 
 #include <limits>
 #include <stdexcept>
 
-namespace eindecomp::codegen {
+namespace eindecomp {
 
 std::vector<int> solveAssignment(const std::vector<std::vector<int64_t>>& cost) {
   const int n = static_cast<int>(cost.size());
@@ -57,4 +57,4 @@ std::vector<int> solveAssignment(const std::vector<std::vector<int64_t>>& cost) 
   return rowToColumn;
 }
 
-}  // namespace eindecomp::codegen
+}  // namespace eindecomp

@@ -1,0 +1,61 @@
+#include "cli/common/planning_options.h"
+
+#include <charconv>
+
+#include "cli/common/run_command.h"
+#include "planner/graph/identifiers.h"
+#include "planner/graph/units.h"
+#include "planner/version.h"
+
+namespace eindecomp::cli {
+
+void addPlanningOptions(CLI::App* cmd, PlanningArgs& args, const PlanningOptionSet& which) {
+  cmd->add_option("GRAPH", args.graph, "graph file (.yaml, .yml, .json; - reads stdin)")->required();
+  cmd->add_option("--input-format", args.inputFormat, "format of GRAPH: auto (default: by extension or content), yaml, json");
+  if (which.devices) {
+    auto* p = cmd->add_option("-p,--devices", args.devices, "number of devices = kernel calls per node (any positive integer)");
+    if (which.devicesRequired) p->required();
+  }
+  if (which.algorithm)
+    cmd->add_option("--algorithm", args.algorithm, "eindecomp (default), uniform, balanced, data, brute, fixed");
+  if (which.plan) {
+    auto* plan = cmd->add_option("--plan", args.plan, "plan file (JSON or YAML; - reads stdin): its partitions and placements are kept");
+    if (which.planRequired) plan->required();
+  }
+  cmd->add_option("--objective", args.objective, "what to minimize: traffic (default; bytes between ranks), paper (SPEC 3), time (needs --machine)");
+  cmd->add_option("--mem-limit", args.memLimit, "per-device peak bytes (suffixes K, M, G, KiB, MiB, GiB); partitions above it are not considered");
+  cmd->add_option("--fix", args.fixes, "pin a node's partition: NODE=i:4,j:2 (repeatable, once per node)");
+  cmd->add_option("--machine", args.machine, "machine file (einrt-calibrate writes one): estimated times");
+}
+
+int64_t parseCount(const std::string& text, const std::string& option) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v <= 0)
+    throw InputError({{}, option + ": " + quoted(text) + " is not a positive integer" +
+                              (ec == std::errc::result_out_of_range ? " that fits 63 bits" : "")});
+  return v;
+}
+
+PlanningRequest toRequest(const PlanningArgs& args, const std::string& toolName) {
+  PlanningRequest r;
+  r.graphPath = args.graph;
+  r.inputFormat = parseGraphFormat(args.inputFormat);
+  if (!args.devices.empty()) r.devices = parseCount(args.devices, "-p/--devices");
+  if (!args.algorithm.empty()) r.algorithm = args.algorithm;
+  r.objective = parseObjective(args.objective);
+  if (!args.memLimit.empty()) {
+    r.memLimitBytes = parseByteCount(args.memLimit);
+    if (!r.memLimitBytes)
+      throw InputError({{}, "--mem-limit: " + quoted(args.memLimit) + " is not a positive byte count (e.g. 1048576, 64MiB, 2G)"});
+  }
+  for (const std::string& fix : args.fixes) r.fixes.push_back(parseFixOption(fix, {"--fix", 0, 0}));
+  if (!args.machine.empty()) r.machinePath = args.machine;
+  if (!args.plan.empty()) r.planPath = args.plan;
+  r.provenance.toolName = toolName;
+  r.provenance.toolVersion = EINDECOMP_VERSION_STRING;
+  r.provenance.commandLine = commandLine();
+  return r;
+}
+
+}  // namespace eindecomp::cli

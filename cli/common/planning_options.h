@@ -1,0 +1,49 @@
+// The planning options of SPEC 5, declared and parsed by one piece of code for every
+// command that plans: einplan plan, cost, compare, explain, dot and eincodegen. GRAPH,
+// --input-format, -p/--devices, --algorithm, --objective, --mem-limit, --fix, --machine,
+// --plan. CLI11 only collects the text as typed; toRequest converts it (64-bit counts,
+// unit suffixes), so every bad value is an InputError with exit 2 and a message that
+// names the option — never CLI11's range text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "planner/request/planning_request.h"
+
+namespace eindecomp::cli {
+
+struct PlanningArgs {
+  std::string graph;
+  std::string inputFormat = "auto";
+  std::string devices;    // -p, as typed
+  std::string algorithm;  // empty: not given
+  std::string objective = "traffic";
+  std::string memLimit;
+  std::vector<std::string> fixes;
+  std::string machine;
+  std::string plan;
+};
+
+// Which options a command takes, beyond GRAPH, --input-format, --objective, --mem-limit,
+// --fix and --machine, which every planning command takes.
+struct PlanningOptionSet {
+  bool devices = true;
+  bool devicesRequired = false;
+  bool algorithm = true;
+  bool plan = true;
+  bool planRequired = false;
+};
+
+void addPlanningOptions(CLI::App* cmd, PlanningArgs& args, const PlanningOptionSet& which = {});
+
+// "8" -> 8 (any positive 64-bit integer); InputError naming `option` otherwise.
+int64_t parseCount(const std::string& text, const std::string& option);
+
+// The request for `toolName` ("einplan", "eincodegen"), with provenance.
+PlanningRequest toRequest(const PlanningArgs& args, const std::string& toolName);
+
+}  // namespace eindecomp::cli

@@ -1,0 +1,86 @@
+#include "planner/cost/plan_cost.h"
+
+#include <algorithm>
+#include <map>
+
+#include "planner/cost/checked_math.h"
+#include "planner/cost/cost_model.h"
+#include "planner/cost/time_model.h"
+#include "planner/cost/traffic.h"
+#include "planner/partition/call_geometry.h"
+#include "planner/paths/gemm_mapping.h"
+
+namespace eindecomp {
+
+int64_t PlanCost::value(Objective objective) const {
+  switch (objective) {
+    case Objective::Traffic: return trafficBytes;
+    case Objective::Paper: return paper;
+    case Objective::Time: return timePs.value_or(0);
+  }
+  return trafficBytes;
+}
+
+PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine) {
+  const int64_t elementBytes = static_cast<int64_t>(dtypeSize(g.dtype));
+  const auto detail = machine ? TrafficDetail::PerRank : TrafficDetail::Total;
+  PlanCost pc;
+  pc.nodes.resize(plan.nodes.size());
+  std::vector<NodeSpace> spaces;
+  std::vector<CallGeometry> geometry;
+  for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    const NodePlan& np = plan.nodes[i];
+    spaces.push_back(nodeSpace(n));
+    geometry.push_back(callGeometry(spaces.back(), np.parts));
+    NodePlanCost& c = pc.nodes[i];
+    const NodeCost paper = nodeCost(spaces.back(), np.parts, static_cast<std::size_t>(elementBytes));
+    c.join = paper.join;
+    c.agg = paper.agg;
+    c.flops = nodeFlops(n);
+    c.bytesPerDevice = paper.bytesPerDevice;
+    const Traffic agg = aggregationTraffic(geometry.back(), np.placement.callRank, np.placement.blockOwner, plan.devices, detail);
+    c.trafficAggBytes = checkedMul(agg.elements, elementBytes, "traffic bytes");
+    if (machine) {
+      std::map<int, int64_t> callsPerRank;
+      int64_t busiest = 0;
+      for (int r : np.placement.callRank) busiest = std::max(busiest, ++callsPerRank[r]);
+      c.computePs = computePicoseconds(*machine, callWork(n, spaces.back(), np.parts, runsAsGemm(n)), busiest, g.dtype);
+      c.timePs = checkedAdd(c.computePs, phasePicoseconds(*machine, agg, elementBytes), "estimated time");
+    }
+  }
+  pc.edges.resize(plan.edges.size());
+  for (std::size_t e = 0; e < plan.edges.size(); ++e) {
+    const PlanEdge& edge = plan.edges[e];
+    const NodePlan& producer = plan.nodes[static_cast<std::size_t>(edge.fromNode)];
+    const NodePlan& consumer = plan.nodes[static_cast<std::size_t>(edge.toNode)];
+    EdgePlanCost& c = pc.edges[e];
+    c.paper = repartitionCost(edge.bounds, edge.producerParts, edge.consumerParts);
+    const BlockHomes homes({edge.bounds, edge.producerParts}, producer.placement.blockOwner, plan.devices);
+    const CallGeometry& reads = geometry[static_cast<std::size_t>(edge.toNode)];
+    const Traffic t = repartitionTraffic(homes, reads.operandGrid[static_cast<std::size_t>(edge.operand)],
+                                         reads.operandBlock[static_cast<std::size_t>(edge.operand)],
+                                         consumer.placement.callRank, plan.devices, detail);
+    c.trafficBytes = checkedMul(t.elements, elementBytes, "traffic bytes");
+    if (machine) c.timePs = phasePicoseconds(*machine, t, elementBytes);
+    NodePlanCost& to = pc.nodes[static_cast<std::size_t>(edge.toNode)];
+    to.repartIn = checkedAdd(to.repartIn, c.paper, "repart_in");
+    to.trafficInBytes = checkedAdd(to.trafficInBytes, c.trafficBytes, "traffic bytes");
+    to.timePs = checkedAdd(to.timePs, c.timePs, "estimated time");
+  }
+  int64_t time = 0;
+  for (NodePlanCost& c : pc.nodes) {
+    c.paper = checkedAdd(checkedAdd(c.join, c.agg, "node cost"), c.repartIn, "node cost");
+    c.trafficBytes = checkedAdd(c.trafficInBytes, c.trafficAggBytes, "traffic bytes");
+    pc.paper = checkedAdd(pc.paper, c.paper, "total cost");
+    pc.trafficBytes = checkedAdd(pc.trafficBytes, c.trafficBytes, "total traffic");
+    pc.flops = checkedAdd(pc.flops, c.flops, "total FLOPs");
+    pc.peakBytesPerDevice = std::max(pc.peakBytesPerDevice, c.bytesPerDevice);
+    time = checkedAdd(time, c.timePs, "estimated time");
+  }
+  pc.paperBytes = checkedMul(pc.paper, elementBytes, "total bytes");
+  if (machine) pc.timePs = time;
+  return pc;
+}
+
+}  // namespace eindecomp

@@ -1,0 +1,57 @@
+// The one whole-plan cost: a Plan priced under every model at once (SPEC 3 and 3.1).
+// Reports, the planner's final comparisons between candidate plans and the code
+// generator's predicted bytes all come from costPlan, so they cannot disagree.
+//   paper    join + agg of every node plus the repartition of every node-to-node edge
+//            (elements; SPEC 3 as written);
+//   traffic  bytes that cross between ranks: the repartition into each operand a node
+//            reads from another node, and the aggregation of its partial results; a
+//            node's traffic is what the emitted program's counters measure for it;
+//   time     with a machine: the phases of time_model.h, summed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "planner/cost/machine.h"
+#include "planner/cost/objective.h"
+#include "planner/graph/graph.h"
+#include "planner/placement/plan.h"
+
+namespace eindecomp {
+
+struct NodePlanCost {
+  int64_t join = 0, agg = 0, repartIn = 0, paper = 0;  // elements
+  int64_t trafficInBytes = 0;                          // repartition into its operands
+  int64_t trafficAggBytes = 0;                         // aggregation of its partial results
+  int64_t trafficBytes = 0;                            // the two together
+  int64_t timePs = 0;                                  // with a machine: all its phases
+  int64_t computePs = 0;                               // with a machine: its kernel calls
+  int64_t flops = 0;
+  int64_t bytesPerDevice = 0;
+};
+
+struct EdgePlanCost {
+  int64_t paper = 0;         // repartition, elements
+  int64_t trafficBytes = 0;
+  int64_t timePs = 0;        // with a machine
+};
+
+struct PlanCost {
+  std::vector<NodePlanCost> nodes;  // aligned with the plan's nodes
+  std::vector<EdgePlanCost> edges;  // aligned with the plan's edges
+  int64_t paper = 0;                // elements
+  int64_t paperBytes = 0;           // paper * dtype size
+  int64_t trafficBytes = 0;
+  std::optional<int64_t> timePs;    // with a machine
+  int64_t flops = 0;
+  int64_t peakBytesPerDevice = 0;
+
+  // The number the objective minimizes: paper elements, traffic bytes or time picoseconds.
+  int64_t value(Objective objective) const;
+};
+
+// Throws InputError on 64-bit overflow.
+PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine);
+
+}  // namespace eindecomp

@@ -1,0 +1,63 @@
+// The traffic model (SPEC 3.1), formula by formula: what crosses between two different
+// ranks in one execution of the graph, counted the way einrt's message plan counts it
+// (einrt/traffic.h), and so the way the emitted program's byte counters measure it.
+// Counts are ELEMENTS (times the dtype size for bytes).
+//
+//   repartition (an edge from a node to an operand of a consumer):
+//     for every rank r and every operand block b that some call on r reads (once per
+//     rank, however many of its calls read it):
+//       received(r, b) = |b| - sum over producer blocks o owned by r of |b ∩ o|
+//     each piece b ∩ o with owner(o) != r is one message payload from owner(o) to r;
+//   aggregation (partial results of a node's calls, combined on the block's owner):
+//     for every output block: |block| * (number of ranks holding a partial of it, other
+//     than its owner);
+//   graph inputs cost nothing: every rank makes (or reads) the blocks its calls need.
+//
+// The totals are all the planner's traffic objective needs; the per-rank view (the
+// busiest rank's elements and messages) feeds the time estimate (time_model.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <einrt/block_grid.h>
+
+#include "planner/partition/call_geometry.h"
+
+namespace eindecomp {
+
+struct Traffic {
+  int64_t elements = 0;          // over all ranks
+  int64_t busiestElements = 0;   // max over ranks of max(sent, received)   (PerRank only)
+  int64_t busiestMessages = 0;   // max over ranks of messages sent + received (PerRank only)
+};
+
+enum class TrafficDetail { Total, PerRank };
+
+// Where a tensor's blocks live: block b of `grid` on rank owner[b], indexed by rank.
+class BlockHomes {
+ public:
+  BlockHomes(einrt::BlockGrid grid, std::vector<int> owner, int64_t devices);
+  const einrt::BlockGrid& grid() const { return grid_; }
+  int owner(int64_t block) const { return owner_[static_cast<std::size_t>(block)]; }
+  // The blocks rank r owns, as a [begin, end) range into a flat list.
+  const int64_t* ownedBegin(int rank) const { return blocks_.data() + start_[static_cast<std::size_t>(rank)]; }
+  const int64_t* ownedEnd(int rank) const { return blocks_.data() + start_[static_cast<std::size_t>(rank) + 1]; }
+
+ private:
+  einrt::BlockGrid grid_;
+  std::vector<int> owner_;
+  std::vector<int64_t> start_, blocks_;
+};
+
+// Repartition into one operand: call c runs on callRank[c] and reads block callBlock[c]
+// of `consumerGrid` (a grid over the same shape as the producer's).
+Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& consumerGrid,
+                           const std::vector<int64_t>& callBlock, const std::vector<int>& callRank, int64_t devices,
+                           TrafficDetail detail);
+
+// Aggregation of a node's partial results into the owners of its output blocks.
+Traffic aggregationTraffic(const CallGeometry& geometry, const std::vector<int>& callRank,
+                           const std::vector<int>& blockOwner, int64_t devices, TrafficDetail detail);
+
+}  // namespace eindecomp

@@ -1,0 +1,130 @@
+#include "planner/placement/placement.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "planner/placement/assignment.h"
+
+namespace eindecomp {
+
+const char* placementRuleName(PlacementRule rule) { return rule == PlacementRule::Canonical ? "canonical" : "matched"; }
+
+Placement canonicalPlacement(const CallGeometry& g) {
+  Placement p;
+  const int64_t blocks = g.outputGrid.blockCount();
+  p.callRank.resize(static_cast<std::size_t>(g.calls));
+  for (std::size_t c = 0; c < p.callRank.size(); ++c)
+    p.callRank[c] = static_cast<int>(g.aggCoordinate[c] * blocks + g.outputBlock[c]);
+  p.blockOwner = ownersOfBlocks(g, p.callRank);
+  return p;
+}
+
+std::vector<int> ownersOfBlocks(const CallGeometry& g, const std::vector<int>& callRank) {
+  const auto blocks = static_cast<std::size_t>(g.outputGrid.blockCount());
+  std::vector<int> owner(blocks, -1);
+  std::vector<int64_t> lowest(blocks, -1);
+  for (std::size_t c = 0; c < callRank.size(); ++c) {
+    const auto b = static_cast<std::size_t>(g.outputBlock[c]);
+    if (lowest[b] < 0 || g.aggCoordinate[c] < lowest[b]) {
+      lowest[b] = g.aggCoordinate[c];
+      owner[b] = callRank[c];
+    }
+  }
+  return owner;
+}
+
+namespace {
+
+// benefit[c]: rank -> operand elements call c finds already on that rank.
+std::vector<std::map<int, int64_t>> localElements(const CallGeometry& g,
+                                                  const std::vector<std::optional<ProducerBlocks>>& producers) {
+  std::vector<std::map<int, int64_t>> benefit(static_cast<std::size_t>(g.calls));
+  for (std::size_t k = 0; k < producers.size(); ++k) {
+    if (!producers[k]) continue;
+    const einrt::BlockGrid& need = g.operandGrid[k];
+    for (std::size_t c = 0; c < benefit.size(); ++c)
+      einrt::forEachOverlap(need, need.coords(g.operandBlock[k][c]), producers[k]->grid, [&](int64_t block, int64_t elements) {
+        benefit[c][producers[k]->owner[static_cast<std::size_t>(block)]] += elements;
+      });
+  }
+  return benefit;
+}
+
+// Exact: minimise received elements, then distance from the canonical rank (lexicographic).
+std::vector<int> exactAssignment(const std::vector<std::map<int, int64_t>>& benefit, const std::vector<int>& canonical,
+                                 int64_t devices) {
+  const std::size_t calls = benefit.size();
+  int64_t most = 0;
+  for (const auto& b : benefit)
+    for (const auto& [rank, elements] : b) most = std::max(most, elements);
+  // received = most - benefit is non-negative; scale it so the tie-break (0 or 1 per call)
+  // never outweighs one element.
+  const int64_t scale = static_cast<int64_t>(calls) + 1;
+  std::vector<std::vector<int64_t>> cost(calls, std::vector<int64_t>(static_cast<std::size_t>(devices)));
+  for (std::size_t c = 0; c < calls; ++c)
+    for (int r = 0; r < devices; ++r) {
+      auto it = benefit[c].find(r);
+      const int64_t received = most - (it == benefit[c].end() ? 0 : it->second);
+      cost[c][static_cast<std::size_t>(r)] = received * scale + (r == canonical[c] ? 0 : 1);
+    }
+  return solveAssignment(cost);
+}
+
+// Greedy for many calls: the largest (call, rank) benefits first, then the canonical rank
+// where it is free, then the lowest free rank.
+std::vector<int> greedyAssignment(const std::vector<std::map<int, int64_t>>& benefit, const std::vector<int>& canonical,
+                                  int64_t devices) {
+  std::vector<std::tuple<int64_t, int, int>> pairs;  // (-elements, call, rank)
+  for (std::size_t c = 0; c < benefit.size(); ++c)
+    for (const auto& [rank, elements] : benefit[c])
+      if (elements > 0) pairs.emplace_back(-elements, static_cast<int>(c), rank);
+  std::sort(pairs.begin(), pairs.end());
+  std::vector<int> rankOf(benefit.size(), -1);
+  std::vector<char> taken(static_cast<std::size_t>(devices), 0);
+  for (const auto& [negative, call, rank] : pairs) {
+    if (rankOf[static_cast<std::size_t>(call)] >= 0 || taken[static_cast<std::size_t>(rank)]) continue;
+    rankOf[static_cast<std::size_t>(call)] = rank;
+    taken[static_cast<std::size_t>(rank)] = 1;
+  }
+  std::size_t nextFree = 0;
+  for (std::size_t c = 0; c < rankOf.size(); ++c) {
+    if (rankOf[c] >= 0) continue;
+    int r = canonical[c];
+    if (taken[static_cast<std::size_t>(r)]) {
+      while (taken[nextFree]) ++nextFree;
+      r = static_cast<int>(nextFree);
+    }
+    rankOf[c] = r;
+    taken[static_cast<std::size_t>(r)] = 1;
+  }
+  return rankOf;
+}
+
+}  // namespace
+
+Placement matchedPlacement(const CallGeometry& g, const std::vector<std::optional<ProducerBlocks>>& producers,
+                           int64_t devices) {
+  const Placement canonical = canonicalPlacement(g);
+  const bool anyProducer = std::any_of(producers.begin(), producers.end(), [](const auto& p) { return p.has_value(); });
+  if (!anyProducer) return canonical;
+  const std::vector<std::map<int, int64_t>> benefit = localElements(g, producers);
+  Placement p;
+  p.callRank = g.calls <= kExactAssignmentCalls && devices <= 4 * kExactAssignmentCalls
+                   ? exactAssignment(benefit, canonical.callRank, devices)
+                   : greedyAssignment(benefit, canonical.callRank, devices);
+  p.blockOwner = ownersOfBlocks(g, p.callRank);
+  return p;
+}
+
+std::string placementProblem(const std::vector<int64_t>& callRank, int64_t calls, int64_t devices) {
+  if (static_cast<int64_t>(callRank.size()) != calls)
+    return "gives " + std::to_string(callRank.size()) + " ranks for " + std::to_string(calls) + " kernel calls";
+  for (std::size_t c = 0; c < callRank.size(); ++c)
+    if (callRank[c] < 0 || callRank[c] >= devices)
+      return "places call " + std::to_string(c) + " on rank " + std::to_string(callRank[c]) + ", outside 0.." +
+             std::to_string(devices - 1);
+  return "";
+}
+
+}  // namespace eindecomp

@@ -1,0 +1,68 @@
+// Placement (SPEC 3.1): which rank (0..p-1) runs each kernel call of a node, and which
+// rank owns each block of its output (where partial results are combined). Calls are
+// numbered row-major over the node's partition grid; output blocks row-major over the
+// output dimensions (call_geometry.h). Both rules below put a node's calls on distinct
+// ranks; a plan written by hand may give one rank several calls (it runs them in turn).
+//
+// Two rules, both deterministic:
+//  - canonical: the call writing output block b with aggregation coordinate a runs on
+//    rank a * blocks + b, so block b of every tensor lives on rank b whatever the node's
+//    label order. It depends on the node's partition alone, which is what keeps the
+//    planner's dynamic program exact under the traffic and time objectives: the traffic
+//    of an edge is then a function of the two partitions it joins.
+//  - matched: given where the producers' output blocks live, the calls are assigned to
+//    ranks so that as little operand data as possible has to be received (the
+//    assignment problem: exact up to kExactAssignmentCalls calls, greedy beyond), ties
+//    broken towards the canonical rank.
+// In both, each output block is owned by the rank of its call with the lowest aggregation
+// coordinate, so a block never travels when nothing is aggregated.
+// This unit places; it neither searches partitions nor computes costs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <einrt/block_grid.h>
+
+#include "planner/partition/call_geometry.h"
+
+namespace eindecomp {
+
+// Ranks are MPI ranks, which are ints: no plan is made for more devices than this.
+inline constexpr int64_t kMaxDevices = 2147483647;
+
+struct Placement {
+  std::vector<int> callRank;    // per kernel call
+  std::vector<int> blockOwner;  // per output block
+};
+
+enum class PlacementRule { Canonical, Matched };
+
+const char* placementRuleName(PlacementRule rule);  // "canonical" | "matched"
+
+// The matched rule solves the assignment problem exactly up to this many calls per node.
+inline constexpr int64_t kExactAssignmentCalls = 256;
+
+Placement canonicalPlacement(const CallGeometry& geometry);
+
+// Owners from call ranks: each output block goes to the rank of its call with the lowest
+// aggregation coordinate.
+std::vector<int> ownersOfBlocks(const CallGeometry& geometry, const std::vector<int>& callRank);
+
+// Where an operand's producer keeps its output blocks (absent for graph inputs, which
+// every rank makes where it needs them).
+struct ProducerBlocks {
+  einrt::BlockGrid grid;
+  std::vector<int> owner;  // per block
+};
+
+Placement matchedPlacement(const CallGeometry& geometry, const std::vector<std::optional<ProducerBlocks>>& producers,
+                           int64_t devices);
+
+// Checks a placement written by hand (a plan file): one rank per call, each in
+// [0, devices). Returns "" or what is wrong.
+std::string placementProblem(const std::vector<int64_t>& callRank, int64_t calls, int64_t devices);
+
+}  // namespace eindecomp

@@ -1,0 +1,87 @@
+#include "planner/placement/plan.h"
+
+#include "planner/graph/graph_index.h"
+#include "planner/partition/call_geometry.h"
+
+namespace eindecomp {
+
+std::vector<Placement> placeNodes(const Graph& g, const std::vector<Parts>& nodeParts, PlacementRule rule,
+                                  const PinnedPlacements& pinned, int64_t devices) {
+  const GraphIndex index(g);
+  std::vector<Placement> placements(g.nodes.size());
+  std::vector<einrt::BlockGrid> outputGrids(g.nodes.size());
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    const CallGeometry geometry = callGeometry(nodeSpace(n), nodeParts[i]);
+    outputGrids[i] = geometry.outputGrid;
+    if (auto pin = pinned.find(n.name); pin != pinned.end()) {
+      placements[i].callRank = pin->second;
+      placements[i].blockOwner = ownersOfBlocks(geometry, pin->second);
+      continue;
+    }
+    if (rule == PlacementRule::Canonical) {
+      placements[i] = canonicalPlacement(geometry);
+      continue;
+    }
+    std::vector<std::optional<ProducerBlocks>> producers;
+    for (const auto& input : n.inputs) {
+      const int from = index.nodeIndex(input);
+      if (from < 0) producers.emplace_back();
+      else producers.push_back(ProducerBlocks{outputGrids[static_cast<std::size_t>(from)],
+                                              placements[static_cast<std::size_t>(from)].blockOwner});
+    }
+    placements[i] = matchedPlacement(geometry, producers, devices);
+  }
+  return placements;
+}
+
+bool usesAllDevices(const Plan& plan) {
+  for (const NodePlan& np : plan.nodes)
+    if (np.kernelCalls != np.fullCalls) return false;
+  return true;
+}
+
+Plan makePlan(const Graph& g, int64_t devices, const std::string& algorithm, const std::vector<Parts>& nodeParts,
+              const std::vector<Placement>& placements) {
+  Plan plan;
+  plan.devices = devices;
+  plan.algorithm = algorithm;
+  std::vector<NodeSpace> spaces;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    spaces.push_back(nodeSpace(n));
+    const NodeSpace& s = spaces.back();
+    NodePlan np;
+    np.name = n.name;
+    np.labels = s.labels;
+    np.parts = nodeParts[i];
+    for (int64_t d : np.parts) np.kernelCalls *= d;
+    np.fullCalls = largestFeasibleCount(s.sizes, devices);
+    np.fallback = np.kernelCalls < devices && np.fullCalls < devices;
+    np.outputLabels = n.outputLabels;
+    np.outputParts = projectParts(np.parts, s.outputDims);
+    np.placement = placements[i];
+    plan.nodes.push_back(std::move(np));
+  }
+  const GraphIndex index(g);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+      const int from = index.nodeIndex(n.inputs[k]);
+      if (from < 0) continue;
+      PlanEdge e;
+      e.from = n.inputs[k];
+      e.to = n.name;
+      e.fromNode = from;
+      e.toNode = static_cast<int>(i);
+      e.operand = static_cast<int>(k);
+      for (int d : spaces[i].operandDims[k]) e.bounds.push_back(spaces[i].sizes[static_cast<std::size_t>(d)]);
+      e.producerParts = plan.nodes[static_cast<std::size_t>(from)].outputParts;
+      e.consumerParts = projectParts(plan.nodes[i].parts, spaces[i].operandDims[k]);
+      plan.edges.push_back(std::move(e));
+    }
+  }
+  return plan;
+}
+
+}  // namespace eindecomp

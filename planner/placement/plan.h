@@ -1,0 +1,70 @@
+// The Plan: what every planning algorithm returns, what the cost models price and what
+// the code generator lowers. Plain data: for every node (aligned with Graph::nodes) the
+// partition over iterationLabels(node) — order of first appearance in the operands,
+// then the output — its kernel calls, output layout and placement (the rank of every
+// call, the owner of every output block); for every node-to-node edge the tensor's
+// bounds and its layout on each side (parts per tensor dimension). Graph inputs have no
+// layout of their own: each consumer's ranks make the blocks they read (SPEC 3, 3.1).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "planner/graph/graph.h"
+#include "planner/partition/partition.h"
+#include "planner/placement/placement.h"
+
+namespace eindecomp {
+
+struct NodePlan {
+  std::string name;
+  Labels labels;            // iterationLabels(node)
+  Parts parts;              // parts per label, aligned with `labels`
+  int64_t kernelCalls = 1;  // prod(parts)
+  bool fallback = false;    // no partition reaches the device count: kernelCalls is the largest feasible count below it
+  int64_t fullCalls = 1;    // the device count, or the largest feasible count below it: what a node "using every device" runs
+  Labels outputLabels;
+  Parts outputParts;        // parts per output dimension
+  Placement placement;
+};
+
+struct PlanEdge {
+  std::string from;              // producer node
+  std::string to;                // consumer node
+  int fromNode = 0, toNode = 0;  // indices into Graph::nodes
+  int operand = 0;               // operand position in the consumer
+  std::vector<int64_t> bounds;   // the tensor's shape
+  Parts producerParts;           // parts per dimension as the producer writes it
+  Parts consumerParts;           // parts per dimension as the consumer reads it
+};
+
+struct Plan {
+  int64_t devices = 1;
+  std::string algorithm;
+  std::vector<NodePlan> nodes;       // aligned with Graph::nodes
+  std::vector<PlanEdge> edges;       // every node-to-node edge, consumers in node order
+  std::vector<std::string> notes;    // fallbacks, truncated enumerations, the search's guarantee
+  bool optimal = false;              // proven optimal under the objective over the partitions considered
+  double searchSeconds = 0;
+};
+
+// Placements written by hand (plan files): node name -> rank of every kernel call.
+using PinnedPlacements = std::map<std::string, std::vector<int>>;
+
+// The placement of every node under `rule`, in topological order (the matched rule looks
+// at the producers' placements); nodes in `pinned` keep theirs (owners derived).
+std::vector<Placement> placeNodes(const Graph& g, const std::vector<Parts>& nodeParts, PlacementRule rule,
+                                  const PinnedPlacements& pinned, int64_t devices);
+
+// True when every node runs its fullCalls (a plan that leaves devices idle moves less by
+// doing less; planners and comparisons treat it apart).
+bool usesAllDevices(const Plan& plan);
+
+// Builds a Plan from one partition and one placement per node (aligned with g.nodes),
+// deriving output layouts, edges and the fallback flags for `devices`.
+Plan makePlan(const Graph& g, int64_t devices, const std::string& algorithm, const std::vector<Parts>& nodeParts,
+              const std::vector<Placement>& placements);
+
+}  // namespace eindecomp

@@ -1,0 +1,69 @@
+#include "planner/request/planning_request.h"
+
+#include <set>
+
+#include "planner/graph/input_file.h"
+#include "planner/paths/internal_layouts.h"
+#include "planner/report/plan_file.h"
+#include "planner/report/sha256.h"
+
+namespace eindecomp {
+
+LoadedGraph loadGraphForPlanning(const std::string& path, GraphFormat format, const PathOptions& paths) {
+  const std::string bytes = readInputFile(path, "graph file");
+  LoadedGraph loaded;
+  loaded.graph = chooseInternalLayouts(splitNaryNodes(loadGraphText(bytes, path, format), paths));
+  loaded.sha256 = sha256Hex(bytes);
+  return loaded;
+}
+
+ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest& request) {
+  const Graph& g = loaded.graph;
+  if (request.planPath && request.algorithm)
+    throw InputError({{}, "--algorithm and --plan exclude each other: the plan file's nodes keep their "
+                                             "partitions and eindecomp plans the nodes it leaves out"});
+  if (request.objective == Objective::Time && !request.machinePath)
+    throw InputError({{}, "--objective time needs a machine file: add --machine FILE (einrt-calibrate writes one)"});
+  std::optional<PlanFile> planFile;
+  if (request.planPath) planFile = readPlanFile(*request.planPath);
+  ResolvedRequest resolved;
+  PlanOptions& o = resolved.options;
+  if (planFile) {
+    o.devices = planFileDevices(*planFile, request.devices);
+  } else {
+    if (!request.devices) throw InputError({{}, "-p: give the device count with -p N (or a plan with --plan FILE)"});
+    o.devices = *request.devices;
+  }
+  o.objective = request.objective;
+  o.memLimitBytes = request.memLimitBytes;
+  if (request.machinePath) o.machine = loadMachineFile(*request.machinePath);
+  if (planFile) {
+    ResolvedPlanFile file = resolvePlanFile(g, *planFile, o.devices, loaded.sha256);
+    o.pinned = std::move(file.partitions);
+    o.pinnedPlacements = std::move(file.placements);
+  }
+  std::set<std::string> fixed;
+  for (const PartitionRequest& fix : request.fixes) {
+    if (!fixed.insert(fix.node).second)
+      throw InputError({fix.loc, "--fix is given twice for node '" + fix.node + "'; give each node one partition"});
+    o.pinned[fix.node] = resolvePartitionRequest(g, fix, o.devices);
+    o.pinnedPlacements.erase(fix.node);  // --fix wins over the plan file, placement included
+  }
+  resolved.algorithm = request.algorithm.value_or("eindecomp");
+  if (planFile && o.pinned.size() == g.nodes.size()) resolved.algorithm = "fixed";
+  return resolved;
+}
+
+PlannedGraph planRequest(const PlanningRequest& request) {
+  PlannedGraph planned;
+  planned.loaded = loadGraphForPlanning(request.graphPath, request.inputFormat, request.paths);
+  const ResolvedRequest resolved = resolveRequest(planned.loaded, request);
+  planned.plan = planGraph(resolved.algorithm, planned.loaded.graph, resolved.options);
+  Provenance provenance = request.provenance;
+  provenance.graphSha256 = planned.loaded.sha256;
+  planned.cost = costPlan(planned.loaded.graph, planned.plan, resolved.options.machine);
+  planned.report = makeReport(planned.loaded.graph, planned.plan, planned.cost, provenance, resolved.options.objective);
+  return planned;
+}
+
+}  // namespace eindecomp

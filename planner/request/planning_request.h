@@ -1,0 +1,70 @@
+// The one planning request both tools make (ARCHITECTURE: "both commands reach the Plan
+// through the same planning request"). It loads the graph file (with its SHA-256 for
+// provenance), splits n-ary contractions into binary steps, chooses the layouts of the
+// intermediates those steps create, resolves the planning options against the graph
+// (devices from -p or the plan file, --fix and plan-file pins and placements, --mem-limit,
+// --objective, --machine), plans with the algorithm and prices the plan into a Report.
+// `einplan plan -p N` and `eincodegen -p N` therefore produce the same plan from the same
+// options, and eincodegen lowers exactly the plan einplan prints.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planner/algorithms/pins.h"
+#include "planner/algorithms/planning.h"
+#include "planner/cost/machine.h"
+#include "planner/cost/objective.h"
+#include "planner/graph/graph.h"
+#include "planner/graph/load.h"
+#include "planner/paths/split_nary.h"
+#include "planner/report/report.h"
+
+namespace eindecomp {
+
+struct PlanningRequest {
+  std::string graphPath;                  // "-" reads standard input
+  GraphFormat inputFormat = GraphFormat::Auto;
+  PathOptions paths;                      // contraction paths of n-ary nodes
+  std::optional<int64_t> devices;         // -p
+  std::optional<std::string> algorithm;   // --algorithm (default eindecomp)
+  Objective objective = Objective::Traffic;
+  std::optional<int64_t> memLimitBytes;
+  std::vector<PartitionRequest> fixes;    // --fix, parsed
+  std::optional<std::string> machinePath;
+  std::optional<std::string> planPath;    // --plan
+  Provenance provenance;                  // tool name, version and command line; the hash is filled in
+};
+
+// The graph as the planner sees it: n-ary nodes split, internal layouts chosen.
+struct LoadedGraph {
+  Graph graph;
+  std::string sha256;  // of the file's bytes
+};
+
+LoadedGraph loadGraphForPlanning(const std::string& path, GraphFormat format, const PathOptions& paths);
+
+// The options of a request resolved against a loaded graph, and the algorithm to run:
+// with --plan, `fixed` when the file covers every node, else eindecomp for the rest.
+struct ResolvedRequest {
+  PlanOptions options;
+  std::string algorithm;
+};
+
+// Exit 2 for conflicting or invalid options (--plan with --algorithm, --fix given twice
+// for a node, --objective time without --machine, ...), naming them.
+ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest& request);
+
+struct PlannedGraph {
+  LoadedGraph loaded;
+  Plan plan;
+  PlanCost cost;  // costPlan(loaded.graph, plan, machine)
+  Report report;
+};
+
+// Load, split, layouts, resolve, plan, price.
+PlannedGraph planRequest(const PlanningRequest& request);
+
+}  // namespace eindecomp

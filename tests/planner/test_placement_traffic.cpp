@@ -1,0 +1,225 @@
+// Placement and traffic (planner/placement, planner/cost/traffic.h) against independent
+// oracles: the assignment solver against brute force over all assignments; block
+// overlaps against an element-by-element count; every node's traffic (costPlan) against
+// einrt's own traffic prediction (runtime/include/einrt/traffic.h) on the layouts the
+// emitted program builds from the plan, for random partitions, both placement rules and
+// random hand-written placements (several calls on one rank included), p = 1..8; and the
+// matched rule never receiving more into a node than the canonical one. Seeds printed.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+
+#include <einrt/block_grid.h>
+#include <einrt/layout.h>
+#include <einrt/traffic.h>
+
+#include "planner/cost/plan_cost.h"
+#include "planner/graph/load.h"
+#include "planner/partition/call_geometry.h"
+#include "planner/placement/assignment.h"
+#include "planner/placement/plan.h"
+
+using namespace eindecomp;
+
+TEST_CASE("the assignment solver finds the brute-force optimum") {
+  const unsigned seed = 20261122;
+  std::cout << "assignment seed " << seed << "\n";
+  std::mt19937 rng(seed);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int m = 1 + static_cast<int>(rng() % 6), n = 1 + static_cast<int>(rng() % m);
+    std::vector<std::vector<int64_t>> cost(n, std::vector<int64_t>(m));
+    for (auto& row : cost)
+      for (auto& c : row) c = static_cast<int64_t>(rng() % 5) * 100;
+    const std::vector<int> got = solveAssignment(cost);
+    REQUIRE(got.size() == static_cast<std::size_t>(n));
+    CHECK(std::set<int>(got.begin(), got.end()).size() == got.size());
+    int64_t gotCost = 0;
+    for (int i = 0; i < n; ++i) gotCost += cost[i][got[i]];
+    std::vector<int> cols(m);
+    std::iota(cols.begin(), cols.end(), 0);
+    int64_t best = INT64_MAX;
+    do {
+      int64_t c = 0;
+      for (int i = 0; i < n; ++i) c += cost[i][cols[i]];
+      best = std::min(best, c);
+    } while (std::next_permutation(cols.begin(), cols.end()));
+    CAPTURE(trial);
+    CHECK(gotCost == best);
+  }
+}
+
+TEST_CASE("block overlaps match an element-by-element count") {
+  const struct {
+    std::vector<int64_t> shape, to, from;
+  } cases[] = {{{8, 8}, {2, 4}, {4, 2}}, {{12}, {3}, {4}}, {{6, 10}, {6, 1}, {1, 5}}, {{4, 6, 6}, {2, 3, 2}, {1, 2, 3}}, {{}, {}, {}}};
+  for (const auto& c : cases) {
+    einrt::BlockGrid to{c.shape, c.to}, from{c.shape, c.from};
+    for (int64_t b = 0; b < to.blockCount(); ++b) {
+      std::map<int64_t, int64_t> got, want;
+      einrt::forEachOverlap(to, to.coords(b), from, [&](int64_t pb, int64_t n) { got[pb] += n; });
+      int64_t total = 1;
+      for (int64_t e : c.shape) total *= e;
+      for (int64_t flat = 0; flat < total; ++flat) {
+        std::vector<int64_t> idx(c.shape.size());
+        int64_t rest = flat;
+        for (std::size_t d = c.shape.size(); d-- > 0;) { idx[d] = rest % c.shape[d]; rest /= c.shape[d]; }
+        std::vector<int64_t> tc, fc;
+        for (std::size_t d = 0; d < idx.size(); ++d) {
+          tc.push_back(idx[d] / to.extent(d));
+          fc.push_back(idx[d] / from.extent(d));
+        }
+        if (to.index(tc) == b) want[from.index(fc)] += 1;
+      }
+      CHECK(got == want);
+    }
+  }
+}
+
+namespace {
+
+const char* kChain = R"(
+name: chain
+inputs: {A: [12, 8], B: [8, 6], C: [6, 12]}
+nodes:
+  - {name: AB, einsum: "ij,jk->ik", inputs: [A, B]}
+  - {name: ABC, einsum: "ik,kl->il", inputs: [AB, C]}
+  - {name: M, einsum: "il->l", agg: max, inputs: [ABC]}
+  - {name: D, einsum: "il,l->il", join: "x - y", inputs: [ABC, M]}
+  - {name: T, einsum: "il,ik->lk", inputs: [D, AB]}
+)";
+
+const char* kBatched = R"(
+name: batched
+dtype: f64
+inputs: {Q: [4, 6, 2], K: [4, 6, 2]}
+nodes:
+  - {name: S, einsum: "b q d, b k d -> b q k", inputs: [Q, K]}
+  - {name: P, einsum: "b q k -> q b", agg: sum, inputs: [S]}
+)";
+
+
+// The layouts the emitted program builds (the executor in einrt), rebuilt here from the
+// plan with einrt's Layout and fed to einrt's predictor.
+std::vector<std::vector<int>> holders(const NodePlan& np, const std::vector<int>& dims) {
+  std::map<int64_t, std::set<int>> h;
+  for (int64_t c = 0; c < np.kernelCalls; ++c)
+    h[einrt::blockOfCell(np.parts, dims, einrt::callCell(np.parts, c))].insert(np.placement.callRank[static_cast<std::size_t>(c)]);
+  std::vector<std::vector<int>> out;
+  for (const auto& [b, s] : h) out.emplace_back(s.begin(), s.end());
+  return out;
+}
+
+uint64_t predictedNodeBytes(const Graph& g, const Plan& plan, std::size_t i) {
+  const Node& n = g.nodes[i];
+  const NodePlan& np = plan.nodes[i];
+  const NodeSpace space = nodeSpace(n);
+  const einrt::DType dt = g.dtype == DType::F64 ? einrt::DType::F64 : einrt::DType::F32;
+  auto owned = [&](std::size_t node) {
+    std::vector<std::vector<int>> owners;
+    for (int o : plan.nodes[node].placement.blockOwner) owners.push_back({o});
+    return einrt::Layout::grid(outputShape(g.nodes[node]), plan.nodes[node].outputParts, owners);
+  };
+  uint64_t bytes = 0;
+  for (const PlanEdge& e : plan.edges) {
+    if (static_cast<std::size_t>(e.toNode) != i) continue;
+    const einrt::Layout need = einrt::Layout::grid(e.bounds, e.consumerParts, holders(np, space.operandDims[static_cast<std::size_t>(e.operand)]));
+    bytes += einrt::predictTraffic(owned(static_cast<std::size_t>(e.fromNode)), need, dt, static_cast<int>(plan.devices)).totalBytes;
+  }
+  const einrt::Layout partial = einrt::Layout::grid(outputShape(n), np.outputParts, holders(np, space.outputDims), einrt::Holding::Partial);
+  bytes += einrt::predictTraffic(partial, owned(i), dt, static_cast<int>(plan.devices)).totalBytes;
+  return bytes;
+}
+
+std::vector<Parts> randomPartitions(const Graph& g, int64_t devices, std::mt19937& rng) {
+  std::vector<Parts> parts;
+  for (const Node& node : g.nodes) {
+    Parts d;
+    int64_t calls = 1;
+    for (const int64_t size : iterationSizes(node)) {
+      std::vector<int64_t> options;
+      for (int64_t x = 1; x <= size; ++x)
+        if (size % x == 0 && calls * x <= devices) options.push_back(x);
+      d.push_back(options[rng() % options.size()]);
+      calls *= d.back();
+    }
+    parts.push_back(d);
+  }
+  return parts;
+}
+
+}  // namespace
+
+TEST_CASE("traffic equals einrt's prediction on the program's layouts, for every placement") {
+  const unsigned seed = 777;
+  std::cout << "partition seed " << seed << "\n";
+  std::mt19937 rng(seed);
+  for (const char* text : {kChain, kBatched}) {
+    const Graph g = loadGraphText(text, "test.yaml", GraphFormat::Yaml);
+    for (int64_t devices : {1, 2, 3, 4, 6, 8}) {
+      for (int trial = 0; trial < 6; ++trial) {
+        const std::vector<Parts> parts = randomPartitions(g, devices, rng);
+        std::vector<std::vector<Placement>> placements{placeNodes(g, parts, PlacementRule::Canonical, {}, devices),
+                                                       placeNodes(g, parts, PlacementRule::Matched, {}, devices)};
+        PinnedPlacements hand;  // any rank for any call, repeats allowed
+        for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+          std::vector<int> ranks;
+          for (int64_t c = 0, calls = callGeometry(nodeSpace(g.nodes[i]), parts[i]).calls; c < calls; ++c)
+            ranks.push_back(static_cast<int>(rng() % static_cast<unsigned>(devices)));
+          hand[g.nodes[i].name] = ranks;
+        }
+        placements.push_back(placeNodes(g, parts, PlacementRule::Canonical, hand, devices));
+        for (const auto& placement : placements) {
+          const Plan plan = makePlan(g, devices, "test", parts, placement);
+          const PlanCost cost = costPlan(g, plan, std::nullopt);
+          int64_t total = 0;
+          for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+            CAPTURE(g.nodes[i].name);
+            CAPTURE(devices);
+            CHECK(static_cast<uint64_t>(cost.nodes[i].trafficBytes) == predictedNodeBytes(g, plan, i));
+            total += cost.nodes[i].trafficBytes;
+          }
+          CHECK(cost.trafficBytes == total);
+          if (devices == 1) CHECK(total == 0);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the placement rules: canonical keeps block b on rank b; matched never receives more into a node") {
+  const unsigned seed = 4711;
+  std::cout << "placement seed " << seed << "\n";
+  std::mt19937 rng(seed);
+  for (const char* text : {kChain, kBatched}) {
+    const Graph g = loadGraphText(text, "test.yaml", GraphFormat::Yaml);
+    for (int64_t devices : {2, 3, 4, 6, 8}) {
+      for (int trial = 0; trial < 6; ++trial) {
+        const std::vector<Parts> parts = randomPartitions(g, devices, rng);
+        const std::vector<Placement> canonical = placeNodes(g, parts, PlacementRule::Canonical, {}, devices);
+        for (const Placement& p : canonical) {
+          std::vector<int> identity(p.blockOwner.size());
+          std::iota(identity.begin(), identity.end(), 0);
+          CHECK(p.blockOwner == identity);
+          CHECK(std::set<int>(p.callRank.begin(), p.callRank.end()).size() == p.callRank.size());
+        }
+        const std::vector<Placement> matched = placeNodes(g, parts, PlacementRule::Matched, {}, devices);
+        // Node by node, given the matched producers: the matched node receives at most what
+        // the canonical placement of that node would.
+        for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+          std::vector<Placement> alternative = matched;
+          alternative[i] = canonical[i];
+          const PlanCost mine = costPlan(g, makePlan(g, devices, "m", parts, matched), std::nullopt);
+          const PlanCost other = costPlan(g, makePlan(g, devices, "c", parts, alternative), std::nullopt);
+          CAPTURE(g.nodes[i].name);
+          CHECK(mine.nodes[i].trafficInBytes <= other.nodes[i].trafficInBytes);
+          CHECK(std::set<int>(matched[i].callRank.begin(), matched[i].callRank.end()).size() == matched[i].callRank.size());
+        }
+      }
+    }
+  }
+}
