@@ -64,10 +64,9 @@ Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& c
   const einrt::BlockGrid& from = producer.grid();
   if (detail == TrafficDetail::Total) {
     for (const auto& [rank, block] : needs) {
-      const std::vector<int64_t> coords = consumerGrid.coords(block);
       int64_t local = 0;
       for (const int64_t* o = producer.ownedBegin(rank); o != producer.ownedEnd(rank); ++o)
-        local += einrt::overlapElements(consumerGrid, coords, from, from.coords(*o));
+        local += einrt::overlapElements(consumerGrid, block, from, *o);
       t.elements = checkedAdd(t.elements, blockElements - local, what);
     }
     return t;

@@ -1,7 +1,6 @@
 #include "planner/placement/placement.h"
 
 #include <algorithm>
-#include <map>
 #include <tuple>
 
 #include "planner/placement/assignment.h"
@@ -36,23 +35,48 @@ std::vector<int> ownersOfBlocks(const CallGeometry& g, const std::vector<int>& c
 
 namespace {
 
+// Operand elements a call finds already on some ranks: (rank, elements) pairs, few per
+// call (the owners of the producer blocks its operand blocks overlap).
+using RankElements = std::vector<std::pair<int, int64_t>>;
+
+int64_t elementsOn(const RankElements& list, int rank) {
+  for (const auto& [r, elements] : list)
+    if (r == rank) return elements;
+  return 0;
+}
+
 // benefit[c]: rank -> operand elements call c finds already on that rank.
-std::vector<std::map<int, int64_t>> localElements(const CallGeometry& g,
+std::vector<RankElements> localElements(const CallGeometry& g,
                                                   const std::vector<std::optional<ProducerBlocks>>& producers) {
-  std::vector<std::map<int, int64_t>> benefit(static_cast<std::size_t>(g.calls));
+  std::vector<RankElements> benefit(static_cast<std::size_t>(g.calls));
   for (std::size_t k = 0; k < producers.size(); ++k) {
     if (!producers[k]) continue;
     const einrt::BlockGrid& need = g.operandGrid[k];
     for (std::size_t c = 0; c < benefit.size(); ++c)
       einrt::forEachOverlap(need, need.coords(g.operandBlock[k][c]), producers[k]->grid, [&](int64_t block, int64_t elements) {
-        benefit[c][producers[k]->owner[static_cast<std::size_t>(block)]] += elements;
+        const int owner = producers[k]->owner[static_cast<std::size_t>(block)];
+        auto it = std::find_if(benefit[c].begin(), benefit[c].end(), [&](const auto& e) { return e.first == owner; });
+        if (it == benefit[c].end()) benefit[c].emplace_back(owner, elements);
+        else it->second += elements;
       });
   }
   return benefit;
 }
 
+// True when every call finds all of its operands from producers on its canonical rank.
+bool receivesNothing(const CallGeometry& g, const std::vector<std::optional<ProducerBlocks>>& producers,
+                     const std::vector<RankElements>& benefit, const std::vector<int>& rank) {
+  int64_t needed = 0;
+  for (std::size_t k = 0; k < producers.size(); ++k)
+    if (producers[k]) needed += g.operandGrid[k].blockElements();
+  for (std::size_t c = 0; c < benefit.size(); ++c) {
+    if (elementsOn(benefit[c], rank[c]) != needed) return false;
+  }
+  return true;
+}
+
 // Exact: minimise received elements, then distance from the canonical rank (lexicographic).
-std::vector<int> exactAssignment(const std::vector<std::map<int, int64_t>>& benefit, const std::vector<int>& canonical,
+std::vector<int> exactAssignment(const std::vector<RankElements>& benefit, const std::vector<int>& canonical,
                                  int64_t devices) {
   const std::size_t calls = benefit.size();
   int64_t most = 0;
@@ -64,8 +88,7 @@ std::vector<int> exactAssignment(const std::vector<std::map<int, int64_t>>& bene
   std::vector<std::vector<int64_t>> cost(calls, std::vector<int64_t>(static_cast<std::size_t>(devices)));
   for (std::size_t c = 0; c < calls; ++c)
     for (int r = 0; r < devices; ++r) {
-      auto it = benefit[c].find(r);
-      const int64_t received = most - (it == benefit[c].end() ? 0 : it->second);
+      const int64_t received = most - elementsOn(benefit[c], r);
       cost[c][static_cast<std::size_t>(r)] = received * scale + (r == canonical[c] ? 0 : 1);
     }
   return solveAssignment(cost);
@@ -73,7 +96,7 @@ std::vector<int> exactAssignment(const std::vector<std::map<int, int64_t>>& bene
 
 // Greedy for many calls: the largest (call, rank) benefits first, then the canonical rank
 // where it is free, then the lowest free rank.
-std::vector<int> greedyAssignment(const std::vector<std::map<int, int64_t>>& benefit, const std::vector<int>& canonical,
+std::vector<int> greedyAssignment(const std::vector<RankElements>& benefit, const std::vector<int>& canonical,
                                   int64_t devices) {
   std::vector<std::tuple<int64_t, int, int>> pairs;  // (-elements, call, rank)
   for (std::size_t c = 0; c < benefit.size(); ++c)
@@ -108,7 +131,8 @@ Placement matchedPlacement(const CallGeometry& g, const std::vector<std::optiona
   const Placement canonical = canonicalPlacement(g);
   const bool anyProducer = std::any_of(producers.begin(), producers.end(), [](const auto& p) { return p.has_value(); });
   if (!anyProducer) return canonical;
-  const std::vector<std::map<int, int64_t>> benefit = localElements(g, producers);
+  const std::vector<RankElements> benefit = localElements(g, producers);
+  if (receivesNothing(g, producers, benefit, canonical.callRank)) return canonical;  // nothing to improve
   Placement p;
   p.callRank = g.calls <= kExactAssignmentCalls && devices <= 4 * kExactAssignmentCalls
                    ? exactAssignment(benefit, canonical.callRank, devices)

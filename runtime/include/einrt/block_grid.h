@@ -104,6 +104,23 @@ inline int64_t overlapElements(const BlockGrid& ga, const std::vector<int64_t>& 
   return n;
 }
 
+// The same for two blocks given by their numbers (no allocation: the planner's search
+// evaluates this many times).
+inline int64_t overlapElements(const BlockGrid& ga, int64_t a, const BlockGrid& gb, int64_t b) {
+  int64_t n = 1;
+  for (std::size_t d = ga.dims(); d-- > 0;) {
+    const int64_t ca = a % ga.parts[d], cb = b % gb.parts[d];
+    a /= ga.parts[d];
+    b /= gb.parts[d];
+    const int64_t ea = ga.extent(d), eb = gb.extent(d);
+    const int64_t lo = ca * ea > cb * eb ? ca * ea : cb * eb;
+    const int64_t hi = (ca + 1) * ea < (cb + 1) * eb ? (ca + 1) * ea : (cb + 1) * eb;
+    if (hi <= lo) return 0;
+    n *= hi - lo;
+  }
+  return n;
+}
+
 // Calls visit(block, elements) for every block of `from` that overlaps block `block`
 // (coordinates) of `to`; both grids over the same shape.
 template <class Visit>
