@@ -52,9 +52,8 @@ std::optional<double> readField(const YAML::Node& root, const std::string& path,
 }  // namespace
 
 const std::vector<std::string>& machineInformationKeys() {
-  static const std::vector<std::string> keys{"ranks", "tool", "command_line", "p2p_bandwidth", "alltoallv_bandwidth",
-                                             "alltoallv_latency", "allreduce_bandwidth", "memory_copy_bandwidth",
-                                             "measured", "host"};
+  static const std::vector<std::string> keys{"ranks", "tool", "host", "measured", "p2p_latency", "p2p_bandwidth",
+                                             "allreduce_bandwidth"};
   return keys;
 }
 

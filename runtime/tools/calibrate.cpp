@@ -1,0 +1,246 @@
+// einrt-calibrate (SPEC 5): measures, on the ranks mpirun gives it, what the planner's time
+// estimate needs (planner/cost/time_model.h) and writes a machine file for --machine:
+//   latency, bandwidth   fitted to einrt's own dense repartition (every rank exchanging
+//                        with every other, the collective plans run) at two message sizes:
+//                        time = latency * messages of the busiest rank + its bytes / bandwidth;
+//   flops, flops_f64     GEMM FLOP/s per rank (cblas_sgemm / cblas_dgemm, every rank at once,
+//                        with the BLAS threads the environment gives a rank);
+//   memory_bandwidth     bytes/s per rank of a STREAM-like triad, every rank at once;
+// and, for the record, point-to-point latency and bandwidth (ping-pong between ranks 0
+// and 1) and einrt's reduce-redistribute rate. Every figure is the median over
+// repetitions of the slowest rank. Run it once per job layout:
+//   mpirun -np P einrt-calibrate -o machine.yaml [--quick]
+#include <cblas.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <einrt/einrt.h>
+
+namespace {
+
+struct Options {
+  std::string output = "-";
+  bool quick = false;
+};
+
+const char* kUsage =
+    "usage: mpirun -np P einrt-calibrate [-o FILE] [--quick]\n"
+    "  -o FILE   the machine file to write (YAML; default: standard output)\n"
+    "  --quick   fewer and smaller repetitions (seconds instead of a minute; for tests)\n"
+    "  --version print the version\n";
+
+// The median over `reps` runs of the slowest rank's time for `body` (collective).
+double medianSeconds(int reps, const std::function<void()>& body) {
+  body();  // warm-up
+  std::vector<double> times;
+  for (int i = 0; i < reps; ++i) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double start = MPI_Wtime();
+    body();
+    double mine = MPI_Wtime() - start, slowest = 0;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    times.push_back(slowest);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// Half the round trip of `bytes` between ranks 0 and 1.
+double pingPong(int rank, std::size_t bytes, int reps) {
+  std::vector<char> buffer(std::max<std::size_t>(bytes, 1));
+  const int count = static_cast<int>(bytes);
+  return medianSeconds(reps, [&] {
+           for (int i = 0; i < 10; ++i) {
+             if (rank == 0) {
+               MPI_Send(buffer.data(), count, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+               MPI_Recv(buffer.data(), count, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+             } else if (rank == 1) {
+               MPI_Recv(buffer.data(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+               MPI_Send(buffer.data(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+             }
+           }
+         }) /
+         20.0;
+}
+
+struct Exchange {
+  double seconds = 0;
+  double busiestBytes = 0;
+  double busiestMessages = 0;
+};
+
+// einrt's repartition of an n x n f32 matrix from row blocks to column blocks (every rank
+// exchanges with every other), or, with `partial`, the reduction of partial sums held by
+// every rank into row blocks (what a node's aggregation runs).
+Exchange repartition(einrt::Communicator& comm, int64_t n, bool partial, int reps) {
+  const int P = comm.size(), me = comm.rank();
+  std::vector<std::vector<int>> all(static_cast<std::size_t>(P)), single;
+  for (int r = 0; r < P; ++r) single.push_back({r});
+  for (auto& holders : all)
+    for (int r = 0; r < P; ++r) holders.push_back(r);
+  const einrt::Layout rows = einrt::Layout::grid({n, n}, {P, 1}, single);
+  const einrt::Layout src = partial ? einrt::Layout::grid({n, n}, {P, 1}, all, einrt::Holding::Partial)
+                                    : rows;
+  const einrt::Layout dst = partial ? rows : einrt::Layout::grid({n, n}, {1, P}, single);
+  einrt::RedistributePlan plan = einrt::planRedistribute(comm, "calibrate", src, dst, einrt::DType::F32);
+  std::vector<std::vector<float>> srcBuffers, dstBuffers;
+  einrt::BlockMap srcMap, dstMap;
+  for (std::size_t b : src.blocksHeldBy(me)) {
+    srcBuffers.emplace_back(static_cast<std::size_t>(einrt::blockElements(src, b)), 1.0f);
+    srcMap[b] = srcBuffers.back().data();
+  }
+  for (std::size_t b : dst.blocksHeldBy(me)) {
+    dstBuffers.emplace_back(static_cast<std::size_t>(einrt::blockElements(dst, b)), 0.0f);
+    dstMap[b] = dstBuffers.back().data();
+  }
+  Exchange e;
+  e.seconds = medianSeconds(reps, [&] { plan.execute(srcMap, dstMap); });
+  const einrt::TrafficPrediction t = einrt::predictTraffic(src, dst, einrt::DType::F32, P);
+  for (int r = 0; r < P; ++r)
+    e.busiestBytes = std::max({e.busiestBytes, static_cast<double>(t.bytesSentByRank[static_cast<std::size_t>(r)]),
+                               static_cast<double>(t.bytesRecvByRank[static_cast<std::size_t>(r)])});
+  e.busiestMessages = 2.0 * (P - 1);  // every rank sends to and receives from every other
+  return e;
+}
+
+// GEMM FLOP/s per rank, every rank at once.
+template <class T>
+double gemmRate(int64_t n, int reps) {
+  std::vector<T> a(static_cast<std::size_t>(n * n), T(0.5)), b(a), c(a);
+  const int m = static_cast<int>(n);
+  const double seconds = medianSeconds(reps, [&] {
+    if constexpr (sizeof(T) == 4)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, m, m, 1.0f, a.data(), m, b.data(), m, 0.0f, c.data(), m);
+    else
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, m, m, 1.0, a.data(), m, b.data(), m, 0.0, c.data(), m);
+  });
+  return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) / seconds;
+}
+
+// Bytes/s per rank of a = b + s * c over doubles (two reads and a write), every rank at once.
+double triadRate(std::size_t elements, int reps) {
+  std::vector<double> a(elements, 0.0), b(elements, 1.0), c(elements, 2.0);
+  const double seconds = medianSeconds(reps, [&] {
+    double* __restrict pa = a.data();
+    const double* __restrict pb = b.data();
+    const double* __restrict pc = c.data();
+    for (std::size_t i = 0; i < elements; ++i) pa[i] = pb[i] + 3.0 * pc[i];
+  });
+  return 3.0 * sizeof(double) * static_cast<double>(elements) / seconds;
+}
+
+bool parse(int argc, char** argv, Options& o, std::string& error) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-o" || a == "--output") {
+      if (i + 1 >= argc) return error = a + " needs a file name", false;
+      o.output = argv[++i];
+    } else if (a == "--quick") {
+      o.quick = true;
+    } else {
+      error = "unknown option '" + a + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::printf("%s", kUsage);
+      return 0;
+    }
+    if (std::strcmp(argv[i], "--version") == 0) {
+      std::printf("einrt-calibrate %s\n", EINRT_VERSION);
+      return 0;
+    }
+  }
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  Options o;
+  std::string error;
+  if (!parse(argc, argv, o, error)) {
+    if (rank == 0) std::fprintf(stderr, "einrt-calibrate: error: %s\n%s", error.c_str(), kUsage);
+    MPI_Finalize();
+    return 2;
+  }
+  const int reps = o.quick ? 3 : 9;
+  einrt::Communicator comm(MPI_COMM_WORLD);
+
+  double p2pLatency = 0, p2pBandwidth = 0, latency = 0, bandwidth = 0, reduceBandwidth = 0;
+  const double triad = triadRate(o.quick ? (1u << 21) : (1u << 23), reps);
+  if (ranks >= 2) {
+    p2pLatency = pingPong(rank, 8, reps);
+    const std::size_t large = o.quick ? (1u << 20) : (1u << 23);
+    p2pBandwidth = static_cast<double>(large) / pingPong(rank, large, reps);
+    // Two sizes of the same exchange: the difference gives the bandwidth, the rest the
+    // per-message latency (time = latency * messages + bytes / bandwidth).
+    const int64_t small = 16 * ranks, big = (o.quick ? 1024 : 4096) / ranks * ranks;
+    const Exchange s = repartition(comm, small, false, reps), b = repartition(comm, big, false, reps);
+    bandwidth = (b.busiestBytes - s.busiestBytes) / std::max(b.seconds - s.seconds, 1e-9);
+    latency = std::max(0.0, (s.seconds - s.busiestBytes / bandwidth) / s.busiestMessages);
+    const Exchange r = repartition(comm, big, true, reps);
+    reduceBandwidth = r.busiestBytes / std::max(r.seconds - latency * r.busiestMessages, 1e-9);
+  } else {
+    bandwidth = triad / 3.0;  // one rank never communicates; a copy's rate stands in
+  }
+  const double flops = gemmRate<float>(o.quick ? 512 : 1536, reps);
+  const double flopsF64 = gemmRate<double>(o.quick ? 512 : 1024, reps);
+
+  int status = 0;
+  if (rank == 0) {
+    char host[256] = "unknown";
+    gethostname(host, sizeof host - 1);
+    const std::time_t now = std::time(nullptr);
+    char when[64];
+    std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    char text[4096];
+    std::snprintf(text, sizeof text,
+                  "# Machine file written by einrt-calibrate (read by einplan --machine; docs/cost-model.md).\n"
+                  "tool: \"einrt-calibrate %s\"\n"
+                  "host: \"%s\"\n"
+                  "measured: \"%s\"\n"
+                  "ranks: %d\n"
+                  "latency: %.6g          # s per message in einrt's repartition (fitted)\n"
+                  "bandwidth: %.6g        # bytes/s per rank while every rank exchanges (fitted)\n"
+                  "flops: %.6g            # sgemm FLOP/s per rank, all ranks at once\n"
+                  "flops_f64: %.6g        # dgemm FLOP/s per rank\n"
+                  "memory_bandwidth: %.6g # bytes/s per rank, triad, all ranks at once\n"
+                  "p2p_latency: %.6g      # s, ping-pong ranks 0-1 (for the record)\n"
+                  "p2p_bandwidth: %.6g    # bytes/s, ping-pong ranks 0-1 (for the record)\n"
+                  "allreduce_bandwidth: %.6g  # bytes/s per rank, einrt reduce-redistribute (for the record)\n",
+                  EINRT_VERSION, host, when, ranks, latency, bandwidth, flops, flopsF64, triad, p2pLatency,
+                  p2pBandwidth, reduceBandwidth);
+    if (o.output == "-") {
+      std::fputs(text, stdout);
+    } else {
+      const std::string tmp = o.output + ".tmp." + std::to_string(getpid());
+      std::FILE* f = std::fopen(tmp.c_str(), "w");
+      const bool written = f && std::fputs(text, f) >= 0;
+      const bool closed = f && std::fclose(f) == 0;
+      if (!written || !closed || std::rename(tmp.c_str(), o.output.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        std::fprintf(stderr, "einrt-calibrate: error: cannot write %s\n", o.output.c_str());
+        status = 2;
+      } else {
+        std::fprintf(stderr, "einrt-calibrate: wrote %s (%d ranks)\n", o.output.c_str(), ranks);
+      }
+    }
+  }
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return status;
+}
