@@ -2,57 +2,72 @@
 # Command line: {{COMMAND_LINE}}
 # Graph sha256: {{GRAPH_SHA256}}
 #
-# Builds {{GRAPH_NAME}} (backend: {{BACKEND}}) against einrt. The runtime is found through
-# find_package(einrt): the EINRT_DIR environment variable or -Deinrt_DIR=... when given,
-# otherwise the runtime that belonged to the eincodegen that wrote this project.
+# Builds {{GRAPH_NAME}} (backend: {{BACKEND}}) against einrt, on any machine with a C++20
+# compiler, MPI and a CBLAS: einrt is found with find_package(einrt) — -Deinrt_DIR=... or
+# the EINRT_DIR environment variable, else the runtime of the eincodegen that wrote this
+# project — and brings MPI and the BLAS that CMake's FindBLAS finds (choose one with
+# -DBLA_VENDOR=...). Options: -DEIN_NATIVE=OFF builds kernels for any CPU of this
+# architecture instead of tuning them to this one;{{#CUDA}} CUDA architectures come from
+# -DCMAKE_CUDA_ARCHITECTURES (default: the visible GPUs, or all major ones without a GPU);{{/CUDA}}
+# OpenMP, when found, lets --threads split the kernels.
 cmake_minimum_required(VERSION 3.20)
 {{#CUDA}}
-if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
-  set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+  execute_process(COMMAND nvidia-smi -L OUTPUT_VARIABLE EIN_GPUS ERROR_QUIET RESULT_VARIABLE EIN_SMI)
+  if(EIN_SMI EQUAL 0 AND EIN_GPUS MATCHES "GPU")
+    set(CMAKE_CUDA_ARCHITECTURES native)
+  else()
+    set(CMAKE_CUDA_ARCHITECTURES all-major)
+  endif()
 endif()
 {{/CUDA}}
-project({{GRAPH_NAME}} LANGUAGES C CXX{{#CUDA}} CUDA{{/CUDA}})
+project({{GRAPH_NAME}} LANGUAGES CXX{{#CUDA}} CUDA{{/CUDA}})
 
 set(CMAKE_CXX_STANDARD 20)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
 if(NOT CMAKE_BUILD_TYPE)
   set(CMAKE_BUILD_TYPE Release CACHE STRING "" FORCE)
 endif()
+option(EIN_NATIVE "tune the kernels to this machine's CPU (-march=native)" ON)
 
 if(DEFINED ENV{EINRT_DIR})
   set(einrt_DIR "$ENV{EINRT_DIR}")
 elseif(NOT einrt_DIR)
   set(einrt_DIR "{{EINRT_DIR}}")
 endif()
-find_package(einrt REQUIRED)
-find_package(MPI REQUIRED COMPONENTS C)
-set(BLA_VENDOR OpenBLAS)
-find_package(BLAS REQUIRED)
-find_path(EIN_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas x86_64-linux-gnu aarch64-linux-gnu)
-find_package(OpenMP)
+find_package(einrt REQUIRED{{#CUDA}} COMPONENTS cuda{{/CUDA}})
+find_package(OpenMP COMPONENTS CXX)
+
+# The kernels call no libm function that sets errno, so loops over exp and sqrt vectorize.
+include(CheckCXXCompilerFlag)
+set(EIN_KERNEL_FLAGS -fno-math-errno)
+check_cxx_compiler_flag(-fopenmp-simd EIN_HAVE_OPENMP_SIMD)
+if(EIN_HAVE_OPENMP_SIMD)
+  list(APPEND EIN_KERNEL_FLAGS -fopenmp-simd)
+endif()
+if(EIN_NATIVE)
+  check_cxx_compiler_flag(-march=native EIN_HAVE_MARCH_NATIVE)
+  if(EIN_HAVE_MARCH_NATIVE)
+    list(APPEND EIN_KERNEL_FLAGS -march=native)
+  endif()
+endif()
 {{#CPU}}
-add_executable({{GRAPH_NAME}} {{GRAPH_NAME}}.cpp ein_program.cpp)
-target_include_directories({{GRAPH_NAME}} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${EIN_CBLAS_INCLUDE_DIR})
-target_link_libraries({{GRAPH_NAME}} PRIVATE einrt::einrt MPI::MPI_C BLAS::BLAS)
+add_executable({{GRAPH_NAME}} program.cpp)
+target_compile_options({{GRAPH_NAME}} PRIVATE ${EIN_KERNEL_FLAGS})
+target_link_libraries({{GRAPH_NAME}} PRIVATE einrt::einrt)
 if(OpenMP_CXX_FOUND)
   target_link_libraries({{GRAPH_NAME}} PRIVATE OpenMP::OpenMP_CXX)
 endif()
-set_target_properties({{GRAPH_NAME}} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+set_target_properties({{GRAPH_NAME}} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}")
 {{/CPU}}
 {{#CUDA}}
-find_package(CUDAToolkit REQUIRED)
 # einrt asks for C++20, which CMake releases older than 3.26 cannot spell for nvcc.
 if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
   set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
   set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
   list(APPEND CMAKE_CUDA_COMPILE_FEATURES cuda_std_20)
 endif()
-if(NOT CMAKE_CUDA_ARCHITECTURES)
-  set(CMAKE_CUDA_ARCHITECTURES 80 90)
-endif()
-add_executable({{CUDA_TARGET}} {{GRAPH_NAME}}_cuda.cu ein_program_cuda.cu)
-target_compile_definitions({{CUDA_TARGET}} PRIVATE EIN_BACKEND_CUDA)
-target_include_directories({{CUDA_TARGET}} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-target_link_libraries({{CUDA_TARGET}} PRIVATE einrt::einrt MPI::MPI_C CUDA::cublas CUDA::cudart)
-set_target_properties({{CUDA_TARGET}} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+add_executable({{CUDA_TARGET}} program_cuda.cu)
+target_link_libraries({{CUDA_TARGET}} PRIVATE einrt::cuda)
+set_target_properties({{CUDA_TARGET}} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}")
 {{/CUDA}}

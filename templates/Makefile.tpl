@@ -3,18 +3,19 @@
 # Graph sha256: {{GRAPH_SHA256}}
 #
 # `make` configures and builds with CMake in ./build and leaves the program(s) here:
-# {{PROGRAMS}}. EINRT_DIR=... (a folder holding einrtConfig.cmake) overrides the runtime;
-# CMAKE_ARGS=... passes more options to CMake (e.g. -DCMAKE_CUDA_ARCHITECTURES=90).
+# {{PROGRAMS}}. `make -j N` runs N compile jobs (the build shares make's job server);
+# EINRT_DIR=... (a folder holding einrtConfig.cmake) overrides the runtime; CMAKE_ARGS=...
+# passes more options to CMake (e.g. -DBLA_VENDOR=FLAME -DCMAKE_CUDA_ARCHITECTURES=90).
+# Paths with spaces are fine.
 BUILD_DIR ?= $(CURDIR)/build
 CMAKE ?= cmake
-JOBS ?= 2
 CMAKE_ARGS ?=
 
 .PHONY: all clean
 
 all:
-	$(CMAKE) -S $(CURDIR) -B $(BUILD_DIR) $(if $(EINRT_DIR),-Deinrt_DIR=$(EINRT_DIR)) $(CMAKE_ARGS)
-	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS)
+	"$(CMAKE)" -S "$(CURDIR)" -B "$(BUILD_DIR)" $(if $(EINRT_DIR),"-Deinrt_DIR=$(EINRT_DIR)") $(CMAKE_ARGS)
+	+"$(CMAKE)" --build "$(BUILD_DIR)"
 
 clean:
-	rm -rf $(BUILD_DIR) {{PROGRAMS}}
+	rm -rf "$(BUILD_DIR)"{{#PROGRAM}} "{{NAME}}"{{/PROGRAM}}

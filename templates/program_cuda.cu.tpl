@@ -3,5 +3,6 @@
 // Graph sha256: {{GRAPH_SHA256}}
 //
 // The CUDA variant of {{GRAPH_NAME}}: the same program source compiled by nvcc with
-// EIN_BACKEND_CUDA defined, so both backends share the tables and the kernel logic.
-#include "{{GRAPH_NAME}}.cpp"
+// EIN_BACKEND_CUDA defined (tensors stay on the GPU; einrt::cuda runs GEMMs on cuBLAS).
+#define EIN_BACKEND_CUDA 1
+#include "program.cpp"

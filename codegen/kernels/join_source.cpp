@@ -40,7 +40,7 @@ std::string joinExpressionSource(const Expr& e) {
       auto it = arity.find(e.function);
       if (it == arity.end() || static_cast<int>(e.args.size()) != it->second)
         throw InputError({{"", 0, 0}, "join function '" + e.function + "' is not supported by the code generator"});
-      std::string s = "ein::ein_" + e.function + "(" + arg(e, 0);
+      std::string s = "einrt::program::" + e.function + "<T>(" + arg(e, 0);
       if (it->second == 2) s += ", " + arg(e, 1);
       return s + ")";
     }
@@ -51,8 +51,8 @@ std::string joinExpressionSource(const Expr& e) {
 std::string aggCombineSource(AggOp agg) {
   switch (agg) {
     case AggOp::Sum: return "(a + b)";
-    case AggOp::Max: return "ein::ein_max(a, b)";
-    case AggOp::Min: return "ein::ein_min(a, b)";
+    case AggOp::Max: return "einrt::program::max<T>(a, b)";
+    case AggOp::Min: return "einrt::program::min<T>(a, b)";
     case AggOp::Prod: return "(a * b)";
   }
   return "(a + b)";
@@ -61,8 +61,8 @@ std::string aggCombineSource(AggOp agg) {
 std::string aggIdentitySource(AggOp agg) {
   switch (agg) {
     case AggOp::Sum: return "T(0)";
-    case AggOp::Max: return "-ein::ein_infinity<T>()";
-    case AggOp::Min: return "ein::ein_infinity<T>()";
+    case AggOp::Max: return "-einrt::program::infinity<T>()";
+    case AggOp::Min: return "einrt::program::infinity<T>()";
     case AggOp::Prod: return "T(1)";
   }
   return "T(0)";

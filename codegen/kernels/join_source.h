@@ -1,8 +1,8 @@
 // The scalar join of a node (planner/graph/expr.h) as a C++ expression over `x` and `y` of
-// type T, for the generated elementwise kernels. The expression calls only the ein::ein_*
-// helpers of the emitted kernel header (templates/ein_kernels.h), which are
-// __host__ __device__ under nvcc, so one expression serves the host loops and the CUDA
-// kernel alike. Numbers are printed with 17 significant digits and wrapped in T(...), so
+// type T, for the generated elementwise kernels. The expression calls only the scalar
+// functions of einrt/program/math.h (einrt::program::exp<T>, ...), which vectorize on the
+// host and are __host__ __device__ under nvcc, so one expression serves the host loops and
+// the CUDA kernel alike. Numbers are printed with 17 significant digits and wrapped in T(...), so
 // f32 and f64 programs round them the way the reference evaluator does.
 #pragma once
 
@@ -18,7 +18,7 @@ namespace eindecomp::codegen {
 std::string joinExpressionSource(const Expr& e);
 
 // The combine step of an aggregation as an expression over `a` and `b`:
-// sum -> "(a + b)", max -> "ein::ein_max(a, b)", ...
+// sum -> "(a + b)", max -> "einrt::program::max<T>(a, b)", ...
 std::string aggCombineSource(AggOp agg);
 
 // The identity of the aggregation as a C++ expression of type T: 0, 1, -inf, +inf.

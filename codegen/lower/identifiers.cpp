@@ -48,6 +48,10 @@ bool isValidInternalName(const std::string& s) {
 void validateGraphForCodegen(const Graph& g) {
   SourceLoc fileLoc{g.sourceFile, 0, 0};
   requireValid(isValidIdentifier(g.name), fileLoc, "graph name", g.name);
+  if (isReservedProgramName(g.name))
+    throw InputError({fileLoc, "graph name '" + g.name + "' would be the emitted program's name, but it is a build target or "
+                               "file of the project (all, clean, help, install, test, build, Makefile, program, ...); give "
+                               "the graph another name (name: ...)"});
   for (const auto& t : g.inputs) requireValid(isValidIdentifier(t.name), t.loc, "input name", t.name);
   for (const auto& n : g.nodes) {
     requireValid(isValidInternalName(n.name), n.loc, "node name", n.name);
@@ -71,10 +75,46 @@ std::string commentSafe(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
-    unsigned char u = static_cast<unsigned char>(c);
-    out += (u >= 0x20 && u < 0x7f) ? c : '?';
+    const unsigned char u = static_cast<unsigned char>(c);
+    out += (u >= 0x20 && u < 0x7f && c != '\\') ? c : '?';
   }
   return out;
+}
+
+std::string htmlCommentSafe(const std::string& text) {
+  std::string out = commentSafe(text);
+  for (std::size_t at = out.find("--"); at != std::string::npos; at = out.find("--", at)) out.replace(at, 2, "- -");
+  return out;
+}
+
+std::string markdownCellSafe(const std::string& text) {
+  std::string out;
+  for (char c : commentSafe(text)) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string cmakeStringSafe(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\\' || c == '"' || c == '$') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+bool isReservedProgramName(const std::string& name) {
+  static const char* const reserved[] = {"all",        "clean",          "help",           "install",       "test",
+                                         "package",    "package_source", "edit_cache",     "rebuild_cache", "depend",
+                                         "preinstall", "build",          "makefile",       "gnumakefile",   "cmakefiles",
+                                         "cmake_install", "list_install_components", "ein_program", "program"};
+  std::string lower;
+  for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* r : reserved)
+    if (lower == r) return true;
+  return false;
 }
 
 }  // namespace eindecomp::codegen

@@ -28,8 +28,19 @@ void validateGraphForCodegen(const Graph& g);
 // identifiers unique even when two names differ only by '.' vs '_'.
 std::string cppIdentifier(int index, const std::string& name);
 
-// The command line made safe for a one-line comment: every byte outside printable ASCII
-// becomes '?', so a newline in an argument cannot end the comment.
+// Text quoted into the emitted files, made safe for where it goes:
+// a one-line comment (C++, CMake, Makefile): every byte outside printable ASCII, and
+// every backslash (a line splice or a continued Makefile comment), becomes '?';
 std::string commentSafe(const std::string& text);
+// an HTML comment (the README's provenance): also no "--", which could end it;
+std::string htmlCommentSafe(const std::string& text);
+// a Markdown table cell: also '|' escaped;
+std::string markdownCellSafe(const std::string& text);
+// a CMake quoted string: '\', '"' and '$' escaped.
+std::string cmakeStringSafe(const std::string& text);
+
+// Names the emitted project's program must not have: its build targets and files
+// (all, clean, install, test, build, Makefile, ...), compared without case.
+bool isReservedProgramName(const std::string& name);
 
 }  // namespace eindecomp::codegen

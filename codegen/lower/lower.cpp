@@ -34,6 +34,8 @@ NodeProgram describeNode(const Graph& g, const Node& node, int index, const Node
   std::vector<int64_t> extent;
   for (std::size_t l = 0; l < n.labels.size(); ++l) extent.push_back(n.sizes[l] / n.parts[l]);
   if (runsAsGemm(node)) n.gemm = mapContractionToGemm(node, extent);
+  n.kernel = chooseKernel(node, n.gemm);
+  for (const auto& l : aggregatedLabels(node)) n.reductionLength *= node.labelSizes.at(l);
   n.callRank = np.placement.callRank;
   n.blockOwner = np.placement.blockOwner;
   n.bytesPredicted = cost.trafficBytes;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/kernels/kernel_choice.h"
 #include "planner/paths/gemm_mapping.h"
 #include "planner/graph/graph.h"
 
@@ -45,7 +46,9 @@ struct NodeProgram {
   AggOp agg = AggOp::Sum;
   std::string joinSource;         // C++ expression over x, y (join_source.h)
   bool usesY = false;
-  std::optional<GemmMapping> gemm;
+  std::optional<GemmMapping> gemm;  // when the node runs as a GEMM
+  KernelChoice kernel;              // what runs and why
+  int64_t reductionLength = 1;      // product of the aggregated labels' sizes
   int64_t calls = 1;
   std::vector<int> callRank;      // rank of each kernel call (the plan's placement)
   std::vector<int> blockOwner;    // rank owning each output block (row-major over output dims)

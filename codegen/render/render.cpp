@@ -3,9 +3,13 @@
 #include <ctemplate/template.h>
 #include <ctemplate/template_cache.h>
 
+#include <algorithm>
+#include <cstdio>
+
 #include "codegen/kernels/join_source.h"
 #include "codegen/lower/identifiers.h"
 #include "planner/graph/diagnostic.h"
+#include "planner/report/sha256.h"
 
 namespace eindecomp::codegen {
 
@@ -33,11 +37,25 @@ const char* aggEnumName(AggOp a) {
 void setProvenance(ctemplate::TemplateDictionary& d, const Provenance& p) {
   d.SetValue("TOOL_VERSION", p.toolVersion);
   d.SetValue("COMMAND_LINE", commentSafe(p.commandLine));
+  d.SetValue("COMMAND_LINE_HTML", htmlCommentSafe(p.commandLine));
   d.SetValue("GRAPH_SHA256", p.graphSha256);
 }
 
 std::string kernelComment(const NodeProgram& n) {
-  return commentSafe(n.gemm ? describeGemmMapping(*n.gemm) : std::string("generated elementwise kernel"));
+  return commentSafe(n.kernel.kind + ": " + (n.gemm ? describeGemmMapping(*n.gemm) : n.kernel.why));
+}
+
+// Iteration-label indices of a GEMM group (the mapping names labels).
+std::vector<int> labelIndices(const NodeProgram& n, const Labels& group) {
+  std::vector<int> out;
+  for (const auto& l : group) out.push_back(static_cast<int>(std::find(n.labels.begin(), n.labels.end(), l) - n.labels.begin()));
+  return out;
+}
+
+std::string exactNumber(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
 }
 
 std::string einsumComment(const NodeProgram& n) {
@@ -74,21 +92,26 @@ void fillNode(ctemplate::TemplateDictionary& d, const NodeProgram& n) {
   d.SetValue("BLOCK_OWNERS", joinedNumbers(n.blockOwner));
   d.SetValue("NODE_BYTES_PREDICTED", std::to_string(n.bytesPredicted));
   d.SetValue("NODE_FLOPS", std::to_string(n.flops));
+  d.SetValue("REDUCTION_LENGTH", std::to_string(n.reductionLength));
   d.SetValue("CALLS", std::to_string(n.calls));
+  d.SetValue("KERNEL_KIND", commentSafe(n.kernel.kind));
+  d.SetValue("KERNEL_WHY", markdownCellSafe(n.kernel.why));
   if (n.gemm) {
     const GemmMapping& g = *n.gemm;
     ctemplate::TemplateDictionary* s = d.AddSectionDictionary("GEMM");
-    s->SetValue("BATCH", std::to_string(g.batch));
-    s->SetValue("M", std::to_string(g.m));
-    s->SetValue("N", std::to_string(g.n));
-    s->SetValue("K", std::to_string(g.k));
+    s->SetValue("BATCH_LABELS", joinedNumbers(labelIndices(n, g.batchLabels)));
+    s->SetValue("M_LABELS", joinedNumbers(labelIndices(n, g.mLabels)));
+    s->SetValue("N_LABELS", joinedNumbers(labelIndices(n, g.nLabels)));
+    s->SetValue("K_LABELS", joinedNumbers(labelIndices(n, g.kLabels)));
     s->SetValue("TRANS_X", boolText(g.transX));
     s->SetValue("TRANS_Y", boolText(g.transY));
     s->SetValue("TRANS_Z", boolText(g.transZ));
     s->SetValue("PERM_X", joinedNumbers(g.permX));
     s->SetValue("PERM_Y", joinedNumbers(g.permY));
     s->SetValue("PERM_Z", joinedNumbers(g.permZ));
-    s->SetValue("TEXT", kernelComment(n));
+    s->SetValue("ALPHA", exactNumber(g.alpha));
+  } else {
+    d.AddSectionDictionary("ELEMENTWISE")->SetValue("REDUCES", boolText(n.reductionLength > 1));
   }
 }
 
@@ -109,10 +132,13 @@ void fillProject(ctemplate::TemplateDictionary& d, const RankProgram& p, const R
   d.SetValue("FLOPS", std::to_string(p.flops));
   d.SetIntValue("NODE_COUNT", static_cast<long>(p.nodes.size()));
   d.SetValue("OUTPUTS", joinedNumbers(p.outputs));
-  d.SetValue("EINRT_DIR", commentSafe(o.einrtDir));
+  d.SetValue("EINRT_DIR", cmakeStringSafe(o.einrtDir));
+  d.SetValue("EINRT_DIR_TEXT", markdownCellSafe(o.einrtDir));
   d.SetValue("BACKEND", o.backend == Backend::Cpu ? "cpu" : o.backend == Backend::Cuda ? "cuda" : "both");
   d.SetValue("PROGRAMS", programList(p, o.backend));
   d.SetValue("CUDA_TARGET", cudaProgramName(p, o.backend));
+  if (o.backend != Backend::Cuda) d.AddSectionDictionary("PROGRAM")->SetValue("NAME", p.graphName);
+  if (o.backend != Backend::Cpu) d.AddSectionDictionary("PROGRAM")->SetValue("NAME", cudaProgramName(p, o.backend));
   if (o.backend != Backend::Cuda) d.ShowSection("CPU");
   if (o.backend != Backend::Cpu) d.ShowSection("CUDA");
   for (std::size_t t = 0; t < p.tensors.size(); ++t) {
@@ -146,19 +172,15 @@ ProjectFiles renderProject(const RankProgram& program, const Provenance& provena
   cache.SetTemplateRootDirectory(options.templateDir);
   ctemplate::TemplateDictionary dict("project");
   setProvenance(dict, provenance);
+  dict.SetValue("PLAN_SHA256", sha256Hex(options.planJson));
   fillProject(dict, program, options);
 
-  std::map<std::string, std::string> files{
-      {"ein_kernels.h", "ein_kernels.h.tpl"}, {"ein_spec.h", "ein_spec.h.tpl"},
-      {"ein_buffers.h", "ein_buffers.h.tpl"}, {"ein_options.h", "ein_options.h.tpl"},
-      {"ein_report.h", "ein_report.h.tpl"},   {"ein_program.h", "ein_program.h.tpl"},
-      {"ein_program.cpp", "ein_program.cpp.tpl"},
-      {program.graphName + ".cpp", "program.cpp.tpl"}, {"CMakeLists.txt", "CMakeLists.txt.tpl"},
-      {"Makefile", "Makefile.tpl"},           {"README.md", "README.md.tpl"}};
-  if (options.backend != Backend::Cpu) {
-    files[program.graphName + "_cuda.cu"] = "program_cuda.cu.tpl";
-    files["ein_program_cuda.cu"] = "ein_program_cuda.cu.tpl";
-  }
+  // No file name depends on the graph: a graph name can never overwrite a project file.
+  std::map<std::string, std::string> files{{"program.cpp", "program.cpp.tpl"},
+                                           {"CMakeLists.txt", "CMakeLists.txt.tpl"},
+                                           {"Makefile", "Makefile.tpl"},
+                                           {"README.md", "README.md.tpl"}};
+  if (options.backend != Backend::Cpu) files["program_cuda.cu"] = "program_cuda.cu.tpl";
 
   ProjectFiles out;
   for (const auto& [name, tpl] : files) {

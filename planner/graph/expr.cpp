@@ -40,3 +40,33 @@ std::string toString(const Expr& e) {
 }
 
 }  // namespace eindecomp
+
+namespace eindecomp {
+
+namespace {
+
+// Folds a product tree: counts of x and y, and the numeric factor; false for anything else.
+bool foldProduct(const Expr& e, int& xs, int& ys, double& scale) {
+  switch (e.kind) {
+    case Expr::Kind::VarX: ++xs; return true;
+    case Expr::Kind::VarY: ++ys; return true;
+    case Expr::Kind::Number: scale *= e.number; return true;
+    case Expr::Kind::Mul: return foldProduct(e.args[0], xs, ys, scale) && foldProduct(e.args[1], xs, ys, scale);
+    case Expr::Kind::Div:
+      if (e.args[1].kind != Expr::Kind::Number || e.args[1].number == 0) return false;
+      scale /= e.args[1].number;
+      return foldProduct(e.args[0], xs, ys, scale);
+    default: return false;
+  }
+}
+
+}  // namespace
+
+std::optional<double> productScale(const Expr& e) {
+  int xs = 0, ys = 0;
+  double scale = 1.0;
+  if (!foldProduct(e, xs, ys, scale) || xs != 1 || ys != 1) return std::nullopt;
+  return scale;
+}
+
+}  // namespace eindecomp

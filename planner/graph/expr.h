@@ -5,6 +5,7 @@
 // evaluator and the kernel generator — sees a single representation.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,5 +33,10 @@ bool usesY(const Expr& e);
 
 // A canonical, fully parenthesised text form such as "exp((x - y))"; parseable again.
 std::string toString(const Expr& e);
+
+// When the expression is a product of x once, y once and numbers (numbers may also
+// divide: "x * y * 0.125", "0.5 * (x * y) / 4"), the product of the numbers; else nothing.
+// A contraction with such a join is a GEMM with that alpha.
+std::optional<double> productScale(const Expr& e);
 
 }  // namespace eindecomp

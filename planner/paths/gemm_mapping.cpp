@@ -102,7 +102,8 @@ std::string describeLabelClasses(const LabelClasses& classes) {
 }
 
 std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector<int64_t>& blockExtent) {
-  if (n.operandLabels.size() != 2 || !isContraction(n)) return std::nullopt;
+  const std::optional<double> alpha = productScale(n.join);
+  if (n.operandLabels.size() != 2 || n.agg != AggOp::Sum || !alpha) return std::nullopt;
   const Labels& x = n.operandLabels[0];
   const Labels& y = n.operandLabels[1];
   const Labels& z = n.outputLabels;
@@ -145,6 +146,7 @@ std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector
           g.permY = fy.perm;
           g.permZ = fz.perm;
           g.permutedElements = cost;
+          g.alpha = *alpha;
           best = g;
           bestCost = cost;
         }

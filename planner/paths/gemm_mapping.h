@@ -9,8 +9,9 @@
 // Z with M/N (Z stored N-major is computed as Z^T = Y^T X^T). The order of labels inside
 // each group is free: the mapping tries the orders each tensor already has and keeps the
 // one that needs the fewest permuted elements; only where no order fits is a permutation
-// inserted (recorded here). Contractions it cannot express (R or B labels, a label
-// repeated within a tensor, unary nodes, other joins) get std::nullopt.
+// inserted (recorded here). A join that is x * y times numbers ("x * y * 0.125") is a GEMM
+// with that alpha. Contractions it cannot express (R or B labels, a label repeated within
+// a tensor, unary nodes, other joins or aggregations) get std::nullopt.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,7 @@ struct GemmMapping {
   bool transZ = false;    // Z stored [C][N][M]: the kernel computes Z^T = Y^T X^T
   Permutation permX, permY, permZ;  // non-empty where the stored order fits no GEMM layout
   int64_t permutedElements = 0;     // elements moved by the permutations, per kernel call
+  double alpha = 1.0;               // a scaled contraction (join c * x * y): C = alpha * X Y
 };
 
 // Maps the node's contraction with block extents `blockExtent` (per iteration label, in

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "einrt/device.h"
+
 namespace einrt::detail {
 
 class BufferPool {
@@ -18,13 +20,14 @@ class BufferPool {
   ~BufferPool();
 
   std::byte* host(Side side, std::size_t bytes);
-  std::byte* device(Side side, std::size_t bytes);  // CUDA builds only
-  std::byte* pinned(Side side, std::size_t bytes);  // CUDA builds only
+  std::byte* device(Side side, std::size_t bytes, const DeviceOps& ops);
+  std::byte* pinned(Side side, std::size_t bytes, const DeviceOps& ops);
 
  private:
   struct Raw {
     void* data = nullptr;
     std::size_t bytes = 0;
+    const DeviceOps* ops = nullptr;  // who allocated it (and frees it)
   };
   std::vector<std::byte> host_[2];
   Raw device_[2], pinned_[2];

@@ -36,7 +36,6 @@ const char* transportName(Transport t) {
   return "?";
 }
 
-bool cudaBackendAvailable() { return EINRT_HAVE_CUDA != 0; }
 
 RedistributePlan::State::~State() {
   int finalized = 0;
@@ -331,8 +330,9 @@ RedistributePlan makeRedistributePlan(Communicator& comm, const std::string& ope
                                       const Layout& src, const Layout& dst, DType dtype,
                                       const RedistributeOptions& options) {
   validatePair(src, dst, comm.size(), tensor);
-  if (options.memory == MemorySpace::Cuda && !cudaBackendAvailable())
-    throw std::invalid_argument("einrt: tensor '" + tensor + "': CUDA buffers requested but einrt was built without CUDA");
+  if (options.memory == MemorySpace::Cuda && !options.device)
+    throw std::invalid_argument("einrt: tensor '" + tensor + "': CUDA buffers need RedistributeOptions::device "
+                                "(einrt::cudaDevice() from einrt::cuda)");
   const detail::MessagePlan mp = detail::planMessages(src, dst, comm.size());
   detail::TransportChoice choice;
   try {

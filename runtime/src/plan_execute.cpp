@@ -90,30 +90,21 @@ struct Executor {
     std::vector<detail::CopyOp> ops;
     ops.reserve(steps.size());
     for (const State::Step& s : steps) ops.push_back(detail::CopyOp{&s.geometry, base(s.from), base(s.to), s.op});
-#if EINRT_HAVE_CUDA
     if (st.options.memory == MemorySpace::Cuda) {
-      detail::runCopiesCuda(ops, st.dtype);
+      st.options.device->runCopies(ops.data(), ops.size(), st.dtype);
       return;
     }
-#endif
     detail::runCopiesHost(ops, st.dtype);
   }
 
   // Device -> pinned before MPI reads; pinned -> device after MPI wrote.
   void stageOut(bool sendBuffer, bool recvBuffer) const {
-#if EINRT_HAVE_CUDA
     if (!staged) return;
-    if (sendBuffer) detail::cudaCopyDeviceToHost(mpiSend, send, st.sendBytes);
-    if (recvBuffer) detail::cudaCopyDeviceToHost(mpiRecv, recv, st.recvBytes);
-#else
-    (void)sendBuffer;
-    (void)recvBuffer;
-#endif
+    if (sendBuffer) st.options.device->copyToHost(mpiSend, send, st.sendBytes);
+    if (recvBuffer) st.options.device->copyToHost(mpiRecv, recv, st.recvBytes);
   }
   void stageIn() const {
-#if EINRT_HAVE_CUDA
-    if (staged) detail::cudaCopyHostToDevice(recv, mpiRecv, st.recvBytes);
-#endif
+    if (staged) st.options.device->copyToDevice(recv, mpiRecv, st.recvBytes);
   }
 
   void wait(std::vector<MPI_Request>& requests, const std::vector<int>& peers, const char* what) const {
@@ -244,11 +235,12 @@ void RedistributePlan::execute(const BlockMap& srcBlocks, const BlockMap& dstBlo
     ex.send = ex.mpiSend = pool.host(Side::Send, st.sendBytes);
     ex.recv = ex.mpiRecv = pool.host(Side::Recv, st.recvBytes);
   } else {
-    ex.send = pool.device(Side::Send, st.sendBytes);
-    ex.recv = pool.device(Side::Recv, st.recvBytes);
+    const DeviceOps& device = *st.options.device;
+    ex.send = pool.device(Side::Send, st.sendBytes, device);
+    ex.recv = pool.device(Side::Recv, st.recvBytes, device);
     ex.staged = !st.deviceBuffersToMpi;
-    ex.mpiSend = ex.staged ? pool.pinned(Side::Send, st.sendBytes) : ex.send;
-    ex.mpiRecv = ex.staged ? pool.pinned(Side::Recv, st.recvBytes) : ex.recv;
+    ex.mpiSend = ex.staged ? pool.pinned(Side::Send, st.sendBytes, device) : ex.send;
+    ex.mpiRecv = ex.staged ? pool.pinned(Side::Recv, st.recvBytes, device) : ex.recv;
   }
   ex.execute();
   st.comm->recordSent(st.operation, transportName(st.transport), st.tensor, st.bytesSent, st.messagesSent);

@@ -138,7 +138,7 @@ def main():
     nan = good["X"].copy()
     nan[3, 5] = np.nan
     expect("NaN input with --check", mpirun(2, program, "--check", "--inputs", inputs("nan", {"X": nan, "Y": good["Y"]})),
-           1, ["X.npy holds 1 NaN/Inf value", "output Z holds", "--check fails"])
+           1, ["X.npy holds 1 NaN/Inf value", "reference of Z holds", "--check fails"])
     inf = good["Y"].copy()
     inf[0, 0] = np.inf
     expect("Inf input with --check", mpirun(2, program, "--check", "--inputs", inputs("inf", {"X": good["X"], "Y": inf})),

@@ -5,6 +5,8 @@
 #include <cuda_runtime_api.h>
 #include <doctest/doctest.h>
 
+#include <einrt/cuda_device.h>
+
 #include "tests/runtime/test_support.h"
 
 using namespace einrt_test;
@@ -64,6 +66,7 @@ TEST_CASE("device buffers: random layout pairs match the serial reference") {
       einrt::RedistributeOptions options;
       options.transport = transport;
       options.memory = einrt::MemorySpace::Cuda;
+      options.device = &einrt::cudaDevice();
       comm.resetCounters();
       auto plan = einrt::planRedistribute(comm, "G", src, dst, dtype, options);
       plan.execute(deviceIn.map, deviceOut.map);

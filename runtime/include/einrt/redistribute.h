@@ -24,6 +24,7 @@
 #include <string>
 
 #include "einrt/communicator.h"
+#include "einrt/device.h"
 #include "einrt/layout.h"
 #include "einrt/types.h"
 
@@ -52,13 +53,13 @@ const char* transportName(Transport t);
 struct RedistributeOptions {
   Transport transport = Transport::Auto;
   MemorySpace memory = MemorySpace::Host;
+  // Required with Cuda buffers: the device operations (einrt::cudaDevice() of einrt::cuda).
+  const DeviceOps* device = nullptr;
   // With Cuda buffers: pass device pointers straight to MPI only if this is true AND the
   // runtime probe cudaAwareMpi() says the MPI library handles them; else pinned staging.
   bool allowCudaAwareMpi = true;
 };
 
-// True when this build has the CUDA backend (nvcc found at configure time).
-bool cudaBackendAvailable();
 // Runtime probe: the MPI library reports CUDA-aware support (MPIX_Query_cuda_support).
 bool cudaAwareMpi();
 

@@ -1,0 +1,39 @@
+#include "codegen/kernels/kernel_choice.h"
+
+#include <cstdio>
+
+namespace eindecomp::codegen {
+
+namespace {
+
+std::string joined(const Labels& ls) {
+  std::string s;
+  for (const auto& l : ls) s += (s.empty() ? "" : ",") + l;
+  return s;
+}
+
+}  // namespace
+
+KernelChoice chooseKernel(const Node& n, const std::optional<GemmMapping>& gemm) {
+  if (gemm) {
+    const bool permuted = !gemm->permX.empty() || !gemm->permY.empty() || !gemm->permZ.empty();
+    KernelChoice k{permuted ? "GEMM + permutation" : gemm->batchLabels.empty() ? "GEMM" : "batched GEMM", ""};
+    k.why = "contraction summing over K[" + joined(gemm->kLabels) + "]";
+    if (gemm->alpha != 1.0) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, ", alpha %.17g", gemm->alpha);
+      k.why += buf;
+    }
+    if (permuted) k.why += "; a stored order fits no GEMM layout";
+    return k;
+  }
+  const Labels aggregated = aggregatedLabels(n);
+  if (!aggregated.empty())
+    return {"reduction", std::string("agg ") + aggName(n.agg) + " over " + joined(aggregated) +
+                             (n.operandLabels.size() == 2 && productScale(n.join) ? " (no label summed over both operands)" : "")};
+  if (n.operandLabels.size() == 2 && productScale(n.join))
+    return {"elementwise", "a broadcast multiply: nothing is summed, so it is no GEMM"};
+  return {"elementwise", "join " + (n.joinName.empty() ? toString(n.join) : n.joinName)};
+}
+
+}  // namespace eindecomp::codegen

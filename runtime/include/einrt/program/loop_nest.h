@@ -1,0 +1,37 @@
+// The loops of one elementwise or reduction kernel call, planned once per node and run
+// many times: Z[out] = agg over the aggregated labels of join(X[...], Y[...]) over a block
+// of the node's iteration space. Planning orders the labels so that the innermost loop
+// walks unit strides where it can (reading the operands contiguously counts most), merges
+// neighbouring loops that are contiguous in every tensor into one, and puts the loops over
+// output labels outside those over aggregated labels (so the outer output loops can be
+// split between threads). Running it (elementwise.h) then needs no division or modulo per
+// element: offsets advance by precomputed strides.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace einrt::program {
+
+inline constexpr int kMaxLoops = 16;
+
+struct LoopNest {
+  int depth = 0;                       // loops, outer first; the last is the inner loop
+  int parallelLoops = 0;               // leading loops over output labels (thread-splittable)
+  int64_t extent[kMaxLoops] = {};
+  int64_t strideX[kMaxLoops] = {};     // 0 where the operand lacks the label
+  int64_t strideY[kMaxLoops] = {};
+  int64_t strideZ[kMaxLoops] = {};     // 0 for aggregated labels
+  int64_t outputElements = 1;          // of the call's output block (row-major, contiguous)
+  int64_t points = 1;                  // iterations in all: the work of one call
+  bool aggregates = false;             // some loop over an aggregated label has extent > 1
+};
+
+// A node's call over blocks of `extent` (per iteration label); operand k's dimension d is
+// label operandLabels[k][d], the output's dimension d is outputLabels[d]; blocks are
+// row-major and contiguous. Labels repeated within a tensor add their strides.
+LoopNest planLoopNest(const std::vector<int64_t>& extent, const std::vector<std::vector<int>>& operandLabels,
+                      const std::vector<int>& outputLabels);
+
+}  // namespace einrt::program

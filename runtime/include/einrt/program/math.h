@@ -1,0 +1,87 @@
+// The scalar functions a node's join may call (SPEC 1: exp log sqrt rsqrt abs tanh sigmoid
+// relu max min pow), for the emitted functors. On the host, exp (and sigmoid, built on it)
+// is computed here without a libm call, so the elementwise loops that call it vectorize
+// (libm's exp does not, short of -ffast-math, which would also drop NaN and infinity
+// semantics): range reduction to |r| <= ln2/2, a Taylor polynomial (degree 6 for float,
+// 13 for double: under 2 ulp), and the power of two built in the exponent bits; NaN
+// propagates, overflow gives infinity, and results below the smallest normal flush to 0.
+// The rest map to the standard functions (sqrt vectorizes with -fno-math-errno, which
+// the emitted build sets). Under nvcc the device versions are CUDA's.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#if defined(__CUDACC__)
+#define EINRT_HD __host__ __device__
+#else
+#define EINRT_HD
+#endif
+
+namespace einrt::program {
+
+namespace math_detail {
+
+template <class T>
+inline T hostExp(T x) {
+  if constexpr (sizeof(T) == 4) {
+    constexpr float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+    constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+    const float clamped = x < -87.33f ? -87.33f : (x > 88.72f ? 88.72f : x);
+    const float n = (clamped * kLog2e + kRound) - kRound;
+    const float r = (clamped - n * kLn2Hi) - n * kLn2Lo;
+    const float p =
+        1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
+    // n reaches 128 just below the overflow threshold: build 2^min(n, 127) and double it.
+    const float top = n > 127.0f ? 127.0f : n;
+    const int32_t bits = (static_cast<int32_t>(top) + 127) << 23;
+    float scale;
+    std::memcpy(&scale, &bits, sizeof scale);
+    const float y = p * scale * (n > top ? 2.0f : 1.0f);
+    return x != x ? x : (x > 88.72f ? std::numeric_limits<float>::infinity() : (x < -87.33f ? 0.0f : y));
+  } else {
+    constexpr double kLog2e = 1.4426950408889634074, kLn2Hi = 0.693145751953125, kLn2Lo = 1.42860682030941723212e-6;
+    constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
+    const double clamped = x < -708.0 ? -708.0 : (x > 709.7 ? 709.7 : x);
+    const double n = (clamped * kLog2e + kRound) - kRound;
+    const double r = (clamped - n * kLn2Hi) - n * kLn2Lo;
+    double p = 1.0 / 6227020800.0;  // 1/13!
+    constexpr double kInverseFactorial[] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
+                                            1.0 / 40320.0,     1.0 / 5040.0,     1.0 / 720.0,     1.0 / 120.0,
+                                            1.0 / 24.0,        1.0 / 6.0,        0.5,             1.0,
+                                            1.0};
+    for (double c : kInverseFactorial) p = p * r + c;
+    const double top = n > 1023.0 ? 1023.0 : n;
+    const int64_t bits = (static_cast<int64_t>(top) + 1023) << 52;
+    double scale;
+    std::memcpy(&scale, &bits, sizeof scale);
+    const double y = p * scale * (n > top ? 2.0 : 1.0);
+    return x != x ? x : (x > 709.7 ? std::numeric_limits<double>::infinity() : (x < -708.0 ? 0.0 : y));
+  }
+}
+
+}  // namespace math_detail
+
+template <class T>
+EINRT_HD inline T exp(T a) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 4) return ::expf(a); else return ::exp(a);
+#else
+  return math_detail::hostExp(a);
+#endif
+}
+template <class T> EINRT_HD inline T log(T a) { if constexpr (sizeof(T) == 4) return ::logf(a); else return ::log(a); }
+template <class T> EINRT_HD inline T sqrt(T a) { if constexpr (sizeof(T) == 4) return ::sqrtf(a); else return ::sqrt(a); }
+template <class T> EINRT_HD inline T rsqrt(T a) { return T(1) / einrt::program::sqrt(a); }
+template <class T> EINRT_HD inline T abs(T a) { return a < T(0) ? -a : a; }
+template <class T> EINRT_HD inline T tanh(T a) { if constexpr (sizeof(T) == 4) return ::tanhf(a); else return ::tanh(a); }
+template <class T> EINRT_HD inline T sigmoid(T a) { return T(1) / (T(1) + einrt::program::exp(-a)); }
+template <class T> EINRT_HD inline T relu(T a) { return a > T(0) ? a : T(0); }
+template <class T> EINRT_HD inline T max(T a, T b) { return a > b || a != a ? a : b; }
+template <class T> EINRT_HD inline T min(T a, T b) { return a < b || a != a ? a : b; }
+template <class T> EINRT_HD inline T pow(T a, T b) { if constexpr (sizeof(T) == 4) return ::powf(a, b); else return ::pow(a, b); }
+template <class T> EINRT_HD inline T infinity() { return std::numeric_limits<T>::infinity(); }
+
+}  // namespace einrt::program

@@ -1,0 +1,33 @@
+// Copying a block into another order of its dimensions — a GEMM operand whose stored order
+// fits no GEMM layout, or a GEMM result written back — as a strided box copy
+//   dst[sum_d i_d * dstStride[d]] (+)= src[sum_d i_d * srcStride[d]]   for i in the box,
+// tiled: dimensions contiguous in both tensors are merged, and when the source's and the
+// destination's contiguous dimensions differ the copy runs in square tiles, so that both
+// the reads and the writes use whole cache lines (an untiled strided gather does not).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "einrt/program/loop_nest.h"
+
+namespace einrt::program {
+
+struct Permutation {
+  int dims = 0;
+  int64_t extent[kMaxLoops] = {};
+  int64_t srcStride[kMaxLoops] = {};
+  int64_t dstStride[kMaxLoops] = {};
+  int64_t elements = 1;
+};
+
+// A row-major block of `storedExtent` read in the order `order` (order[i] = the stored
+// dimension that becomes dimension i): gather into a row-major block of the new order, or,
+// with `scatter`, the reverse (write a row-major block of the new order back into the
+// stored order).
+Permutation reorder(const std::vector<int64_t>& storedExtent, const std::vector<int>& order, bool scatter);
+
+void hostPermute(const Permutation& p, const float* src, float* dst, bool accumulate);
+void hostPermute(const Permutation& p, const double* src, double* dst, bool accumulate);
+
+}  // namespace einrt::program

@@ -1,0 +1,38 @@
+// The plain reference of --check on small graphs: a node evaluated point by point over
+// its whole iteration space, each point's offsets computed from its index — obviously
+// right and independent of the loop planning and the kernels the program runs (it does
+// share the node's scalar functor). Host memory, one thread.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace einrt::program {
+
+template <class T, class Ops>
+void plainEinsum(const std::vector<int64_t>& sizes, const std::vector<std::vector<int>>& operandLabels,
+                 const std::vector<int>& outputLabels, const T* X, const T* Y, T* Z) {
+  auto offset = [&](const std::vector<int>& dims, const std::vector<int64_t>& point) {
+    int64_t o = 0;
+    for (int l : dims) o = o * sizes[static_cast<std::size_t>(l)] + point[static_cast<std::size_t>(l)];
+    return o;
+  };
+  int64_t outputs = 1, points = 1;
+  for (int l : outputLabels) outputs *= sizes[static_cast<std::size_t>(l)];
+  for (int64_t s : sizes) points *= s;
+  for (int64_t i = 0; i < outputs; ++i) Z[i] = Ops::template identity<T>();
+  std::vector<int64_t> point(sizes.size(), 0);
+  for (int64_t p = 0; p < points; ++p) {
+    int64_t rest = p;
+    for (std::size_t l = sizes.size(); l-- > 0;) {
+      point[l] = rest % sizes[l];
+      rest /= sizes[l];
+    }
+    const T x = X[offset(operandLabels[0], point)];
+    const T y = operandLabels.size() > 1 ? Y[offset(operandLabels[1], point)] : T(0);
+    T& z = Z[offset(outputLabels, point)];
+    z = Ops::template combine<T>(z, Ops::template join<T>(x, y));
+  }
+}
+
+}  // namespace einrt::program

@@ -1,0 +1,56 @@
+// The program's report (SPEC 7), printed and, with --report FILE, written as JSON: ranks,
+// backend, dtype, iters, threads, time_s, gflops, bytes_sent, bytes_predicted, nodes
+// [name, kernel, time_s, bytes_sent, bytes_predicted], check {passed, max_abs_err,
+// max_rel_err, tolerance, reference} when --check ran, and the provenance (tool version,
+// graph and plan hashes). Files are written whole or not at all.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace einrt::program {
+
+struct NodeReport {
+  std::string name;
+  std::string kernel;
+  double timeS = 0;
+  int64_t bytesSent = 0;
+  int64_t bytesPredicted = 0;
+};
+
+struct CheckReport {
+  bool ran = false;
+  bool passed = true;
+  double maxAbsErr = 0;
+  double maxRelErr = 0;   // max |got - want| / max |want|, over the outputs
+  double tolerance = 0;   // the bound the relative error is held to
+  std::string reference;  // what it was compared with
+};
+
+struct Report {
+  std::string program, toolVersion, graphSha256, planSha256;
+  int ranks = 1;
+  std::string backend, dtype;
+  int iters = 1;
+  int threads = 1;
+  double timeS = 0;
+  double gflops = 0;
+  int64_t bytesSent = 0;
+  int64_t bytesPredicted = 0;
+  std::vector<NodeReport> nodes;
+  CheckReport check;
+};
+
+std::string reportJson(const Report& r);
+void printReport(const Report& r);
+
+// Makes sure `path` can be written later (its folder exists or is made, a file can be
+// created there) — called before any computation; throws std::runtime_error naming it.
+void prepareFileFolder(const std::string& path);
+void prepareFolder(const std::string& folder);
+
+// Writes `text` to a temporary file next to `path` and renames it over `path`.
+void writeFileWhole(const std::string& path, const std::string& text);
+
+}  // namespace einrt::program

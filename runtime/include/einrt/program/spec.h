@@ -1,0 +1,92 @@
+// What an emitted program hands the executor (SPEC 7): its graph and plan as plain tables
+// — tensors; per node the iteration labels' sizes and parts, which label each tensor
+// dimension is, the rank of every kernel call and the owner of every output block (the
+// plan's placement), the bytes the plan predicts, the kernel it runs — and the per-node
+// kernels compiled with the node's scalar functor (elementwise.h, reference.h). Nothing
+// here is decided at run time: the executor follows the tables.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "einrt/program/loop_nest.h"
+#include "einrt/types.h"
+
+namespace einrt::program {
+
+// A contraction's GEMM mapping (the planner's planner/paths/gemm_mapping.h): the iteration
+// labels of the C (batch), M, N and K groups in their chosen orders (a call's GEMM shape is
+// the product of their extents), transposes, the stored dimension of each canonical
+// dimension where a permutation is needed (else empty), and alpha (a scaled contraction,
+// join c * x * y).
+struct GemmSpec {
+  std::vector<int> batchLabels, mLabels, nLabels, kLabels;
+  bool transX = false, transY = false, transZ = false;
+  std::vector<int> permX, permY, permZ;
+  double alpha = 1.0;
+};
+
+// A fused group (several consecutive elementwise and reduction nodes run as one pass):
+// the executor runs the members' calls tile by tile over the group's leading output
+// dimensions, keeping intermediates in tile-sized scratch buffers (see executor docs).
+struct FusionSpec {
+  int group = -1;       // index of the group, -1: not fused
+  int tileDims = 0;     // leading output dimensions the group is tiled over
+  bool scratch = false; // the output lives only in tiles (read by later members only)
+};
+
+// Per-node kernels from the emitted code: the fast kernel over a block (elementwise.h), and
+// the plain loops of the --check reference on small graphs (reference.h).
+template <class T>
+using ElementwiseFn = void (*)(const LoopNest& nest, const T* X, const T* Y, T* Z, bool accumulate, int threads);
+template <class T>
+using PlainFn = void (*)(const std::vector<int64_t>& sizes, const std::vector<std::vector<int>>& operandLabels,
+                         const std::vector<int>& outputLabels, const T* X, const T* Y, T* Z);
+
+struct TensorSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+  bool isInput = false;
+  bool isOutput = false;
+  int producer = -1;  // node index, -1 for graph inputs
+};
+
+template <class T>
+struct NodeSpec {
+  std::string name;
+  std::vector<int64_t> sizes, parts;            // per iteration label
+  std::vector<int> operandTensor;
+  std::vector<std::vector<int>> operandLabels;  // iteration label of each operand dimension
+  std::vector<int> outputLabels;
+  int outputTensor = -1;
+  Reduce agg = Reduce::Sum;
+  std::vector<int> callRank;                    // the plan's placement
+  std::vector<int> blockOwner;
+  int64_t bytesPredicted = 0;                   // the plan's traffic for the node
+  int64_t flops = 0;
+  int64_t reductionLength = 1;                  // product of the aggregated labels' sizes
+  std::optional<GemmSpec> gemm;
+  FusionSpec fusion;
+  std::string kernel;                           // what runs, for reports
+  ElementwiseFn<T> elementwise = nullptr;
+  PlainFn<T> plain = nullptr;
+};
+
+template <class T>
+struct ProgramSpec {
+  std::string name;
+  std::string toolVersion;
+  std::string graphSha256;
+  std::string planSha256;
+  MemorySpace memory = MemorySpace::Host;
+  int devices = 1;
+  int64_t bytesPredicted = 0;
+  int64_t flops = 0;
+  std::vector<TensorSpec> tensors;
+  std::vector<NodeSpec<T>> nodes;
+  std::vector<int> outputs;
+};
+
+}  // namespace einrt::program

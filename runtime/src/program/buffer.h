@@ -1,0 +1,62 @@
+// A block buffer in the program's memory space: host memory, or device memory through
+// the program's DeviceOps. Owning, movable, not copyable.
+#pragma once
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <utility>
+
+#include "einrt/device.h"
+
+namespace einrt::program::detail {
+
+template <class T>
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(std::size_t n, const DeviceOps* device) : size_(n), device_(device) {
+    if (n == 0) return;
+    data_ = static_cast<T*>(device ? device->allocate(n * sizeof(T)) : std::malloc(n * sizeof(T)));
+    if (!data_) throw std::bad_alloc();
+  }
+  ~Buffer() { release(); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  Buffer(Buffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), device_(o.device_) {}
+  Buffer& operator=(Buffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+      device_ = o.device_;
+    }
+    return *this;
+  }
+  T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  void fromHost(const T* host) {
+    if (!size_) return;
+    if (device_) device_->copyToDevice(data_, host, size_ * sizeof(T));
+    else std::memcpy(data_, host, size_ * sizeof(T));
+  }
+  void toHost(T* host) const {
+    if (!size_) return;
+    if (device_) device_->copyToHost(host, data_, size_ * sizeof(T));
+    else std::memcpy(host, data_, size_ * sizeof(T));
+  }
+
+ private:
+  void release() {
+    if (!data_) return;
+    if (device_) device_->release(data_);
+    else std::free(data_);
+    data_ = nullptr;
+  }
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+  const DeviceOps* device_ = nullptr;
+};
+
+}  // namespace einrt::program::detail

@@ -1,0 +1,138 @@
+#include "check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "buffer.h"
+#include "node_kernel.h"
+
+namespace einrt::program::detail {
+
+namespace {
+
+template <class T>
+std::map<int, std::vector<T>> evaluateWhole(const ProgramSpec<T>& spec, const std::map<int, std::vector<T>>& inputs,
+                                            const DeviceOps* device, int threads) {
+  std::map<int, Buffer<T>> values;
+  for (const auto& [t, host] : inputs) {
+    Buffer<T> b(host.size(), device);
+    b.fromHost(host.data());
+    values.emplace(t, std::move(b));
+  }
+  for (const NodeSpec<T>& n : spec.nodes) {
+    int64_t elements = 1;
+    for (int l : n.outputLabels) elements *= n.sizes[static_cast<std::size_t>(l)];
+    Buffer<T> z(static_cast<std::size_t>(elements), device);
+    NodeKernel<T> kernel(n, n.sizes, device, threads);
+    const T* y = n.operandTensor.size() > 1 ? values.at(n.operandTensor[1]).data() : nullptr;
+    kernel.run(values.at(n.operandTensor[0]).data(), y, z.data(), false);
+    values.emplace(n.outputTensor, std::move(z));
+  }
+  if (device) device->synchronize();
+  std::map<int, std::vector<T>> out;
+  for (int t : spec.outputs) {
+    std::vector<T> host(values.at(t).size());
+    values.at(t).toHost(host.data());
+    out.emplace(t, std::move(host));
+  }
+  return out;
+}
+
+template <class T>
+std::map<int, std::vector<T>> evaluatePlain(const ProgramSpec<T>& spec, const std::map<int, std::vector<T>>& inputs) {
+  std::map<int, std::vector<T>> values = inputs;
+  for (const NodeSpec<T>& n : spec.nodes) {
+    int64_t elements = 1;
+    for (int l : n.outputLabels) elements *= n.sizes[static_cast<std::size_t>(l)];
+    std::vector<T> z(static_cast<std::size_t>(elements));
+    const T* y = n.operandTensor.size() > 1 ? values.at(n.operandTensor[1]).data() : nullptr;
+    n.plain(n.sizes, n.operandLabels, n.outputLabels, values.at(n.operandTensor[0]).data(), y, z.data());
+    values[n.outputTensor] = std::move(z);
+  }
+  return values;
+}
+
+template <class T>
+std::string nonFinite(const std::vector<T>& values) {
+  std::size_t count = 0, first = 0;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]) && count++ == 0) first = i;
+  if (count == 0) return "";
+  return std::to_string(count) + " NaN/Inf value" + (count == 1 ? "" : "s") + " (the first, " +
+         (std::isnan(values[first]) ? "NaN" : "Inf") + ", at flat index " + std::to_string(first) + ")";
+}
+
+// Folds the comparison of `got` with `want` for one output into `r`.
+template <class T>
+void compare(const std::string& name, const std::vector<T>& got, const std::vector<T>& want, double tolerance,
+             const char* reference, CheckReport& r) {
+  const std::string bad = nonFinite(want);
+  if (!bad.empty()) {
+    std::fprintf(stderr, "check: the %s reference of %s holds %s; --check fails\n", reference, name.c_str(), bad.c_str());
+    r.passed = false;
+  }
+  double scale = 0, maxAbs = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const double w = want[i], g = got[i];
+    if (std::isnan(w) != std::isnan(g) || (std::isinf(w) && w != g)) {
+      r.passed = false;
+      continue;
+    }
+    if (std::isnan(w) || std::isinf(w)) continue;
+    scale = std::max(scale, std::fabs(w));
+    maxAbs = std::max(maxAbs, std::fabs(w - g));
+  }
+  const double rel = maxAbs == 0 ? 0.0 : maxAbs / std::max(scale, std::numeric_limits<double>::min());
+  r.maxAbsErr = std::max(r.maxAbsErr, maxAbs);
+  r.maxRelErr = std::max(r.maxRelErr, rel);
+  r.tolerance = std::max(r.tolerance, tolerance);
+  if (rel > tolerance) {
+    std::fprintf(stderr, "check: %s differs from the %s reference: max_abs_err %.3g, max_rel_err %.3g > tolerance %.3g\n",
+                 name.c_str(), reference, maxAbs, rel, tolerance);
+    r.passed = false;
+  }
+}
+
+}  // namespace
+
+template <class T>
+double checkTolerance(const ProgramSpec<T>& spec, int tensor) {
+  std::vector<double> length(spec.tensors.size(), 0.0);
+  for (const NodeSpec<T>& n : spec.nodes) {
+    double longest = 0;
+    for (int t : n.operandTensor) longest = std::max(longest, length[static_cast<std::size_t>(t)]);
+    length[static_cast<std::size_t>(n.outputTensor)] = longest + static_cast<double>(std::max<int64_t>(1, n.reductionLength));
+  }
+  return 2.0 * std::numeric_limits<T>::epsilon() * std::max(1.0, length[static_cast<std::size_t>(tensor)]);
+}
+
+template <class T>
+CheckReport checkOutputs(const ProgramSpec<T>& spec, const std::map<int, std::vector<T>>& inputs,
+                         const std::map<int, std::vector<T>>& outputs, const DeviceOps* device, int threads) {
+  CheckReport r;
+  r.ran = true;
+  const std::map<int, std::vector<T>> whole = evaluateWhole(spec, inputs, device, threads);
+  const bool plain = spec.flops <= kPlainReferenceFlops;
+  std::map<int, std::vector<T>> loops;
+  if (plain) loops = evaluatePlain(spec, inputs);
+  r.reference = plain ? "whole-tensor kernels and plain loops" : "whole-tensor kernels";
+  for (const auto& [t, got] : outputs) {
+    const std::string& name = spec.tensors[static_cast<std::size_t>(t)].name;
+    const double tolerance = checkTolerance(spec, t);
+    compare(name, got, whole.at(t), tolerance, "whole-tensor", r);
+    if (plain) compare(name, got, loops.at(t), tolerance, "plain-loop", r);
+  }
+  return r;
+}
+
+template CheckReport checkOutputs<float>(const ProgramSpec<float>&, const std::map<int, std::vector<float>>&,
+                                         const std::map<int, std::vector<float>>&, const DeviceOps*, int);
+template CheckReport checkOutputs<double>(const ProgramSpec<double>&, const std::map<int, std::vector<double>>&,
+                                          const std::map<int, std::vector<double>>&, const DeviceOps*, int);
+template double checkTolerance<float>(const ProgramSpec<float>&, int);
+template double checkTolerance<double>(const ProgramSpec<double>&, int);
+
+}  // namespace einrt::program::detail

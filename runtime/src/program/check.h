@@ -1,0 +1,31 @@
+// --check (SPEC 7): the outputs computed a second time on rank 0, independently of the
+// distributed execution — the program's own kernels over whole tensors (one call per node,
+// no partitions, no collectives; fast enough for real sizes) and, on small graphs, also
+// the plain reference loops (reference.h) — and compared with what the ranks computed.
+// The tolerance follows an error bound: 2 * eps(dtype) * L, where L is the largest sum of
+// reduction lengths (at least 1 per node) along a path from the inputs to the output: a
+// sum of K rounded terms is off by at most about K * eps relative to its terms, and every
+// node on the way adds its own. NaN or infinity in a reference fails the check.
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "einrt/device.h"
+#include "einrt/program/report.h"
+#include "einrt/program/spec.h"
+
+namespace einrt::program::detail {
+
+// Graphs up to this many FLOPs are also checked against the plain loops.
+inline constexpr int64_t kPlainReferenceFlops = 200000000;
+
+template <class T>
+CheckReport checkOutputs(const ProgramSpec<T>& spec, const std::map<int, std::vector<T>>& inputs,
+                         const std::map<int, std::vector<T>>& outputs, const DeviceOps* device, int threads);
+
+// The tolerance of an output tensor (see above).
+template <class T>
+double checkTolerance(const ProgramSpec<T>& spec, int tensor);
+
+}  // namespace einrt::program::detail

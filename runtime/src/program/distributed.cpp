@@ -1,0 +1,191 @@
+#include "distributed.h"
+
+#include <set>
+#include <stdexcept>
+
+#include <einrt/input_generator.h>
+
+namespace einrt::program::detail {
+
+namespace {
+
+template <class T>
+DType dtypeOf() {
+  return sizeof(T) == 4 ? DType::F32 : DType::F64;
+}
+
+Reduce reduceOf(Reduce r) { return r; }
+
+std::vector<std::vector<int>> toVectors(const std::vector<std::set<int>>& sets) {
+  std::vector<std::vector<int>> out;
+  for (const auto& s : sets) out.emplace_back(s.begin(), s.end());
+  return out;
+}
+
+template <class Buffers>
+BlockMap blockMap(const Buffers& buffers) {
+  BlockMap m;
+  for (const auto& [b, buf] : buffers) m[static_cast<std::size_t>(b)] = buf.data();
+  return m;
+}
+
+}  // namespace
+
+template <class T>
+DistributedProgram<T>::DistributedProgram(const ProgramSpec<T>& spec, Communicator& comm, const DeviceOps* device,
+                                          int threads)
+    : spec_(spec), comm_(comm), device_(device), threads_(threads) {
+  options_.memory = spec.memory;
+  options_.device = device;
+}
+
+template <class T>
+void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector<T>>* rootInputs) {
+  const int me = comm_.rank();
+  const DType dtype = dtypeOf<T>();
+  for (const NodeSpec<T>& n : spec_.nodes) {
+    NodeState<T> ns;
+    const int64_t calls = static_cast<int64_t>(n.callRank.size());
+    std::vector<std::vector<int64_t>> cells;
+    for (int64_t c = 0; c < calls; ++c) {
+      cells.push_back(einrt::callCell(n.parts, c));
+      if (n.callRank[static_cast<std::size_t>(c)] == me) ns.myCalls.push_back(c);
+    }
+    ns.outputGrid = einrt::tensorGrid(n.sizes, n.parts, n.outputLabels);
+    std::vector<int64_t> extent;
+    for (std::size_t l = 0; l < n.sizes.size(); ++l) extent.push_back(n.sizes[l] / n.parts[l]);
+    ns.kernel = NodeKernel<T>(n, extent, device_, threads_);
+
+    for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
+      const TensorSpec& t = spec_.tensors[static_cast<std::size_t>(n.operandTensor[k])];
+      const einrt::BlockGrid g = einrt::tensorGrid(n.sizes, n.parts, n.operandLabels[k]);
+      std::vector<std::set<int>> holders(static_cast<std::size_t>(g.blockCount()));
+      for (int64_t c = 0; c < calls; ++c)
+        holders[static_cast<std::size_t>(einrt::blockOfCell(n.parts, n.operandLabels[k], cells[static_cast<std::size_t>(c)]))]
+            .insert(n.callRank[static_cast<std::size_t>(c)]);
+      // Read in place: the producer writes the same blocks and each already sits on the
+      // only rank that reads it (decided from the tables alone, so every rank agrees).
+      bool inPlace = false;
+      if (t.producer >= 0) {
+        const NodeState<T>& producer = nodes_[static_cast<std::size_t>(t.producer)];
+        const NodeSpec<T>& ps = spec_.nodes[static_cast<std::size_t>(t.producer)];
+        inPlace = producer.outputGrid.parts == g.parts;
+        for (std::size_t b = 0; inPlace && b < holders.size(); ++b)
+          inPlace = holders[b].empty() || (holders[b].size() == 1 && *holders[b].begin() == ps.blockOwner[b]);
+      }
+      std::map<int64_t, Buffer<T>> blocks;
+      std::unique_ptr<RedistributePlan> plan;
+      if (!inPlace) {
+        for (int64_t b = 0; b < g.blockCount(); ++b)
+          if (holders[static_cast<std::size_t>(b)].count(me))
+            blocks.emplace(b, Buffer<T>(static_cast<std::size_t>(g.blockElements()), device_));
+        const einrt::Layout need = einrt::Layout::grid(g.shape, g.parts, toVectors(holders));
+        if (t.producer >= 0) {
+          plan = std::make_unique<RedistributePlan>(planRedistribute(
+              comm_, t.name, nodes_[static_cast<std::size_t>(t.producer)].outputLayout, need, dtype, options_));
+        } else if (rootInputs) {
+          RedistributePlan scatter = planScatter(comm_, t.name, 0, need, dtype, options_);
+          Buffer<T> whole;
+          BlockMap src;
+          if (me == 0) {
+            const std::vector<T>& host = rootInputs->at(n.operandTensor[k]);
+            whole = Buffer<T>(host.size(), device_);
+            whole.fromHost(host.data());
+            src[0] = whole.data();
+          }
+          scatter.execute(src, blockMap(blocks));
+        } else {
+          std::vector<T> host(static_cast<std::size_t>(g.blockElements()));
+          for (auto& [b, buf] : blocks) {
+            einrt::fillInputBlock<T>(seed, t.name, g.shape, g.offset(b), g.blockShape(), host.data());
+            buf.fromHost(host.data());
+          }
+        }
+      }
+      ns.operandGrid.push_back(g);
+      ns.operandBlocks.push_back(std::move(blocks));
+      ns.inPlace.push_back(inPlace);
+      ns.repartition.push_back(std::move(plan));
+    }
+
+    std::vector<std::set<int>> contributors(static_cast<std::size_t>(ns.outputGrid.blockCount()));
+    for (int64_t c = 0; c < calls; ++c)
+      contributors[static_cast<std::size_t>(einrt::blockOfCell(n.parts, n.outputLabels, cells[static_cast<std::size_t>(c)]))]
+          .insert(n.callRank[static_cast<std::size_t>(c)]);
+    std::vector<std::vector<int>> owners;
+    bool aggregates = false;
+    for (std::size_t b = 0; b < contributors.size(); ++b) {
+      owners.push_back({n.blockOwner[b]});
+      aggregates = aggregates || contributors[b].size() > 1 || !contributors[b].count(n.blockOwner[b]);
+    }
+    const TensorSpec& out = spec_.tensors[static_cast<std::size_t>(n.outputTensor)];
+    ns.outputLayout = einrt::Layout::grid(out.shape, ns.outputGrid.parts, owners);
+    const auto blockElems = static_cast<std::size_t>(ns.outputGrid.blockElements());
+    for (std::size_t b = 0; b < contributors.size(); ++b)
+      if (contributors[b].count(me)) ns.partial.emplace(static_cast<int64_t>(b), Buffer<T>(blockElems, device_));
+    if (aggregates) {
+      const einrt::Layout partial = einrt::Layout::grid(out.shape, ns.outputGrid.parts, toVectors(contributors),
+                                                        Holding::Partial, reduceOf(n.agg));
+      ns.aggregation = std::make_unique<RedistributePlan>(planRedistribute(comm_, out.name, partial, ns.outputLayout, dtype, options_));
+      for (std::size_t b = 0; b < contributors.size(); ++b)
+        if (n.blockOwner[b] == me) ns.owned.emplace(static_cast<int64_t>(b), Buffer<T>(blockElems, device_));
+    }
+    nodes_.push_back(std::move(ns));
+  }
+}
+
+template <class T>
+const T* DistributedProgram<T>::operandBlock(std::size_t node, std::size_t operand, int64_t block) {
+  NodeState<T>& ns = nodes_[node];
+  if (!ns.inPlace[operand]) return ns.operandBlocks[operand].at(block).data();
+  const int producer = spec_.tensors[static_cast<std::size_t>(spec_.nodes[node].operandTensor[operand])].producer;
+  return nodes_[static_cast<std::size_t>(producer)].finished().at(block).data();
+}
+
+template <class T>
+void DistributedProgram<T>::runNode(std::size_t i) {
+  const NodeSpec<T>& n = spec_.nodes[i];
+  NodeState<T>& ns = nodes_[i];
+  for (std::size_t k = 0; k < ns.repartition.size(); ++k) {
+    if (!ns.repartition[k]) continue;
+    const int producer = spec_.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer;
+    ns.repartition[k]->execute(blockMap(nodes_[static_cast<std::size_t>(producer)].finished()), blockMap(ns.operandBlocks[k]));
+  }
+  std::set<int64_t> written;
+  for (int64_t c : ns.myCalls) {
+    const std::vector<int64_t> cell = einrt::callCell(n.parts, c);
+    const T* X = operandBlock(i, 0, einrt::blockOfCell(n.parts, n.operandLabels[0], cell));
+    const T* Y = n.operandLabels.size() > 1 ? operandBlock(i, 1, einrt::blockOfCell(n.parts, n.operandLabels[1], cell)) : nullptr;
+    const int64_t ob = einrt::blockOfCell(n.parts, n.outputLabels, cell);
+    ns.kernel.run(X, Y, ns.partial.at(ob).data(), !written.insert(ob).second);
+  }
+  if (device_) device_->synchronize();
+  if (ns.aggregation) ns.aggregation->execute(blockMap(ns.partial), blockMap(ns.owned));
+}
+
+template <class T>
+std::vector<T> DistributedProgram<T>::gather(int tensor) {
+  const TensorSpec& t = spec_.tensors[static_cast<std::size_t>(tensor)];
+  NodeState<T>& ns = nodes_[static_cast<std::size_t>(t.producer)];
+  int64_t elements = 1;
+  for (int64_t e : t.shape) elements *= e;
+  RedistributePlan plan = planGather(comm_, t.name, ns.outputLayout, 0, dtypeOf<T>(), options_);
+  Buffer<T> whole;
+  BlockMap dst;
+  if (comm_.rank() == 0) {
+    whole = Buffer<T>(static_cast<std::size_t>(elements), device_);
+    dst[0] = whole.data();
+  }
+  plan.execute(blockMap(ns.finished()), dst);
+  std::vector<T> host;
+  if (comm_.rank() == 0) {
+    host.resize(static_cast<std::size_t>(elements));
+    whole.toHost(host.data());
+  }
+  return host;
+}
+
+template class DistributedProgram<float>;
+template class DistributedProgram<double>;
+
+}  // namespace einrt::program::detail

@@ -1,0 +1,261 @@
+#include "einrt/program/executor.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <einrt/communicator.h>
+#include <einrt/input_generator.h>
+#include <einrt/npy.h>
+
+#include "check.h"
+#include "distributed.h"
+#include "einrt/program/gemm.h"
+#include "einrt/program/options.h"
+#include "einrt/program/report.h"
+
+namespace einrt::program {
+
+namespace {
+
+// --timeout: a rank still running after the limit (a peer died inside a collective, or the
+// job hangs) says so and ends; mpirun then stops the other ranks. std::_Exit on purpose:
+// MPI_Abort is not safe from a second thread under MPI_THREAD_SINGLE.
+class Watchdog {
+ public:
+  Watchdog(int seconds, int rank) {
+    if (seconds <= 0) return;
+    thread_ = std::thread([this, seconds, rank] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (finished_.wait_for(lock, std::chrono::seconds(seconds), [this] { return done_; })) return;
+      std::fprintf(stderr, "error (rank %d): still running after --timeout %d s (a rank died or the job hangs); ending the job\n",
+                   rank, seconds);
+      std::fflush(stderr);
+      std::_Exit(124);
+    });
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    finished_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable finished_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+template <class T>
+const char* dtypeName() {
+  return sizeof(T) == 4 ? "f32" : "f64";
+}
+
+// Runs `body` on rank 0 and tells every rank whether it failed (printing the reason), so
+// a problem found on rank 0 is one clear error everywhere instead of a hang.
+template <class Body>
+bool onRootOk(int rank, const char* what, Body body) {
+  std::string problem;
+  if (rank == 0) {
+    try {
+      body();
+    } catch (const std::exception& e) {
+      problem = e.what();
+      if (problem.empty()) problem = "failed";
+    }
+  }
+  int failed = problem.empty() ? 0 : 1;
+  MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (failed && rank == 0) std::fprintf(stderr, "error: %s: %s\n", what, problem.c_str());
+  return !failed;
+}
+
+template <class T>
+std::string nonFiniteSummary(const std::vector<T>& values) {
+  std::size_t count = 0;
+  for (const T v : values) count += !std::isfinite(v);
+  return count ? std::to_string(count) + " NaN/Inf value" + (count == 1 ? "" : "s") : "";
+}
+
+template <class T>
+int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const DeviceOps* device) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int me = comm.rank();
+  if (comm.size() != spec.devices) {
+    if (me == 0)
+      std::fprintf(stderr, "error: %s was planned for %d ranks but runs on %d; use mpirun -np %d\n", spec.name.c_str(),
+                   spec.devices, comm.size(), spec.devices);
+    return 2;
+  }
+  if (spec.memory == MemorySpace::Cuda && !device)
+    throw std::runtime_error("a CUDA program must pass einrt::cudaDevice() to runProgram");
+  // Output folders are made and checked before anything is computed.
+  if (!onRootOk(me, "--outputs/--report", [&] {
+        if (!opt.outputs.empty()) prepareFolder(opt.outputs);
+        if (!opt.report.empty()) prepareFileFolder(opt.report);
+      }))
+    return 2;
+  std::map<int, std::vector<T>> rootInputs;
+  if (!opt.inputs.empty() && !onRootOk(me, "--inputs", [&] {
+        for (std::size_t t = 0; t < spec.tensors.size(); ++t)
+          if (spec.tensors[t].isInput)
+            rootInputs[static_cast<int>(t)] =
+                readNpy<T>((std::filesystem::path(opt.inputs) / (spec.tensors[t].name + ".npy")).string(), spec.tensors[t].shape);
+        for (const auto& [t, values] : rootInputs) {
+          const std::string bad = nonFiniteSummary(values);
+          if (!bad.empty())
+            std::fprintf(stderr, "warning: --inputs: %s.npy holds %s; it will reach the outputs and fail --check\n",
+                         spec.tensors[static_cast<std::size_t>(t)].name.c_str(), bad.c_str());
+        }
+      }))
+    return 2;
+  const std::map<int, std::vector<T>>* inputs = opt.inputs.empty() ? nullptr : &rootInputs;
+
+  setBlasThreads(opt.threads);
+  detail::DistributedProgram<T> program(spec, comm, device, opt.threads);
+  program.setUp(opt.seed, inputs);
+
+  const std::size_t nodes = spec.nodes.size();
+  std::vector<std::vector<double>> nodeTimes(nodes);
+  std::vector<double> totalTimes;
+  std::vector<long long> nodeBytes(nodes, 0);
+  for (int it = 0; it < opt.warmup + opt.iters; ++it) {
+    const bool timed = it >= opt.warmup;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double start = MPI_Wtime();
+    std::vector<double> local(nodes);
+    for (std::size_t i = 0; i < nodes; ++i) {
+      const uint64_t before = comm.counters().bytesSent;
+      const double t0 = MPI_Wtime();
+      program.runNode(i);
+      local[i] = MPI_Wtime() - t0;
+      if (timed) nodeBytes[i] += static_cast<long long>(comm.counters().bytesSent - before);
+    }
+    double elapsed = MPI_Wtime() - start;
+    if (!timed) continue;
+    std::vector<double> slowest(nodes);
+    MPI_Allreduce(local.data(), slowest.data(), static_cast<int>(nodes), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    for (std::size_t i = 0; i < nodes; ++i) nodeTimes[i].push_back(slowest[i]);
+    totalTimes.push_back(elapsed);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, nodeBytes.data(), static_cast<int>(nodes), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+
+  std::map<int, std::vector<T>> outputs;
+  if (opt.check || !opt.outputs.empty())
+    for (int t : spec.outputs) outputs[t] = program.gather(t);
+  if (me != 0) return 0;
+
+  Report r;
+  r.program = spec.name;
+  r.toolVersion = spec.toolVersion;
+  r.graphSha256 = spec.graphSha256;
+  r.planSha256 = spec.planSha256;
+  r.ranks = comm.size();
+  r.backend = spec.memory == MemorySpace::Cuda ? "cuda" : "cpu";
+  r.dtype = dtypeName<T>();
+  r.iters = opt.iters;
+  r.threads = opt.threads;
+  r.timeS = median(totalTimes);
+  r.gflops = r.timeS > 0 ? static_cast<double>(spec.flops) / r.timeS / 1e9 : 0;
+  r.bytesPredicted = spec.bytesPredicted;
+  for (std::size_t i = 0; i < nodes; ++i) {
+    NodeReport nr{spec.nodes[i].name, spec.nodes[i].kernel, median(nodeTimes[i]), nodeBytes[i] / opt.iters,
+                  spec.nodes[i].bytesPredicted};
+    r.bytesSent += nr.bytesSent;
+    r.nodes.push_back(nr);
+  }
+  int status = 0;
+  if (opt.check) {
+    std::map<int, std::vector<T>> wholeInputs;
+    for (std::size_t t = 0; t < spec.tensors.size(); ++t) {
+      const TensorSpec& ts = spec.tensors[t];
+      if (!ts.isInput) continue;
+      if (inputs) {
+        wholeInputs[static_cast<int>(t)] = rootInputs.at(static_cast<int>(t));
+        continue;
+      }
+      int64_t elements = 1;
+      for (int64_t e : ts.shape) elements *= e;
+      std::vector<T> v(static_cast<std::size_t>(elements));
+      fillInput<T>(opt.seed, ts.name, v.size(), v.data());
+      wholeInputs[static_cast<int>(t)] = std::move(v);
+    }
+    r.check = detail::checkOutputs(spec, wholeInputs, outputs, device, opt.threads);
+    if (!r.check.passed) status = 1;
+  }
+  if (!opt.outputs.empty())
+    for (const auto& [t, values] : outputs) {
+      const TensorSpec& ts = spec.tensors[static_cast<std::size_t>(t)];
+      writeNpy<T>((std::filesystem::path(opt.outputs) / (ts.name + ".npy")).string(), ts.shape, values.data());
+    }
+  printReport(r);
+  if (!opt.report.empty()) writeFileWhole(opt.report, reportJson(r));
+  return status;
+}
+
+template <class T>
+int run(const ProgramSpec<T>& spec, int argc, char** argv, const DeviceOps* device) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int status = 0;
+  try {
+    const ProgramOptions opt = parseProgramOptions(argc, argv);
+    if (opt.help) {
+      if (rank == 0) std::printf("%s", programUsage());
+    } else if (opt.version) {
+      if (rank == 0)
+        std::printf("%s: eincodegen %s, graph sha256 %s, plan sha256 %s\n", spec.name.c_str(), spec.toolVersion.c_str(),
+                    spec.graphSha256.c_str(), spec.planSha256.c_str());
+    } else {
+      Watchdog watchdog(opt.timeoutSeconds, rank);
+      status = runOnRanks(spec, opt, device);
+    }
+  } catch (const UsageError& e) {
+    if (rank == 0) std::fprintf(stderr, "error: %s\n%s", e.what(), programUsage());
+    status = 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error (rank %d): %s\n", rank, e.what());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Finalize();
+  return status;
+}
+
+}  // namespace
+
+int runProgram(const ProgramSpec<float>& spec, int argc, char** argv, const DeviceOps* device) {
+  return run(spec, argc, argv, device);
+}
+
+int runProgram(const ProgramSpec<double>& spec, int argc, char** argv, const DeviceOps* device) {
+  return run(spec, argc, argv, device);
+}
+
+}  // namespace einrt::program

@@ -1,0 +1,121 @@
+#include "node_kernel.h"
+
+#include <stdexcept>
+
+namespace einrt::program::detail {
+
+namespace {
+
+std::vector<int64_t> extentsOf(const std::vector<int>& labels, const std::vector<int64_t>& extent) {
+  std::vector<int64_t> out;
+  for (int l : labels) out.push_back(extent[static_cast<std::size_t>(l)]);
+  return out;
+}
+
+int64_t product(const std::vector<int>& labels, const std::vector<int64_t>& extent) {
+  int64_t p = 1;
+  for (int l : labels) p *= extent[static_cast<std::size_t>(l)];
+  return p;
+}
+
+// The GEMM call of a contraction in canonical layouts (planner/paths/gemm_mapping.h) for
+// blocks of `extent`.
+GemmCall gemmCall(const GemmSpec& spec, const std::vector<int64_t>& extent) {
+  struct {
+    int64_t batch, m, n, k;
+  } g{product(spec.batchLabels, extent), product(spec.mLabels, extent), product(spec.nLabels, extent),
+      product(spec.kLabels, extent)};
+  const GemmSpec& f = spec;
+  GemmCall c;
+  c.batch = g.batch;
+  const bool tx = f.permX.empty() && f.transX, ty = f.permY.empty() && f.transY, tz = f.permZ.empty() && f.transZ;
+  c.strideA = g.m * g.k;
+  c.strideB = g.k * g.n;
+  c.strideC = g.m * g.n;
+  c.k = g.k;
+  if (!tz) {
+    c.m = g.m;
+    c.n = g.n;
+    c.transA = tx;
+    c.lda = tx ? g.m : g.k;
+    c.transB = ty;
+    c.ldb = ty ? g.k : g.n;
+    c.ldc = g.n;
+  } else {  // A := Y^T (n x k), B := X^T (k x m)
+    c.m = g.n;
+    c.n = g.m;
+    std::swap(c.strideA, c.strideB);
+    c.transA = !ty;
+    c.lda = ty ? g.k : g.n;
+    c.transB = !tx;
+    c.ldb = tx ? g.m : g.k;
+    c.ldc = g.m;
+  }
+  return c;
+}
+
+template <class T>
+DType dtypeOf() {
+  return sizeof(T) == 4 ? DType::F32 : DType::F64;
+}
+
+}  // namespace
+
+template <class T>
+NodeKernel<T>::NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& extent, const DeviceOps* device, int threads)
+    : node_(&node), device_(device), threads_(threads) {
+  if (!node.gemm) {
+    nest_ = planLoopNest(extent, node.operandLabels, node.outputLabels);
+    return;
+  }
+  const GemmSpec& g = *node.gemm;
+  gemm_ = gemmCall(g, extent);
+  alpha_ = g.alpha;
+  swapped_ = g.permZ.empty() && g.transZ;
+  auto prepare = [&](const std::vector<int>& perm, const std::vector<int>& labels, bool scatter, std::optional<Permutation>& p,
+                     Buffer<T>& scratch) {
+    if (perm.empty()) return;
+    p = reorder(extentsOf(labels, extent), perm, scatter);
+    scratch = Buffer<T>(static_cast<std::size_t>(p->elements), device);
+  };
+  prepare(g.permX, node.operandLabels[0], false, permX_, scratchX_);
+  prepare(g.permY, node.operandLabels[1], false, permY_, scratchY_);
+  prepare(g.permZ, node.outputLabels, true, permZ_, scratchZ_);
+}
+
+template <class T>
+void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
+  if (!gemm_) {
+    node_->elementwise(nest_, X, Y, Z, accumulate, threads_);
+    return;
+  }
+  auto permute = [&](const Permutation& p, const T* src, T* dst, bool acc) {
+    if (device_) device_->permute(p, dtypeOf<T>(), src, dst, acc);
+    else hostPermute(p, src, dst, acc);
+  };
+  auto gemm = [&](const T* A, const T* B, T* C, T beta) {
+    if (device_) device_->gemm(*gemm_, dtypeOf<T>(), A, B, C, alpha_, static_cast<double>(beta));
+    else hostGemm(*gemm_, A, B, C, static_cast<T>(alpha_), beta);
+  };
+  if (permX_) {
+    permute(*permX_, X, scratchX_.data(), false);
+    X = scratchX_.data();
+  }
+  if (permY_) {
+    permute(*permY_, Y, scratchY_.data(), false);
+    Y = scratchY_.data();
+  }
+  const T* A = swapped_ ? Y : X;
+  const T* B = swapped_ ? X : Y;
+  if (!permZ_) {
+    gemm(A, B, Z, accumulate ? T(1) : T(0));
+  } else {
+    gemm(A, B, scratchZ_.data(), T(0));
+    permute(*permZ_, scratchZ_.data(), Z, accumulate);
+  }
+}
+
+template class NodeKernel<float>;
+template class NodeKernel<double>;
+
+}  // namespace einrt::program::detail

@@ -1,0 +1,39 @@
+// One node's kernel call, prepared once for a block shape and run for every call: a
+// contraction's (batched) GEMM with alpha — operands permuted first and the result
+// permuted back where the GEMM mapping says so — or the node's elementwise kernel over
+// its planned loop nest. Host memory or the program's device.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "buffer.h"
+#include "einrt/program/gemm.h"
+#include "einrt/program/permute.h"
+#include "einrt/program/spec.h"
+
+namespace einrt::program::detail {
+
+template <class T>
+class NodeKernel {
+ public:
+  NodeKernel() = default;
+  // `extent`: the call's block extent per iteration label.
+  NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& extent, const DeviceOps* device, int threads);
+
+  // Z = the node over X, Y (Y null for unary nodes), or Z = combine(Z, ...) with `accumulate`.
+  void run(const T* X, const T* Y, T* Z, bool accumulate);
+
+ private:
+  const NodeSpec<T>* node_ = nullptr;
+  const DeviceOps* device_ = nullptr;
+  int threads_ = 1;
+  LoopNest nest_;
+  std::optional<GemmCall> gemm_;
+  double alpha_ = 1.0;
+  bool swapped_ = false;  // Z stored N-major: computed as Z^T = Y^T X^T
+  std::optional<Permutation> permX_, permY_, permZ_;
+  Buffer<T> scratchX_, scratchY_, scratchZ_;
+};
+
+}  // namespace einrt::program::detail

@@ -1,0 +1,116 @@
+#include "einrt/program/report.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace einrt::program {
+
+namespace {
+
+std::string number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
+    else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else out += static_cast<char>(c);
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string reportJson(const Report& r) {
+  std::string s = "{\n";
+  s += "  \"program\": " + quoted(r.program) + ",\n";
+  s += "  \"tool\": {\"name\": \"eincodegen\", \"version\": " + quoted(r.toolVersion) + "},\n";
+  s += "  \"graph_sha256\": " + quoted(r.graphSha256) + ",\n";
+  s += "  \"plan_sha256\": " + quoted(r.planSha256) + ",\n";
+  s += "  \"ranks\": " + std::to_string(r.ranks) + ",\n";
+  s += "  \"backend\": " + quoted(r.backend) + ",\n";
+  s += "  \"dtype\": " + quoted(r.dtype) + ",\n";
+  s += "  \"iters\": " + std::to_string(r.iters) + ",\n";
+  s += "  \"threads\": " + std::to_string(r.threads) + ",\n";
+  s += "  \"time_s\": " + number(r.timeS) + ",\n";
+  s += "  \"gflops\": " + number(r.gflops) + ",\n";
+  s += "  \"bytes_sent\": " + std::to_string(r.bytesSent) + ",\n";
+  s += "  \"bytes_predicted\": " + std::to_string(r.bytesPredicted) + ",\n";
+  s += "  \"nodes\": [";
+  for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+    const NodeReport& n = r.nodes[i];
+    s += std::string(i ? "," : "") + "\n    {\"name\": " + quoted(n.name) + ", \"kernel\": " + quoted(n.kernel) +
+         ", \"time_s\": " + number(n.timeS) + ", \"bytes_sent\": " + std::to_string(n.bytesSent) +
+         ", \"bytes_predicted\": " + std::to_string(n.bytesPredicted) + "}";
+  }
+  s += r.nodes.empty() ? "]" : "\n  ]";
+  if (r.check.ran)
+    s += ",\n  \"check\": {\"passed\": " + std::string(r.check.passed ? "true" : "false") +
+         ", \"max_abs_err\": " + number(r.check.maxAbsErr) + ", \"max_rel_err\": " + number(r.check.maxRelErr) +
+         ", \"tolerance\": " + number(r.check.tolerance) + ", \"reference\": " + quoted(r.check.reference) + "}";
+  s += "\n}\n";
+  return s;
+}
+
+void printReport(const Report& r) {
+  std::printf("%s: %d ranks, backend %s, dtype %s, %d iteration(s), %d thread(s) per rank\n", r.program.c_str(), r.ranks,
+              r.backend.c_str(), r.dtype.c_str(), r.iters, r.threads);
+  std::printf("%-24s %-22s %14s %16s %16s\n", "node", "kernel", "time_s", "bytes_sent", "bytes_predicted");
+  for (const NodeReport& n : r.nodes)
+    std::printf("%-24s %-22s %14.6g %16lld %16lld\n", n.name.c_str(), n.kernel.c_str(), n.timeS,
+                static_cast<long long>(n.bytesSent), static_cast<long long>(n.bytesPredicted));
+  std::printf("%-24s %-22s %14.6g %16lld %16lld\n", "total", "", r.timeS, static_cast<long long>(r.bytesSent),
+              static_cast<long long>(r.bytesPredicted));
+  std::printf("GFLOP/s: %.4g\n", r.gflops);
+  if (r.check.ran)
+    std::printf("check: %s against %s (max_abs_err %.3g, max_rel_err %.3g, tolerance %.3g)\n",
+                r.check.passed ? "passed" : "FAILED", r.check.reference.c_str(), r.check.maxAbsErr, r.check.maxRelErr,
+                r.check.tolerance);
+  std::fflush(stdout);
+}
+
+void prepareFolder(const std::string& folder) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec || !std::filesystem::is_directory(folder))
+    throw std::runtime_error(folder + ": cannot create the folder" + (ec ? ": " + ec.message() : ""));
+  const std::string probe = (std::filesystem::path(folder) / (".write_probe." + std::to_string(getpid()))).string();
+  std::FILE* f = std::fopen(probe.c_str(), "w");
+  if (!f) throw std::runtime_error(folder + ": cannot write there: " + std::strerror(errno));
+  std::fclose(f);
+  std::remove(probe.c_str());
+}
+
+void prepareFileFolder(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  prepareFolder(parent.empty() ? "." : parent.string());
+  if (std::filesystem::is_directory(path)) throw std::runtime_error(path + ": is a folder, not a file");
+}
+
+void writeFileWhole(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = f && std::fclose(f) == 0 && ok;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error(path + ": cannot write the file");
+  }
+}
+
+}  // namespace einrt::program
