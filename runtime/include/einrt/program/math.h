@@ -29,7 +29,9 @@ inline T hostExp(T x) {
   if constexpr (sizeof(T) == 4) {
     constexpr float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
     constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-    const float clamped = x < -87.33f ? -87.33f : (x > 88.72f ? 88.72f : x);
+    // ln of the largest float and of the smallest normal one.
+    constexpr float kHigh = 88.7228391f, kLow = -87.3365447f;
+    const float clamped = x < kLow ? kLow : (x > kHigh ? kHigh : x);
     const float n = (clamped * kLog2e + kRound) - kRound;
     const float r = (clamped - n * kLn2Hi) - n * kLn2Lo;
     const float p =
@@ -40,11 +42,12 @@ inline T hostExp(T x) {
     float scale;
     std::memcpy(&scale, &bits, sizeof scale);
     const float y = p * scale * (n > top ? 2.0f : 1.0f);
-    return x != x ? x : (x > 88.72f ? std::numeric_limits<float>::infinity() : (x < -87.33f ? 0.0f : y));
+    return x != x ? x : (x > kHigh ? std::numeric_limits<float>::infinity() : (x < kLow ? 0.0f : y));
   } else {
     constexpr double kLog2e = 1.4426950408889634074, kLn2Hi = 0.693145751953125, kLn2Lo = 1.42860682030941723212e-6;
     constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
-    const double clamped = x < -708.0 ? -708.0 : (x > 709.7 ? 709.7 : x);
+    constexpr double kHigh = 709.782712893384, kLow = -708.3964185322641;
+    const double clamped = x < kLow ? kLow : (x > kHigh ? kHigh : x);
     const double n = (clamped * kLog2e + kRound) - kRound;
     const double r = (clamped - n * kLn2Hi) - n * kLn2Lo;
     double p = 1.0 / 6227020800.0;  // 1/13!
@@ -58,7 +61,7 @@ inline T hostExp(T x) {
     double scale;
     std::memcpy(&scale, &bits, sizeof scale);
     const double y = p * scale * (n > top ? 2.0 : 1.0);
-    return x != x ? x : (x > 709.7 ? std::numeric_limits<double>::infinity() : (x < -708.0 ? 0.0 : y));
+    return x != x ? x : (x > kHigh ? std::numeric_limits<double>::infinity() : (x < kLow ? 0.0 : y));
   }
 }
 

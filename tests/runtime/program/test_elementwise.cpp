@@ -1,0 +1,146 @@
+// The generic kernel (einrt/program/elementwise.h over loop_nest.h) against the plain
+// reference loops (reference.h, point by point) on random nodes: 1-5 labels of sizes 1-7,
+// operands over random label subsets in random orders (repeated labels, broadcasts),
+// outputs over random subsets, joins and aggregations of every kind, accumulate on and
+// off, one and two threads. Also the vectorizable exp against std::exp. Seed printed.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "einrt/program/elementwise.h"
+#include "einrt/program/math.h"
+#include "einrt/program/reference.h"
+
+namespace {
+
+using namespace einrt::program;
+
+struct SumMul {
+  template <class T> static T join(T x, T y) { return x * y; }
+  template <class T> static T combine(T a, T b) { return a + b; }
+  template <class T> static T identity() { return T(0); }
+};
+struct MaxExp {
+  template <class T> static T join(T x, T y) { return einrt::program::exp<T>(x - y); }
+  template <class T> static T combine(T a, T b) { return einrt::program::max<T>(a, b); }
+  template <class T> static T identity() { return -einrt::program::infinity<T>(); }
+};
+struct ProdAdd {
+  template <class T> static T join(T x, T y) { return T(1) + T(0.1) * (x + y); }
+  template <class T> static T combine(T a, T b) { return a * b; }
+  template <class T> static T identity() { return T(1); }
+};
+struct MinUnary {
+  template <class T> static T join(T x, T) { return einrt::program::sigmoid<T>(x); }
+  template <class T> static T combine(T a, T b) { return einrt::program::min<T>(a, b); }
+  template <class T> static T identity() { return einrt::program::infinity<T>(); }
+};
+
+struct RandomNode {
+  std::vector<int64_t> sizes;
+  std::vector<std::vector<int>> operands;
+  std::vector<int> output;
+};
+
+RandomNode randomNode(std::mt19937& rng, bool unary) {
+  RandomNode n;
+  const int labels = 1 + static_cast<int>(rng() % 5);
+  for (int l = 0; l < labels; ++l) n.sizes.push_back(1 + static_cast<int64_t>(rng() % 7));
+  auto subset = [&](bool allowEmpty) {
+    std::vector<int> all(labels);
+    std::iota(all.begin(), all.end(), 0);
+    std::shuffle(all.begin(), all.end(), rng);
+    const std::size_t k = (allowEmpty ? 0 : 1) + rng() % (allowEmpty ? labels + 1 : labels);
+    return std::vector<int>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k));
+  };
+  for (int k = 0; k < (unary ? 1 : 2); ++k) n.operands.push_back(subset(false));
+  n.output = subset(true);
+  return n;
+}
+
+template <class T, class Ops>
+void checkAgainstPlain(std::mt19937& rng, const RandomNode& n, int threads) {
+  auto elements = [&](const std::vector<int>& dims) {
+    int64_t e = 1;
+    for (int l : dims) e *= n.sizes[static_cast<std::size_t>(l)];
+    return e;
+  };
+  std::uniform_real_distribution<double> value(-1, 1);
+  std::vector<T> x(static_cast<std::size_t>(elements(n.operands[0]))), y;
+  for (T& v : x) v = static_cast<T>(value(rng));
+  if (n.operands.size() > 1) {
+    y.resize(static_cast<std::size_t>(elements(n.operands[1])));
+    for (T& v : y) v = static_cast<T>(value(rng));
+  }
+  const std::size_t outputs = static_cast<std::size_t>(elements(n.output));
+  std::vector<T> want(outputs), got(outputs, T(7)), twice(outputs);
+  const T* Y = y.empty() ? nullptr : y.data();
+  plainEinsum<T, Ops>(n.sizes, n.operands, n.output, x.data(), Y, want.data());
+  const LoopNest nest = planLoopNest(n.sizes, n.operands, n.output);
+  elementwise<T, Ops>(nest, x.data(), Y, got.data(), false, threads);
+  twice = got;
+  elementwise<T, Ops>(nest, x.data(), Y, twice.data(), true, threads);  // combine a second time
+  const double tol = sizeof(T) == 4 ? 1e-5 : 1e-12;
+  for (std::size_t i = 0; i < outputs; ++i) {
+    CHECK(static_cast<double>(got[i]) == doctest::Approx(static_cast<double>(want[i])).epsilon(tol));
+    CHECK(static_cast<double>(twice[i]) ==
+          doctest::Approx(static_cast<double>(Ops::template combine<T>(want[i], want[i]))).epsilon(tol));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the elementwise kernel equals the plain loops on random nodes") {
+  const unsigned seed = 2026;
+  std::printf("elementwise seed %u\n", seed);
+  std::mt19937 rng(seed);
+  for (int trial = 0; trial < 400; ++trial) {
+    CAPTURE(trial);
+    const int threads = 1 + trial % 2;
+    const RandomNode binary = randomNode(rng, false), unary = randomNode(rng, true);
+    switch (trial % 4) {
+      case 0: checkAgainstPlain<float, SumMul>(rng, binary, threads); break;
+      case 1: checkAgainstPlain<double, MaxExp>(rng, binary, threads); break;
+      case 2: checkAgainstPlain<double, ProdAdd>(rng, binary, threads); break;
+      default: checkAgainstPlain<float, MinUnary>(rng, unary, threads); break;
+    }
+  }
+}
+
+TEST_CASE("loop nests: the inner loop walks unit strides, contiguous loops merge") {
+  // Z[i, k] = sum_j X[i, j] (row sums over j: a reduction inner loop over j)
+  LoopNest n = planLoopNest({4, 8}, {{0, 1}}, {0});
+  CHECK(n.depth == 2);
+  CHECK(n.strideZ[1] == 0);
+  CHECK(n.strideX[1] == 1);
+  // Column sums Z[j] = sum_i X[i, j]: the inner loop runs along j in X and Z.
+  n = planLoopNest({4, 8}, {{0, 1}}, {1});
+  CHECK(n.strideX[1] == 1);
+  CHECK(n.strideZ[1] == 1);
+  // An elementwise op over [a, b, c] is one loop of a*b*c.
+  n = planLoopNest({3, 4, 5}, {{0, 1, 2}, {0, 1, 2}}, {0, 1, 2});
+  CHECK(n.depth == 1);
+  CHECK(n.extent[0] == 60);
+  CHECK(!n.aggregates);
+}
+
+TEST_CASE("exp: within a few ulp of std::exp, NaN and infinities as IEEE says") {
+  for (double v = -100; v < 100; v += 0.001) {
+    const float f = static_cast<float>(v);
+    const double want = std::exp(static_cast<double>(f));
+    if (want >= 1.1754944e-38 && want <= 3.4028234e38) CHECK(std::fabs(einrt::program::exp(f) - want) <= 4e-7 * want);
+    const double wd = std::exp(v);
+    CHECK(std::fabs(einrt::program::exp(v) - wd) <= 4e-16 * wd);
+  }
+  CHECK(std::isnan(einrt::program::exp(NAN)));
+  CHECK(einrt::program::exp(INFINITY) == INFINITY);
+  CHECK(einrt::program::exp(-INFINITY) == 0.0f);
+  CHECK(einrt::program::exp(1e4) == INFINITY);
+  CHECK(einrt::program::exp(88.72f) == doctest::Approx(std::exp(static_cast<double>(88.72f))).epsilon(1e-6));
+  CHECK(einrt::program::exp(-87.33f) == doctest::Approx(std::exp(static_cast<double>(-87.33f))).epsilon(1e-6));
+}
