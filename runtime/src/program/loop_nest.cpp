@@ -8,16 +8,6 @@ namespace einrt::program {
 
 namespace {
 
-std::vector<int64_t> stridesOf(const std::vector<int>& dims, const std::vector<int64_t>& extent) {
-  std::vector<int64_t> strides(extent.size(), 0);
-  int64_t s = 1;
-  for (std::size_t d = dims.size(); d-- > 0;) {
-    strides[static_cast<std::size_t>(dims[d])] += s;
-    s *= extent[static_cast<std::size_t>(dims[d])];
-  }
-  return strides;
-}
-
 // How well a label suits the inner loop: unit strides in the operands count most (they are
 // read), a broadcast (stride 0) costs nothing, and so does a reduction into Z.
 int innerScore(int64_t sx, int64_t sy, int64_t sz, bool hasY) {
@@ -27,19 +17,32 @@ int innerScore(int64_t sx, int64_t sy, int64_t sz, bool hasY) {
 
 }  // namespace
 
+std::vector<int64_t> labelStrides(const std::vector<int>& dims, const std::vector<int64_t>& extent) {
+  std::vector<int64_t> strides(extent.size(), 0);
+  int64_t s = 1;
+  for (std::size_t d = dims.size(); d-- > 0;) {
+    strides[static_cast<std::size_t>(dims[d])] += s;
+    s *= extent[static_cast<std::size_t>(dims[d])];
+  }
+  return strides;
+}
+
 LoopNest planLoopNest(const std::vector<int64_t>& extent, const std::vector<std::vector<int>>& operandLabels,
                       const std::vector<int>& outputLabels) {
-  if (extent.size() > static_cast<std::size_t>(kMaxLoops)) throw std::invalid_argument("einrt: more than 16 labels in a node");
   const bool hasY = operandLabels.size() > 1;
-  const std::vector<int64_t> sx = stridesOf(operandLabels.at(0), extent);
-  const std::vector<int64_t> sy = hasY ? stridesOf(operandLabels[1], extent) : std::vector<int64_t>(extent.size(), 0);
-  const std::vector<int64_t> sz = stridesOf(outputLabels, extent);
+  return planLoopNest(extent, labelStrides(operandLabels.at(0), extent),
+                      hasY ? labelStrides(operandLabels[1], extent) : std::vector<int64_t>(extent.size(), 0),
+                      labelStrides(outputLabels, extent), hasY);
+}
 
+LoopNest planLoopNest(const std::vector<int64_t>& extent, const std::vector<int64_t>& sx, const std::vector<int64_t>& sy,
+                      const std::vector<int64_t>& sz, bool hasY) {
+  if (extent.size() > static_cast<std::size_t>(kMaxLoops)) throw std::invalid_argument("einrt: more than 16 labels in a node");
   LoopNest n;
-  for (int l : outputLabels) n.outputElements *= extent[static_cast<std::size_t>(l)];
   std::vector<int> loops;
   for (std::size_t l = 0; l < extent.size(); ++l) {
     n.points *= extent[l];
+    if (sz[l] != 0) n.outputElements *= extent[l];
     if (extent[l] > 1) loops.push_back(static_cast<int>(l));
   }
   if (loops.empty()) return n;

@@ -34,4 +34,14 @@ struct LoopNest {
 LoopNest planLoopNest(const std::vector<int64_t>& extent, const std::vector<std::vector<int>>& operandLabels,
                       const std::vector<int>& outputLabels);
 
+// The same over any strides: per label its extent and its stride in X, Y (0 for unary
+// nodes or a label the operand lacks) and Z (0 for aggregated labels). The output region
+// must be contiguous (`outputElements` elements from Z); a tile of a fused group is.
+LoopNest planLoopNest(const std::vector<int64_t>& extent, const std::vector<int64_t>& strideX,
+                      const std::vector<int64_t>& strideY, const std::vector<int64_t>& strideZ, bool hasY);
+
+// Row-major strides per label of a tensor whose dimension d is label dims[d], for label
+// extents `extent` (repeated labels add).
+std::vector<int64_t> labelStrides(const std::vector<int>& dims, const std::vector<int64_t>& extent);
+
 }  // namespace einrt::program
