@@ -66,6 +66,7 @@ einrt::program::ProgramSpec<Real> makeSpec() {
     n.flops = {{NODE_FLOPS}};
     n.reductionLength = {{REDUCTION_LENGTH}};
     n.kernel = "{{KERNEL_KIND}}";
+    n.fusion = einrt::program::FusionSpec{ {{FUSION_GROUP}}, {{TILE_DIMS}}, {{SCRATCH}} };
 {{#GEMM}}
     n.gemm = einrt::program::GemmSpec{ { {{BATCH_LABELS}} }, { {{M_LABELS}} }, { {{N_LABELS}} }, { {{K_LABELS}} },
                                        {{TRANS_X}}, {{TRANS_Y}}, {{TRANS_Z}}, { {{PERM_X}} }, { {{PERM_Y}} }, { {{PERM_Z}} },
@@ -79,6 +80,7 @@ einrt::program::ProgramSpec<Real> makeSpec() {
   }
 {{/NODE}}
   p.outputs = { {{OUTPUTS}} };
+  p.parallelFor = &einrt::program::parallelFor;
   return p;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "codegen/kernels/fusion.h"
 #include "codegen/kernels/join_source.h"
 #include "codegen/lower/identifiers.h"
 #include "planner/graph/graph_index.h"
@@ -87,6 +88,7 @@ RankProgram lowerPlan(const Graph& g, const Plan& plan, const PlanCost& cost) {
     rp.tensors[static_cast<std::size_t>(t)].isOutput = true;
     rp.outputs.push_back(t);
   }
+  chooseFusion(rp);
   return rp;
 }
 

@@ -3,7 +3,8 @@
 // the plan's placement; the bytes each node is predicted to move come from the plan's
 // cost (costPlan, SPEC 3.1). Lowering decides nothing of its own about placement or cost:
 // it assigns tensor indices and C++ identifiers, and maps contractions to GEMM
-// (planner/paths/gemm_mapping.h) and other joins to a generated kernel.
+// (planner/paths/gemm_mapping.h) and other joins to a generated kernel, and groups
+// consecutive elementwise nodes the plan lets run fused (codegen/kernels/fusion.h).
 #pragma once
 
 #include "codegen/lower/rank_program.h"

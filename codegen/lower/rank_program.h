@@ -34,6 +34,13 @@ struct OperandProgram {
   std::vector<int> labelOfDim;  // iteration-label index of each tensor dimension
 };
 
+// A node's place in a fused group (codegen/kernels/fusion.h); group -1: not fused.
+struct FusionProgram {
+  int group = -1;
+  int tileDims = 0;      // the group's dimensions: the first tileDims output dimensions
+  bool scratch = false;  // the output lives in tiles only (read by later members alone)
+};
+
 struct NodeProgram {
   std::string name;
   std::string ident;
@@ -48,6 +55,7 @@ struct NodeProgram {
   bool usesY = false;
   std::optional<GemmMapping> gemm;  // when the node runs as a GEMM
   KernelChoice kernel;              // what runs and why
+  FusionProgram fusion;
   int64_t reductionLength = 1;      // product of the aggregated labels' sizes
   int64_t calls = 1;
   std::vector<int> callRank;      // rank of each kernel call (the plan's placement)

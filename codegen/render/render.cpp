@@ -96,6 +96,9 @@ void fillNode(ctemplate::TemplateDictionary& d, const NodeProgram& n) {
   d.SetValue("CALLS", std::to_string(n.calls));
   d.SetValue("KERNEL_KIND", commentSafe(n.kernel.kind));
   d.SetValue("KERNEL_WHY", markdownCellSafe(n.kernel.why));
+  d.SetIntValue("FUSION_GROUP", n.fusion.group);
+  d.SetIntValue("TILE_DIMS", n.fusion.tileDims);
+  d.SetValue("SCRATCH", boolText(n.fusion.scratch));
   if (n.gemm) {
     const GemmMapping& g = *n.gemm;
     ctemplate::TemplateDictionary* s = d.AddSectionDictionary("GEMM");

@@ -48,14 +48,6 @@ nodes:
   - {name: T, einsum: "il,ik->lk", inputs: [D, AB]}
 )";
 
-const char* kBatched = R"(
-name: batched
-dtype: f64
-inputs: {Q: [4, 6, 2], K: [4, 6, 2]}
-nodes:
-  - {name: S, einsum: "b q d, b k d -> b q k", inputs: [Q, K]}
-  - {name: P, einsum: "b q k -> q b", agg: sum, inputs: [S]}
-)";
 
 }  // namespace
 

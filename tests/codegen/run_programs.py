@@ -163,6 +163,14 @@ def main():
                 p = run(["mpirun", "--oversubscribe", "-np", ranks - 1, program], env=env)
                 require(p.returncode != 0 and "planned for" in p.stderr, "wrong rank count is an error", p)
             check_npy_inputs(a, env, work, program, ranks, r["dtype"])
+            # Two threads per rank: the kernels and the tiles of fused groups split
+            # between threads give the same outputs.
+            out_threads = work / f"out{ranks}_threads"
+            out_threads.mkdir()
+            p = run(["mpirun", "--oversubscribe", "-np", ranks, program, "--check", "--seed", a.seed, "--threads", 2,
+                     "--outputs", out_threads, "--iters", 1, "--warmup", 0], env=env)
+            require(p.returncode == 0, f"program run with p={ranks} --threads 2", p)
+            compare_outputs(ref, out_threads, r["dtype"], f"p={ranks} --threads 2")
     print("all device counts passed")
 
 

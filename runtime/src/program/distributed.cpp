@@ -45,6 +45,11 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
   const DType dtype = dtypeOf<T>();
   for (const NodeSpec<T>& n : spec_.nodes) {
     NodeState<T> ns;
+    // Fused groups run on the host; on a device every member runs as its own node.
+    const bool fused = !device_ && n.fusion.group >= 0;
+    auto inGroup = [&](int producer) {
+      return fused && producer >= 0 && spec_.nodes[static_cast<std::size_t>(producer)].fusion.group == n.fusion.group;
+    };
     const int64_t calls = static_cast<int64_t>(n.callRank.size());
     std::vector<std::vector<int64_t>> cells;
     for (int64_t c = 0; c < calls; ++c) {
@@ -73,6 +78,8 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
         for (std::size_t b = 0; inPlace && b < holders.size(); ++b)
           inPlace = holders[b].empty() || (holders[b].size() == 1 && *holders[b].begin() == ps.blockOwner[b]);
       }
+      if (inGroup(t.producer) && !inPlace)
+        throw std::logic_error("einrt: fused node " + n.name + " would need to move " + t.name + " between ranks");
       std::map<int64_t, Buffer<T>> blocks;
       std::unique_ptr<RedistributePlan> plan;
       if (!inPlace) {
@@ -121,8 +128,13 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
     const TensorSpec& out = spec_.tensors[static_cast<std::size_t>(n.outputTensor)];
     ns.outputLayout = einrt::Layout::grid(out.shape, ns.outputGrid.parts, owners);
     const auto blockElems = static_cast<std::size_t>(ns.outputGrid.blockElements());
+    if (fused && aggregates) throw std::logic_error("einrt: fused node " + n.name + " aggregates between ranks");
     for (std::size_t b = 0; b < contributors.size(); ++b)
-      if (contributors[b].count(me)) ns.partial.emplace(static_cast<int64_t>(b), Buffer<T>(blockElems, device_));
+      if (contributors[b].count(me) && !(fused && n.fusion.scratch))
+        ns.partial.emplace(static_cast<int64_t>(b), Buffer<T>(blockElems, device_));
+    if (fused)
+      for (int64_t c : ns.myCalls)
+        ns.callOfBlock[einrt::blockOfCell(n.parts, n.outputLabels, cells[static_cast<std::size_t>(c)])] = c;
     if (aggregates) {
       const einrt::Layout partial = einrt::Layout::grid(out.shape, ns.outputGrid.parts, toVectors(contributors),
                                                         Holding::Partial, reduceOf(n.agg));
@@ -131,6 +143,62 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
         if (n.blockOwner[b] == me) ns.owned.emplace(static_cast<int64_t>(b), Buffer<T>(blockElems, device_));
     }
     nodes_.push_back(std::move(ns));
+  }
+  if (device_) return;
+  for (std::size_t i = 0; i < spec_.nodes.size();) {
+    const int g = spec_.nodes[i].fusion.group;
+    std::size_t j = i;
+    while (g >= 0 && j + 1 < spec_.nodes.size() && spec_.nodes[j + 1].fusion.group == g) ++j;
+    if (g >= 0) {
+      groups_.push_back(std::make_unique<FusedGroup<T>>(spec_, static_cast<int>(i), static_cast<int>(j), threads_));
+      for (std::size_t m = i; m <= j; ++m) {
+        nodes_[m].group = static_cast<int>(groups_.size()) - 1;
+        if (nodes_[m].callOfBlock.size() != nodes_[i].callOfBlock.size())
+          throw std::logic_error("einrt: the members of fused group " + spec_.nodes[i].name + " run on different ranks");
+      }
+    }
+    i = j + 1;
+  }
+}
+
+template <class T>
+int DistributedProgram<T>::fusedWith(std::size_t i) const {
+  const int g = nodes_[i].group;
+  return g < 0 ? -1 : groups_[static_cast<std::size_t>(g)]->first();
+}
+
+template <class T>
+void DistributedProgram<T>::repartitionOperands(std::size_t i) {
+  const NodeSpec<T>& n = spec_.nodes[i];
+  NodeState<T>& ns = nodes_[i];
+  for (std::size_t k = 0; k < ns.repartition.size(); ++k) {
+    if (!ns.repartition[k]) continue;
+    const int producer = spec_.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer;
+    ns.repartition[k]->execute(blockMap(nodes_[static_cast<std::size_t>(producer)].finished()), blockMap(ns.operandBlocks[k]));
+  }
+}
+
+template <class T>
+void DistributedProgram<T>::runGroup(FusedGroup<T>& group) {
+  const auto first = static_cast<std::size_t>(group.first()), last = static_cast<std::size_t>(group.last());
+  for (std::size_t m = first; m <= last; ++m) repartitionOperands(m);
+  std::vector<typename FusedGroup<T>::MemberBlocks> blocks(last - first + 1);
+  for (const auto& entry : nodes_[first].callOfBlock) {
+    const int64_t b = entry.first;
+    for (std::size_t m = first; m <= last; ++m) {
+      const NodeSpec<T>& n = spec_.nodes[m];
+      NodeState<T>& ns = nodes_[m];
+      const std::vector<int64_t> cell = einrt::callCell(n.parts, ns.callOfBlock.at(b));
+      auto& mb = blocks[m - first];
+      for (std::size_t o = 0; o < n.operandTensor.size(); ++o) {
+        const int producer = spec_.tensors[static_cast<std::size_t>(n.operandTensor[o])].producer;
+        const bool scratch = producer >= static_cast<int>(first) && producer < static_cast<int>(m) &&
+                             spec_.nodes[static_cast<std::size_t>(producer)].fusion.scratch;
+        mb.operand[o] = scratch ? nullptr : operandBlock(m, o, einrt::blockOfCell(n.parts, n.operandLabels[o], cell));
+      }
+      mb.output = n.fusion.scratch ? nullptr : ns.partial.at(b).data();
+    }
+    group.run(blocks);
   }
 }
 
@@ -146,11 +214,12 @@ template <class T>
 void DistributedProgram<T>::runNode(std::size_t i) {
   const NodeSpec<T>& n = spec_.nodes[i];
   NodeState<T>& ns = nodes_[i];
-  for (std::size_t k = 0; k < ns.repartition.size(); ++k) {
-    if (!ns.repartition[k]) continue;
-    const int producer = spec_.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer;
-    ns.repartition[k]->execute(blockMap(nodes_[static_cast<std::size_t>(producer)].finished()), blockMap(ns.operandBlocks[k]));
+  if (ns.group >= 0) {
+    FusedGroup<T>& group = *groups_[static_cast<std::size_t>(ns.group)];
+    if (static_cast<int>(i) == group.first()) runGroup(group);
+    return;
   }
+  repartitionOperands(i);
   std::set<int64_t> written;
   for (int64_t c : ns.myCalls) {
     const std::vector<int64_t> cell = einrt::callCell(n.parts, c);

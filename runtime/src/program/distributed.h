@@ -1,7 +1,8 @@
 // The distributed state of a program on one rank (executor.h): per node the layouts and
 // block buffers this rank holds, the planned einrt collectives, the prepared kernel; set up
 // once (collectively, in the same order on every rank), then run node by node per
-// iteration. Also gathers outputs to rank 0.
+// iteration, a fused group's members together (fused_group.h, host memory only). Also
+// gathers outputs to rank 0.
 #pragma once
 
 #include <map>
@@ -14,6 +15,7 @@
 #include <einrt/redistribute.h>
 
 #include "buffer.h"
+#include "fused_group.h"
 #include "einrt/program/spec.h"
 #include "node_kernel.h"
 
@@ -34,6 +36,8 @@ struct NodeState {
   std::unique_ptr<RedistributePlan> aggregation;
   einrt::Layout outputLayout;            // finished output: each block on its owner
   NodeKernel<T> kernel;
+  int group = -1;                        // index into the program's fused groups, -1: none
+  std::map<int64_t, int64_t> callOfBlock;  // fused members: this rank's call per output block
   std::map<int64_t, Buffer<T>>& finished() { return aggregation ? owned : partial; }
 };
 
@@ -49,11 +53,17 @@ class DistributedProgram {
   // Node i on this rank: repartition, kernel calls, aggregation.
   void runNode(std::size_t i);
 
+  // The first member of node i's fused group when it runs fused (then node i's time is
+  // counted in that member's), else -1.
+  int fusedWith(std::size_t i) const;
+
   // The whole tensor of a node output on rank 0 (collective; empty elsewhere).
   std::vector<T> gather(int tensor);
 
  private:
   const T* operandBlock(std::size_t node, std::size_t operand, int64_t block);
+  void repartitionOperands(std::size_t i);
+  void runGroup(FusedGroup<T>& group);
 
   const ProgramSpec<T>& spec_;
   Communicator& comm_;
@@ -61,6 +71,7 @@ class DistributedProgram {
   int threads_;
   RedistributeOptions options_;
   std::vector<NodeState<T>> nodes_;
+  std::vector<std::unique_ptr<FusedGroup<T>>> groups_;
 };
 
 }  // namespace einrt::program::detail

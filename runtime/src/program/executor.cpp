@@ -184,8 +184,12 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
   r.gflops = r.timeS > 0 ? static_cast<double>(spec.flops) / r.timeS / 1e9 : 0;
   r.bytesPredicted = spec.bytesPredicted;
   for (std::size_t i = 0; i < nodes; ++i) {
-    NodeReport nr{spec.nodes[i].name, spec.nodes[i].kernel, median(nodeTimes[i]), nodeBytes[i] / opt.iters,
-                  spec.nodes[i].bytesPredicted};
+    // A fused group runs as one step, timed on its first member.
+    std::string kernel = spec.nodes[i].kernel;
+    const int lead = program.fusedWith(i);
+    if (spec.nodes[i].fusion.group >= 0 && lead < 0) kernel = "elementwise (fused on CPUs only)";
+    else if (lead >= 0 && lead != static_cast<int>(i)) kernel += " (timed with " + spec.nodes[static_cast<std::size_t>(lead)].name + ")";
+    NodeReport nr{spec.nodes[i].name, kernel, median(nodeTimes[i]), nodeBytes[i] / opt.iters, spec.nodes[i].bytesPredicted};
     r.bytesSent += nr.bytesSent;
     r.nodes.push_back(nr);
   }

@@ -1,5 +1,7 @@
 #include "einrt/program/report.h"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -70,12 +72,26 @@ std::string reportJson(const Report& r) {
 void printReport(const Report& r) {
   std::printf("%s: %d ranks, backend %s, dtype %s, %d iteration(s), %d thread(s) per rank\n", r.program.c_str(), r.ranks,
               r.backend.c_str(), r.dtype.c_str(), r.iters, r.threads);
-  std::printf("%-24s %-22s %14s %16s %16s\n", "node", "kernel", "time_s", "bytes_sent", "bytes_predicted");
+  // Columns as wide as their longest entry, so long node names and kernels stay aligned.
+  int nameWidth = 5, kernelWidth = 6;
+  for (const NodeReport& n : r.nodes) {
+    nameWidth = std::max(nameWidth, static_cast<int>(n.name.size()));
+    kernelWidth = std::max(kernelWidth, static_cast<int>(n.kernel.size()));
+  }
+  auto row = [&](const char* name, const char* kernel, const char* time, const char* sent, const char* predicted) {
+    std::printf("%-*s  %-*s  %14s  %16s  %16s\n", nameWidth, name, kernelWidth, kernel, time, sent, predicted);
+  };
+  auto number = [](const char* format, auto v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return std::string(buf);
+  };
+  row("node", "kernel", "time_s", "bytes_sent", "bytes_predicted");
   for (const NodeReport& n : r.nodes)
-    std::printf("%-24s %-22s %14.6g %16lld %16lld\n", n.name.c_str(), n.kernel.c_str(), n.timeS,
-                static_cast<long long>(n.bytesSent), static_cast<long long>(n.bytesPredicted));
-  std::printf("%-24s %-22s %14.6g %16lld %16lld\n", "total", "", r.timeS, static_cast<long long>(r.bytesSent),
-              static_cast<long long>(r.bytesPredicted));
+    row(n.name.c_str(), n.kernel.c_str(), number("%.6g", n.timeS).c_str(), number("%lld", static_cast<long long>(n.bytesSent)).c_str(),
+        number("%lld", static_cast<long long>(n.bytesPredicted)).c_str());
+  row("total", "", number("%.6g", r.timeS).c_str(), number("%lld", static_cast<long long>(r.bytesSent)).c_str(),
+      number("%lld", static_cast<long long>(r.bytesPredicted)).c_str());
   std::printf("GFLOP/s: %.4g\n", r.gflops);
   if (r.check.ran)
     std::printf("check: %s against %s (max_abs_err %.3g, max_rel_err %.3g, tolerance %.3g)\n",

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "einrt/program/loop_nest.h"
+#include "einrt/program/parallel_for.h"
 #include "einrt/types.h"
 
 namespace einrt::program {
@@ -28,13 +29,17 @@ struct GemmSpec {
   double alpha = 1.0;
 };
 
-// A fused group (several consecutive elementwise and reduction nodes run as one pass):
-// the executor runs the members' calls tile by tile over the group's leading output
-// dimensions, keeping intermediates in tile-sized scratch buffers (see executor docs).
+// A fused group (consecutive elementwise and reduction nodes that the code generator found
+// need no communication between them, codegen/kernels/fusion.h): members are consecutive
+// nodes with the same group number; the group's dimensions are every member's first
+// `tileDims` output dimensions, and a member reading another member's output reads them in
+// the same positions. The executor (fused_group.h) runs the members tile by tile over those
+// dimensions; a `scratch` output exists in tile-sized buffers only. On a GPU the members
+// run one after another as plain elementwise nodes.
 struct FusionSpec {
-  int group = -1;       // index of the group, -1: not fused
-  int tileDims = 0;     // leading output dimensions the group is tiled over
-  bool scratch = false; // the output lives only in tiles (read by later members only)
+  int group = -1;       // -1: not fused
+  int tileDims = 0;
+  bool scratch = false;
 };
 
 // Per-node kernels from the emitted code: the fast kernel over a block (elementwise.h), and
@@ -87,6 +92,7 @@ struct ProgramSpec {
   std::vector<TensorSpec> tensors;
   std::vector<NodeSpec<T>> nodes;
   std::vector<int> outputs;
+  ParallelForFn parallelFor = nullptr;  // the program's threads (null: one thread)
 };
 
 }  // namespace einrt::program

@@ -1,0 +1,162 @@
+#include "fused_group.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace einrt::program::detail {
+
+namespace {
+
+template <class T>
+std::vector<int64_t> blockExtent(const NodeSpec<T>& n) {
+  std::vector<int64_t> e;
+  for (std::size_t l = 0; l < n.sizes.size(); ++l) e.push_back(n.sizes[l] / n.parts[l]);
+  return e;
+}
+
+int64_t product(const std::vector<int>& dims, const std::vector<int64_t>& extent) {
+  int64_t p = 1;
+  for (int l : dims) p *= extent[static_cast<std::size_t>(l)];
+  return p;
+}
+
+}  // namespace
+
+template <class T>
+FusedGroup<T>::FusedGroup(const ProgramSpec<T>& spec, int first, int last, int threads)
+    : spec_(&spec), first_(first), last_(last), threads_(std::max(1, threads)) {
+  const NodeSpec<T>& lead = spec.nodes[static_cast<std::size_t>(first)];
+  const int k = lead.fusion.tileDims;
+  const std::vector<int64_t> leadExtent = blockExtent(lead);
+  for (int q = 0; q < k; ++q) groupExtent.push_back(leadExtent[static_cast<std::size_t>(lead.outputLabels.at(static_cast<std::size_t>(q)))]);
+  int64_t rows = 1;
+  for (int64_t e : groupExtent) rows *= e;
+
+  // Bytes per row of group dimensions over every tensor the members touch.
+  double rowBytes = 0;
+  for (int m = first; m <= last; ++m) {
+    const NodeSpec<T>& n = spec.nodes[static_cast<std::size_t>(m)];
+    if (n.fusion.group != lead.fusion.group || n.fusion.tileDims != k || n.gemm || !n.elementwise)
+      throw std::logic_error("einrt: fused group of " + lead.name + " is inconsistent at " + n.name);
+    const std::vector<int64_t> extent = blockExtent(n);
+    std::vector<const std::vector<int>*> tensors{&n.outputLabels};
+    for (const auto& op : n.operandLabels) tensors.push_back(&op);
+    for (const std::vector<int>* dims : tensors)
+      rowBytes += static_cast<double>(product(*dims, extent)) * sizeof(T) / static_cast<double>(rows);
+  }
+  // Rows per tile: within kTileBytes, and at least one tile per thread.
+  int64_t tileRows = std::max<int64_t>(1, static_cast<int64_t>(kTileBytes / std::max(1.0, rowBytes)));
+  tileRows = std::min(tileRows, std::max<int64_t>(1, (rows + threads_ - 1) / threads_));
+  // The box: inner group dimensions whole while they fit, then a range of the next one.
+  split_ = 0;
+  chunk_ = groupExtent.empty() ? 1 : groupExtent[0];
+  int64_t inner = 1;
+  for (int q = k - 1; q >= 0; --q) {
+    const int64_t e = groupExtent[static_cast<std::size_t>(q)];
+    if (inner * e <= tileRows) {
+      inner *= e;
+      continue;
+    }
+    split_ = q;
+    chunk_ = std::max<int64_t>(1, tileRows / inner);
+    break;
+  }
+  chunks_ = k ? (groupExtent[static_cast<std::size_t>(split_)] + chunk_ - 1) / chunk_ : 1;
+  tiles_ = chunks_;
+  for (int q = 0; q < split_; ++q) tiles_ *= groupExtent[static_cast<std::size_t>(q)];
+
+  std::vector<int> slotOf(spec.nodes.size(), -1);
+  for (int m = first; m <= last; ++m) {
+    const NodeSpec<T>& n = spec.nodes[static_cast<std::size_t>(m)];
+    const std::vector<int64_t> extent = blockExtent(n);
+    Member mb;
+    mb.node = &n;
+    mb.hasY = n.operandLabels.size() > 1;
+    auto access = [&](const std::vector<int>& dims, int producer) {
+      Access a;
+      const std::vector<int64_t> strides = labelStrides(dims, extent);
+      for (int q = 0; q <= split_ && q < k; ++q)
+        a.groupStride.push_back(strides[static_cast<std::size_t>(n.outputLabels[static_cast<std::size_t>(q)])]);
+      if (producer >= first && producer < m) a.scratch = slotOf[static_cast<std::size_t>(producer)];
+      return a;
+    };
+    auto producerOf = [&](std::size_t o) { return spec.tensors[static_cast<std::size_t>(n.operandTensor[o])].producer; };
+    mb.x = access(n.operandLabels[0], producerOf(0));
+    if (mb.hasY) mb.y = access(n.operandLabels[1], producerOf(1));
+    mb.z = access(n.outputLabels, -1);
+    const std::vector<int64_t> sx = labelStrides(n.operandLabels[0], extent);
+    const std::vector<int64_t> sy = mb.hasY ? labelStrides(n.operandLabels[1], extent) : std::vector<int64_t>(extent.size(), 0);
+    const std::vector<int64_t> sz = labelStrides(n.outputLabels, extent);
+    for (int shape = 0; shape < 2; ++shape) {
+      std::vector<int64_t> tile = extent;
+      for (int q = 0; q < k; ++q) {
+        int64_t& e = tile[static_cast<std::size_t>(n.outputLabels[static_cast<std::size_t>(q)])];
+        if (q < split_) e = 1;
+        else if (q == split_) e = shape == 0 ? std::min(chunk_, e) : (e % chunk_ ? e % chunk_ : chunk_);
+      }
+      mb.nest[shape] = planLoopNest(tile, sx, sy, sz, mb.hasY);
+    }
+    if (n.fusion.scratch) {
+      slotOf[static_cast<std::size_t>(m)] = static_cast<int>(scratchElements_.size());
+      mb.z.scratch = slotOf[static_cast<std::size_t>(m)];
+      scratchElements_.push_back(mb.nest[0].outputElements);
+    }
+    members_.push_back(mb);
+  }
+  scratch_.resize(static_cast<std::size_t>(threads_));
+  for (auto& perThread : scratch_)
+    for (int64_t e : scratchElements_) perThread.emplace_back(static_cast<std::size_t>(e));
+}
+
+template <class T>
+void FusedGroup<T>::runTiles(const std::vector<MemberBlocks>& blocks, int64_t begin, int64_t end, int thread) {
+  std::vector<std::vector<T>>& scratch = scratch_[static_cast<std::size_t>(thread)];
+  const int64_t splitExtent = groupExtent.empty() ? 1 : groupExtent[static_cast<std::size_t>(split_)];
+  std::vector<int64_t> index(static_cast<std::size_t>(split_) + 1);
+  for (int64_t t = begin; t < end; ++t) {
+    // The tile's coordinates: indices of the outer group dimensions, the range of the split one.
+    int64_t rest = t / chunks_;
+    const int64_t c = t % chunks_;
+    for (int q = split_ - 1; q >= 0; --q) {
+      index[static_cast<std::size_t>(q)] = rest % groupExtent[static_cast<std::size_t>(q)];
+      rest /= groupExtent[static_cast<std::size_t>(q)];
+    }
+    index[static_cast<std::size_t>(split_)] = c * chunk_;
+    const int shape = c * chunk_ + chunk_ <= splitExtent ? 0 : 1;
+    for (std::size_t m = 0; m < members_.size(); ++m) {
+      const Member& mb = members_[m];
+      auto offset = [&](const Access& a) {
+        int64_t o = 0;
+        for (std::size_t q = 0; q < a.groupStride.size(); ++q) o += index[q] * a.groupStride[q];
+        return o;
+      };
+      auto read = [&](const Access& a, const T* block) -> const T* {
+        return a.scratch >= 0 ? scratch[static_cast<std::size_t>(a.scratch)].data() : block + offset(a);
+      };
+      const T* X = read(mb.x, blocks[m].operand[0]);
+      const T* Y = mb.hasY ? read(mb.y, blocks[m].operand[1]) : nullptr;
+      T* Z = mb.z.scratch >= 0 ? scratch[static_cast<std::size_t>(mb.z.scratch)].data() : blocks[m].output + offset(mb.z);
+      mb.node->elementwise(mb.nest[shape], X, Y, Z, false, 1);
+    }
+  }
+}
+
+template <class T>
+void FusedGroup<T>::run(const std::vector<MemberBlocks>& blocks) {
+  struct Context {
+    FusedGroup* group;
+    const std::vector<MemberBlocks>* blocks;
+  } context{this, &blocks};
+  auto body = [](void* p, int64_t begin, int64_t end, int thread) {
+    auto* c = static_cast<Context*>(p);
+    c->group->runTiles(*c->blocks, begin, end, thread);
+  };
+  if (spec_->parallelFor && threads_ > 1) spec_->parallelFor(tiles_, threads_, body, &context);
+  else body(&context, 0, tiles_, 0);
+}
+
+template class FusedGroup<float>;
+template class FusedGroup<double>;
+
+}  // namespace einrt::program::detail
