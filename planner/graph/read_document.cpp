@@ -69,7 +69,12 @@ class DocumentReader {
       throw InputError({locOf(root, doc.loc), "a graph file must be a mapping with the fields name, dtype, sizes, "
                                               "inputs, nodes, outputs; this one is " + typeName(root)});
     doc.loc = locOf(root, doc.loc);
-    const Fields fields = readFields(root, {"name", "dtype", "sizes", "inputs", "nodes", "outputs"}, "graph");
+    const Fields fields =
+        readFields(root, {"name", "dtype", "sizes", "inputs", "nodes", "outputs", "provenance"}, "graph");
+    // Who wrote the file (einplan gen writes it in JSON, docs/graph-format.md): read by people only.
+    if (const Field* f = fields.find("provenance"); f && !f->value.IsMap())
+      throw InputError({f->valueLoc, "'provenance' must be a mapping (it records who wrote the file and is not "
+                                     "otherwise read), not " + typeName(f->value)});
     if (const Field* f = fields.find("name")) doc.name = readString(*f, "the graph's 'name'");
     if (const Field* f = fields.find("dtype")) doc.dtype = readString(*f, "'dtype'");
     if (const Field* f = fields.find("sizes")) doc.sizes = readSizes(*f, "'sizes'");
