@@ -1,7 +1,6 @@
 #include "cli/common/command_line.h"
 
 #include <iostream>
-#include <sstream>
 
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/identifiers.h"
@@ -34,21 +33,18 @@ std::vector<std::string> optionNames(const CLI::App& command) {
   return names;
 }
 
-// CLI11's message, or for arguments nobody took, which one is wrong and what was meant.
+// CLI11's message, unless an argument nobody took looks like an option: then that is the
+// mistake to report (a mistyped required option also makes CLI11 say "--devices is
+// required"), with the closest option of the subcommand.
 std::string usageMessage(const CLI::App& app, const CLI::ParseError& e) {
   const CLI::App* command = selectedCommand(app);
-  const std::string what = e.what();
-  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
-    // "The following arguments were not expected: ARG ARG ...", CLI11's only list of them.
-    std::istringstream extras(what.substr(what.find(": ") + 2));
-    for (std::string extra; extras >> extra;) {
-      if (extra.size() < 2 || extra[0] != '-') continue;
-      const std::string option = extra.substr(0, extra.find('='));
-      return "unknown option " + quoted(option) + " for `" + commandPath(command) + "`" +
-             didYouMean(option, optionNames(*command));
-    }
+  for (const std::string& extra : command->remaining()) {
+    if (extra.size() < 2 || extra[0] != '-') continue;
+    const std::string option = extra.substr(0, extra.find('='));
+    return "unknown option " + quoted(option) + " for `" + commandPath(command) + "`" +
+           didYouMean(option, optionNames(*command));
   }
-  return what;
+  return e.what();
 }
 
 }  // namespace
