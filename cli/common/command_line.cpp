@@ -44,6 +44,12 @@ std::string usageMessage(const CLI::App& app, const CLI::ParseError& e) {
     return "unknown option " + quoted(option) + " for `" + commandPath(command) + "`" +
            didYouMean(option, optionNames(*command));
   }
+  // A command of subcommands given none (`einplan`, `einplan gen`): say which there are.
+  if (!command->get_subcommands({}).empty()) {
+    std::string list;
+    for (const std::string& n : subcommandNames(*command)) list += (list.empty() ? "" : ", ") + n;
+    return "`" + commandPath(command) + "` needs one of: " + list;
+  }
   return e.what();
 }
 

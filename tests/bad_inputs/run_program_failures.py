@@ -2,7 +2,9 @@
 """Failure modes of an emitted program (issue 7), each with a bounded wait:
 
   - a wrong rank count is a clear error (exit 2) naming the planned count;
-  - --inputs with a missing, malformed (not NumPy) or wrongly shaped .npy: exit 2 naming the file;
+  - --inputs with a missing, malformed (not NumPy), wrongly shaped or int32 .npy, or a FIFO
+    in its place: exit 2 naming the file; float64 and Fortran-order files (NumPy's
+    defaults) are converted, with a note, and pass --check;
   - NaN or Inf in an input: a warning naming the tensor, and --check fails (exit 1) saying
     which output holds non-finite values instead of passing on matching NaNs;
   - a rank killed mid-run: mpirun ends the job with an error naming the rank;
