@@ -131,6 +131,7 @@ expect 0 "candidates for node AB" "$EINPLAN" explain "$C" -p 4 --node AB
 expect 2 "unknown subcommand 'chek' (did you mean 'check'?)" "$EINPLAN" chek "$M"
 expect 2 "unknown subcommand 'frobnicate'; subcommands: check, eval, plan" "$EINPLAN" frobnicate
 expect 2 "unknown family 'matrx-chain' (did you mean 'matrix-chain'?)" "$EINPLAN" gen matrx-chain
+expect 2 "\`einplan gen\` needs one of: matrix-chain, ffnn, attention, llama" "$EINPLAN" gen
 expect 2 "unknown option '--algoritm' for \`einplan plan\` (did you mean '--algorithm'?)" "$EINPLAN" plan "$M" -p 4 --algoritm uniform
 expect 2 "unknown option '--devcies' for \`einplan compare\` (did you mean '--devices'?)" "$EINPLAN" compare "$M" --devcies 4
 expect 0 "paper cost" "$EINPLAN" "$M" -p 4
