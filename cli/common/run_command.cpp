@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "planner/graph/diagnostic.h"
+#include "planner/graph/excerpt.h"
 
 namespace eindecomp::cli {
 
@@ -18,7 +19,7 @@ int runCommand(const std::function<int()>& body) {
     std::cerr << e.what() << "\n";
     return e.exitCode();
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << boundedMessage(e.what()) << "\n";
     return kExitBadInput;
   }
 }
@@ -57,11 +58,22 @@ static std::string& storedCommandLine() {
   return line;
 }
 
+// `arg` as a POSIX shell reads it back: as is when it holds only characters the shell
+// leaves alone, else in single quotes.
+static std::string shellWord(const std::string& arg) {
+  const bool plain = !arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                           "0123456789_-+=/.,:@%") == std::string::npos;
+  if (plain) return arg;
+  std::string out = "'";
+  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 void setCommandLine(int argc, char** argv) {
   std::string line;
   for (int i = 0; i < argc; ++i) {
     if (i) line += ' ';
-    line += argv[i];
+    line += shellWord(argv[i]);
   }
   storedCommandLine() = line;
 }

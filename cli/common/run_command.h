@@ -16,7 +16,8 @@ int runCommand(const std::function<int()>& body);
 // "-" writes to standard output.
 void writeFileAtomically(const std::string& path, const std::string& contents);
 
-// The command line as typed, for provenance (set once in main).
+// The command line as typed, for provenance (set once in main): the arguments separated
+// by spaces, each quoted for a POSIX shell where it needs quotes, so it can be run again.
 void setCommandLine(int argc, char** argv);
 const std::string& commandLine();
 

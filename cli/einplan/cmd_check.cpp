@@ -23,6 +23,11 @@ void addCheckCommand(CLI::App& app, int& status) {
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("check", "validate a graph; print tensors, nodes, FLOPs");
+  cmd->footer("Exit status 0 when the graph is valid, 2 with FILE:LINE:COL: error: ... when it is not.\n\n"
+              "Examples:\n"
+              "  einplan check examples/matrix-chain.yaml\n"
+              "  einplan check graph.json --format json\n"
+              "  einplan gen llama --layers 2 | einplan check -");
   cmd->add_option("GRAPH", opts->graph, "graph file (.yaml, .yml, .json; - reads stdin)")->required();
   cmd->add_option("--input-format", opts->inputFormat, "format of GRAPH")
       ->check(CLI::IsMember({"auto", "yaml", "json"}));

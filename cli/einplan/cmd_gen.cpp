@@ -1,8 +1,14 @@
-// `einplan gen FAMILY [options] -o FILE`: write an example graph (SPEC 5). Each family is
-// a sub-subcommand whose options map one to one onto its options struct in planner/gen;
-// the graph goes through the graph writer (YAML or JSON by the file's extension) and is
-// written atomically. The families are described in docs/workloads.md.
+// `einplan gen FAMILY [options] [-o FILE]`: write an example graph (SPEC 5). Each family
+// is a sub-subcommand whose options map one to one onto its options struct in
+// planner/gen. CLI11 only collects the values as typed; they are converted here, so a bad
+// value is `einplan gen: error: --scale: '1e3' is not a positive integer` (exit 2), never
+// CLI11's range text. The graph is written by planner/gen/write_generated.h (format by
+// extension, provenance, loaded back before it is written), atomically, or to standard
+// output without -o. The families are described in docs/workloads.md.
+#include <charconv>
+#include <cmath>
 #include <functional>
+#include <list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,60 +21,149 @@
 #include "planner/gen/llama.h"
 #include "planner/gen/matrix_chain.h"
 #include "planner/gen/tensor_networks.h"
-#include "planner/graph/diagnostic.h"
-#include "planner/graph/write_graph.h"
-#include "planner/paths/split_nary.h"
+#include "planner/gen/write_generated.h"
+#include "planner/graph/identifiers.h"
+#include "planner/graph/units.h"
+#include "planner/version.h"
 
 namespace eindecomp::cli {
 
 namespace {
 
+int64_t toCount(const std::string& option, const std::string& text) {
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v <= 0)
+    gen::badOption(option, eindecomp::quoted(text) + " is not a positive integer" +
+                               (ec == std::errc::result_out_of_range ? " that fits 63 bits" : ""));
+  return v;
+}
+
+std::string choiceList(const std::vector<std::string>& choices) {
+  std::string list;
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+  return list;
+}
+
+// The options of one family: CLI11 stores each value as typed (texts_ keeps the strings
+// CLI11 writes into); convert() turns them into the family's fields when the command runs.
+class FamilyOptions {
+ public:
+  explicit FamilyOptions(CLI::App* cmd) : cmd_(cmd) {}
+
+  void count(const std::string& option, int64_t& target, const std::string& help) {
+    std::string& text = add(option, help, std::to_string(target), "N");
+    conversions_.push_back([&target, &text, option] { target = toCount(option, text); });
+  }
+  void optionalCount(const std::string& option, std::optional<int64_t>& target, const std::string& help) {
+    std::string& text = add(option, help, "", "N");
+    conversions_.push_back([&target, &text, option] {
+      if (!text.empty()) target = toCount(option, text);
+    });
+  }
+  // A comma-separated list of counts ("4096,2048").
+  void countList(const std::string& option, std::vector<int64_t>& target, const std::string& help) {
+    std::string joined;
+    for (int64_t v : target) joined += (joined.empty() ? "" : ",") + std::to_string(v);
+    std::string& text = add(option, help, joined, "N,N,...");
+    conversions_.push_back([&target, &text, option] {
+      target.clear();
+      std::size_t start = 0;
+      for (;;) {
+        const std::size_t comma = text.find(',', start);
+        target.push_back(toCount(option, text.substr(start, comma - start)));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    });
+  }
+  void positiveNumber(const std::string& option, double& target, const std::string& help) {
+    std::string& text = add(option, help, numberText(target), "X");
+    conversions_.push_back([&target, &text, option] {
+      double v = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v <= 0)
+        gen::badOption(option, eindecomp::quoted(text) + " is not a positive number");
+      target = v;
+    });
+  }
+  void choice(const std::string& option, std::string& target, const std::vector<std::string>& choices,
+              const std::string& help) {
+    std::string& text = add(option, help + " (" + choiceList(choices) + ")", target, "WORD");
+    conversions_.push_back([&target, &text, option, choices] {
+      for (const auto& c : choices)
+        if (c == text) {
+          target = text;
+          return;
+        }
+      gen::badOption(option, eindecomp::quoted(text) + " is not one of " + choiceList(choices) + didYouMean(text, choices));
+    });
+  }
+
+  void convert() const {
+    for (const auto& c : conversions_) c();
+  }
+
+ private:
+  std::string& add(const std::string& option, const std::string& help, const std::string& defaultText,
+                   const std::string& typeName) {
+    std::string& text = texts_.emplace_back(defaultText);
+    CLI::Option* o = cmd_->add_option(option, text, help)->type_name(typeName);
+    if (!defaultText.empty()) o->capture_default_str();
+    return text;
+  }
+
+  CLI::App* cmd_;
+  std::list<std::string> texts_;  // stable addresses for CLI11
+  std::vector<std::function<void()>> conversions_;
+};
+
+// -o/--output, --name, --dtype and --split, which every family takes.
 struct OutputOptions {
-  std::string output;
+  std::string output = "-";
   std::string name;
   std::string dtype = "f32";
   bool split = false;
 };
 
-// -o/--output, --name and --dtype on every family.
-void addOutputOptions(CLI::App* cmd, OutputOptions& o) {
-  cmd->add_option("-o,--output", o.output, "graph file to write (.yaml, .yml or .json; - writes YAML to stdout)")
-      ->required();
-  cmd->add_option("--name", o.name, "the graph's name (default: the family's)");
-  cmd->add_option("--dtype", o.dtype, "element type")->check(CLI::IsMember({"f32", "f64"}));
-  cmd->add_flag("--split", o.split,
+// One family: `configure` declares its options, `make` builds the graph, `sizeOptions`
+// are named when the sizes it was given overflow, `examples` end its --help.
+struct FamilySpec {
+  std::string name;
+  std::string help;
+  std::string sizeOptions;
+  std::string examples;
+  std::function<void(FamilyOptions&)> configure;
+  std::function<Graph(const gen::CommonOptions&)> make;
+};
+
+void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
+  CLI::App* cmd = gen->add_subcommand(spec.name, spec.help);
+  cmd->footer("Examples:\n" + spec.examples + "\nThe format follows -o's extension (.yaml, .yml, .json); without -o the "
+              "graph goes to standard output as YAML. Limits: docs/workloads.md.");
+  auto options = std::make_shared<FamilyOptions>(cmd);
+  spec.configure(*options);
+  auto out = std::make_shared<OutputOptions>();
+  cmd->add_option("-o,--output", out->output, "graph file to write (.yaml, .yml or .json; default -: YAML on stdout)")
+      ->type_name("FILE");
+  cmd->add_option("--name", out->name, "the graph's name (default: the family's)")->type_name("NAME");
+  options->choice("--dtype", out->dtype, {"f32", "f64"}, "element type");
+  cmd->add_flag("--split", out->split,
                 "write nodes of three or more operands already split into binary contractions along the "
                 "optimized path (steps named NODE__1, NODE__2, ..., the last keeps NODE)");
-}
-
-gen::CommonOptions common(const OutputOptions& o) {
-  gen::CommonOptions c;
-  c.name = o.name;
-  c.dtype = o.dtype == "f64" ? DType::F64 : DType::F32;
-  return c;
-}
-
-void writeGraph(const Graph& generated, const std::string& path, bool split) {
-  const Graph g = split ? withSanitizedNames(splitNaryNodes(generated)) : generated;
-  std::string text;
-  try {
-    text = writeGraphForPath(g, path);
-  } catch (const std::invalid_argument& e) {
-    throw InputError({{path, 0, 0}, e.what()});
-  }
-  writeFileAtomically(path, text);
-}
-
-// Registers one family: its options are added by `configure`; `make` builds the graph.
-void addFamily(CLI::App* gen, int& status, const std::string& family, const std::string& help,
-               const std::function<void(CLI::App*)>& configure, const std::function<Graph()>& make,
-               const std::shared_ptr<OutputOptions>& out) {
-  CLI::App* cmd = gen->add_subcommand(family, help);
-  configure(cmd);
-  addOutputOptions(cmd, *out);
-  cmd->callback([&status, make, out] {
+  cmd->callback([&status, spec, options, out] {
     status = runCommand([&] {
-      writeGraph(make(), out->output, out->split);
+      options->convert();
+      gen::CommonOptions common;
+      common.name = out->name;
+      common.dtype = out->dtype == "f64" ? DType::F64 : DType::F32;
+      gen::GeneratedFile file;
+      file.path = out->output;
+      file.provenance = {"einplan", EINDECOMP_VERSION_STRING, commandLine()};
+      file.sizeOptions = spec.sizeOptions;
+      file.split = out->split;
+      writeFileAtomically(file.path, gen::generatedGraphText(spec.make(common), file));
       return kExitOk;
     });
   });
@@ -85,109 +180,107 @@ void addGenCommand(CLI::App& app, int& status) {
       "  ffnn          one training step of a feed-forward classifier (forward, loss, backward, SGD)\n"
       "  attention     multi-head attention as in EinDecomp section 3\n"
       "  llama         LLaMA prefill: --preset 7b|13b|65b [--layers N] [--seq N] [--batch N]\n"
-      "  syn tt fctn tw getd trn   tensor networks of the Einsum Trees paper, Table 5 [--scale D]\n"
+      "  syn tt fctn tw getd trn   tensor networks of the Einsum Trees paper, Table 5 [--scale D]\n\n"
+      "Examples:\n"
+      "  einplan gen matrix-chain --shape skewed --scale 1000 -o chain.yaml\n"
+      "  einplan gen llama --preset 7b --layers 2 --seq 512 -o llama.json\n"
+      "  einplan gen attention | einplan check -\n\n"
       "Run `einplan gen FAMILY --help` for a family's options.");
 
-  {
-    auto o = std::make_shared<gen::MatrixChainOptions>();
-    auto out = std::make_shared<OutputOptions>();
-    addFamily(
-        gen, status, "matrix-chain",
-        "(A*B)+(C*(D*E)) as in EinDecomp section 9, experiment 1. square: all s x s; skewed: A s x .1s, "
-        "B .1s x s, C s x .1s, D .1s x 10s, E 10s x s",
-        [o](CLI::App* c) {
-          c->add_option("--shape", o->shape, "square | skewed")->check(CLI::IsMember({"square", "skewed"}))
-              ->capture_default_str();
-          c->add_option("--scale", o->scale, "s (a multiple of 10 for skewed)")->capture_default_str();
-        },
-        [o, out] {
-          o->common = common(*out);
-          return gen::makeMatrixChain(*o);
-        },
-        out);
-  }
-  {
-    auto o = std::make_shared<gen::FfnnOptions>();
-    auto out = std::make_shared<OutputOptions>();
-    addFamily(
-        gen, status, "ffnn",
-        "one SGD training step of a feed-forward classifier (relu layers, softmax cross-entropy or squared "
-        "loss, backward pass, update), as in EinDecomp experiment 2",
-        [o](CLI::App* c) {
-          c->add_option("--batch", o->batch, "batch size B")->capture_default_str();
-          c->add_option("--features", o->features, "input features F")->capture_default_str();
-          c->add_option("--hidden", o->hidden, "hidden layer widths H1,H2,...")->delimiter(',')->capture_default_str();
-          c->add_option("--classes", o->classes, "output classes C")->capture_default_str();
-          c->add_option("--loss", o->loss, "xent (softmax cross-entropy) | squared")
-              ->check(CLI::IsMember({"xent", "squared"}))
-              ->capture_default_str();
-          c->add_option("--lr", o->learningRate, "SGD learning rate")->capture_default_str();
-        },
-        [o, out] {
-          o->common = common(*out);
-          return gen::makeFfnn(*o);
-        },
-        out);
-  }
-  {
-    auto o = std::make_shared<gen::AttentionOptions>();
-    auto out = std::make_shared<OutputOptions>();
-    addFamily(
-        gen, status, "attention",
-        "multi-head attention as in EinDecomp section 3 (rank-3 projections, scaled scores, softmax from four "
-        "EinSums, output projection)",
-        [o](CLI::App* c) {
-          c->add_option("--batch", o->batch, "batch size")->capture_default_str();
-          c->add_option("--seq", o->seq, "sequence length")->capture_default_str();
-          c->add_option("--dim", o->dim, "model dimension (attributes)")->capture_default_str();
-          c->add_option("--heads", o->heads, "attention heads (must divide --dim)")->capture_default_str();
-        },
-        [o, out] {
-          o->common = common(*out);
-          return gen::makeAttention(*o);
-        },
-        out);
-  }
-  {
-    auto o = std::make_shared<gen::LlamaOptions>();
-    auto out = std::make_shared<OutputOptions>();
-    addFamily(
-        gen, status, "llama",
-        "LLaMA prefill (first-token inference): RMSNorm, rotary attention, SwiGLU, residuals, final norm, "
-        "vocabulary projection. Presets: 7b (dim 4096, 32 layers, 32 heads, ffn 11008, vocab 32000), "
-        "13b (5120, 40, 40, 13824), 65b (8192, 80, 64, 22016)",
-        [o](CLI::App* c) {
-          c->add_option("--preset", o->preset, "7b | 13b | 65b")->check(CLI::IsMember({"7b", "13b", "65b"}))
-              ->capture_default_str();
-          c->add_option("--layers", o->layers, "number of layers (default: the preset's)");
-          c->add_option("--seq", o->seq, "sequence length")->capture_default_str();
-          c->add_option("--batch", o->batch, "batch size")->capture_default_str();
-          c->add_option("--dim", o->dim, "override the model dimension (small runs)");
-          c->add_option("--heads", o->heads, "override the number of heads");
-          c->add_option("--ffn", o->ffn, "override the feed-forward width");
-          c->add_option("--vocab", o->vocab, "override the vocabulary size");
-        },
-        [o, out] {
-          o->common = common(*out);
-          return gen::makeLlama(*o);
-        },
-        out);
-  }
-  for (const auto& spec : gen::einsumTreesNetworks()) {
+  auto matrixChain = std::make_shared<gen::MatrixChainOptions>();
+  addFamily(gen, status,
+            {"matrix-chain",
+             "(A*B)+(C*(D*E)) as in EinDecomp section 9, experiment 1. square: all s x s; skewed: A s x .1s, "
+             "B .1s x s, C s x .1s, D .1s x 10s, E 10s x s",
+             "--scale",
+             "  einplan gen matrix-chain --scale 4096 -o chain.yaml\n"
+             "  einplan gen matrix-chain --shape skewed --scale 1000 --dtype f64 -o skewed.json\n",
+             [o = matrixChain](FamilyOptions& c) {
+               c.choice("--shape", o->shape, {"square", "skewed"}, "the paper's two chains");
+               c.count("--scale", o->scale, "s (a multiple of 10 for skewed)");
+             },
+             [o = matrixChain](const gen::CommonOptions& common) {
+               o->common = common;
+               return gen::makeMatrixChain(*o);
+             }});
+
+  auto ffnn = std::make_shared<gen::FfnnOptions>();
+  addFamily(gen, status,
+            {"ffnn",
+             "one SGD training step of a feed-forward classifier (relu layers, softmax cross-entropy or squared "
+             "loss, backward pass, update), as in EinDecomp experiment 2",
+             "--batch/--features/--hidden/--classes",
+             "  einplan gen ffnn -o ffnn.yaml\n"
+             "  einplan gen ffnn --batch 16 --features 64 --hidden 32,32 --classes 10 -o small.yaml\n",
+             [o = ffnn](FamilyOptions& c) {
+               c.count("--batch", o->batch, "batch size B");
+               c.count("--features", o->features, "input features F");
+               c.countList("--hidden", o->hidden, "hidden layer widths H1,H2,...");
+               c.count("--classes", o->classes, "output classes C");
+               c.choice("--loss", o->loss, {"xent", "squared"}, "softmax cross-entropy or squared loss");
+               c.positiveNumber("--lr", o->learningRate, "SGD learning rate");
+             },
+             [o = ffnn](const gen::CommonOptions& common) {
+               o->common = common;
+               return gen::makeFfnn(*o);
+             }});
+
+  auto attention = std::make_shared<gen::AttentionOptions>();
+  addFamily(gen, status,
+            {"attention",
+             "multi-head attention as in EinDecomp section 3 (rank-3 projections, scaled scores, softmax from four "
+             "EinSums, output projection)",
+             "--batch/--seq/--dim/--heads",
+             "  einplan gen attention -o attention.yaml\n"
+             "  einplan gen attention --batch 2 --seq 16 --dim 32 --heads 4 | einplan check -\n",
+             [o = attention](FamilyOptions& c) {
+               c.count("--batch", o->batch, "batch size");
+               c.count("--seq", o->seq, "sequence length");
+               c.count("--dim", o->dim, "model dimension (attributes)");
+               c.count("--heads", o->heads, "attention heads (must divide --dim)");
+             },
+             [o = attention](const gen::CommonOptions& common) {
+               o->common = common;
+               return gen::makeAttention(*o);
+             }});
+
+  auto llama = std::make_shared<gen::LlamaOptions>();
+  addFamily(gen, status,
+            {"llama",
+             "LLaMA prefill (first-token inference): RMSNorm, rotary attention, SwiGLU, residuals, final norm, "
+             "vocabulary projection. Presets: 7b (dim 4096, 32 layers, 32 heads, ffn 11008, vocab 32000), "
+             "13b (5120, 40, 40, 13824), 65b (8192, 80, 64, 22016)",
+             "--seq/--batch/--dim/--heads/--ffn/--vocab",
+             "  einplan gen llama --preset 7b -o llama7b.yaml\n"
+             "  einplan gen llama --preset 13b --layers 4 --seq 2048 --batch 2 -o llama13b.json\n"
+             "  einplan gen llama --layers 2 --dim 64 --heads 4 --ffn 172 --vocab 100 --seq 16 -o tiny.yaml\n",
+             [o = llama](FamilyOptions& c) {
+               c.choice("--preset", o->preset, {"7b", "13b", "65b"}, "published model sizes");
+               c.optionalCount("--layers", o->layers, "number of layers (default: the preset's; at most 3030)");
+               c.count("--seq", o->seq, "sequence length");
+               c.count("--batch", o->batch, "batch size");
+               c.optionalCount("--dim", o->dim, "override the model dimension (small runs)");
+               c.optionalCount("--heads", o->heads, "override the number of heads");
+               c.optionalCount("--ffn", o->ffn, "override the feed-forward width");
+               c.optionalCount("--vocab", o->vocab, "override the vocabulary size");
+             },
+             [o = llama](const gen::CommonOptions& common) {
+               o->common = common;
+               return gen::makeLlama(*o);
+             }});
+
+  for (const auto& net : gen::einsumTreesNetworks()) {
     auto o = std::make_shared<gen::TensorNetworkOptions>();
-    o->id = spec.id;
-    auto out = std::make_shared<OutputOptions>();
-    addFamily(
-        gen, status, spec.id,
-        "Einsum Trees paper, Table 5: " + spec.description + " (" + spec.einsum + ")",
-        [o](CLI::App* c) {
-          c->add_option("--scale", o->scale, "divide every size by D (sizes stay at least 1)")->capture_default_str();
-        },
-        [o, out] {
-          o->common = common(*out);
-          return gen::makeTensorNetwork(*o);
-        },
-        out);
+    o->id = net.id;
+    addFamily(gen, status,
+              {net.id, "Einsum Trees paper, Table 5: " + net.description + " (" + net.einsum + ")", "--scale",
+               "  einplan gen " + net.id + " -o " + net.id + ".yaml\n  einplan gen " + net.id +
+                   " --scale 4 --split -o " + net.id + "-small.yaml\n",
+               [o](FamilyOptions& c) { c.count("--scale", o->scale, "divide every size by D (sizes stay at least 1)"); },
+               [o](const gen::CommonOptions& common) {
+                 o->common = common;
+                 return gen::makeTensorNetwork(*o);
+               }});
   }
 }
 

@@ -1,6 +1,7 @@
 #include "planner/eval/input_files.h"
 
 #include <filesystem>
+#include <system_error>
 
 #include "einrt/npy.h"
 #include "planner/eval/tensor_npy.h"
@@ -10,12 +11,14 @@ namespace eindecomp {
 
 std::map<std::string, Tensor> readInputFiles(const Graph& graph, const std::string& directory) {
   namespace fs = std::filesystem;
-  if (!fs::is_directory(directory))
-    throw InputError({{directory, 0, 0}, "the --inputs directory does not exist"});
+  std::error_code ec;
+  if (!fs::exists(directory, ec)) throw InputError({{directory, 0, 0}, "the --inputs directory does not exist"});
+  if (!fs::is_directory(directory, ec))
+    throw InputError({{directory, 0, 0}, "--inputs must be a directory holding NAME.npy for every graph input"});
   std::map<std::string, Tensor> inputs;
   for (const auto& in : graph.inputs) {
     const std::string path = (fs::path(directory) / (in.name + ".npy")).string();
-    if (!fs::exists(path))
+    if (!fs::exists(fs::symlink_status(path, ec)))
       throw InputError({{path, 0, 0}, "missing: graph input '" + in.name + "' is read from this file"});
     try {
       inputs[in.name] = readTensorNpy(path, graph.dtype, in.shape);

@@ -1,6 +1,8 @@
 // Graph inputs read from a directory of `.npy` files, one `NAME.npy` per graph input,
-// for `einplan eval --inputs DIR`. Each file must hold the graph's dtype and the input's
-// declared shape; every problem is an InputError (exit 2) naming the file.
+// for `einplan eval --inputs DIR`. Each file must hold the input's declared shape, as
+// float32 or float64 in C or Fortran order (einrt/npy.h converts to the graph's dtype,
+// with a note on stderr); every problem — including a directory, FIFO or device where a
+// file should be — is an InputError (exit 2) naming the file.
 #pragma once
 
 #include <map>

@@ -8,15 +8,15 @@
 namespace eindecomp::gen {
 
 Graph makeAttention(const AttentionOptions& opts) {
-  requirePositive("--batch", opts.batch);
-  requirePositive("--seq", opts.seq);
-  requirePositive("--dim", opts.dim);
-  requirePositive("--heads", opts.heads);
+  requireExtent("--batch", opts.batch);
+  requireExtent("--seq", opts.seq);
+  requireExtent("--dim", opts.dim);
+  requireExtent("--heads", opts.heads);
   if (opts.dim % opts.heads != 0)
     badOption("--heads", "must divide --dim (" + std::to_string(opts.dim) + "), got " + std::to_string(opts.heads));
   const int64_t headDim = opts.dim / opts.heads;
 
-  GraphBuilder b(opts.common.name.empty() ? "attention" : opts.common.name, opts.common.dtype);
+  GraphBuilder b(graphName(opts.common, "attention"), opts.common.dtype);
   b.size("b", opts.batch);
   b.size("s", opts.seq);
   b.size("t", opts.seq);

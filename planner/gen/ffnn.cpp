@@ -2,19 +2,21 @@
 
 #include "planner/gen/graph_builder.h"
 #include "planner/graph/units.h"
-#include "planner/graph/units.h"
 
 namespace eindecomp::gen {
 
 Graph makeFfnn(const FfnnOptions& opts) {
-  requirePositive("--batch", opts.batch);
-  requirePositive("--features", opts.features);
-  requirePositive("--classes", opts.classes);
-  for (int64_t h : opts.hidden) requirePositive("--hidden", h);
+  requireExtent("--batch", opts.batch);
+  requireExtent("--features", opts.features);
+  requireExtent("--classes", opts.classes);
+  // 6 nodes per hidden layer and 9 more (docs/workloads.md).
+  requireAtMost("--hidden", static_cast<int64_t>(opts.hidden.size()), (kMaxGeneratedNodes - 9) / 6,
+                "the number of hidden layers is bounded, as a generated graph has at most 100,000 nodes");
+  for (int64_t h : opts.hidden) requireExtent("--hidden", h);
   if (opts.loss != "xent" && opts.loss != "squared") badOption("--loss", "must be 'xent' or 'squared', got '" + opts.loss + "'");
   if (!(opts.learningRate > 0)) badOption("--lr", "must be positive");
 
-  GraphBuilder b(opts.common.name.empty() ? "ffnn" : opts.common.name, opts.common.dtype);
+  GraphBuilder b(graphName(opts.common, "ffnn"), opts.common.dtype);
   const std::size_t layers = opts.hidden.size() + 1;  // weight matrices
   // Layer widths: f, h1, ..., hk, c, as labels.
   std::vector<std::string> width{"f"};

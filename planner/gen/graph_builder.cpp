@@ -30,12 +30,19 @@ void GraphBuilder::input(const std::string& name, const std::string& labels) {
   InputTensor t;
   t.name = name;
   for (std::string l; is >> l;) t.shape.push_back(sizes_.at(l));
+  inputIndex_[name] = graph_.inputs.size();
   graph_.inputs.push_back(t);
 }
 
-Labels GraphBuilder::labelsOf(const std::string& name) const {
-  if (const Node* n = findNode(graph_, name)) return n->outputLabels;
-  throw std::logic_error("generator: '" + name + "' is not a node");
+const Node& GraphBuilder::nodeNamed(const std::string& name) const {
+  const auto it = nodeIndex_.find(name);
+  if (it == nodeIndex_.end()) throw std::logic_error("generator: '" + name + "' is not a node");
+  return graph_.nodes[it->second];
+}
+
+std::vector<int64_t> GraphBuilder::shapeOf(const std::string& tensor) const {
+  if (const auto it = inputIndex_.find(tensor); it != inputIndex_.end()) return graph_.inputs[it->second].shape;
+  return outputShape(nodeNamed(tensor));
 }
 
 void GraphBuilder::node(const std::string& name, const std::string& einsum, const std::vector<std::string>& inputs,
@@ -61,7 +68,7 @@ void GraphBuilder::node(const std::string& name, const std::string& einsum, cons
   }
   // Every operand's labels must match the shape of the tensor it names.
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    const std::vector<int64_t> shape = tensorShape(graph_, inputs[k]);
+    const std::vector<int64_t> shape = shapeOf(inputs[k]);
     const Labels& ls = spec.operands[k];
     bool ok = shape.size() == ls.size();
     for (std::size_t i = 0; ok && i < ls.size(); ++i) ok = sizes_.count(ls[i]) && sizes_.at(ls[i]) == shape[i];
@@ -70,11 +77,12 @@ void GraphBuilder::node(const std::string& name, const std::string& einsum, cons
   for (const auto& l : spec.output)
     if (!sizes_.count(l)) throw std::logic_error("generator: label '" + l + "' has no size");
   for (const auto& l : iterationLabels(n)) n.labelSizes[l] = sizes_.at(l);
+  nodeIndex_[name] = graph_.nodes.size();
   graph_.nodes.push_back(std::move(n));
 }
 
 void GraphBuilder::output(const std::string& name) {
-  labelsOf(name);
+  nodeNamed(name);
   graph_.outputs.push_back(name);
 }
 

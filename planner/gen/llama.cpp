@@ -9,6 +9,11 @@ namespace eindecomp::gen {
 
 namespace {
 
+// Nodes per layer (two RMSNorms of 4, q k v, two rotary embeddings of 4, attention 9,
+// feed-forward 5) and after the last layer (RMSNorm, logits); tests check the count.
+constexpr int64_t kNodesPerLayer = 33;
+constexpr int64_t kFinalNodes = 5;
+
 struct LlamaSizes {
   int64_t dim, layers, heads, ffn, vocab;
 };
@@ -52,18 +57,20 @@ Graph makeLlama(const LlamaOptions& opts) {
   if (opts.ffn) z.ffn = *opts.ffn;
   if (opts.vocab) z.vocab = *opts.vocab;
   requirePositive("--layers", z.layers);
-  requirePositive("--dim", z.dim);
-  requirePositive("--heads", z.heads);
-  requirePositive("--ffn", z.ffn);
-  requirePositive("--vocab", z.vocab);
-  requirePositive("--seq", opts.seq);
-  requirePositive("--batch", opts.batch);
+  requireAtMost("--layers", z.layers, (kMaxGeneratedNodes - kFinalNodes) / kNodesPerLayer,
+                "a generated graph has at most 100,000 nodes and a layer takes " + std::to_string(kNodesPerLayer));
+  requireExtent("--dim", z.dim);
+  requireExtent("--heads", z.heads);
+  requireExtent("--ffn", z.ffn);
+  requireExtent("--vocab", z.vocab);
+  requireExtent("--seq", opts.seq);
+  requireExtent("--batch", opts.batch);
   if (z.dim % (2 * z.heads) != 0)
     badOption("--heads", "dim / heads must be an even head dimension (rotary embedding pairs), got dim " +
                              std::to_string(z.dim) + " and " + std::to_string(z.heads) + " heads");
   const int64_t headDim = z.dim / z.heads;
 
-  GraphBuilder b(opts.common.name.empty() ? "llama_" + opts.preset : opts.common.name, opts.common.dtype);
+  GraphBuilder b(graphName(opts.common, "llama_" + opts.preset), opts.common.dtype);
   b.size("b", opts.batch);
   b.size("s", opts.seq);
   b.size("t", opts.seq);

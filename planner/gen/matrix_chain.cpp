@@ -5,7 +5,7 @@
 namespace eindecomp::gen {
 
 Graph makeMatrixChain(const MatrixChainOptions& opts) {
-  requirePositive("--scale", opts.scale);
+  requireExtent("--scale", opts.scale);
   const int64_t s = opts.scale;
   int64_t tenth = s, ten = s;
   if (opts.shape == "skewed") {
@@ -15,7 +15,7 @@ Graph makeMatrixChain(const MatrixChainOptions& opts) {
   } else if (opts.shape != "square") {
     badOption("--shape", "must be 'square' or 'skewed', got '" + opts.shape + "'");
   }
-  GraphBuilder b(opts.common.name.empty() ? "matrix_chain_" + opts.shape : opts.common.name, opts.common.dtype);
+  GraphBuilder b(graphName(opts.common, "matrix_chain_" + opts.shape), opts.common.dtype);
   // A: i x j, B: j x k, C: i x l, D: l x m, E: m x k.
   b.size("i", s);
   b.size("j", tenth);

@@ -36,7 +36,7 @@ Graph makeTensorNetwork(const TensorNetworkOptions& opts) {
   if (!spec) badOption("FAMILY", "unknown tensor network '" + opts.id + "' (syn tt fctn tw getd trn)");
   requirePositive("--scale", opts.scale);
 
-  GraphBuilder b(opts.common.name.empty() ? spec->id : opts.common.name, opts.common.dtype);
+  GraphBuilder b(graphName(opts.common, spec->id), opts.common.dtype);
   const std::string lhs = spec->einsum.substr(0, spec->einsum.find("->"));
   const std::set<char> labels(lhs.begin(), lhs.end());
   std::size_t i = 0;

@@ -1,8 +1,17 @@
 #include "planner/graph/diagnostic.h"
 
+#include "planner/graph/excerpt.h"
+
 namespace eindecomp {
 
-std::string formatDiagnostic(const Diagnostic& d) {
+Diagnostic boundedDiagnostic(Diagnostic d) {
+  d.loc.file = boundedMessage(d.loc.file);
+  d.message = boundedMessage(d.message);
+  return d;
+}
+
+std::string formatDiagnostic(const Diagnostic& original) {
+  const Diagnostic d = boundedDiagnostic(original);
   std::string out;
   if (!d.loc.file.empty()) {
     out += d.loc.file;

@@ -2,11 +2,14 @@
 // place (file, line, column) and thrown as an InputError where it is found. The CLI
 // catches it once, prints `FILE:LINE:COL: error: WHAT` and exits with the error's code
 // (2 for bad input, 3 when no plan satisfies the constraints). Line and column are
-// 1-based; 0 means "unknown" and is left out of the printed form.
+// 1-based; 0 means "unknown" and is left out of the printed form. The file name and the
+// message are bounded and made valid UTF-8 (planner/graph/excerpt.h) when the error is
+// made, so no diagnostic echoes more than a bounded excerpt of its input.
 #pragma once
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace eindecomp {
 
@@ -29,13 +32,17 @@ enum ExitCode : int {
   kExitNoPlan = 3,
 };
 
-// Formats `FILE:LINE:COL: error: WHAT`, dropping the parts that are unknown.
+// Formats `FILE:LINE:COL: error: WHAT`, dropping the parts that are unknown; file name
+// and message bounded and valid UTF-8.
 std::string formatDiagnostic(const Diagnostic& d);
+
+// `d` with its file name and message bounded and valid UTF-8.
+Diagnostic boundedDiagnostic(Diagnostic d);
 
 class InputError : public std::runtime_error {
  public:
   InputError(Diagnostic d, int exitCode = kExitBadInput)
-      : std::runtime_error(formatDiagnostic(d)), diag_(std::move(d)), exitCode_(exitCode) {}
+      : std::runtime_error(formatDiagnostic(d)), diag_(boundedDiagnostic(std::move(d))), exitCode_(exitCode) {}
   const Diagnostic& diagnostic() const { return diag_; }
   int exitCode() const { return exitCode_; }
 

@@ -1,10 +1,9 @@
 #include "planner/graph/graph_summary.h"
 
-#include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "planner/graph/graph_index.h"
+#include "planner/graph/text_table.h"
 #include "planner/graph/units.h"
 
 namespace eindecomp {
@@ -55,40 +54,22 @@ std::string joined(const std::vector<std::string>& items, const char* separator)
   return out;
 }
 
-// Left-aligned columns separated by two spaces, each row indented by two.
-std::string alignedTable(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> width;
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (width.size() <= c) width.push_back(0);
-      width[c] = std::max(width[c], row[c].size());
-    }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line = " ";
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      line += " " + row[c];
-      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 1, ' ');
-    }
-    out += line + "\n";
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string renderSummaryTable(const GraphSummary& s) {
   std::string out = "graph " + s.name + " (" + s.dtype + ")" + (s.sourceFile.empty() ? "" : " from " + s.sourceFile) + "\n\n";
-  std::vector<std::vector<std::string>> tensorRows = {{"tensor", "kind", "shape", "dtype", "bytes"}};
+  TextTable tensors{{"tensor", "kind", "shape", "dtype", "bytes"}, {}, {false, false, false, false, true}};
   for (const auto& t : s.tensors)
-    tensorRows.push_back({t.name, t.isOutput ? t.kind + ", output" : t.kind, shapeText(t.shape), s.dtype,
-                          formatBytes(t.bytes)});
-  out += alignedTable(tensorRows) + "\n";
-  std::vector<std::vector<std::string>> nodeRows = {{"node", "einsum", "inputs", "join", "agg", "output shape", "FLOPs"}};
+    tensors.rows.push_back({t.name, t.isOutput ? t.kind + ", output" : t.kind, shapeText(t.shape), s.dtype,
+                            formatBytes(t.bytes)});
+  out += renderAligned(tensors, "  ") + "\n";
+  TextTable nodes{{"node", "einsum", "inputs", "join", "agg", "output shape", "FLOPs"},
+                  {},
+                  {false, false, false, false, false, false, true}};
   for (const auto& n : s.nodes)
-    nodeRows.push_back({n.name, n.einsum, joined(n.inputs, ", "), n.join, n.agg, shapeText(n.outputShape),
-                        formatFlops(n.flops)});
-  out += alignedTable(nodeRows) + "\n";
+    nodes.rows.push_back({n.name, n.einsum, joined(n.inputs, ", "), n.join, n.agg, shapeText(n.outputShape),
+                          formatFlops(n.flops)});
+  out += renderAligned(nodes, "  ") + "\n";
   out += "outputs: " + joined(s.outputs, ", ") + "\n";
   out += "totals: " + std::to_string(s.tensors.size()) + " tensors, " + std::to_string(s.nodes.size()) + " nodes, " +
          formatFlops(s.totalFlops) + ", " + formatBytes(s.totalBytes) + "\n";

@@ -50,7 +50,8 @@ struct GraphSummary {
 // the path's FLOPs for them (their naive count may not even fit in 64 bits).
 GraphSummary summarizeGraph(const Graph& g, const std::map<std::string, int64_t>& flopsOverride = {});
 
-// Aligned columns with human units (KiB/MiB, MFLOP/GFLOP), ending in a totals line.
+// Aligned columns (planner/graph/text_table.h) with human units (KiB/MiB, MFLOP/GFLOP),
+// ending in a totals line.
 std::string renderSummaryTable(const GraphSummary& s);
 
 // {"graph", "dtype", "file", "tensors": [...], "nodes": [...], "outputs": [...],

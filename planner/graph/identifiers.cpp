@@ -1,7 +1,6 @@
 #include "planner/graph/identifiers.h"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace eindecomp {
 
@@ -13,28 +12,6 @@ static bool isIdentChar(char c) { return isIdentStart(c) || (c >= '0' && c <= '9
 bool isIdentifier(const std::string& s) {
   if (s.empty() || s.size() > kMaxIdentifierLength || !isIdentStart(s[0])) return false;
   return std::all_of(s.begin(), s.end(), isIdentChar);
-}
-
-std::string quoted(const std::string& s) {
-  std::string out = "'";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '\'': out += "\\'"; break;
-      case '\\': out += "\\\\"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "'";
 }
 
 void requireIdentifier(const std::string& s, const std::string& what, const SourceLoc& where) {

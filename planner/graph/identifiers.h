@@ -1,14 +1,15 @@
 // Identifiers in graph files (SPEC 1): tensor names, node names, the graph name and
 // labels all use the alphabet `[A-Za-z_][A-Za-z0-9_]*` with at most 64 characters.
 // They reach emitted C++ source, file names and shell commands later, so nothing that
-// fails this check gets past the loader. The helpers here also print untrusted text
-// safely inside one-line diagnostics and suggest a close spelling for typos.
+// fails this check gets past the loader. The helpers here also suggest a close spelling
+// for typos; untrusted text goes into messages through quoted() (planner/graph/excerpt.h).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "planner/graph/diagnostic.h"
+#include "planner/graph/excerpt.h"  // quoted(), which every user of these helpers needs
 
 namespace eindecomp {
 
@@ -19,10 +20,6 @@ bool isIdentifier(const std::string& s);
 // Throws InputError at `where` when `s` is not an identifier; `what` says what the
 // text is ("tensor name", "label", ...) and the message says which character is wrong.
 void requireIdentifier(const std::string& s, const std::string& what, const SourceLoc& where);
-
-// `s` in single quotes with control characters, quotes and backslashes escaped, so a
-// diagnostic stays on one line whatever the input held.
-std::string quoted(const std::string& s);
 
 // The candidate closest to `word` by edit distance when it is close enough to be a
 // likely typo, else "".

@@ -69,7 +69,12 @@ class DocumentReader {
       throw InputError({locOf(root, doc.loc), "a graph file must be a mapping with the fields name, dtype, sizes, "
                                               "inputs, nodes, outputs; this one is " + typeName(root)});
     doc.loc = locOf(root, doc.loc);
-    const Fields fields = readFields(root, {"name", "dtype", "sizes", "inputs", "nodes", "outputs"}, "graph");
+    const Fields fields =
+        readFields(root, {"name", "dtype", "sizes", "inputs", "nodes", "outputs", "provenance"}, "graph");
+    // Who wrote the file (einplan gen writes it in JSON, docs/graph-format.md): read by people only.
+    if (const Field* f = fields.find("provenance"); f && !f->value.IsMap())
+      throw InputError({f->valueLoc, "'provenance' must be a mapping (it records who wrote the file and is not "
+                                     "otherwise read), not " + typeName(f->value)});
     if (const Field* f = fields.find("name")) doc.name = readString(*f, "the graph's 'name'");
     if (const Field* f = fields.find("dtype")) doc.dtype = readString(*f, "'dtype'");
     if (const Field* f = fields.find("sizes")) doc.sizes = readSizes(*f, "'sizes'");
@@ -127,14 +132,18 @@ class DocumentReader {
     return ScalarKind::String;
   }
 
+  // A boolean or number as written (only digits, signs, letters and dots), quoted and
+  // shortened when it is too long to show whole.
+  static std::string shortScalar(const std::string& s) { return s.size() <= kMaxExcerptBytes ? s : quoted(s); }
+
   static std::string typeName(const YAML::Node& n) {
     if (n.IsMap()) return "a mapping";
     if (n.IsSequence()) return "a list";
     switch (kindOf(n)) {
       case ScalarKind::Null: return "empty";
-      case ScalarKind::Bool: return "a boolean (" + n.Scalar() + ")";
-      case ScalarKind::Integer: return "an integer (" + n.Scalar() + ")";
-      case ScalarKind::Float: return "a number (" + n.Scalar() + ")";
+      case ScalarKind::Bool: return "a boolean (" + shortScalar(n.Scalar()) + ")";
+      case ScalarKind::Integer: return "an integer (" + shortScalar(n.Scalar()) + ")";
+      case ScalarKind::Float: return "a number (" + shortScalar(n.Scalar()) + ")";
       case ScalarKind::String: return "a string (" + quoted(n.Scalar()) + ")";
     }
     return "a value";
@@ -194,7 +203,7 @@ class DocumentReader {
     char* end = nullptr;
     const long long v = std::strtoll(s.c_str(), &end, 10);
     if (errno == ERANGE)
-      throw InputError({loc, what + " " + s + " does not fit in a signed 64-bit integer"});
+      throw InputError({loc, what + " " + shortScalar(s) + " does not fit in a signed 64-bit integer"});
     return {static_cast<int64_t>(v), loc};
   }
 

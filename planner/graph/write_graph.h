@@ -5,7 +5,9 @@
 // label of the node is one character long, and whitespace-separated labels otherwise.
 // Label sizes are written under `sizes` only for labels that no input tensor fixes
 // (broadcast labels). Joins and aggregations are written only where they differ from the
-// defaults (mul for two operands, the identity for one; sum).
+// defaults (mul for two operands, the identity for one; sum). A file may start with its
+// provenance: YAML as comment lines, JSON (which has no comments) as the top-level object
+// "provenance", which the loader accepts and ignores (docs/graph-format.md).
 #pragma once
 
 #include <string>
@@ -23,11 +25,18 @@ std::string formatEinsum(const std::vector<Labels>& operands, const Labels& outp
 // The node's einsum regenerated from its labels (not the text it was loaded from).
 std::string formatEinsum(const Node& n);
 
-std::string writeGraphYaml(const Graph& g);
-std::string writeGraphJson(const Graph& g);
+// Who wrote a graph file: the tool, its version and the command line.
+struct GraphProvenance {
+  std::string tool;
+  std::string version;
+  std::string command;
+};
 
-// YAML for paths ending in .yaml/.yml (and "-"), JSON for .json; throws
-// std::invalid_argument for any other extension.
-std::string writeGraphForPath(const Graph& g, const std::string& path);
+std::string writeGraphYaml(const Graph& g, const GraphProvenance* provenance = nullptr);
+std::string writeGraphJson(const Graph& g, const GraphProvenance* provenance = nullptr);
+
+// YAML for paths ending in .yaml/.yml (and "-"), JSON for .json, in any case (.JSON);
+// throws std::invalid_argument for any other extension.
+std::string writeGraphForPath(const Graph& g, const std::string& path, const GraphProvenance* provenance = nullptr);
 
 }  // namespace eindecomp

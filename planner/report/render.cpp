@@ -1,6 +1,7 @@
 #include "planner/report/render.h"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
@@ -21,8 +22,11 @@ ReportFormat parseReportFormat(const std::string& name) {
 }
 
 ReportFormat reportFormatForPath(const std::string& path) {
+  // Extensions in any case: plan.JSON is JSON.
+  std::string lower = path;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   auto ends = [&](const std::string& ext) {
-    return path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+    return lower.size() >= ext.size() && lower.compare(lower.size() - ext.size(), ext.size(), ext) == 0;
   };
   if (ends(".json")) return ReportFormat::Json;
   if (ends(".yaml") || ends(".yml")) return ReportFormat::Yaml;

@@ -17,7 +17,7 @@ enum class ReportFormat { Table, Markdown, Csv, Json, Yaml };
 
 // "table" | "markdown" | "csv" | "json" | "yaml"; InputError (exit 2) otherwise.
 ReportFormat parseReportFormat(const std::string& name);
-// By extension: .json, .yaml/.yml, .md, .csv, anything else -> table.
+// By extension, in any case: .json, .yaml/.yml, .md, .csv, anything else -> table.
 ReportFormat reportFormatForPath(const std::string& path);
 
 nlohmann::ordered_json reportJson(const Report& r);

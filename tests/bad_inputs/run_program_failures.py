@@ -2,7 +2,9 @@
 """Failure modes of an emitted program (issue 7), each with a bounded wait:
 
   - a wrong rank count is a clear error (exit 2) naming the planned count;
-  - --inputs with a missing, malformed (not NumPy) or wrongly shaped .npy: exit 2 naming the file;
+  - --inputs with a missing, malformed (not NumPy), wrongly shaped or int32 .npy, or a FIFO
+    in its place: exit 2 naming the file; float64 and Fortran-order files (NumPy's
+    defaults) are converted, with a note, and pass --check;
   - NaN or Inf in an input: a warning naming the tensor, and --check fails (exit 1) saying
     which output holds non-finite values instead of passing on matching NaNs;
   - a rank killed mid-run: mpirun ends the job with an error naming the rank;
@@ -126,6 +128,10 @@ def main():
             (folder / f"{name}.npy").write_bytes(data)
         return folder
 
+    def fifo_inputs(folder):
+        os.mkfifo(folder / "Y.npy")
+        return folder
+
     expect("missing .npy", mpirun(2, program, "--inputs", inputs("missing", {"X": good["X"]})), 2, ["Y.npy"])
     expect("malformed .npy", mpirun(2, program, "--inputs", inputs("malformed", {"X": good["X"]}, {"Y": b"not numpy at all"})),
            2, ["Y.npy"])
@@ -144,6 +150,13 @@ def main():
     expect("Inf input with --check", mpirun(2, program, "--check", "--inputs", inputs("inf", {"X": good["X"], "Y": inf})),
            1, ["Y.npy holds 1 NaN/Inf value", "--check fails"])
     expect("finite inputs with --check", mpirun(2, program, "--check", "--inputs", inputs("finite", good)), 0, [])
+    # NumPy's defaults are inputs too: float64 (converted, with a note) and Fortran order.
+    expect("float64 and Fortran-order inputs with --check",
+           mpirun(2, program, "--check", "--inputs",
+                  inputs("defaults", {"X": good["X"].astype(np.float64), "Y": np.asfortranarray(good["Y"])})),
+           0, ["X.npy: float64 data converted to float32"])
+    expect("a FIFO named Y.npy", mpirun(2, program, "--inputs", fifo_inputs(inputs("fifo", {"X": good["X"]}))),
+           2, ["Y.npy", "is a FIFO, not a .npy file"])
 
     disturb_a_rank("a rank killed mid-run", program, signal.SIGKILL, [], ["rank 1"])
     disturb_a_rank("a rank stopped mid-run, --timeout 5", program, signal.SIGSTOP, ["--timeout", 5],

@@ -5,6 +5,9 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -146,8 +149,10 @@ TEST_CASE("npy errors name the file and the problem") {
        "unsupported dtype '>f4'"},
       {"float16", rawNpy(1, "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 3), }", bytesOf(six)),
        "unsupported dtype '<f2'"},
-      {"Fortran order", rawNpy(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", bytesOf(six)),
-       "Fortran-order arrays are not supported"},
+      {"header length above the limit", rawNpy(2, ok, "").substr(0, 8) + std::string("\x00\x00\x00\x40", 4),
+       "the .npy header claims 1073741824 bytes, more than the 1048576"},
+      {"header length past the end of the file", rawNpy(1, ok, "").substr(0, 8) + std::string("\xff\x7f", 2) + "{",
+       "truncated .npy header"},
       {"truncated data", rawNpy(1, ok, bytesOf(six).substr(0, 20)), "truncated: shape (2, 3) needs 24 bytes"},
       {"trailing bytes", rawNpy(1, ok, bytesOf(six) + "xx"), "2 bytes after the data"},
       {"missing shape", rawNpy(1, "{'descr': '<f4', 'fortran_order': False}", bytesOf(six)),
@@ -191,11 +196,10 @@ TEST_CASE("npy dtype and shape must be the ones the caller expects") {
     const char* words;
   };
   const Row rows[] = {
-      {"f64 file read as f32", [&] { einrt::readNpy<float>(path, {2, 3}); }, "dtype '<f8' where '<f4' (float32)"},
       {"transposed shape", [&] { einrt::readNpy<double>(path, {3, 2}); }, "shape (2, 3) where (3, 2) was expected"},
       {"flattened shape", [&] { einrt::readNpy<double>(path, {6}); }, "shape (2, 3) where (6,) was expected"},
-      {"tensor wrapper, wrong dtype", [&] { eindecomp::readTensorNpy(path, eindecomp::DType::F32, {2, 3}); },
-       "where '<f4'"},
+      {"tensor wrapper, wrong shape", [&] { eindecomp::readTensorNpy(path, eindecomp::DType::F32, {3, 2}); },
+       "shape (2, 3) where (3, 2) was expected"},
       {"missing file", [&] { einrt::readNpy<double>(dir.file("absent.npy"), {2, 3}); }, "cannot open for reading"},
       {"unwritable path", [&] { einrt::writeNpy<double>(dir.file("no/such/dir/x.npy"), {2, 3}, six.data()); },
        "cannot open for writing"},
@@ -224,5 +228,82 @@ TEST_CASE("tensors round trip through .npy exactly") {
     CHECK(back.dtype == dtype);
     CHECK(back.shape == t.shape);
     CHECK(back.values == t.values);
+  }
+}
+
+TEST_CASE("npy: Fortran-order arrays are read in C order, every rank") {
+  TempDir dir;
+  const std::vector<std::vector<int64_t>> shapes = {{6}, {2, 3}, {3, 1, 2}, {2, 3, 4}, {1, 5}, {2, 2, 2, 3}};
+  for (const auto& shape : shapes) {
+    CAPTURE(einrt::npyShapeText(shape));
+    // Element (i0, i1, ...) holds its C-order position; the file stores it in Fortran order.
+    std::size_t count = 1;
+    for (int64_t e : shape) count *= static_cast<std::size_t>(e);
+    std::vector<double> c(count), f(count);
+    for (std::size_t k = 0; k < count; ++k) c[k] = static_cast<double>(k);
+    for (std::size_t k = 0; k < count; ++k) {
+      std::size_t rest = k, offset = 0, stride = 1;
+      std::vector<std::size_t> index(shape.size());
+      for (std::size_t d = shape.size(); d-- > 0;) {
+        index[d] = rest % static_cast<std::size_t>(shape[d]);
+        rest /= static_cast<std::size_t>(shape[d]);
+      }
+      for (std::size_t d = 0; d < shape.size(); ++d) {
+        offset += index[d] * stride;
+        stride *= static_cast<std::size_t>(shape[d]);
+      }
+      f[offset] = c[k];
+    }
+    const std::string dict = "{'descr': '<f8', 'fortran_order': True, 'shape': " + einrt::npyShapeText(shape) + ", }";
+    writeBytes(dir.file("f.npy"), rawNpy(1, dict, bytesOf(f)));
+    CHECK(einrt::readNpy<double>(dir.file("f.npy"), shape) == c);
+    CHECK(einrt::readNpyFile(dir.file("f.npy")).data == bytesOf(c));
+  }
+}
+
+TEST_CASE("npy: the other float type is converted, with a note") {
+  TempDir dir;
+  const std::vector<double> d{0.5, -1.25, 1e300, 3};
+  einrt::writeNpy<double>(dir.file("d.npy"), {2, 2}, d.data());
+  std::string note;
+  const std::vector<float> f = einrt::readNpy<float>(dir.file("d.npy"), {2, 2}, &note);
+  CHECK(f[0] == 0.5f);
+  CHECK(f[1] == -1.25f);
+  CHECK(std::isinf(f[2]));
+  CHECK(note == dir.file("d.npy") + ": float64 data converted to float32 (1 values beyond float32's range became infinite)");
+
+  const std::vector<float> small{0.1f, 2.0f};
+  einrt::writeNpy<float>(dir.file("f.npy"), {2}, small.data());
+  note.clear();
+  CHECK(einrt::readNpy<double>(dir.file("f.npy"), {2}, &note) == std::vector<double>{0.1f, 2.0f});
+  CHECK(note == dir.file("f.npy") + ": float32 data converted to float64");
+  note.clear();
+  einrt::readNpy<float>(dir.file("f.npy"), {2}, &note);
+  CHECK(note.empty());
+}
+
+TEST_CASE("npy: only regular files are read; others are refused without blocking") {
+  TempDir dir;
+  fs::create_directory(dir.file("dir.npy"));
+  REQUIRE(::mkfifo(dir.file("fifo.npy").c_str(), 0600) == 0);
+  struct Row {
+    const char* what;
+    std::string path;
+    const char* words;
+  };
+  const Row rows[] = {
+      {"a directory", dir.file("dir.npy"), "is a directory, not a .npy file"},
+      {"a FIFO without a writer", dir.file("fifo.npy"), "is a FIFO, not a .npy file"},
+      {"an endless device", "/dev/zero", "is a character device, not a .npy file"},
+  };
+  for (const auto& r : rows) {
+    CAPTURE(r.what);
+    try {
+      einrt::readNpy<float>(r.path, {2, 3});
+      FAIL("no exception");
+    } catch (const einrt::NpyError& e) {
+      CHECK(std::string(e.what()) == r.path + ": " + r.words);
+    }
+    CHECK_THROWS_AS(einrt::readNpyFile(r.path), einrt::NpyError);
   }
 }

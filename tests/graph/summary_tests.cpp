@@ -52,6 +52,16 @@ TEST_CASE("summary: shapes, bytes and FLOPs per SPEC 3") {
   CHECK(s.tensors[4].isOutput);
 }
 
+TEST_CASE("summary table: the shared renderer, numbers right-aligned, no trailing blanks") {
+  const std::string table = renderSummaryTable(summarizeGraph(loadGraphText(kSoftmaxChain, "sm.yaml", GraphFormat::Yaml)));
+  CHECK(table.find("  tensor  kind          shape    dtype  bytes\n"
+                   "  A       input         [6, 4]   f64    192 B\n") != std::string::npos);
+  CHECK(table.find("  C       node          [6]      f64     48 B\n") != std::string::npos);
+  CHECK(table.find("  node  einsum     inputs  join        agg  output shape     FLOPs\n"
+                   "  AB    ij,jk->ik  A, B    mul         sum  [6, 10]       480 FLOP\n") != std::string::npos);
+  CHECK(table.find(" \n") == std::string::npos);
+}
+
 TEST_CASE("human units") {
   struct Case {
     int64_t value;

@@ -126,6 +126,47 @@ expect 0 "digraph" "$EINPLAN" dot "$C" -p 4
 expect 0 "local join" "$EINPLAN" explain "$C" -p 4
 expect 0 "candidates for node AB" "$EINPLAN" explain "$C" -p 4 --node AB
 
+# the command line itself (issue 13): subcommand and option typos get a suggestion, plan is
+# the default subcommand, every --help names the program and ends in examples
+expect 2 "unknown subcommand 'chek' (did you mean 'check'?)" "$EINPLAN" chek "$M"
+expect 2 "unknown subcommand 'frobnicate'; subcommands: check, eval, plan" "$EINPLAN" frobnicate
+expect 2 "unknown family 'matrx-chain' (did you mean 'matrix-chain'?)" "$EINPLAN" gen matrx-chain
+expect 2 "\`einplan gen\` needs one of: matrix-chain, ffnn, attention, llama" "$EINPLAN" gen
+expect 2 "unknown option '--algoritm' for \`einplan plan\` (did you mean '--algorithm'?)" "$EINPLAN" plan "$M" -p 4 --algoritm uniform
+expect 2 "unknown option '--devcies' for \`einplan compare\` (did you mean '--devices'?)" "$EINPLAN" compare "$M" --devcies 4
+expect 0 "paper cost" "$EINPLAN" "$M" -p 4
+expect 0 "paper cost" "$EINPLAN" -p 4 "$M"
+expect 2 "missing.yaml: error: cannot open the graph file" "$EINPLAN" "$WORK/missing.yaml" -p 4
+for sub in check eval plan cost compare explain dot gen; do
+  "$EINPLAN" $sub --help >"$WORK/help" 2>&1
+  if ! grep -q "^Usage: einplan $sub \[OPTIONS\]" "$WORK/help" || ! grep -q "^Examples:" "$WORK/help"; then
+    echo "FAIL: einplan $sub --help lacks 'Usage: einplan $sub [OPTIONS]' or 'Examples:'"; failures=$((failures + 1))
+  fi
+done
+for family in matrix-chain ffnn attention llama syn tt fctn tw getd trn; do
+  "$EINPLAN" gen $family --help >"$WORK/help" 2>&1
+  if ! grep -q "^Usage: einplan gen $family \[OPTIONS\]" "$WORK/help" || ! grep -q "^  einplan gen $family" "$WORK/help"; then
+    echo "FAIL: einplan gen $family --help lacks its usage line or examples"; failures=$((failures + 1))
+  fi
+done
+"$EINPLAN" --help >"$WORK/help" 2>&1
+grep -q "^Usage: einplan \[OPTIONS\] SUBCOMMAND" "$WORK/help" && grep -q "^Examples:" "$WORK/help" ||
+  { echo "FAIL: einplan --help"; failures=$((failures + 1)); }
+# a usage error's message is bounded and valid UTF-8 whatever was typed
+"$EINPLAN" plan "$(printf 'g\377\033[2J.yaml')" -p 4 2>"$WORK/err" >/dev/null
+"$PYTHON" -c 'import sys; t = open(sys.argv[1], "rb").read(); t.decode("utf-8"); assert b"\x1b" not in t and b"\\xff\\x1b[2J" in t, t' "$WORK/err" ||
+  { echo "FAIL: a file name with bytes that are not UTF-8: $(cat -v "$WORK/err")"; failures=$((failures + 1)); }
+"$EINPLAN" plan "$M" -p 4 --objective "$(head -c 100000 /dev/zero | tr '\0' x)" 2>"$WORK/err" >/dev/null
+[ "$(wc -c <"$WORK/err")" -lt 2048 ] || { echo "FAIL: a 100 kB option value is echoed whole"; failures=$((failures + 1)); }
+
+# extensions in any case: plan -o p.JSON writes JSON, a .YML graph is YAML
+expect 0 "paper cost" "$EINPLAN" plan "$M" -p 4 -o "$WORK/upper.JSON"
+head -c 1 "$WORK/upper.JSON" | grep -q "{" || { echo "FAIL: plan -o upper.JSON did not write JSON"; failures=$((failures + 1)); }
+expect 0 "paper cost" "$EINPLAN" cost "$M" --plan "$WORK/upper.JSON"
+cp "$M" "$WORK/graph.YML"
+expect 0 "paper cost" "$EINPLAN" plan "$WORK/graph.YML" -p 4 -o "$WORK/upper.Yaml"
+grep -q "^schema_version: 1" "$WORK/upper.Yaml" || { echo "FAIL: plan -o upper.Yaml did not write YAML"; failures=$((failures + 1)); }
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1

@@ -1,18 +1,32 @@
 // Reading and writing NumPy `.npy` files (format versions 1.0 and 2.0 written, 1.x, 2.x
-// and 3.x read), C order, little-endian float32 (`<f4`) and float64 (`<f8`) only: the
-// exchange format between `einplan eval`, the emitted programs (`--inputs`, `--outputs`)
-// and the NumPy test oracles. Every problem — bad magic, unsupported version, another
-// dtype, Fortran order, a shape other than the caller expects, a truncated or overlong
-// file — is an NpyError whose message names the file. Writes go to a temporary file that
-// is renamed into place, so a failed write leaves nothing half-written.
-// Header-only, dependency-free C++17: emitted programs include it through einrt.
+// and 3.x read), little-endian float32 (`<f4`) and float64 (`<f8`): the exchange format
+// between `einplan eval`, the emitted programs (`--inputs`, `--outputs`) and the NumPy
+// test oracles. Files are written in C order. Reading accepts what NumPy writes by
+// default: Fortran-order arrays are transposed into C order, and `readNpy<T>` converts
+// the other float type to T with a note on stderr (float64 data for a float32 graph).
+// Reading is bounded: only regular files are opened (a directory, FIFO or device is
+// refused without blocking), the magic and the header (at most kMaxNpyHeaderBytes) are
+// checked before anything else is read, and the data must be exactly what the header
+// and the file size promise — so /dev/zero or an endless file is refused at once. Every
+// problem — bad magic, unsupported version or dtype, a shape other than the caller
+// expects, a truncated or overlong file — is an NpyError whose message names the file.
+// Writes go to a temporary file that is renamed into place, so a failed write leaves
+// nothing half-written.
+// Header-only, dependency-free C++17 on POSIX: emitted programs include it through einrt.
 #pragma once
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iterator>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -35,6 +49,7 @@ class NpyError : public std::runtime_error {
 };
 
 inline const char* npyDescr(NpyDType t) { return t == NpyDType::F64 ? "<f8" : "<f4"; }
+inline const char* npyTypeName(NpyDType t) { return t == NpyDType::F64 ? "float64" : "float32"; }
 inline std::size_t npyItemSize(NpyDType t) { return t == NpyDType::F64 ? 8 : 4; }
 
 template <class T>
@@ -43,15 +58,21 @@ inline constexpr NpyDType npyDTypeOf() {
   return std::is_same_v<T, double> ? NpyDType::F64 : NpyDType::F32;
 }
 
+// The longest header read: NumPy writes a few hundred bytes for any float array (and
+// itself refuses headers over 10,000 bytes by default).
+inline constexpr std::size_t kMaxNpyHeaderBytes = std::size_t{1} << 20;
+
 // The parsed header of a .npy file.
 struct NpyHeader {
   int majorVersion = 1;
   NpyDType dtype = NpyDType::F32;
+  bool fortranOrder = false;
   std::vector<int64_t> shape;
   std::size_t dataOffset = 0;  // bytes from the start of the file to the first element
 };
 
-// An array read from a file: its dtype, shape and the raw little-endian element bytes.
+// An array read from a file: its dtype, shape and the raw little-endian element bytes,
+// in C order (a Fortran-order file is transposed on reading).
 struct NpyArray {
   NpyDType dtype = NpyDType::F32;
   std::vector<int64_t> shape;
@@ -77,6 +98,22 @@ inline void requireLittleEndianHost(const std::string& path) {
   if (!hostIsLittleEndian()) throw NpyError(path, "big-endian hosts are not supported");
 }
 
+// Text from a file's header for a message: printable ASCII only, at most 40 characters.
+inline std::string shown(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < 40; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return text.size() > 40 ? out + "..." : out;
+}
+
 // A cursor over the header's Python dict literal, e.g.
 // {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
 class HeaderDictParser {
@@ -99,18 +136,18 @@ class HeaderDictParser {
         const std::string descr = parseString();
         if (descr == "<f4") h.dtype = NpyDType::F32;
         else if (descr == "<f8") h.dtype = NpyDType::F64;
-        else fail("unsupported dtype '" + descr + "' (only '<f4' float32 and '<f8' float64 are supported)");
+        else fail("unsupported dtype '" + shown(descr) + "' (only '<f4' float32 and '<f8' float64 are supported)");
         haveDescr = true;
       } else if (key == "fortran_order") {
         if (s_.compare(i_, 5, "False") == 0) { i_ += 5; }
-        else if (s_.compare(i_, 4, "True") == 0) { fail("Fortran-order arrays are not supported (write the array in C order)"); }
+        else if (s_.compare(i_, 4, "True") == 0) { i_ += 4; h.fortranOrder = true; }
         else fail("header field 'fortran_order' is neither True nor False");
         haveOrder = true;
       } else if (key == "shape") {
         h.shape = parseShape();
         haveShape = true;
       } else {
-        fail("unexpected header field '" + key + "'");
+        fail("unexpected header field '" + shown(key) + "'");
       }
       skipSpace();
       if (peek() == ',') { ++i_; continue; }
@@ -181,75 +218,216 @@ inline uint64_t elementCountChecked(const std::vector<int64_t>& shape, const std
   return n;
 }
 
-inline std::string readWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw NpyError(path, "cannot open for reading");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw NpyError(path, "read failed");
-  return bytes;
+inline const char* fileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
 }
 
-}  // namespace npy_detail
-
-// Parses the magic, version and header dict at the start of `bytes` (the file's
-// contents; `path` is only used in messages).
-inline NpyHeader parseNpyHeader(const std::string& bytes, const std::string& path) {
-  static const char kMagic[] = "\x93NUMPY";
-  if (bytes.size() < 6 || bytes.compare(0, 6, kMagic, 6) != 0)
-    throw NpyError(path, "not a .npy file (bad magic: expected \\x93NUMPY)");
-  if (bytes.size() < 10) throw NpyError(path, "truncated .npy header");
-  const int major = static_cast<unsigned char>(bytes[6]);
-  const int minor = static_cast<unsigned char>(bytes[7]);
-  std::size_t headerLen = 0, headerStart = 0;
-  if (major == 1) {
-    headerLen = static_cast<unsigned char>(bytes[8]) | (static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8);
-    headerStart = 10;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) throw NpyError(path, "truncated .npy header");
-    for (std::size_t b = 4; b-- > 0;) headerLen = (headerLen << 8) | static_cast<unsigned char>(bytes[8 + b]);
-    headerStart = 12;
-  } else {
-    throw NpyError(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
+// A .npy file opened for reading: a regular file (anything else is refused before a
+// byte is read; O_NONBLOCK keeps opening a FIFO from waiting for a writer), its size,
+// and reads of exact byte counts.
+class InputFile {
+ public:
+  explicit InputFile(const std::string& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd_ < 0) throw NpyError(path, std::string("cannot open for reading: ") + std::strerror(errno));
+    struct stat st {};
+    std::string problem;
+    if (::fstat(fd_, &st) != 0) problem = std::string("cannot open for reading: ") + std::strerror(errno);
+    else if (!S_ISREG(st.st_mode)) problem = std::string("is ") + fileKind(st.st_mode) + ", not a .npy file";
+    if (!problem.empty()) {
+      ::close(fd_);
+      throw NpyError(path, problem);
+    }
+    size_ = static_cast<uint64_t>(st.st_size);
   }
-  if (bytes.size() - headerStart < headerLen) throw NpyError(path, "truncated .npy header");
-  const std::string dict = bytes.substr(headerStart, headerLen);
-  NpyHeader h = npy_detail::HeaderDictParser(dict, path).parse();
-  h.majorVersion = major;
-  h.dataOffset = headerStart + headerLen;
-  return h;
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  ~InputFile() { ::close(fd_); }
+
+  uint64_t size() const { return size_; }
+
+  // Appends exactly `n` bytes to `out`; `what` names them if the file ends first.
+  void read(std::string& out, std::size_t n, const char* what) {
+    const std::size_t start = out.size();
+    out.resize(start + n);
+    std::size_t done = 0;
+    while (done < n) {
+      const ssize_t got = ::read(fd_, &out[start + done], n - done);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) fail(std::string("read failed: ") + std::strerror(errno));
+      if (got == 0) fail(std::string("truncated ") + what);
+      done += static_cast<std::size_t>(got);
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& problem) const { throw NpyError(path_, problem); }
+
+  std::string path_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+// C-order bytes from Fortran-order `data` of `shape`, elements of `itemSize` bytes: the
+// C-order walk (last index fastest) computes each element's Fortran offset incrementally.
+inline std::string fortranToC(const std::string& data, const std::vector<int64_t>& shape, std::size_t itemSize) {
+  const std::size_t rank = shape.size();
+  const uint64_t count = data.size() / itemSize;
+  if (rank < 2 || count == 0) return data;  // one dimension: both orders agree
+  std::string out(data.size(), '\0');
+  std::vector<uint64_t> stride(rank, 1);  // Fortran strides, in elements
+  for (std::size_t k = 1; k < rank; ++k) stride[k] = stride[k - 1] * static_cast<uint64_t>(shape[k - 1]);
+  std::vector<int64_t> index(rank, 0);
+  uint64_t offset = 0;
+  for (uint64_t c = 0; c < count; ++c) {
+    std::memcpy(&out[c * itemSize], &data[offset * itemSize], itemSize);
+    for (std::size_t k = rank; k-- > 0;) {
+      if (++index[k] < shape[k]) {
+        offset += stride[k];
+        break;
+      }
+      offset -= stride[k] * static_cast<uint64_t>(shape[k] - 1);
+      index[k] = 0;
+    }
+  }
+  return out;
 }
 
-// Reads a .npy file of any supported dtype and shape.
-inline NpyArray readNpyFile(const std::string& path) {
-  npy_detail::requireLittleEndianHost(path);
-  std::string bytes = npy_detail::readWholeFile(path);
-  const NpyHeader h = parseNpyHeader(bytes, path);
-  const uint64_t want = npy_detail::elementCountChecked(h.shape, path) * npyItemSize(h.dtype);
-  const uint64_t have = bytes.size() - h.dataOffset;
+// Reads the data that `h` promises from `file`, in C order, after checking that the file
+// holds exactly that many bytes.
+inline std::string readData(InputFile& file, const NpyHeader& h, const std::string& path) {
+  const uint64_t want = elementCountChecked(h.shape, path) * npyItemSize(h.dtype);
+  const uint64_t have = file.size() - h.dataOffset;
   if (have < want)
     throw NpyError(path, "truncated: shape " + npyShapeText(h.shape) + " needs " + std::to_string(want) +
                              " bytes of data, the file holds " + std::to_string(have));
   if (have > want)
     throw NpyError(path, "corrupt: " + std::to_string(have - want) + " bytes after the data of shape " +
                              npyShapeText(h.shape));
+  std::string data;
+  file.read(data, static_cast<std::size_t>(want), "data");
+  return h.fortranOrder ? fortranToC(data, h.shape, npyItemSize(h.dtype)) : data;
+}
+
+}  // namespace npy_detail
+
+namespace npy_detail {
+
+// The fixed start of a .npy file: magic, version, header length.
+struct Preamble {
+  int major = 1;
+  std::size_t headerStart = 10;
+  std::size_t headerLen = 0;
+};
+
+// Checks the magic and version at the start of `bytes` and reads the header length,
+// refusing a length above kMaxNpyHeaderBytes.
+inline Preamble parsePreamble(const std::string& bytes, const std::string& path) {
+  static const char kMagic[] = "\x93NUMPY";
+  if (bytes.size() < 6 || bytes.compare(0, 6, kMagic, 6) != 0)
+    throw NpyError(path, "not a .npy file (bad magic: expected \\x93NUMPY)");
+  if (bytes.size() < 10) throw NpyError(path, "truncated .npy header");
+  Preamble p;
+  p.major = static_cast<unsigned char>(bytes[6]);
+  const int minor = static_cast<unsigned char>(bytes[7]);
+  if (p.major == 1) {
+    p.headerLen = static_cast<unsigned char>(bytes[8]) | (static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8);
+  } else if (p.major == 2 || p.major == 3) {
+    if (bytes.size() < 12) throw NpyError(path, "truncated .npy header");
+    for (std::size_t b = 4; b-- > 0;) p.headerLen = (p.headerLen << 8) | static_cast<unsigned char>(bytes[8 + b]);
+    p.headerStart = 12;
+  } else {
+    throw NpyError(path, "unsupported .npy format version " + std::to_string(p.major) + "." + std::to_string(minor));
+  }
+  if (p.headerLen > kMaxNpyHeaderBytes)
+    throw NpyError(path, "the .npy header claims " + std::to_string(p.headerLen) + " bytes, more than the " +
+                             std::to_string(kMaxNpyHeaderBytes) + " this reader accepts");
+  return p;
+}
+
+}  // namespace npy_detail
+
+// Parses the magic, version and header dict at the start of `bytes` (the file's
+// contents, or at least its header; `path` is only used in messages).
+inline NpyHeader parseNpyHeader(const std::string& bytes, const std::string& path) {
+  const npy_detail::Preamble p = npy_detail::parsePreamble(bytes, path);
+  if (bytes.size() - p.headerStart < p.headerLen) throw NpyError(path, "truncated .npy header");
+  NpyHeader h = npy_detail::HeaderDictParser(bytes.substr(p.headerStart, p.headerLen), path).parse();
+  h.majorVersion = p.major;
+  h.dataOffset = p.headerStart + p.headerLen;
+  return h;
+}
+
+namespace npy_detail {
+
+// Reads the header of `file` piece by piece, each checked before the next is read: the
+// magic and version (a file that is not .npy is refused after 10 bytes, whatever its
+// size), then exactly the header length they give. Leaves the file at the data.
+inline NpyHeader readHeader(InputFile& file, const std::string& path) {
+  std::string bytes;
+  file.read(bytes, static_cast<std::size_t>(std::min<uint64_t>(file.size(), 10)), ".npy header");
+  if (bytes.size() == 10 && (bytes[6] == 2 || bytes[6] == 3) && file.size() >= 12) file.read(bytes, 2, ".npy header");
+  const Preamble p = parsePreamble(bytes, path);
+  if (p.headerStart + p.headerLen > file.size()) throw NpyError(path, "truncated .npy header");
+  file.read(bytes, p.headerLen, ".npy header");
+  return parseNpyHeader(bytes, path);
+}
+
+}  // namespace npy_detail
+
+// Reads a .npy file of any supported dtype and shape, in C order.
+inline NpyArray readNpyFile(const std::string& path) {
+  npy_detail::requireLittleEndianHost(path);
+  npy_detail::InputFile file(path);
+  const NpyHeader h = npy_detail::readHeader(file, path);
   NpyArray a;
   a.dtype = h.dtype;
   a.shape = h.shape;
-  a.data = bytes.substr(h.dataOffset);
+  a.data = npy_detail::readData(file, h, path);
   return a;
 }
 
-// Reads a .npy file that must hold exactly dtype T and shape `expectedShape`.
+// Reads a .npy file that must hold shape `expectedShape` as elements of T. A file of the
+// other float type is converted to T; the note saying so goes to `note` when given, else
+// to std::cerr ("note: PATH: float64 data converted to float32"). The shape is checked
+// before the data is read.
 template <class T>
-inline std::vector<T> readNpy(const std::string& path, const std::vector<int64_t>& expectedShape) {
-  const NpyArray a = readNpyFile(path);
-  if (a.dtype != npyDTypeOf<T>())
-    throw NpyError(path, std::string("dtype '") + npyDescr(a.dtype) + "' where '" + npyDescr(npyDTypeOf<T>()) +
-                             "' (" + (npyDTypeOf<T>() == NpyDType::F64 ? "float64" : "float32") + ") was expected");
-  if (a.shape != expectedShape)
-    throw NpyError(path, "shape " + npyShapeText(a.shape) + " where " + npyShapeText(expectedShape) + " was expected");
-  std::vector<T> values(a.data.size() / sizeof(T));
-  if (!values.empty()) std::memcpy(values.data(), a.data.data(), a.data.size());
+inline std::vector<T> readNpy(const std::string& path, const std::vector<int64_t>& expectedShape,
+                              std::string* note = nullptr) {
+  npy_detail::requireLittleEndianHost(path);
+  npy_detail::InputFile file(path);
+  const NpyHeader h = npy_detail::readHeader(file, path);
+  if (h.shape != expectedShape)
+    throw NpyError(path, "shape " + npyShapeText(h.shape) + " where " + npyShapeText(expectedShape) + " was expected");
+  const std::string data = npy_detail::readData(file, h, path);
+  std::vector<T> values(data.size() / npyItemSize(h.dtype));
+  if (h.dtype == npyDTypeOf<T>()) {
+    if (!values.empty()) std::memcpy(values.data(), data.data(), data.size());
+    return values;
+  }
+  // The other float type: float64 -> float32 may overflow to infinity, which is said.
+  std::size_t overflowed = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (h.dtype == NpyDType::F64) {
+      double v;
+      std::memcpy(&v, data.data() + i * sizeof v, sizeof v);
+      values[i] = static_cast<T>(v);
+      if (std::isfinite(v) && !std::isfinite(static_cast<double>(values[i]))) ++overflowed;
+    } else {
+      float v;
+      std::memcpy(&v, data.data() + i * sizeof v, sizeof v);
+      values[i] = static_cast<T>(v);
+    }
+  }
+  std::string text = path + ": " + npyTypeName(h.dtype) + " data converted to " + npyTypeName(npyDTypeOf<T>());
+  if (overflowed) text += " (" + std::to_string(overflowed) + " values beyond float32's range became infinite)";
+  if (note) *note = text;
+  else std::cerr << "note: " << text << "\n";
   return values;
 }
 
