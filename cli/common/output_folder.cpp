@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <memory>
 #include <system_error>
 #include <vector>
@@ -29,6 +32,17 @@ std::string writeWhole(const fs::path& path, const std::string& contents) {
   if (written != contents.size()) return std::strerror(writeErrno ? writeErrno : EIO);
   if (!closed) return std::strerror(errno ? errno : EIO);
   return "";
+}
+
+// The whole contents of a regular file, or nothing.
+std::optional<std::string> readWholeFile(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 // The folders create_directories(folder) will make: `folder` and its missing parents,
@@ -66,9 +80,9 @@ class Cleanup {
 }  // namespace
 
 void writeFilesIntoFolder(const std::string& folder, const std::vector<std::pair<std::string, std::string>>& files,
-                          const std::string& option) {
-  if (folder == "-")
-    throw InputError({{}, option + ": '-' is not a folder; give the folder to write one NAME.npy per output into"});
+                          const FolderWrite& how) {
+  const std::string& option = how.option;
+  if (folder == "-") throw InputError({{}, option + ": '-' is not a folder; give the folder to write " + how.what + " into"});
   std::error_code ec;
   const std::vector<fs::path> created = missingFolders(folder);
   fs::create_directories(folder, ec);
@@ -79,13 +93,21 @@ void writeFilesIntoFolder(const std::string& folder, const std::vector<std::pair
   if (!fs::create_directory(staging, ec))
     throw InputError({{folder, 0, 0}, "cannot write into the " + option + " directory" + (ec ? ": " + ec.message() : "")});
   Cleanup cleanup(staging, created);
-  for (const auto& [name, contents] : files) {
+  std::vector<bool> unchanged(files.size(), false);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto& [name, contents] = files[i];
+    if (how.keepUnchanged) {
+      unchanged[i] = readWholeFile(fs::path(folder) / name) == contents;
+      if (unchanged[i]) continue;
+    }
     const std::string problem = writeWhole(staging / name, contents);
     if (!problem.empty())
       throw InputError({{(fs::path(folder) / name).string(), 0, 0},
                         "cannot write: " + problem + "; no output file of this run was written"});
   }
-  for (const auto& [name, contents] : files) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (unchanged[i]) continue;
+    const std::string& name = files[i].first;
     fs::rename(staging / name, fs::path(folder) / name, ec);
     if (ec) throw InputError({{(fs::path(folder) / name).string(), 0, 0}, "cannot write: " + ec.message()});
   }

@@ -13,9 +13,15 @@
 
 namespace eindecomp::cli {
 
-// `files`: (name inside `folder`, contents). `option` names the folder in messages
-// ("--outputs").
+struct FolderWrite {
+  std::string option;          // names the folder in messages ("--outputs")
+  std::string what;            // what the folder is for, in messages ("one NAME.npy per output")
+  bool keepUnchanged = false;  // a file already holding exactly its new contents is left alone
+                               // (its timestamp kept, so `make` rebuilds only what changed)
+};
+
+// `files`: (name inside `folder`, contents).
 void writeFilesIntoFolder(const std::string& folder, const std::vector<std::pair<std::string, std::string>>& files,
-                          const std::string& option);
+                          const FolderWrite& how);
 
 }  // namespace eindecomp::cli

@@ -1,8 +1,8 @@
 // eincodegen: write a standalone MPI program for an EinGraph and a plan (SPEC 5, 7).
 //   eincodegen GRAPH (--plan PLAN | -p N [--algorithm A]) -o DIR [--backend cpu|cuda|both]
 // Wiring only: the planning request (the same one `einplan plan` makes, with the same
-// options) -> lower -> render -> write. Everything is rendered in memory before the
-// first file is written.
+// options) -> lower -> render -> write. Everything is rendered in memory, then the project
+// is written whole or not at all (project_folder.h).
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
@@ -11,8 +11,10 @@
 #include <optional>
 #include <sstream>
 
+#include "cli/common/command_line.h"
 #include "cli/common/planning_options.h"
 #include "cli/common/run_command.h"
+#include "cli/eincodegen/project_folder.h"
 #include "codegen/lower/identifiers.h"
 #include "codegen/lower/lower.h"
 #include "codegen/render/locations.h"
@@ -29,15 +31,8 @@ struct Options {
   cli::PlanningArgs planning;
   std::string output;
   std::string backend = "cpu";
+  bool force = false;
 };
-
-std::optional<std::string> readIfExists(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 int generate(const Options& o) {
   const codegen::Backend backend = codegen::parseBackend(o.backend);
@@ -51,18 +46,14 @@ int generate(const Options& o) {
   render.backend = backend;
   render.templateDir = locations.templateDir;
   render.einrtDir = locations.einrtDir;
-  render.planJson = renderReport(planned.report, ReportFormat::Json);
+  // The project's plan.json leaves out the search time, so the same graph and options
+  // give the same bytes (and plan hash): regenerating a project rebuilds nothing.
+  Report reproducible = planned.report;
+  reproducible.searchSeconds.reset();
+  render.planJson = renderReport(reproducible, ReportFormat::Json);
   const codegen::ProjectFiles files = codegen::renderProject(program, provenance, render);
 
-  std::error_code ec;
-  std::filesystem::create_directories(o.output, ec);
-  if (ec) throw InputError({{o.output, 0, 0}, "cannot create the output folder: " + ec.message()});
-  for (const auto& [name, contents] : files) {
-    const std::string path = (std::filesystem::path(o.output) / name).string();
-    // A file that already holds exactly this text keeps its timestamp, so regenerating a
-    // project (another plan for the same graph) rebuilds only what changed.
-    if (readIfExists(path) != contents) cli::writeFileAtomically(path, contents);
-  }
+  cli::writeProject(o.output, files, "eincodegen " + std::string(EINDECOMP_VERSION_STRING) + ": " + provenance.commandLine, o.force);
   std::cerr << "eincodegen: wrote " << files.size() << " files to " << o.output << " (" << program.nodes.size() << " nodes, "
             << program.devices << " ranks, " << formatBytes(program.bytesPredicted) << " of traffic per iteration)\n";
   return kExitOk;
@@ -73,7 +64,7 @@ int generate(const Options& o) {
 int main(int argc, char** argv) {
   using namespace eindecomp;
   cli::setCommandLine(argc, argv);
-  CLI::App app{"eincodegen: write a standalone MPI(+CUDA) program for an EinGraph and its plan"};
+  CLI::App app{"eincodegen: write a standalone MPI(+CUDA) program for an EinGraph and its plan", "eincodegen"};
   app.set_version_flag("--version", std::string("eincodegen ") + EINDECOMP_VERSION_STRING);
   app.footer("Examples:\n"
              "  eincodegen examples/matrix-chain.yaml -p 4 -o prog && make -C prog && mpirun -np 4 prog/matrix_chain --check\n"
@@ -83,11 +74,8 @@ int main(int argc, char** argv) {
   cli::addPlanningOptions(&app, o.planning);
   app.add_option("-o,--output", o.output, "folder to write the project into")->required();
   app.add_option("--backend", o.backend, "cpu (default), cuda or both");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitBadInput;
-  }
+  app.add_flag("--force", o.force, "write into a non-empty folder that holds no project eincodegen wrote");
+  if (const std::optional<int> ended = cli::parseCommandLine(app, std::vector<std::string>(argv + 1, argv + argc)))
+    return *ended;
   return cli::runCommand([&] { return generate(o); });
 }

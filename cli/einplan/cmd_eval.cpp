@@ -82,7 +82,7 @@ void addEvalCommand(CLI::App& app, int& status) {
 
       std::vector<std::pair<std::string, std::string>> files;  // name, contents
       for (const auto& name : g.outputs) files.emplace_back(name + ".npy", encodeTensorNpy(results.at(name)));
-      writeFilesIntoFolder(opts->outputs, files, "--outputs");
+      writeFilesIntoFolder(opts->outputs, files, {"--outputs", "one NAME.npy per output"});
       for (const auto& name : g.outputs)
         std::cout << (std::filesystem::path(opts->outputs) / (name + ".npy")).string() << "  " << dtypeName(g.dtype)
                   << " " << einrt::npyShapeText(results.at(name).shape) << "\n";

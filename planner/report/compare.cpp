@@ -58,7 +58,7 @@ TextTable comparisonTable(const Comparison& c, bool human) {
     const Report& r = *e.report;
     row.insert(row.end(), {bytes(r.totalTrafficBytes), std::to_string(r.totalCost), bytes(r.totalBytes)});
     if (timed) row.push_back(r.estimatedTimeSeconds ? seconds(*r.estimatedTimeSeconds) : "n/a");
-    row.insert(row.end(), {bytes(r.peakBytesPerDevice), seconds(r.searchSeconds), std::to_string(reducedParallelismNodes(r))});
+    row.insert(row.end(), {bytes(r.peakBytesPerDevice), seconds(r.searchSeconds.value_or(0)), std::to_string(reducedParallelismNodes(r))});
     t.rows.push_back(std::move(row));
   }
   return t;

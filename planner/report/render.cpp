@@ -92,7 +92,7 @@ std::string summaryLine(const Report& r) {
                   " per execution, paper cost " + std::to_string(r.totalCost) + " elements (" + formatBytes(r.totalBytes) +
                   "), " + formatFlops(r.totalFlops) + ", peak " + formatBytes(r.peakBytesPerDevice) + " per device";
   if (r.estimatedTimeSeconds) s += ", estimated time " + formatSeconds(*r.estimatedTimeSeconds);
-  s += ", search " + formatSeconds(r.searchSeconds);
+  if (r.searchSeconds) s += ", search " + formatSeconds(*r.searchSeconds);
   return s;
 }
 
@@ -194,7 +194,7 @@ nlohmann::ordered_json reportJson(const Report& r) {
   j["total_flops"] = r.totalFlops;
   j["peak_bytes_per_device"] = r.peakBytesPerDevice;
   if (r.estimatedTimeSeconds) j["estimated_time_s"] = *r.estimatedTimeSeconds;
-  j["search_time_s"] = r.searchSeconds;
+  if (r.searchSeconds) j["search_time_s"] = *r.searchSeconds;
   j["optimal"] = r.optimal;
   j["notes"] = r.notes;
   return j;

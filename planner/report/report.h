@@ -68,7 +68,7 @@ struct Report {
   int64_t totalFlops = 0;
   int64_t peakBytesPerDevice = 0;
   std::optional<double> estimatedTimeSeconds;
-  double searchSeconds = 0;
+  std::optional<double> searchSeconds;  // absent where the report must be reproducible (eincodegen's plan.json)
   bool optimal = false;
   std::vector<std::string> notes;
 

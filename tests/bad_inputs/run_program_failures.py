@@ -106,6 +106,7 @@ def main():
     graph = work / "failmm.yaml"
     graph.write_text(GRAPH)
     project = work / "project"
+    shutil.rmtree(project, ignore_errors=True)  # a folder of an older build may lack eincodegen's marker
     for cmd in ([eincodegen, graph, "-p", "2", "-o", project], ["make", "-C", project]):
         p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=ENV)
         if p.returncode != 0:
