@@ -28,6 +28,7 @@ struct OutputOptions {
   std::string name;
   std::string dtype = "f32";
   bool split = false;
+  std::string pathBudget, pathObjective, pathSeed;  // for --split
 };
 
 // -o/--output, --name and --dtype on every family.
@@ -36,9 +37,16 @@ void addOutputOptions(CLI::App* cmd, OutputOptions& o) {
       ->required();
   cmd->add_option("--name", o.name, "the graph's name (default: the family's)");
   cmd->add_option("--dtype", o.dtype, "element type")->check(CLI::IsMember({"f32", "f64"}));
-  cmd->add_flag("--split", o.split,
-                "write nodes of three or more operands already split into binary contractions along the "
-                "optimized path (steps named NODE__1, NODE__2, ..., the last keeps NODE)");
+  CLI::Option* split = cmd->add_flag("--split", o.split,
+                                     "write nodes of three or more operands already split into binary contractions "
+                                     "along the optimized path (steps named NODE__1, NODE__2, ..., the last keeps NODE)");
+  cmd->add_option("--path-budget", o.pathBudget,
+                  "with --split: contraction-path search for nodes of more than 12 operands, trials (default 1024) "
+                  "or a time such as 5s")
+      ->needs(split);
+  cmd->add_option("--path-objective", o.pathObjective, "with --split: flops (default) or memory")->needs(split);
+  cmd->add_option("--path-seed", o.pathSeed, "with --split: seed of the contraction-path search (default 0)")
+      ->needs(split);
 }
 
 gen::CommonOptions common(const OutputOptions& o) {
@@ -48,8 +56,10 @@ gen::CommonOptions common(const OutputOptions& o) {
   return c;
 }
 
-void writeGraph(const Graph& generated, const std::string& path, bool split) {
-  const Graph g = split ? withSanitizedNames(splitNaryNodes(generated)) : generated;
+void writeGraph(const Graph& generated, const std::string& path, const OutputOptions& o) {
+  const Graph g =
+      o.split ? withSanitizedNames(splitNaryNodes(generated, parsePathOptions(o.pathBudget, o.pathObjective, o.pathSeed)))
+              : generated;
   std::string text;
   try {
     text = writeGraphForPath(g, path);
@@ -68,7 +78,7 @@ void addFamily(CLI::App* gen, int& status, const std::string& family, const std:
   addOutputOptions(cmd, *out);
   cmd->callback([&status, make, out] {
     status = runCommand([&] {
-      writeGraph(make(), out->output, out->split);
+      writeGraph(make(), out->output, *out);
       return kExitOk;
     });
   });
