@@ -34,14 +34,15 @@ PathBudget parsePathBudget(const std::string& text, const std::string& option) {
     if (!parseDecimal(text.substr(0, text.size() - (ms ? 2 : 1)), value)) throw InputError({{}, hint});
     b.seconds = ms ? value / 1000 : value;
     // A day is far beyond any sensible search; the bound keeps the clock arithmetic safe.
-    if (!(b.seconds > 0) || b.seconds > 86400) throw InputError({{}, option + ": '" + text + "' must lie between 1ms and 86400s"});
+    if (!(b.seconds >= 0.001) || b.seconds > 86400)
+      throw InputError({{}, option + ": '" + text + "' is not a time from 1ms to 86400s"});
     return b;
   }
   int64_t trials = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), trials);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) throw InputError({{}, hint});
   if (trials < 1 || trials > 100000000)
-    throw InputError({{}, option + ": '" + text + "' trials: the budget must be from 1 to 100000000 trials"});
+    throw InputError({{}, option + ": '" + text + "' is not a number of trials from 1 to 100000000"});
   b.trials = trials;
   return b;
 }
