@@ -33,19 +33,44 @@ ContractionProblem compactLabels(const ContractionProblem& p, std::vector<int>& 
   return c;
 }
 
-// Counts of FLOPs and elements: 64-bit when no path can exceed 2^63 (then no check is
-// needed), else the saturating 128-bit FlopCount.
+// Products of label sizes over bit sets, as FLOP and element counts: 64-bit when no path
+// can exceed 2^62 (then no check is needed), else the saturating 128-bit FlopCount. In
+// 64 bits a table per byte of the set (the product over every subset of those 8 labels)
+// turns a product into a lookup per byte: the search takes one for every split it weighs.
 template <class Count>
-Count product(const uint64_t* set, int words, const std::vector<int64_t>& sizes) {
-  Count prod = 1;
-  for (int w = 0; w < words; ++w)
-    for (uint64_t b = set[w]; b; b &= b - 1) {
-      const auto s = static_cast<Count>(sizes[w * 64 + __builtin_ctzll(b)]);
-      if constexpr (std::is_same_v<Count, FlopCount>) prod = saturatingMul(prod, s);
-      else prod *= s;
+class SizeProducts {
+ public:
+  SizeProducts(const std::vector<int64_t>& sizes, int words) : sizes_(sizes), words_(words) {
+    if constexpr (std::is_same_v<Count, uint64_t>) {
+      bytes_ = static_cast<int>((sizes.size() + 7) / 8);
+      table_.assign(static_cast<std::size_t>(bytes_) * 256, 1);
+      for (int b = 0; b < bytes_; ++b)
+        for (unsigned v = 1; v < 256; ++v) {
+          const std::size_t label = static_cast<std::size_t>(8 * b + __builtin_ctz(v));
+          const uint64_t size = label < sizes.size() ? static_cast<uint64_t>(sizes[label]) : 1;
+          table_[b * 256 + v] = table_[b * 256 + (v & (v - 1))] * size;
+        }
     }
-  return prod;
-}
+  }
+
+  Count operator()(const uint64_t* set) const {
+    Count prod = 1;
+    if constexpr (std::is_same_v<Count, uint64_t>) {
+      for (int b = 0; b < bytes_; ++b) prod *= table_[b * 256 + ((set[b / 8] >> (8 * (b % 8))) & 255)];
+    } else {
+      for (int w = 0; w < words_; ++w)
+        for (uint64_t bits = set[w]; bits; bits &= bits - 1)
+          prod = saturatingMul(prod, static_cast<FlopCount>(sizes_[w * 64 + __builtin_ctzll(bits)]));
+    }
+    return prod;
+  }
+
+ private:
+  const std::vector<int64_t>& sizes_;
+  int words_;
+  int bytes_ = 0;
+  std::vector<uint64_t> table_;
+};
 
 template <class Count>
 Count add(Count a, Count b) {
@@ -64,7 +89,8 @@ std::vector<uint32_t> bestSplits(const ContractionProblem& p, PathObjective obje
 
   std::vector<Count> size(subsets, 0), bestFlops(subsets, 0), bestTie(subsets, 0), largest(subsets, 0);
   std::vector<uint32_t> bestSplit(subsets, 0);
-  for (uint32_t s = 1; s <= full; ++s) size[s] = product<Count>(kept.at(s), words, p.sizes);
+  const SizeProducts<Count> product(p.sizes, words);
+  for (uint32_t s = 1; s <= full; ++s) size[s] = product(kept.at(s));
   // Flops: minimal FLOPs, then minimal summed intermediate size. Memory: minimal largest
   // tensor (an operand counts from the start, the output at the end), then FLOPs.
   const bool memory = objective == PathObjective::Memory;
@@ -97,7 +123,7 @@ std::vector<uint32_t> bestSplits(const ContractionProblem& p, PathObjective obje
           loop[w] = ka[w] | kb[w] | ks[w];
           if ((ka[w] | kb[w]) & ~ks[w]) summed = true;
         }
-        const Count points = product<Count>(loop.data(), words, p.sizes);
+        const Count points = product(loop.data());
         const Count step = add(points, summed ? points : Count{0});
         const Count flops = add(add(bestFlops[a], bestFlops[b]), step);
         const Count tie = add(add(bestTie[a], bestTie[b]), s == full ? Count{0} : size[s]);
