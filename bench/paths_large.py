@@ -9,6 +9,8 @@ For each network, in the same run:
   memory limit): FLOPs and time, median of --repeats runs;
 - NumPy's optimal path where it finishes (tried on networks of at most 10 tensors, for
   --optimal-timeout seconds in a child process: 8 tensors take about a minute here);
+- trial 0 of our search: greedy by FLOPs + 8-leaf subtree reconfiguration, the path this
+  project chose before the search existed;
 - ours: `einplan check --format json` at the default budget (time to path: the search's
   own time, median of --repeats runs; FLOPs are the same in every run), and once with
   --path-budget 60s (the best path we can find in a minute; --long to change).
@@ -112,7 +114,7 @@ def main():
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; numpy {np.__version__}, "
           f"1 thread; ours: default budget (median of {a.repeats}) and --path-budget {a.long}")
     header = (f"| {'network':22} | {'tensors':>7} | {'labels':>6} | {'numpy greedy':>12} | {'s':>6} | "
-              f"{'numpy optimal':>13} | {'ours (default)':>14} | {'s':>6} | {'greedy/ours':>11} | "
+              f"{'numpy optimal':>13} | {'trial 0':>10} | {'ours (default)':>14} | {'s':>6} | {'greedy/ours':>11} | "
               f"{'ours (' + a.long + ')':>13} | {'default/long':>12} |")
     print(header)
     print("|" + "|".join("-" * (len(c)) for c in header.split("|")[1:-1]) + "|")
@@ -130,14 +132,15 @@ def main():
                 optimal = numpy_optimal(operands, output, sizes, a.optimal_timeout)
                 optimal_text = f"{path_flops(operands, output, sizes, optimal[0]):.4e}" if optimal else "timeout"
             runs = [ours(a.einplan, graph) for _ in range(a.repeats)]
-            flops, path, _ = runs[0]
+            flops, path, search = runs[0]
+            first = int(search["first_flops"])
             assert all(r[0] == flops for r in runs), "the default budget gave different paths"
             assert path_flops(operands, output, sizes, path) == flops, "our path does not cost what we claim"
             seconds = statistics.median(r[2]["seconds"] for r in runs)
             long_flops, long_path, _ = ours(a.einplan, graph, a.long)
             assert path_flops(operands, output, sizes, long_path) == long_flops
             print(f"| {name:22} | {len(operands):7} | {len(sizes):6} | {greedy:12.4e} | {greedy_s:6.3f} | "
-                  f"{optimal_text:>13} | {flops:14.4e} | {seconds:6.3f} | {greedy / flops:11.2f} | "
+                  f"{optimal_text:>13} | {first:10.3e} | {flops:14.4e} | {seconds:6.3f} | {greedy / flops:11.2f} | "
                   f"{long_flops:13.4e} | {flops / long_flops:12.3f} |", flush=True)
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("greedy/ours > 1: our path needs fewer FLOPs than NumPy's greedy; default/long <= 1.2 is the target "

@@ -6,10 +6,13 @@
 //             before the search existed: the result is never worse than it);
 //   trial 1   the "memory removed" greedy rule without sampling (opt_einsum's greedy);
 //   then      sampled greedy paths (random cost modifier and temperature) and recursive
-//             bisections (random imbalance, leaf size and partitioner starts), in turns;
-// and finally the best few candidates are re-optimized by subtree reconfiguration, the
-// best of them with larger exact windows. Trial k draws from its own stream of the seed,
-// so a trial budget gives the same path on every machine.
+//             bisections (random imbalance, leaf size and partitioner starts), in turns
+//             until trial 16, then three turns in four for the strategy holding the best
+//             path; and one trial in 16 re-optimizes a kept candidate in random windows.
+// Promising candidates are polished in small windows before they are ranked; at the end
+// the best few are re-optimized by subtree reconfiguration, the best of them with larger
+// exact windows. Trial k draws from its own stream of the seed, so a trial budget gives
+// the same path on every machine.
 #pragma once
 
 #include <cstdint>
