@@ -1,10 +1,14 @@
 // `einplan check GRAPH`: load and validate a graph file, then print its tensors, nodes,
-// FLOPs and totals (table or JSON). All logic lives in planner/graph; this only wires it.
+// FLOPs and totals (table or JSON), and the contraction path of every n-ary node, found
+// under the --path-* options. All logic lives in planner/graph and planner/paths; this
+// only wires it.
 #include <cstdint>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/common/run_command.h"
 #include "cli/einplan/commands.h"
@@ -20,6 +24,7 @@ void addCheckCommand(CLI::App& app, int& status) {
     std::string graph;
     std::string inputFormat = "auto";
     std::string format = "table";
+    std::string pathBudget, pathObjective, pathSeed;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("check", "validate a graph; print tensors, nodes, FLOPs");
@@ -32,19 +37,28 @@ void addCheckCommand(CLI::App& app, int& status) {
   cmd->add_option("--input-format", opts->inputFormat, "format of GRAPH")
       ->check(CLI::IsMember({"auto", "yaml", "json"}));
   cmd->add_option("--format", opts->format, "output format")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--path-budget", opts->pathBudget,
+                  "contraction-path search for nodes of more than 12 operands: trials (default 1024, the same "
+                  "path on every machine) or a time such as 500ms or 5s");
+  cmd->add_option("--path-objective", opts->pathObjective,
+                  "flops (default) or memory (the largest intermediate first, then FLOPs)");
+  cmd->add_option("--path-seed", opts->pathSeed, "seed of the contraction-path search (default 0)");
   cmd->callback([opts, &status] {
     status = runCommand([&] {
+      const PathOptions pathOptions = parsePathOptions(opts->pathBudget, opts->pathObjective, opts->pathSeed);
       const Graph g = loadGraphFile(opts->graph, parseGraphFormat(opts->inputFormat));
       // n-ary contractions are reported with the FLOPs of their contraction path (what
       // runs), followed by the path report itself.
-      const std::vector<ContractionPathInfo> paths = contractionPathInfos(g);
+      const std::vector<ContractionPathInfo> paths = contractionPathInfos(g, pathOptions);
       std::map<std::string, int64_t> pathFlops;
       for (const auto& info : paths)
         if (info.optimizedFlops <= static_cast<FlopCount>(INT64_MAX))
           pathFlops[info.node] = static_cast<int64_t>(info.optimizedFlops);
       const GraphSummary summary = summarizeGraph(g, pathFlops);
       if (opts->format == "json") {
-        std::cout << renderSummaryJson(summary);
+        nlohmann::ordered_json j = nlohmann::ordered_json::parse(renderSummaryJson(summary));
+        j["paths"] = nlohmann::ordered_json::parse(renderPathReportJson(paths));
+        std::cout << j.dump(2) << "\n";
       } else {
         std::cout << renderSummaryTable(summary);
         if (!paths.empty()) std::cout << "\n" << formatPathReport(paths);

@@ -125,6 +125,7 @@ struct OutputOptions {
   std::string name;
   std::string dtype = "f32";
   bool split = false;
+  std::string pathBudget, pathObjective, pathSeed;  // for --split
 };
 
 // One family: `configure` declares its options, `make` builds the graph, `sizeOptions`
@@ -149,9 +150,20 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
       ->type_name("FILE");
   cmd->add_option("--name", out->name, "the graph's name (default: the family's)")->type_name("NAME");
   options->choice("--dtype", out->dtype, {"f32", "f64"}, "element type");
-  cmd->add_flag("--split", out->split,
-                "write nodes of three or more operands already split into binary contractions along the "
-                "optimized path (steps named NODE__1, NODE__2, ..., the last keeps NODE)");
+  CLI::Option* split = cmd->add_flag("--split", out->split,
+                                     "write nodes of three or more operands already split into binary contractions "
+                                     "along the optimized path (steps named NODE__1, NODE__2, ..., the last keeps NODE)");
+  cmd->add_option("--path-budget", out->pathBudget,
+                  "with --split: contraction-path search for nodes of more than 12 operands, trials (default 1024) "
+                  "or a time such as 5s")
+      ->needs(split)
+      ->type_name("BUDGET");
+  cmd->add_option("--path-objective", out->pathObjective, "with --split: flops (default) or memory")
+      ->needs(split)
+      ->type_name("OBJECTIVE");
+  cmd->add_option("--path-seed", out->pathSeed, "with --split: seed of the contraction-path search (default 0)")
+      ->needs(split)
+      ->type_name("SEED");
   cmd->callback([&status, spec, options, out] {
     status = runCommand([&] {
       options->convert();
@@ -163,6 +175,7 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
       file.provenance = {"einplan", EINDECOMP_VERSION_STRING, commandLine()};
       file.sizeOptions = spec.sizeOptions;
       file.split = out->split;
+      if (out->split) file.paths = parsePathOptions(out->pathBudget, out->pathObjective, out->pathSeed);
       writeFileAtomically(file.path, gen::generatedGraphText(spec.make(common), file));
       return kExitOk;
     });

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include "planner/eval/scalar_expr_eval.h"
+#include "planner/paths/split_nary.h"
 
 namespace eindecomp {
 
@@ -57,8 +59,10 @@ static void checkOperands(const Node& node, const std::vector<const Tensor*>& op
   }
 }
 
-Tensor evaluateNode(const Graph& graph, const Node& node, const std::vector<const Tensor*>& operands) {
-  checkOperands(node, operands);
+// The node's accumulators (one per output element, in double, not rounded): every point
+// of the iteration space visited in C order, the operands' and the output's offsets kept
+// up to date as the odometer turns.
+static std::vector<double> accumulate(const Node& node, const std::vector<const Tensor*>& operands) {
   const Labels labels = iterationLabels(node);
   std::vector<int64_t> extents;
   for (const auto& l : labels) extents.push_back(node.labelSizes.at(l));
@@ -74,13 +78,11 @@ Tensor evaluateNode(const Graph& graph, const Node& node, const std::vector<cons
   std::vector<double> operandValues(operands.size());
   const int64_t points = elementCount(extents);
   std::vector<int64_t> point(labels.size(), 0);  // the current point, an odometer in C order
+  std::vector<int64_t> offsets(operands.size(), 0);
+  int64_t outOffset = 0;
 
   for (int64_t n = 0; n < points; ++n) {
-    for (std::size_t k = 0; k < operands.size(); ++k) {
-      int64_t offset = 0;
-      for (std::size_t d = 0; d < labels.size(); ++d) offset += point[d] * operandStrides[k][d];
-      operandValues[k] = operands[k]->values[static_cast<std::size_t>(offset)];
-    }
+    for (std::size_t k = 0; k < operands.size(); ++k) operandValues[k] = operands[k]->values[static_cast<std::size_t>(offsets[k])];
     double joined;
     if (contraction) {
       // mul over every operand (for a unary contraction: the identity).
@@ -89,22 +91,53 @@ Tensor evaluateNode(const Graph& graph, const Node& node, const std::vector<cons
     } else {
       joined = evaluateScalarExpr(node.join, operandValues[0], operandValues.size() > 1 ? operandValues[1] : 0.0);
     }
-    int64_t outOffset = 0;
-    for (std::size_t d = 0; d < labels.size(); ++d) outOffset += point[d] * outStrides[d];
     double& acc = accumulators[static_cast<std::size_t>(outOffset)];
     acc = aggregate(node.agg, acc, joined);
 
+    // Next point: the last label moves fastest; a label that wraps to 0 takes its offsets back.
     for (std::size_t d = labels.size(); d-- > 0;) {
-      if (++point[d] < extents[d]) break;
-      point[d] = 0;
+      const bool wraps = ++point[d] == extents[d];
+      const int64_t step = wraps ? 1 - extents[d] : 1;
+      if (wraps) point[d] = 0;
+      for (std::size_t k = 0; k < operands.size(); ++k) offsets[k] += step * operandStrides[k][d];
+      outOffset += step * outStrides[d];
+      if (!wraps) break;
     }
   }
+  return accumulators;
+}
 
+Tensor evaluateNode(const Graph& graph, const Node& node, const std::vector<const Tensor*>& operands) {
+  checkOperands(node, operands);
   Tensor out;
   out.dtype = graph.dtype;
-  out.shape = outShape;
-  out.values.reserve(accumulators.size());
-  for (double a : accumulators) out.values.push_back(roundToDType(a, graph.dtype));
+  out.shape = outputShape(node);
+  std::vector<double> values;
+  if (operands.size() <= 2) {
+    values = accumulate(node, operands);
+  } else {
+    // Binary steps along the contraction path; a step reads the node's operands by name
+    // and earlier steps' results, which stay in double.
+    std::map<std::string, Tensor> intermediates;
+    auto tensorNamed = [&](const std::string& name) -> const Tensor* {
+      auto it = intermediates.find(name);
+      if (it != intermediates.end()) return &it->second;
+      const auto at = std::find(node.inputs.begin(), node.inputs.end(), name) - node.inputs.begin();
+      return operands[static_cast<std::size_t>(at)];
+    };
+    for (const Node& step : contractionSteps(node)) {
+      std::vector<const Tensor*> stepOperands;
+      for (const auto& name : step.inputs) stepOperands.push_back(tensorNamed(name));
+      Tensor result;
+      result.dtype = DType::F64;
+      result.shape = outputShape(step);
+      result.values = accumulate(step, stepOperands);
+      if (step.name == node.name) values = std::move(result.values);
+      else intermediates[step.name] = std::move(result);
+    }
+  }
+  out.values.reserve(values.size());
+  for (double a : values) out.values.push_back(roundToDType(a, graph.dtype));
   return out;
 }
 

@@ -6,7 +6,10 @@
 // aggregation's identity (sum 0, prod 1, max -inf, min +inf). Accumulation is in double;
 // each output element is rounded to the graph's dtype once, at the end. Nodes with
 // three or more operands are pure contractions (the loader enforces it) and are
-// evaluated directly as the sum of products, without splitting them into a path.
+// evaluated along their contraction path (planner/paths, default options): each binary
+// step by the same definition, its intermediate kept in double, so the time follows the
+// path's FLOPs instead of the product of all label sizes, and only the node's output is
+// rounded.
 #pragma once
 
 #include <vector>

@@ -9,7 +9,7 @@
 namespace eindecomp::gen {
 
 std::string generatedGraphText(const Graph& generated, const GeneratedFile& file) {
-  const Graph g = file.split ? withSanitizedNames(splitNaryNodes(generated)) : generated;
+  const Graph g = file.split ? withSanitizedNames(splitNaryNodes(generated, file.paths)) : generated;
   std::string text;
   try {
     text = writeGraphForPath(g, file.path, &file.provenance);

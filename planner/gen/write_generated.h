@@ -10,6 +10,7 @@
 
 #include "planner/graph/graph.h"
 #include "planner/graph/write_graph.h"
+#include "planner/paths/path_options.h"
 
 namespace eindecomp::gen {
 
@@ -18,6 +19,7 @@ struct GeneratedFile {
   GraphProvenance provenance;
   std::string sizeOptions;        // named when the graph does not load, e.g. "--scale"
   bool split = false;             // n-ary contractions written as binary steps (NODE__1, ...)
+  PathOptions paths;              // the contraction-path search for `split`
 };
 
 // The text to write; throws InputError (exit 2) for an unknown extension or a graph the

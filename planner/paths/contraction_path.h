@@ -1,23 +1,25 @@
-// Contraction-path optimizers (the Einsum Trees paper, section 2.2) over an abstract
-// n-ary contraction: operands and output given as lists of label ids with their sizes.
-// A path is a sequence of binary steps in static single assignment form: the operands
-// are tensors 0..n-1, step k creates tensor n+k. Each intermediate keeps only the labels
+// Contraction paths (the Einsum Trees paper, section 2.2) over an abstract n-ary
+// contraction: operands and output given as lists of label ids with their sizes. A path
+// is a sequence of binary steps in static single assignment form: the operands are
+// tensors 0..n-1, step k creates tensor n+k. Each intermediate keeps only the labels
 // still needed later (by a tensor not yet contracted, or by the output); the last step
 // produces exactly the output labels (including broadcast labels, which appear in no
 // operand). A step costs SPEC 3's FLOPs: prod(sizes of its labels) * (1 + 1 if it sums a
 // label out) — opt_einsum's count, so a matmul is 2mnk.
 //
-// Two optimizers: `optimalPath`, a dynamic program over subsets of operands (3^n pairs,
-// exact: minimal total FLOPs, then minimal summed intermediate size), and `greedyPath`,
-// which repeatedly contracts the pair of tensors sharing a label whose step is cheapest
-// (then whose result is smallest), for networks too large for the exact search; its
-// path is then improved by re-optimizing small subtrees exactly (`reconfigurePath`).
+// This header holds the types every optimizer shares, how a path is costed and compared
+// under an objective, and the conversions: a contraction order (pairs of SSA ids) to a
+// costed path, and a path to opt_einsum's positional form. The optimizers are in
+// optimal_path.h (exact), greedy_path.h, path_reconfigure.h, bisection_path.h and
+// path_search.h (the budgeted search that combines them).
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "planner/paths/flop_count.h"
+#include "planner/paths/path_options.h"
 
 namespace eindecomp {
 
@@ -38,30 +40,33 @@ struct PathStep {
 struct ContractionPath {
   std::vector<PathStep> steps;        // n - 1 steps for n >= 2 operands
   FlopCount totalFlops = 0;
-  FlopCount largestIntermediate = 0;  // largest result of any step but the last
+  // The largest tensor the path holds, counted as NumPy's einsum_path counts its "largest
+  // intermediate": every operand, every step's result and the output.
+  FlopCount largestIntermediate = 0;
   bool exact = false;                 // true when found by optimalPath
 };
 
-// The number of operands up to which optimizePath uses the exact dynamic program.
-inline constexpr int kDefaultMaxExactOperands = 12;
+// What a path costs under both objectives.
+struct PathCost {
+  FlopCount flops = 0;
+  FlopCount largest = 0;
+};
 
-// Exact optimum over all binary contraction trees. Cost grows as 3^n: meant for n up to
-// about 14 operands; throws std::invalid_argument above 20.
-ContractionPath optimalPath(const ContractionProblem& p);
+PathCost costOf(const ContractionPath& path);
 
-// Greedy path for any number of operands (O(n^3) label-set operations).
-ContractionPath greedyPath(const ContractionProblem& p);
+// a strictly better than b: flops then largest, or largest then flops.
+bool cheaper(const PathCost& a, const PathCost& b, PathObjective objective);
 
-// Subtree reconfiguration: every subtree of the path's contraction tree cut to at most
-// `leaves` leaves (expanding its costliest steps first) is replaced by the exact optimum
-// for those leaves when that costs fewer FLOPs; passes repeat until none improves (at
-// most `passes`). Never returns a costlier path.
-ContractionPath reconfigurePath(const ContractionProblem& p, const ContractionPath& path, int leaves = 8,
-                                int passes = 4);
+// Throws std::invalid_argument for label ids out of range or sizes below 1.
+void validateProblem(const ContractionProblem& p);
 
-// optimalPath when the problem has at most `maxExactOperands` operands, else greedyPath
-// improved by reconfigurePath.
-ContractionPath optimizePath(const ContractionProblem& p, int maxExactOperands = kDefaultMaxExactOperands);
+// The path that contracts the SSA pairs `merges` in order (n - 1 of them; each tensor
+// used once), with every step's result labels, FLOPs and size. Throws
+// std::invalid_argument when the merges do not form a contraction tree.
+ContractionPath pathFromMerges(const ContractionProblem& p, const std::vector<std::pair<int, int>>& merges);
+
+// Recomputes totalFlops and largestIntermediate from the steps.
+void finishPath(const ContractionProblem& p, ContractionPath& path);
 
 // The FLOPs of evaluating the whole contraction as one loop nest (opt_einsum's naive count).
 FlopCount naiveFlops(const ContractionProblem& p);

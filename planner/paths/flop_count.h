@@ -21,9 +21,10 @@ inline FlopCount saturatingAdd(FlopCount a, FlopCount b) {
 }
 
 inline FlopCount saturatingMul(FlopCount a, FlopCount b) {
-  if (a == 0 || b == 0) return 0;
-  if (a > kFlopCountSaturated / b) return kFlopCountSaturated;
-  return a * b;
+  FlopCount r;
+  // The overflow check is a multiplication's high half, not a 128-bit division: the path
+  // searches multiply sizes in their innermost loops.
+  return __builtin_mul_overflow(a, b, &r) ? kFlopCountSaturated : r;
 }
 
 // Exact decimal digits, or "saturated (>= 2^128)" for the saturated value.

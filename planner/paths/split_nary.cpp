@@ -45,7 +45,7 @@ struct SplitNode {
   std::vector<Node> steps;
 };
 
-SplitNode splitNode(const Graph& g, const Node& n, const PathOptions& opts) {
+SplitNode splitNode(const Node& n, const PathOptions& opts) {
   requirePureContraction(n);
   const Labels labels = iterationLabels(n);
   std::map<Label, int> id;
@@ -61,19 +61,21 @@ SplitNode splitNode(const Graph& g, const Node& n, const PathOptions& opts) {
   }
   for (const auto& l : n.outputLabels) problem.output.push_back(id.at(l));
 
-  const ContractionPath path = optimizePath(problem, opts.maxExactOperands);
+  const PathSearchResult searched = optimizePath(problem, opts);
+  const ContractionPath& path = searched.path;
 
   SplitNode split;
   ContractionPathInfo& info = split.info;
   info.node = n.name;
   info.einsum = n.einsum.empty() ? formatEinsum(n) : n.einsum;
   info.operandCount = static_cast<int>(n.inputs.size());
-  info.exact = path.exact;
   info.naiveFlops = naiveFlops(problem);
   info.optimizedFlops = path.totalFlops;
   info.speedup = path.totalFlops == 0 ? 1.0 : flopCountToDouble(info.naiveFlops) / flopCountToDouble(path.totalFlops);
+  info.naiveScaling = static_cast<int>(labels.size());
   info.largestIntermediate = path.largestIntermediate;
   info.path = toPositionalPath(path, info.operandCount);
+  info.search = searched.stats;
 
   // SSA id -> (tensor name, labels)
   std::vector<std::string> names(n.inputs.begin(), n.inputs.end());
@@ -104,6 +106,8 @@ SplitNode splitNode(const Graph& g, const Node& n, const PathOptions& opts) {
     row.einsum = step.einsum;
     row.flops = s.flops;
     row.resultSize = s.resultSize;
+    row.scaling = static_cast<int>(iterationLabels(step).size());
+    info.optimizedScaling = std::max(info.optimizedScaling, row.scaling);
     row.classes = classifyLabels(left, right, step.outputLabels);
     row.kind = kernelMappingOf(mapContractionToGemm(step, iterationSizes(step)));
     info.steps.push_back(row);
@@ -143,7 +147,7 @@ Graph splitNaryNodes(const Graph& g, std::vector<ContractionPathInfo>& infos, co
       out.nodes.push_back(n);
       continue;
     }
-    SplitNode split = splitNode(g, n, opts);
+    SplitNode split = splitNode(n, opts);
     infos.push_back(std::move(split.info));
     for (auto& step : split.steps) out.nodes.push_back(std::move(step));
   }
@@ -158,9 +162,11 @@ Graph splitNaryNodes(const Graph& g, const PathOptions& opts) {
 std::vector<ContractionPathInfo> contractionPathInfos(const Graph& g, const PathOptions& opts) {
   std::vector<ContractionPathInfo> infos;
   for (const auto& n : g.nodes)
-    if (n.inputs.size() >= 3) infos.push_back(splitNode(g, n, opts).info);
+    if (n.inputs.size() >= 3) infos.push_back(splitNode(n, opts).info);
   return infos;
 }
+
+std::vector<Node> contractionSteps(const Node& n, const PathOptions& opts) { return splitNode(n, opts).steps; }
 
 std::string sanitizedInternalName(const std::string& name) {
   std::string out;

@@ -1,8 +1,10 @@
 // Single nodes on small tensors whose results were worked out by hand: one row per
 // kind of EinSum (contractions, transposes, outer products, each aggregation, each
-// named join, broadcasts, unary maps, n-ary contractions, multi-character labels).
+// named join, broadcasts, unary maps, n-ary contractions, multi-character labels), and
+// n-ary contractions along their contraction path.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -168,4 +170,49 @@ TEST_CASE("evaluateNode rejects operands that do not fit the node") {
   CHECK_THROWS_AS(eindecomp::evaluateNode(g, g.nodes[0], {&A, &M}), std::invalid_argument);
   const auto nary = GraphBuilder().sizes({{"i", 2}}).node("Z", {"a", "b", "c"}, "i,i,i->i", named(K::Add)).g;
   CHECK_THROWS_AS(eindecomp::evaluateNode(nary, nary.nodes[0], {&u, &u, &u}), std::invalid_argument);
+}
+
+TEST_CASE("n-ary contractions run along their path, intermediates in double") {
+  // (1 + 2^-23)^3 - 1 = 3 * 2^-23 + 3 * 2^-46 + 2^-69, which rounds to the float
+  // 3 * 2^-23 + 2^-44. Any pairwise product rounded to float on the way, (1 + 2^-22 + 2^-46)
+  // -> 1 + 2^-22, would end at 3 * 2^-23 + 2^-45 instead, whatever the path's order.
+  const auto g = GraphBuilder(DType::F32).sizes({{"j", 2}}).node("Z", {"a", "b", "c"}, "j,j,j->", mulJoin()).g;
+  const Tensor t = tensor(DType::F32, {2}, {1 + std::ldexp(1.0, -23), -1});
+  const Tensor out = eindecomp::evaluateNode(g, g.nodes[0], {&t, &t, &t});
+  const double exact = std::ldexp(3.0, -23) + std::ldexp(3.0, -46) + std::ldexp(1.0, -69);
+  CHECK(out.values[0] == static_cast<double>(static_cast<float>(exact)));
+  CHECK(out.values[0] == std::ldexp(3.0, -23) + std::ldexp(1.0, -44));
+}
+
+TEST_CASE("a 4-matrix chain at 256 costs the path's FLOPs, not 256^5 points") {
+  // ij,jk,kl,lm->im walked as one loop nest is 256^5 = 1.1e12 points (it did not finish in
+  // 20 s); along its path it is three 256^3 products. The reference: the products in
+  // order, by plain loops here.
+  const int64_t n = 256;
+  const auto g = GraphBuilder()
+                     .sizes({{"i", n}, {"j", n}, {"k", n}, {"l", n}, {"m", n}})
+                     .node("Y", {"A", "B", "C", "D"}, "ij,jk,kl,lm->im", mulJoin())
+                     .g;
+  std::vector<Tensor> m;
+  for (int t = 0; t < 4; ++t) {
+    std::vector<double> v(static_cast<std::size_t>(n * n));
+    for (std::size_t e = 0; e < v.size(); ++e) v[e] = static_cast<double>((e * 7 + static_cast<std::size_t>(t) * 13) % 17) / 8 - 1;
+    m.push_back(tensor(DType::F64, {n, n}, v));
+  }
+  auto matmul = [n](const std::vector<double>& x, const std::vector<double>& y) {
+    std::vector<double> z(static_cast<std::size_t>(n * n), 0.0);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t k = 0; k < n; ++k)
+        for (int64_t j = 0; j < n; ++j) z[i * n + j] += x[i * n + k] * y[k * n + j];
+    return z;
+  };
+  const std::vector<double> expected = matmul(matmul(matmul(m[0].values, m[1].values), m[2].values), m[3].values);
+  const Tensor out = eindecomp::evaluateNode(g, g.nodes[0], {&m[0], &m[1], &m[2], &m[3]});
+  REQUIRE(out.values.size() == expected.size());
+  double worst = 0, scale = 1;
+  for (std::size_t e = 0; e < expected.size(); ++e) {
+    worst = std::max(worst, std::abs(out.values[e] - expected[e]));
+    scale = std::max(scale, std::abs(expected[e]));
+  }
+  CHECK(worst <= 1e-12 * scale);
 }

@@ -72,8 +72,11 @@ TEST_CASE("a 3-operand chain becomes T.1 and T, in topological order, with the c
   const ContractionPathInfo& info = infos[0];
   CHECK(info.optimizedFlops == 15000);
   CHECK(info.naiveFlops == FlopCount{10 * 100 * 5 * 50} * 3);  // one loop nest, 2 mults + 1 add
-  CHECK(info.largestIntermediate == 50);
-  CHECK(info.exact);
+  // NumPy's count: operands (A is 10 x 100), intermediates and the output.
+  CHECK(info.largestIntermediate == 1000);
+  CHECK(info.search.exact);
+  CHECK(info.naiveScaling == 4);
+  CHECK(info.optimizedScaling == 3);
   CHECK(info.path == std::vector<std::pair<int, int>>{{0, 1}, {0, 1}});
   REQUIRE(info.steps.size() == 2);
   CHECK(info.steps[0].kind == KernelMapping::Gemm);
@@ -85,6 +88,11 @@ TEST_CASE("a 3-operand chain becomes T.1 and T, in topological order, with the c
   CHECK(report.find("Naive FLOP count:      750000") != std::string::npos);
   CHECK(report.find("Optimized FLOP count:  15000") != std::string::npos);
   CHECK(report.find("Theoretical speedup:   50") != std::string::npos);
+  CHECK(report.find("Complete contraction:  ij,jk,kl->il") != std::string::npos);
+  CHECK(report.find("Naive scaling:         4") != std::string::npos);
+  CHECK(report.find("Optimized scaling:     3") != std::string::npos);
+  CHECK(report.find("Largest intermediate:  1000 elements") != std::string::npos);
+  CHECK(report.find("Search:                exact") != std::string::npos);
   CHECK(report.find("T.1") != std::string::npos);
   CHECK(report.find("gemm") != std::string::npos);
   CHECK(formatPathReport({}).empty());
@@ -156,7 +164,7 @@ TEST_CASE("sanitized names: NODE.k -> NODE__k everywhere") {
   CHECK(s.outputs == std::vector<std::string>{"U"});
 }
 
-TEST_CASE("more operands than the exact limit use the greedy search") {
+TEST_CASE("more operands than the exact limit use the budgeted search, and its report says what it spent") {
   Graph g;
   std::vector<std::string> inputs, ops;
   std::string labels = "abcdefghijklmnop";
@@ -173,12 +181,24 @@ TEST_CASE("more operands than the exact limit use the greedy search") {
   g.outputs = {"P"};
   PathOptions opts;
   opts.maxExactOperands = 4;
+  opts.budget.trials = 40;
   std::vector<ContractionPathInfo> infos;
   const Graph s = splitNaryNodes(g, infos, opts);
   CHECK(s.nodes.size() == inputs.size() - 1);
   CHECK(s.nodes.back().name == "P");
   CHECK(s.nodes[0].name == "P.1");
   REQUIRE(infos.size() == 1);
-  CHECK_FALSE(infos[0].exact);
-  CHECK(infos[0].optimizedFlops < infos[0].naiveFlops);
+  const ContractionPathInfo& info = infos[0];
+  CHECK_FALSE(info.search.exact);
+  CHECK(info.search.trials == 40);
+  CHECK(info.optimizedFlops < info.naiveFlops);
+  CHECK(info.optimizedFlops <= info.search.first.flops);
+  const std::string report = formatPathReport(infos);
+  CAPTURE(report);
+  CHECK(report.find("Search:                40 trials in ") != std::string::npos);
+  CHECK(report.find("(budget 40 trials, seed 0, objective flops)") != std::string::npos);
+  CHECK(report.find("First path:") != std::string::npos);
+  CHECK(report.find("fewer FLOPs than the first path") != std::string::npos);
+  // The same options give the same path: the budget is counted in trials, not time.
+  CHECK(contractionPathInfos(g, opts)[0].path == info.path);
 }
