@@ -9,6 +9,19 @@
 
 namespace eindecomp::cli {
 
+std::vector<CLI::Option*> addPathOptions(CLI::App* cmd, PathArgs& args) {
+  return {cmd->add_option("--path-budget", args.budget,
+                          "contraction-path search for nodes of more than 12 operands: trials (default 1024, the same "
+                          "path on every machine) or a time such as 500ms or 5s")
+              ->type_name("BUDGET"),
+          cmd->add_option("--path-objective", args.objective,
+                          "contraction paths minimize flops (default) or memory (the largest intermediate first, then FLOPs)")
+              ->type_name("OBJECTIVE"),
+          cmd->add_option("--path-seed", args.seed, "seed of the contraction-path search (default 0)")->type_name("SEED")};
+}
+
+PathOptions toPathOptions(const PathArgs& args) { return parsePathOptions(args.budget, args.objective, args.seed); }
+
 void addPlanningOptions(CLI::App* cmd, PlanningArgs& args, const PlanningOptionSet& which) {
   cmd->add_option("GRAPH", args.graph, "graph file (.yaml, .yml, .json; - reads stdin)")->required();
   cmd->add_option("--input-format", args.inputFormat, "format of GRAPH: auto (default: by extension or content), yaml, json");
@@ -26,6 +39,7 @@ void addPlanningOptions(CLI::App* cmd, PlanningArgs& args, const PlanningOptionS
   cmd->add_option("--mem-limit", args.memLimit, "per-device peak bytes (suffixes K, M, G, KiB, MiB, GiB); partitions above it are not considered");
   cmd->add_option("--fix", args.fixes, "pin a node's partition: NODE=i:4,j:2 (repeatable, once per node)");
   cmd->add_option("--machine", args.machine, "machine file (einrt-calibrate writes one): estimated times");
+  addPathOptions(cmd, args.paths);
 }
 
 int64_t parseCount(const std::string& text, const std::string& option) {
@@ -52,6 +66,10 @@ PlanningRequest toRequest(const PlanningArgs& args, const std::string& toolName)
   for (const std::string& fix : args.fixes) r.fixes.push_back(parseFixOption(fix, {"--fix", 0, 0}));
   if (!args.machine.empty()) r.machinePath = args.machine;
   if (!args.plan.empty()) r.planPath = args.plan;
+  if (args.graph == "-" && (args.plan == "-" || args.machine == "-"))
+    throw InputError({{}, std::string(args.plan == "-" ? "--plan" : "--machine") +
+                              ": '-' and GRAPH '-' would both read standard input; give one of them as a file"});
+  r.paths = toPathOptions(args.paths);
   r.provenance.toolName = toolName;
   r.provenance.toolVersion = EINDECOMP_VERSION_STRING;
   r.provenance.commandLine = commandLine();

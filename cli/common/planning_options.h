@@ -1,7 +1,7 @@
 // The planning options of SPEC 5, declared and parsed by one piece of code for every
 // command that plans: einplan plan, cost, compare, explain, dot and eincodegen. GRAPH,
 // --input-format, -p/--devices, --algorithm, --objective, --mem-limit, --fix, --machine,
-// --plan. CLI11 only collects the text as typed; toRequest converts it (64-bit counts,
+// --plan and the --path-* options. CLI11 only collects the text as typed; toRequest converts it (64-bit counts,
 // unit suffixes), so every bad value is an InputError with exit 2 and a message that
 // names the option — never CLI11's range text.
 #pragma once
@@ -16,6 +16,19 @@
 
 namespace eindecomp::cli {
 
+// --path-budget, --path-objective, --path-seed as typed (the contraction-path search of
+// n-ary nodes, planner/paths/path_options.h), on every command that splits n-ary nodes:
+// check, gen --split and the planning commands.
+struct PathArgs {
+  std::string budget, objective, seed;
+};
+
+// Declares the three options; returns them (gen makes them need --split).
+std::vector<CLI::Option*> addPathOptions(CLI::App* cmd, PathArgs& args);
+
+// InputError naming the option for a bad value.
+PathOptions toPathOptions(const PathArgs& args);
+
 struct PlanningArgs {
   std::string graph;
   std::string inputFormat = "auto";
@@ -26,6 +39,7 @@ struct PlanningArgs {
   std::vector<std::string> fixes;
   std::string machine;
   std::string plan;
+  PathArgs paths;
 };
 
 // Which options a command takes, beyond GRAPH, --input-format, --objective, --mem-limit,

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/common/planning_options.h"
 #include "cli/common/run_command.h"
 #include "cli/einplan/commands.h"
 #include "planner/graph/diagnostic.h"
@@ -24,7 +25,7 @@ void addCheckCommand(CLI::App& app, int& status) {
     std::string graph;
     std::string inputFormat = "auto";
     std::string format = "table";
-    std::string pathBudget, pathObjective, pathSeed;
+    PathArgs paths;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("check", "validate a graph; print tensors, nodes, FLOPs");
@@ -37,15 +38,10 @@ void addCheckCommand(CLI::App& app, int& status) {
   cmd->add_option("--input-format", opts->inputFormat, "format of GRAPH")
       ->check(CLI::IsMember({"auto", "yaml", "json"}));
   cmd->add_option("--format", opts->format, "output format")->check(CLI::IsMember({"table", "json"}));
-  cmd->add_option("--path-budget", opts->pathBudget,
-                  "contraction-path search for nodes of more than 12 operands: trials (default 1024, the same "
-                  "path on every machine) or a time such as 500ms or 5s");
-  cmd->add_option("--path-objective", opts->pathObjective,
-                  "flops (default) or memory (the largest intermediate first, then FLOPs)");
-  cmd->add_option("--path-seed", opts->pathSeed, "seed of the contraction-path search (default 0)");
+  addPathOptions(cmd, opts->paths);
   cmd->callback([opts, &status] {
     status = runCommand([&] {
-      const PathOptions pathOptions = parsePathOptions(opts->pathBudget, opts->pathObjective, opts->pathSeed);
+      const PathOptions pathOptions = toPathOptions(opts->paths);
       const Graph g = loadGraphFile(opts->graph, parseGraphFormat(opts->inputFormat));
       // n-ary contractions are reported with the FLOPs of their contraction path (what
       // runs), followed by the path report itself.

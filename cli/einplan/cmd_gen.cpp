@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/common/planning_options.h"
 #include "cli/common/run_command.h"
 #include "cli/einplan/commands.h"
 #include "planner/gen/attention.h"
@@ -125,7 +126,7 @@ struct OutputOptions {
   std::string name;
   std::string dtype = "f32";
   bool split = false;
-  std::string pathBudget, pathObjective, pathSeed;  // for --split
+  PathArgs paths;  // for --split
 };
 
 // One family: `configure` declares its options, `make` builds the graph, `sizeOptions`
@@ -153,17 +154,7 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
   CLI::Option* split = cmd->add_flag("--split", out->split,
                                      "write nodes of three or more operands already split into binary contractions "
                                      "along the optimized path (steps named NODE__1, NODE__2, ..., the last keeps NODE)");
-  cmd->add_option("--path-budget", out->pathBudget,
-                  "with --split: contraction-path search for nodes of more than 12 operands, trials (default 1024) "
-                  "or a time such as 5s")
-      ->needs(split)
-      ->type_name("BUDGET");
-  cmd->add_option("--path-objective", out->pathObjective, "with --split: flops (default) or memory")
-      ->needs(split)
-      ->type_name("OBJECTIVE");
-  cmd->add_option("--path-seed", out->pathSeed, "with --split: seed of the contraction-path search (default 0)")
-      ->needs(split)
-      ->type_name("SEED");
+  for (CLI::Option* option : addPathOptions(cmd, out->paths)) option->needs(split);
   cmd->callback([&status, spec, options, out] {
     status = runCommand([&] {
       options->convert();
@@ -175,7 +166,7 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
       file.provenance = {"einplan", EINDECOMP_VERSION_STRING, commandLine()};
       file.sizeOptions = spec.sizeOptions;
       file.split = out->split;
-      if (out->split) file.paths = parsePathOptions(out->pathBudget, out->pathObjective, out->pathSeed);
+      if (out->split) file.paths = toPathOptions(out->paths);
       writeFileAtomically(file.path, gen::generatedGraphText(spec.make(common), file));
       return kExitOk;
     });
