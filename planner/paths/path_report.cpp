@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planner/graph/text_table.h"
 #include "planner/paths/split_nary.h"
 
 namespace eindecomp {
@@ -86,23 +87,13 @@ std::string formatPathReport(const std::vector<ContractionPathInfo>& infos) {
     os << "Contraction path of node " << info.node << "\n";
     for (const auto& [label, value] : fields) os << "  " << padRight(label + ":", 23) << value << "\n";
 
-    const std::vector<std::string> header{"step", "operands", "einsum", "scaling", "FLOPs", "kernel", "label types"};
-    std::vector<std::vector<std::string>> rows;
+    TextTable steps;
+    steps.header = {"step", "operands", "einsum", "scaling", "FLOPs", "kernel", "label types"};
+    steps.numeric = {false, false, false, true, true, false, false};
     for (const auto& s : info.steps)
-      rows.push_back({s.name, joinNames(s.operands), s.einsum, std::to_string(s.scaling), flopCountShort(s.flops),
-                      kernelMappingName(s.kind), describeLabelClasses(s.classes)});
-    std::vector<std::size_t> width(header.size());
-    for (std::size_t c = 0; c < header.size(); ++c) {
-      width[c] = header[c].size();
-      for (const auto& r : rows) width[c] = std::max(width[c], r[c].size());
-    }
-    auto printRow = [&](const std::vector<std::string>& r) {
-      std::string line = "  ";
-      for (std::size_t c = 0; c < r.size(); ++c) line += (c + 1 < r.size() ? padRight(r[c], width[c] + 2) : r[c]);
-      os << line << "\n";
-    };
-    printRow(header);
-    for (const auto& r : rows) printRow(r);
+      steps.rows.push_back({s.name, joinNames(s.operands), s.einsum, std::to_string(s.scaling), flopCountShort(s.flops),
+                            kernelMappingName(s.kind), describeLabelClasses(s.classes)});
+    os << renderAligned(steps, "  ");
   }
   return os.str();
 }
