@@ -72,6 +72,9 @@ einrt::program::ProgramSpec<Real> makeSpec() {
                                        {{TRANS_X}}, {{TRANS_Y}}, {{TRANS_Z}}, { {{PERM_X}} }, { {{PERM_Y}} }, { {{PERM_Z}} },
                                        {{ALPHA}} };
 {{/GEMM}}
+{{#PERMUTATION}}
+    n.permutation = { {{ORDER}} };
+{{/PERMUTATION}}
 {{#ELEMENTWISE}}
     n.elementwise = &EIN_ELEMENTWISE<Real, {{IDENT}}_ops, {{REDUCES}}>;
 {{/ELEMENTWISE}}

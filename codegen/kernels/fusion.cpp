@@ -31,7 +31,7 @@ int rankOfBlock(const NodeProgram& n, int k, int64_t block) {
 bool memberFits(const RankProgram& rp, int first, int m, int k) {
   const NodeProgram& ref = rp.nodes[static_cast<std::size_t>(first)];
   const NodeProgram& n = rp.nodes[static_cast<std::size_t>(m)];
-  if (k < 1 || n.gemm || static_cast<int>(n.outputLabelOfDim.size()) < k) return false;
+  if (k < 1 || n.gemm || !n.kernel.permutation.empty() || static_cast<int>(n.outputLabelOfDim.size()) < k) return false;
   std::vector<bool> isGroup(n.labels.size(), false);
   for (int q = 0; q < k; ++q) {
     const auto l = static_cast<std::size_t>(n.outputLabelOfDim[static_cast<std::size_t>(q)]);

@@ -1,5 +1,6 @@
 #include "codegen/kernels/kernel_choice.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace eindecomp::codegen {
@@ -10,6 +11,23 @@ std::string joined(const Labels& ls) {
   std::string s;
   for (const auto& l : ls) s += (s.empty() ? "" : ",") + l;
   return s;
+}
+
+// A unary node with join x that aggregates nothing and reads every label once: the operand
+// dimension of each output dimension.
+std::optional<std::vector<int>> permutationOf(const Node& n) {
+  if (n.operandLabels.size() != 1 || n.join.kind != Expr::Kind::VarX) return std::nullopt;
+  const Labels& in = n.operandLabels[0];
+  if (in.size() != n.outputLabels.size()) return std::nullopt;
+  std::vector<int> order;
+  for (const auto& l : n.outputLabels) {
+    const auto first = std::find(in.begin(), in.end(), l);
+    if (first == in.end() || std::find(first + 1, in.end(), l) != in.end()) return std::nullopt;
+    order.push_back(static_cast<int>(first - in.begin()));
+  }
+  for (std::size_t d = 0; d < order.size(); ++d)
+    if (std::count(order.begin(), order.end(), order[d]) != 1) return std::nullopt;
+  return order;
 }
 
 }  // namespace
@@ -28,6 +46,8 @@ KernelChoice chooseKernel(const Node& n, const std::optional<GemmMapping>& gemm)
     return k;
   }
   const Labels aggregated = aggregatedLabels(n);
+  if (const std::optional<std::vector<int>> order = permutationOf(n))
+    return {"permutation", "a copy into another order of the dimensions, in tiles", *order};
   if (!aggregated.empty())
     return {"reduction", std::string("agg ") + aggName(n.agg) + " over " + joined(aggregated) +
                              (n.operandLabels.size() == 2 && productScale(n.join) ? " (no label summed over both operands)" : "")};

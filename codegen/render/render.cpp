@@ -96,6 +96,8 @@ void fillNode(ctemplate::TemplateDictionary& d, const NodeProgram& n) {
   d.SetValue("CALLS", std::to_string(n.calls));
   d.SetValue("KERNEL_KIND", commentSafe(n.kernel.kind));
   d.SetValue("KERNEL_WHY", markdownCellSafe(n.kernel.why));
+  if (!n.kernel.permutation.empty())
+    d.AddSectionDictionary("PERMUTATION")->SetValue("ORDER", joinedNumbers(n.kernel.permutation));
   d.SetIntValue("FUSION_GROUP", n.fusion.group);
   d.SetIntValue("TILE_DIMS", n.fusion.tileDims);
   d.SetValue("SCRATCH", boolText(n.fusion.scratch));

@@ -64,6 +64,10 @@ DType dtypeOf() {
 template <class T>
 NodeKernel<T>::NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& extent, const DeviceOps* device, int threads)
     : node_(&node), device_(device), threads_(threads) {
+  if (!node.permutation.empty()) {
+    copy_ = reorder(extentsOf(node.operandLabels.at(0), extent), node.permutation, false);
+    return;
+  }
   if (!node.gemm) {
     nest_ = planLoopNest(extent, node.operandLabels, node.outputLabels);
     return;
@@ -85,6 +89,11 @@ NodeKernel<T>::NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& e
 
 template <class T>
 void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
+  if (copy_) {
+    if (device_) device_->permute(*copy_, dtypeOf<T>(), X, Z, accumulate);
+    else hostPermute(*copy_, X, Z, accumulate);
+    return;
+  }
   if (!gemm_) {
     node_->elementwise(nest_, X, Y, Z, accumulate, threads_);
     return;

@@ -1,7 +1,7 @@
 // One node's kernel call, prepared once for a block shape and run for every call: a
 // contraction's (batched) GEMM with alpha — operands permuted first and the result
-// permuted back where the GEMM mapping says so — or the node's elementwise kernel over
-// its planned loop nest. Host memory or the program's device.
+// permuted back where the GEMM mapping says so —, a permutation node's tiled copy, or the
+// node's elementwise kernel over its planned loop nest. Host memory or the program's device.
 #pragma once
 
 #include <optional>
@@ -33,6 +33,7 @@ class NodeKernel {
   double alpha_ = 1.0;
   bool swapped_ = false;  // Z stored N-major: computed as Z^T = Y^T X^T
   std::optional<Permutation> permX_, permY_, permZ_;
+  std::optional<Permutation> copy_;  // a permutation node
   Buffer<T> scratchX_, scratchY_, scratchZ_;
 };
 

@@ -73,6 +73,8 @@ struct NodeSpec {
   int64_t flops = 0;
   int64_t reductionLength = 1;                  // product of the aggregated labels' sizes
   std::optional<GemmSpec> gemm;
+  std::vector<int> permutation;                 // a copy into another order: the operand dimension
+                                                // of each output dimension (permute.h), else empty
   FusionSpec fusion;
   std::string kernel;                           // what runs, for reports
   ElementwiseFn<T> elementwise = nullptr;
