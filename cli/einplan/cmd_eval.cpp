@@ -77,6 +77,7 @@ void addEvalCommand(CLI::App& app, int& status) {
       if (opts->inputs == "-")
         throw InputError({{}, "--inputs: '-' is not a directory; eval reads one NAME.npy per input from it"});
       const Graph g = loadGraphFile(opts->graph, format);
+      checkEvaluatorMemory(g);
       const auto inputs = opts->inputs.empty() ? generateInputs(g, seedValue) : readInputFiles(g, opts->inputs);
       const auto results = evaluateGraph(g, inputs);
 

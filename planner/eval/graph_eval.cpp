@@ -1,8 +1,17 @@
 #include "planner/eval/graph_eval.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
 #include <stdexcept>
 
+#include <einrt/npy.h>
+
 #include "planner/eval/node_eval.h"
+#include "planner/graph/diagnostic.h"
+#include "planner/graph/units.h"
 
 namespace eindecomp {
 
@@ -19,6 +28,52 @@ static void checkInputs(const Graph& graph, const std::map<std::string, Tensor>&
   }
   for (const auto& [name, tensor] : inputs)
     if (!findInput(graph, name)) throw std::invalid_argument("'" + name + "' is not an input of the graph");
+}
+
+namespace {
+
+int64_t machineBytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGE_SIZE);
+  int64_t bytes = pages > 0 && pageSize > 0 ? static_cast<int64_t>(pages) * pageSize : INT64_MAX;
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    bytes = std::min<int64_t>(bytes, static_cast<int64_t>(std::min<rlim_t>(limit.rlim_cur, INT64_MAX)));
+  return bytes;
+}
+
+// Saturating: element counts are checked to fit 63 bits, their sums and doublings may not.
+int64_t addBytes(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+int64_t doubles(int64_t elements) { return elements > INT64_MAX / 8 ? INT64_MAX : elements * 8; }
+
+}  // namespace
+
+void checkEvaluatorMemory(const Graph& graph, int64_t availableBytes) {
+  if (availableBytes <= 0) availableBytes = machineBytes();
+  struct Largest {
+    std::string what;
+    SourceLoc loc;
+    std::vector<int64_t> shape;
+    int64_t bytes = -1;
+  } largest;
+  int64_t kept = 0, largestNode = 0;
+  for (const auto& in : graph.inputs) {
+    const int64_t b = doubles(elementCount(in.shape));
+    kept = addBytes(kept, b);
+    if (b > largest.bytes) largest = {"input '" + in.name + "'", in.loc, in.shape, b};
+  }
+  for (const Node& n : graph.nodes) {
+    const std::vector<int64_t> shape = outputShape(n);
+    const int64_t b = doubles(elementCount(shape));
+    kept = addBytes(kept, b);
+    largestNode = std::max(largestNode, b);
+    if (b > largest.bytes) largest = {"node '" + n.name + "'", n.loc, shape, b};
+  }
+  const int64_t needed = addBytes(kept, largestNode);
+  if (needed <= availableBytes) return;
+  throw InputError({largest.loc, largest.what + " (shape " + einrt::npyShapeText(largest.shape) + ") needs " +
+                                     formatBytes(largest.bytes) + " as the evaluator's doubles, and the whole graph " +
+                                     (needed == INT64_MAX ? "more than 8 EiB" : formatBytes(needed)) + "; this machine has " +
+                                     formatBytes(availableBytes) + " (einplan eval keeps every tensor in memory)"});
 }
 
 std::map<std::string, Tensor> evaluateGraph(const Graph& graph, const std::map<std::string, Tensor>& inputs) {

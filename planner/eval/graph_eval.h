@@ -18,4 +18,12 @@ namespace eindecomp {
 // graph's outputs are among them); graph inputs are not repeated.
 std::map<std::string, Tensor> evaluateGraph(const Graph& graph, const std::map<std::string, Tensor>& inputs);
 
+// The memory the evaluator needs: it keeps every input and every node output as doubles
+// (8 bytes an element) until the end, plus one node's accumulators while that node runs.
+// Throws an InputError at the largest tensor's place in the graph file, naming it and the
+// bytes it needs, when the total exceeds `availableBytes` (default: this machine's
+// physical memory, or the address-space limit where one is set) — before anything is
+// allocated, instead of failing with std::bad_alloc or being killed half-way.
+void checkEvaluatorMemory(const Graph& graph, int64_t availableBytes = 0);
+
 }  // namespace eindecomp
