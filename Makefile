@@ -5,9 +5,12 @@ PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# libblas-dev: Debian's reference BLAS (300 kB), which codegen_portable_blas builds an
+# emitted program against instead of OpenBLAS.
 DEB_PACKAGES := cmake g++ make pkg-config libcli11-dev nlohmann-json3-dev libyaml-cpp-dev \
   libopenmpi-dev openmpi-bin libopenblas-dev doctest-dev python3-numpy python3-yaml \
-  libctemplate-dev libscalapack-openmpi-dev libssl-dev clang libclang-rt-14-dev
+  libctemplate-dev libscalapack-openmpi-dev libssl-dev clang libclang-rt-14-dev \
+  libblas-dev
 
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1

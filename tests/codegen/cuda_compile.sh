@@ -1,18 +1,35 @@
 #!/usr/bin/env bash
 # Generates the CUDA backend of a graph and compiles it with nvcc (no GPU needed).
+# The emitted CMakeLists names no CUDA location, so the compiler is found here and passed
+# the way a user would: make CMAKE_ARGS=-DCMAKE_CUDA_COMPILER=... (CUDACXX, then nvcc on
+# PATH, then CUDA_HOME / CUDA_PATH, then /usr/local/cuda). One architecture keeps it short.
 # Exits 77 (ctest: skipped) with a message when no nvcc is available.
 set -euo pipefail
 eincodegen=$1 graph=$2 work=$3
-nvcc=$(command -v nvcc || true)
-[ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
+nvcc=""
+for c in "${CUDACXX:-}" "$(command -v nvcc || true)" "${CUDA_HOME:+$CUDA_HOME/bin/nvcc}" \
+         "${CUDA_PATH:+$CUDA_PATH/bin/nvcc}" /usr/local/cuda/bin/nvcc; do
+  if [ -n "$c" ] && [ -x "$c" ]; then nvcc=$c; break; fi
+done
 if [ -z "$nvcc" ]; then
-  echo "SKIPPED: nvcc not found; the CUDA backend was not compiled"
+  echo "SKIPPED: nvcc not found (CUDACXX, PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda); the CUDA backend was not compiled"
   exit 77
 fi
+case "$nvcc" in *" "*) echo "FAILED: CMAKE_ARGS cannot carry an nvcc path with a space: $nvcc"; exit 1 ;; esac
 rm -rf "$work"
 "$eincodegen" "$graph" -p 4 --backend cuda -o "$work"
-# One device architecture keeps the test short; users get 80 and 90 by default.
-make -C "$work" JOBS=2 CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90
+# The build must see only what is passed: no CUDACXX, no nvcc on PATH to fall back on.
+path=""
+IFS=: read -r -a dirs <<< "$PATH"
+for d in "${dirs[@]}"; do
+  if [ -n "$d" ] && [ ! -e "$d/nvcc" ]; then path="$path${path:+:}$d"; fi
+done
+env -u CUDACXX PATH="$path" make -C "$work" -j2 \
+  CMAKE_ARGS="-DCMAKE_CUDA_COMPILER=$nvcc -DCMAKE_CUDA_ARCHITECTURES=90"
 name=$(sed -n 's/^name: *//p' "$graph" | head -1)
-test -x "$work/$name"
-echo "built the CUDA program $work/$name with $nvcc"
+[ -x "$work/$name" ] || { echo "FAILED: no program $work/$name"; exit 1; }
+grep -q "^CMAKE_CUDA_COMPILER:[A-Z]*=$nvcc\$" "$work/build/CMakeCache.txt" ||
+  { echo "FAILED: CMake did not use the nvcc passed in CMAKE_ARGS ($nvcc)"; exit 1; }
+grep -q "^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=90\$" "$work/build/CMakeCache.txt" ||
+  { echo "FAILED: CMAKE_CUDA_ARCHITECTURES=90 did not reach CMake"; exit 1; }
+echo "built the CUDA program $work/$name with $nvcc (sm_90)"
