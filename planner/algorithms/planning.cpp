@@ -1,5 +1,6 @@
 #include "planner/algorithms/planning.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <utility>
@@ -83,10 +84,17 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
     // The search is exact under the canonical placement; a baseline's partitions, placed
     // by another rule, or a DAG the search only approximates, may still cost less: then
     // eindecomp returns them, so it never loses to a baseline that uses the devices as fully.
+    // Partitions already priced are not placed and priced again (on a chain of elementwise
+    // nodes every baseline picks the search's partitions; pricing is linear in the nodes
+    // but not free: a 100,000-node chain).
+    std::vector<std::vector<Parts>> priced{choice.parts};
     for (const std::string baseline : {"uniform", "balanced", "data"}) {
       std::optional<PricedPlan> other;
       try {
-        other = placeAndPrice(g, options, "eindecomp", choosePartitions(baseline, g, options).parts);
+        std::vector<Parts> parts = choosePartitions(baseline, g, options).parts;
+        if (std::find(priced.begin(), priced.end(), parts) != priced.end()) continue;
+        priced.push_back(parts);
+        other = placeAndPrice(g, options, "eindecomp", parts);
       } catch (const InputError& e) {
         if (e.exitCode() != kExitNoPlan) throw;
         continue;  // the baseline does not fit --mem-limit

@@ -47,11 +47,14 @@ int64_t localCost(const SearchSpace& s, const Node& n, const NodeSpace& space, c
   return 0;
 }
 
-// The consumer's side of edges into operand k of a candidate.
+// The consumer's side of edges into operand k of a candidate. Only an operand produced by
+// another node has edges; a graph input's side is its layout alone, since the reads by rank
+// (p entries per distinct side) cost nothing there and would hold gigabytes for a wide node
+// at large p (20 labels at p = 65536: 4,845 candidates x 2 operands x 65,536 ranks).
 OperandSide operandSide(const SearchSpace& s, const NodeSpace& space, const Parts& parts, const CallGeometry& geometry,
-                        const Placement& placement, std::size_t k) {
+                        const Placement& placement, std::size_t k, bool produced) {
   OperandSide side{projectParts(parts, space.operandDims[k]), {}};
-  if (s.objective == Objective::Paper) return side;
+  if (s.objective == Objective::Paper || !produced) return side;
   side.readByRank.assign(static_cast<std::size_t>(geometry.calls), 0);
   for (std::size_t c = 0; c < placement.callRank.size(); ++c)
     side.readByRank[static_cast<std::size_t>(placement.callRank[c])] = geometry.operandBlock[k][c];
@@ -70,6 +73,7 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
   s.ranks.resize(static_cast<std::size_t>(options.devices));
   std::iota(s.ranks.begin(), s.ranks.end(), 0);
   s.nodes.resize(g.nodes.size());
+  const GraphIndex index(g);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.operandLabels.empty() || n.operandLabels.size() > 2)
@@ -95,6 +99,8 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
     std::vector<std::map<OperandSide, int>> sideIndex(c.space.operandDims.size());
     c.operandSides.resize(c.space.operandDims.size());
     c.operandIndex.resize(c.space.operandDims.size());
+    std::vector<bool> produced(c.space.operandDims.size());
+    for (std::size_t k = 0; k < produced.size(); ++k) produced[k] = index.nodeIndex(n.inputs[k]) >= 0;
     for (Parts& parts : candidates) {
       const NodeCost cost = nodeCost(c.space, parts, static_cast<std::size_t>(s.elementBytes));
       smallestBytes = std::min(smallestBytes, cost.bytesPerDevice);
@@ -104,7 +110,7 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
       c.local.push_back(localCost(s, n, c.space, parts, geometry, placement, gemm));
       c.outIndex.push_back(intern(c.outs, outIndex, projectParts(parts, c.space.outputDims)));
       for (std::size_t k = 0; k < c.space.operandDims.size(); ++k)
-        c.operandIndex[k].push_back(intern(c.operandSides[k], sideIndex[k], operandSide(s, c.space, parts, geometry, placement, k)));
+        c.operandIndex[k].push_back(intern(c.operandSides[k], sideIndex[k], operandSide(s, c.space, parts, geometry, placement, k, produced[k])));
       c.parts.push_back(std::move(parts));
     }
     if (c.parts.empty())
@@ -116,7 +122,6 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
   s.inEdges.resize(g.nodes.size());
   s.outEdges.resize(g.nodes.size());
   std::map<std::tuple<std::vector<int64_t>, std::vector<Parts>, std::vector<OperandSide>>, int> shapes;
-  const GraphIndex index(g);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
       const int from = index.nodeIndex(g.nodes[i].inputs[k]);

@@ -6,18 +6,35 @@ message naming the limit. A signal (stack overflow, out of memory) or a timeout 
 
   - a 100,000-node chain: check, plan, eval and eincodegen answer in linear time
     (every stage that walks the graph looks names up through a GraphIndex; each takes
-    5-9 s here, 0.5 s at 10,000 nodes. The bound of 120 s leaves room for a loaded or
-    sanitized build and still fails a quadratic stage, which took minutes);
-  - a node with 20 labels at p = 4096: the partition enumeration stays bounded;
+    5-23 s here, 0.5-2 s at 10,000 nodes. The bound of 120 s leaves room for a loaded
+    machine and still fails a quadratic stage, which took minutes);
+  - a node with 20 labels at p = 4096 and at p = 65536: the partition enumeration stays
+    bounded, and so does the memory of the search (9.9 GB at p = 65536 before graph
+    inputs stopped carrying per-rank reads);
   - sizes whose products reach 2^63: refused, not wrapped.
+
+Every command runs with its address space limited to 4 GiB (the 100,000-node chain needs
+1.2 GB), so a blow-up fails as an out-of-memory error instead of swapping. Under the
+sanitizers (ASAN_OPTIONS set, `make test-asan`) there is no address-space limit (ASan
+reserves terabytes of shadow memory) and the time bounds are 4x: ASan makes the
+allocation-heavy stages 6-10x slower (eincodegen of the chain: 141 s).
 
 usage: run_limits.py EINPLAN EINCODEGEN
 """
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
+
+SANITIZED = bool(os.environ.get("ASAN_OPTIONS"))
+TIME_FACTOR = 4 if SANITIZED else 1
+ADDRESS_SPACE_BYTES = 4 << 30
+
+
+def limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_BYTES, ADDRESS_SPACE_BYTES))
 
 
 def chain_graph(nodes):
@@ -46,7 +63,8 @@ def big_sizes_graph():
 
 def run(cmd, limit_s):
     try:
-        done = subprocess.run(cmd, capture_output=True, timeout=limit_s)
+        done = subprocess.run(cmd, capture_output=True, timeout=limit_s * TIME_FACTOR,
+                              preexec_fn=None if SANITIZED else limit_memory)
     except subprocess.TimeoutExpired:
         return None, ""
     return done.returncode, (done.stdout + done.stderr).decode("utf-8", "replace")
@@ -77,13 +95,15 @@ def main():
             ("100k chain: eincodegen", [eincodegen, chain, "-p", "4", "-o", out + ".codegen"], 120, {0}, ""),
             ("20 labels, p=4096: plan", [einplan, "plan", wide, "-p", "4096"], 120, {0}, stopped),
             ("20 labels, p=4096: brute", [einplan, "plan", wide, "-p", "4096", "--algorithm", "brute"], 120, {0}, stopped),
+            ("20 labels, p=65536: plan", [einplan, "plan", wide, "-p", "65536"], 120, {0}, ""),
+            ("20 labels, p=65536: eincodegen", [eincodegen, wide, "-p", "65536", "-o", out + ".wide"], 120, {0}, ""),
             ("sizes near 2^63: check", [einplan, "check", big], 30, {2}, "overflow"),
         ]
         for what, cmd, limit_s, accepted, fragment in rows:
             code, output = run(cmd, limit_s)
             verdict = "ok"
             if code is None:
-                verdict = f"no answer within {limit_s} s"
+                verdict = f"no answer within {limit_s * TIME_FACTOR} s"
             elif code < 0:
                 verdict = f"killed by signal {-code}"
             elif code not in accepted:

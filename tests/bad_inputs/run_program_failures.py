@@ -23,6 +23,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
+import sanitizer_flake  # noqa: E402
+
 GRAPH = """name: failmm
 inputs: {X: [192, 192], Y: [192, 192]}
 nodes:
@@ -40,7 +43,7 @@ def mpirun(np_, *args):
 def expect(what, cmd, code, fragments, limit_s=120):
     global failures
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=limit_s, env=ENV)
+        p = sanitizer_flake.run(cmd, capture_output=True, text=True, timeout=limit_s, env=ENV)
         rc, err = p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired:
         rc, err = None, "(no answer within %d s)" % limit_s
@@ -108,7 +111,7 @@ def main():
     project = work / "project"
     shutil.rmtree(project, ignore_errors=True)  # a folder of an older build may lack eincodegen's marker
     for cmd in ([eincodegen, graph, "-p", "2", "-o", project], ["make", "-C", project]):
-        p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=ENV)
+        p = sanitizer_flake.run([str(c) for c in cmd], capture_output=True, text=True, env=ENV)
         if p.returncode != 0:
             print(p.stdout, p.stderr)
             raise SystemExit("FAIL: could not build the emitted program")

@@ -23,12 +23,15 @@ import time
 import numpy as np
 import yaml
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
+import sanitizer_flake  # noqa: E402
+
 TOLERANCE = {"f32": 1e-4, "f64": 1e-10}
 
 
 def run(cmd, **kw):
     start = time.monotonic()
-    done = subprocess.run([str(c) for c in cmd], text=True, capture_output=True, **kw)
+    done = sanitizer_flake.run([str(c) for c in cmd], text=True, capture_output=True, **kw)
     print(f"+ ({time.monotonic() - start:.1f} s)", " ".join(str(c) for c in cmd), flush=True)
     return done
 
