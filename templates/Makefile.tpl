@@ -6,15 +6,22 @@
 # {{PROGRAMS}}. `make -j N` runs N compile jobs (the build shares make's job server);
 # EINRT_DIR=... (a folder holding einrtConfig.cmake) overrides the runtime; CMAKE_ARGS=...
 # passes more options to CMake (e.g. -DBLA_VENDOR=FLAME -DCMAKE_CUDA_ARCHITECTURES=90).
-# Paths with spaces are fine.
+# Paths with spaces are fine. CMake configures ./build the first time and again whenever
+# EINRT_DIR or CMAKE_ARGS are given; otherwise `cmake --build` alone runs, which
+# reconfigures by itself when CMakeLists.txt changed (a configure looks up MPI, BLAS and
+# OpenMP again: seconds, where recompiling a regenerated program.cpp takes one or two).
 BUILD_DIR ?= $(CURDIR)/build
 CMAKE ?= cmake
 CMAKE_ARGS ?=
+RECONFIGURE := $(if $(strip $(EINRT_DIR)$(CMAKE_ARGS)),yes,no)
 
 .PHONY: all clean
 
 all:
-	"$(CMAKE)" -S "$(CURDIR)" -B "$(BUILD_DIR)" $(if $(EINRT_DIR),"-Deinrt_DIR=$(EINRT_DIR)") $(CMAKE_ARGS)
+	@if [ ! -f "$(BUILD_DIR)/CMakeCache.txt" ] || [ ! -f "$(BUILD_DIR)/cmake_install.cmake" ] || [ $(RECONFIGURE) = yes ]; then \
+	  echo '$$ cmake -S . -B build'; \
+	  "$(CMAKE)" -S "$(CURDIR)" -B "$(BUILD_DIR)" $(if $(EINRT_DIR),"-Deinrt_DIR=$(EINRT_DIR)") $(CMAKE_ARGS); \
+	fi
 	+"$(CMAKE)" --build "$(BUILD_DIR)"
 
 clean:

@@ -4,35 +4,24 @@
 // Plan sha256: {{PLAN_SHA256}}
 //
 // The program of graph {{GRAPH_NAME}} planned for {{DEVICES}} ranks (algorithm: {{ALGORITHM}}):
-// per node its scalar functor (join, aggregation) and the plan's tables. Everything else
-// (options, buffers, collectives, the executor, GEMMs, the generic kernels, --check,
-// reports) is einrt's (einrt/program/executor.h). program_cuda.cu compiles this same file
-// with nvcc and EIN_BACKEND_CUDA for GPUs.
+// the plan's tables. The per-node kernels are in kernels.cpp (they depend on the graph
+// only); everything else (options, buffers, collectives, the executor, GEMMs, the generic
+// kernels, --check, reports) is einrt's (einrt/program/executor.h). program_cuda.cu
+// compiles this same file with nvcc and EIN_BACKEND_CUDA for GPUs.
 #include <einrt/program/executor.h>
-#include <einrt/program/math.h>
-#include <einrt/program/reference.h>
 #ifdef EIN_BACKEND_CUDA
 #include <einrt/cuda_device.h>
-#include <einrt/program/elementwise_cuda.cuh>
-#define EIN_ELEMENTWISE einrt::program::cudaElementwise
 #define EIN_MEMORY einrt::MemorySpace::Cuda
 #else
-#include <einrt/program/elementwise.h>
-#define EIN_ELEMENTWISE einrt::program::elementwise
 #define EIN_MEMORY einrt::MemorySpace::Host
 #endif
 
 using Real = {{REAL_TYPE}};
 
+// kernels.cpp: sets every node's kernels (functors instantiated in einrt's templates).
+void einAttachKernels(einrt::program::ProgramSpec<Real>& p);
+
 namespace {
-{{#NODE}}
-// node {{NAME}}: {{EINSUM_COMMENT}}; {{KERNEL_COMMENT}}
-struct {{IDENT}}_ops {
-  template <class T> EINRT_HD static T join(T x, T y) { (void)x; (void)y; return {{JOIN}}; }
-  template <class T> EINRT_HD static T combine(T a, T b) { return {{COMBINE}}; }
-  template <class T> EINRT_HD static T identity() { return {{IDENTITY}}; }
-};
-{{/NODE}}
 
 einrt::program::ProgramSpec<Real> makeSpec() {
   einrt::program::ProgramSpec<Real> p;
@@ -48,7 +37,7 @@ einrt::program::ProgramSpec<Real> makeSpec() {
   p.tensors.push_back({"{{NAME}}", { {{SHAPE}} }, {{IS_INPUT}}, {{IS_OUTPUT}}, {{PRODUCER}} });
 {{/TENSOR}}
 {{#NODE}}
-  {
+  {  // node {{NAME}}: {{EINSUM_COMMENT}}; {{KERNEL_COMMENT}}
     einrt::program::NodeSpec<Real> n;
     n.name = "{{NAME}}";
     n.sizes = { {{SIZES}} };
@@ -75,15 +64,12 @@ einrt::program::ProgramSpec<Real> makeSpec() {
 {{#PERMUTATION}}
     n.permutation = { {{ORDER}} };
 {{/PERMUTATION}}
-{{#ELEMENTWISE}}
-    n.elementwise = &EIN_ELEMENTWISE<Real, {{IDENT}}_ops, {{REDUCES}}>;
-{{/ELEMENTWISE}}
-    n.plain = &einrt::program::plainEinsum<Real, {{IDENT}}_ops>;
     p.nodes.push_back(std::move(n));
   }
 {{/NODE}}
   p.outputs = { {{OUTPUTS}} };
   p.parallelFor = &einrt::program::parallelFor;
+  einAttachKernels(p);
   return p;
 }
 

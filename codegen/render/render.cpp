@@ -69,8 +69,9 @@ std::string einsumComment(const NodeProgram& n) {
   return commentSafe(s + " (agg " + aggName(n.agg) + ")");
 }
 
-void fillNode(ctemplate::TemplateDictionary& d, const NodeProgram& n) {
+void fillNode(ctemplate::TemplateDictionary& d, const NodeProgram& n, std::size_t index) {
   d.SetValue("NAME", n.name);
+  d.SetValue("INDEX", std::to_string(index));
   d.SetValue("IDENT", n.ident);
   d.SetValue("EINSUM_COMMENT", einsumComment(n));
   d.SetValue("KERNEL_COMMENT", kernelComment(n));
@@ -155,7 +156,7 @@ void fillProject(ctemplate::TemplateDictionary& d, const RankProgram& p, const R
     s->SetValue("IS_OUTPUT", boolText(tp.isOutput));
     s->SetIntValue("PRODUCER", tp.producer);
   }
-  for (const NodeProgram& n : p.nodes) fillNode(*d.AddSectionDictionary("NODE"), n);
+  for (std::size_t i = 0; i < p.nodes.size(); ++i) fillNode(*d.AddSectionDictionary("NODE"), p.nodes[i], i);
 }
 
 }  // namespace
@@ -181,11 +182,17 @@ ProjectFiles renderProject(const RankProgram& program, const Provenance& provena
   fillProject(dict, program, options);
 
   // No file name depends on the graph: a graph name can never overwrite a project file.
+  // kernels.cpp depends on the graph only (no plan, no command line), so regenerating a
+  // project for another plan leaves it unchanged and make recompiles only the tables.
   std::map<std::string, std::string> files{{"program.cpp", "program.cpp.tpl"},
+                                           {"kernels.cpp", "kernels.cpp.tpl"},
                                            {"CMakeLists.txt", "CMakeLists.txt.tpl"},
                                            {"Makefile", "Makefile.tpl"},
                                            {"README.md", "README.md.tpl"}};
-  if (options.backend != Backend::Cpu) files["program_cuda.cu"] = "program_cuda.cu.tpl";
+  if (options.backend != Backend::Cpu) {
+    files["program_cuda.cu"] = "program_cuda.cu.tpl";
+    files["kernels_cuda.cu"] = "kernels_cuda.cu.tpl";
+  }
 
   ProjectFiles out;
   for (const auto& [name, tpl] : files) {

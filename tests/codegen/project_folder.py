@@ -3,7 +3,8 @@
 non-empty folder without --force (cli/eincodegen/project_folder.h).
 
 Checks, against the file system itself: a new folder gets the project and its
-.eincodegen marker; regenerating leaves unchanged files untouched (timestamps kept);
+.eincodegen marker; regenerating leaves unchanged files untouched (timestamps kept), and
+another plan or p rewrites program.cpp but not kernels.cpp;
 a foreign non-empty folder is refused (exit 2, its files as they were) unless --force;
 files an earlier generation wrote and this one does not are removed; a write failure
 (a file-size limit standing in for a full disk) exits 2 and leaves a new folder absent
@@ -46,7 +47,7 @@ def main():
     if p.returncode != 0:
         fail("a new folder", p)
     names = sorted(f.name for f in project.iterdir())
-    for expected in [".eincodegen", "CMakeLists.txt", "Makefile", "README.md", "plan.json", "program.cpp"]:
+    for expected in [".eincodegen", "CMakeLists.txt", "Makefile", "README.md", "plan.json", "program.cpp", "kernels.cpp"]:
         if expected not in names:
             fail(f"{expected} written: {names}")
     marker = (project / ".eincodegen").read_text()
@@ -61,10 +62,14 @@ def main():
     if p.returncode != 0 or snapshot(project) != before:
         fail("regenerating the same project leaves its files and timestamps alone", p)
 
-    # Another plan rewrites the project.
+    # Another plan rewrites the tables (program.cpp) and leaves the kernels alone
+    # (kernels.cpp depends on the graph only), so make recompiles only the tables.
     p = gen(project, "--algorithm", "data")
     if p.returncode != 0 or snapshot(project)["program.cpp"] == before["program.cpp"]:
         fail("regenerating with another algorithm rewrites program.cpp", p)
+    p = subprocess.run([eincodegen, graph, "-p", "3", "-o", str(project)], text=True, capture_output=True)
+    if p.returncode != 0 or snapshot(project)["kernels.cpp"] != before["kernels.cpp"]:
+        fail("regenerating for another p and command line leaves kernels.cpp and its timestamp alone", p)
 
     # Files an earlier generation listed and this one does not write are removed; others stay.
     (project / "program_cuda.cu").write_text("// stale\n")

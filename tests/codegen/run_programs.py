@@ -2,7 +2,8 @@
 """End-to-end check of emitted programs for one graph over several device counts.
 
 For every p: `einplan plan GRAPH -p p -o plan.json`, `eincodegen GRAPH --plan plan.json -o
-PROJECT` (the same project folder for every p, so `make` recompiles only the plan tables),
+PROJECT` (the same project folder and command line for every p, so kernels.cpp stays as it
+was and `make` recompiles only the plan's tables in program.cpp),
 `make -C PROJECT`, then `mpirun -np p PROJECT/NAME --check --seed S --outputs OUT --report
 R.json`. It requires: exit 0, check passed, measured bytes == predicted bytes == the plan's
 traffic_bytes (total and per node), no bytes at p = 1, and every output equal to `einplan eval --seed S` (the reference
