@@ -12,6 +12,11 @@
 # OpenMP, when found, lets --threads split the kernels.
 cmake_minimum_required(VERSION 3.20)
 {{#CUDA}}
+if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND CMAKE_VERSION VERSION_LESS 3.24)
+  # "native" needs CMake 3.24 and "all-major" 3.23; older releases need the list.
+  message(FATAL_ERROR "CMake ${CMAKE_VERSION} cannot choose CUDA architectures by itself (3.24 can): "
+                      "pass them, e.g. make CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90")
+endif()
 if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
   execute_process(COMMAND nvidia-smi -L OUTPUT_VARIABLE EIN_GPUS ERROR_QUIET RESULT_VARIABLE EIN_SMI)
   if(EIN_SMI EQUAL 0 AND EIN_GPUS MATCHES "GPU")
