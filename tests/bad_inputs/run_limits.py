@@ -15,7 +15,7 @@ message naming the limit. A signal (stack overflow, out of memory) or a timeout 
 
 Every command runs with its address space limited to 4 GiB (the 100,000-node chain needs
 1.2 GB), so a blow-up fails as an out-of-memory error instead of swapping. Under the
-sanitizers (ASAN_OPTIONS set, `make test-asan`) there is no address-space limit (ASan
+sanitizers (ASAN_OPTIONS set; `make test-asan` leaves this test out) there is no address-space limit (ASan
 reserves terabytes of shadow memory) and the time bounds are 4x: ASan makes the
 allocation-heavy stages 6-10x slower (eincodegen of the chain: 141 s).
 
