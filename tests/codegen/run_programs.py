@@ -8,7 +8,8 @@ was and `make` recompiles only the plan's tables in program.cpp),
 R.json`. It requires: exit 0, check passed, measured bytes == predicted bytes == the plan's
 traffic_bytes (total and per node), no bytes at p = 1, and every output equal to `einplan eval --seed S` (the reference
 evaluator, a separate implementation) within the dtype's tolerance, compared with NumPy.
-At one p (the largest up to 4) it also checks that a wrong rank count is a clear error, that random
+At one p (the largest up to 4) it also checks that `eincodegen -p p` emits the same plan as
+`einplan plan -p p`, that a wrong rank count is a clear error, that random
 .npy inputs (--inputs, scattered from rank 0) give `einplan eval --inputs` outputs and that
 a missing input file is a clear error.
 """
@@ -162,6 +163,18 @@ def main():
         compare_outputs(ref, out, r["dtype"], f"p={ranks}")
         print(f"p={ranks}: ok, {r['bytes_sent']} bytes, check max_rel_err {r['check']['max_rel_err']}")
         if ranks == extras_at:
+            # Both tools plan alike: `eincodegen -p N` emits exactly the plan `einplan plan
+            # -p N` wrote (same options), apart from who wrote it and the search time.
+            direct = work / "project_direct"
+            p = run([a.eincodegen, a.graph, "-p", ranks, "--algorithm", a.algorithm, "-o", direct], env=env)
+            require(p.returncode == 0, f"eincodegen -p {ranks}", p)
+            def comparable(path):
+                d = json.loads(path.read_text())
+                for key in ["search_time_s", "command", "tool"]:
+                    d.pop(key, None)
+                return d
+            require(comparable(direct / "plan.json") == comparable(plan),
+                    f"eincodegen -p {ranks} emits the plan einplan plan -p {ranks} wrote")
             # Once per graph (each check costs a start of every rank).
             if ranks > 1:
                 p = run(["mpirun", "--oversubscribe", "-np", ranks - 1, program], env=env)
