@@ -35,7 +35,7 @@ std::optional<std::vector<int>> permutationOf(const Node& n) {
 KernelChoice chooseKernel(const Node& n, const std::optional<GemmMapping>& gemm) {
   if (gemm) {
     const bool permuted = !gemm->permX.empty() || !gemm->permY.empty() || !gemm->permZ.empty();
-    KernelChoice k{permuted ? "GEMM + permutation" : gemm->batchLabels.empty() ? "GEMM" : "batched GEMM", ""};
+    KernelChoice k{permuted ? "GEMM + permutation" : gemm->batchLabels.empty() ? "GEMM" : "batched GEMM", "", {}};
     k.why = "contraction summing over K[" + joined(gemm->kLabels) + "]";
     if (gemm->alpha != 1.0) {
       char buf[64];
@@ -50,10 +50,11 @@ KernelChoice chooseKernel(const Node& n, const std::optional<GemmMapping>& gemm)
     return {"permutation", "a copy into another order of the dimensions, in tiles", *order};
   if (!aggregated.empty())
     return {"reduction", std::string("agg ") + aggName(n.agg) + " over " + joined(aggregated) +
-                             (n.operandLabels.size() == 2 && productScale(n.join) ? " (no label summed over both operands)" : "")};
+                             (n.operandLabels.size() == 2 && productScale(n.join) ? " (no label summed over both operands)" : ""),
+            {}};
   if (n.operandLabels.size() == 2 && productScale(n.join))
-    return {"elementwise", "a broadcast multiply: nothing is summed, so it is no GEMM"};
-  return {"elementwise", "join " + (n.joinName.empty() ? toString(n.join) : n.joinName)};
+    return {"elementwise", "a broadcast multiply: nothing is summed, so it is no GEMM", {}};
+  return {"elementwise", "join " + (n.joinName.empty() ? toString(n.join) : n.joinName), {}};
 }
 
 }  // namespace eindecomp::codegen

@@ -41,10 +41,10 @@ PartitionRequest parseFixOption(const std::string& text, const SourceLoc& where)
 }
 
 Parts resolvePartitionRequest(const Graph& g, const PartitionRequest& request, int64_t devices) {
-  return resolvePartitionRequest(g, findNode(g, request.node), request, devices);
+  return resolvePartitionRequest(findNode(g, request.node), request, devices);
 }
 
-Parts resolvePartitionRequest(const Graph& g, const Node* node, const PartitionRequest& request, int64_t devices) {
+Parts resolvePartitionRequest(const Node* node, const PartitionRequest& request, int64_t devices) {
   if (!node) throw InputError({request.loc, "unknown node '" + request.node + "'"});
   NodeSpace space = nodeSpace(*node);
   Parts parts(space.labels.size(), 1);

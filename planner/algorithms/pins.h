@@ -29,6 +29,6 @@ PartitionRequest parseFixOption(const std::string& text, const SourceLoc& where)
 Parts resolvePartitionRequest(const Graph& g, const PartitionRequest& request, int64_t devices);
 // The same for a node already looked up (nullptr: request.node is not in the graph), so
 // that resolving a whole plan file needs no search per node.
-Parts resolvePartitionRequest(const Graph& g, const Node* node, const PartitionRequest& request, int64_t devices);
+Parts resolvePartitionRequest(const Node* node, const PartitionRequest& request, int64_t devices);
 
 }  // namespace eindecomp

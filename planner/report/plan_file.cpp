@@ -134,7 +134,7 @@ ResolvedPlanFile resolvePlanFile(const Graph& g, const PlanFile& plan, int64_t d
   for (const PlanFileNode& node : plan.nodes) {
     const PartitionRequest& r = node.partition;
     if (resolved.partitions.count(r.node)) throw InputError({r.loc, "node '" + r.node + "' appears twice in the plan"});
-    const Parts parts = resolvePartitionRequest(g, index.findNode(r.node), r, devices);
+    const Parts parts = resolvePartitionRequest(index.findNode(r.node), r, devices);
     resolved.partitions[r.node] = parts;
     if (!node.placement) continue;
     int64_t calls = 1;

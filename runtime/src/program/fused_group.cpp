@@ -78,7 +78,7 @@ FusedGroup<T>::FusedGroup(const ProgramSpec<T>& spec, int first, int last, int t
       const std::vector<int64_t> strides = labelStrides(dims, extent);
       for (int q = 0; q <= split_ && q < k; ++q)
         a.groupStride.push_back(strides[static_cast<std::size_t>(n.outputLabels[static_cast<std::size_t>(q)])]);
-      if (producer >= first && producer < m) a.scratch = slotOf[static_cast<std::size_t>(producer)];
+      if (producer >= 0 && producer >= first && producer < m) a.scratch = slotOf[static_cast<std::size_t>(producer)];
       return a;
     };
     auto producerOf = [&](std::size_t o) { return spec.tensors[static_cast<std::size_t>(n.operandTensor[o])].producer; };
