@@ -69,6 +69,14 @@ einrt::program::ProgramSpec<Real> makeSpec() {
 {{/NODE}}
   p.outputs = { {{OUTPUTS}} };
   p.parallelFor = &einrt::program::parallelFor;
+#ifndef EIN_BACKEND_CUDA
+  // The plan's memory model (SPEC 3.2), for host memory: the staging each rank reserves,
+  // its predicted peak with one thread and the fused-tile workspace of each further one.
+  p.stagingSendBytes = { {{STAGING_SEND_BYTES}} };
+  p.stagingRecvBytes = { {{STAGING_RECV_BYTES}} };
+  p.peakBytesPredicted = { {{PEAK_BYTES_PREDICTED}} };
+  p.tileWorkspaceBytes = { {{TILE_WORKSPACE_BYTES}} };
+#endif
   einAttachKernels(p);
   return p;
 }

@@ -13,23 +13,6 @@ std::string joined(const Labels& ls) {
   return s;
 }
 
-// A unary node with join x that aggregates nothing and reads every label once: the operand
-// dimension of each output dimension.
-std::optional<std::vector<int>> permutationOf(const Node& n) {
-  if (n.operandLabels.size() != 1 || n.join.kind != Expr::Kind::VarX) return std::nullopt;
-  const Labels& in = n.operandLabels[0];
-  if (in.size() != n.outputLabels.size()) return std::nullopt;
-  std::vector<int> order;
-  for (const auto& l : n.outputLabels) {
-    const auto first = std::find(in.begin(), in.end(), l);
-    if (first == in.end() || std::find(first + 1, in.end(), l) != in.end()) return std::nullopt;
-    order.push_back(static_cast<int>(first - in.begin()));
-  }
-  for (std::size_t d = 0; d < order.size(); ++d)
-    if (std::count(order.begin(), order.end(), order[d]) != 1) return std::nullopt;
-  return order;
-}
-
 }  // namespace
 
 KernelChoice chooseKernel(const Node& n, const std::optional<GemmMapping>& gemm) {
@@ -46,7 +29,7 @@ KernelChoice chooseKernel(const Node& n, const std::optional<GemmMapping>& gemm)
     return k;
   }
   const Labels aggregated = aggregatedLabels(n);
-  if (const std::optional<std::vector<int>> order = permutationOf(n))
+  if (const std::optional<std::vector<int>> order = permutationOrder(n))
     return {"permutation", "a copy into another order of the dimensions, in tiles", *order};
   if (!aggregated.empty())
     return {"reduction", std::string("agg ") + aggName(n.agg) + " over " + joined(aggregated) +

@@ -56,6 +56,10 @@ RankProgram lowerPlan(const Graph& g, const Plan& plan, const PlanCost& cost) {
   rp.algorithm = plan.algorithm;
   rp.bytesPredicted = cost.trafficBytes;
   rp.flops = cost.flops;
+  rp.peakBytesPredicted = cost.memory.peakBytesPerRank;
+  rp.tileWorkspaceBytes = cost.memory.tileWorkspaceBytesPerRank;
+  rp.stagingSendBytes = cost.memory.stagingSendBytesPerRank;
+  rp.stagingRecvBytes = cost.memory.stagingRecvBytesPerRank;
   for (const auto& in : g.inputs) {
     TensorProgram t;
     t.name = in.name;
@@ -88,7 +92,7 @@ RankProgram lowerPlan(const Graph& g, const Plan& plan, const PlanCost& cost) {
     rp.tensors[static_cast<std::size_t>(t)].isOutput = true;
     rp.outputs.push_back(t);
   }
-  chooseFusion(rp);
+  applyFusion(rp, chooseFusion(g, plan));
   return rp;
 }
 

@@ -34,7 +34,7 @@ struct OperandProgram {
   std::vector<int> labelOfDim;  // iteration-label index of each tensor dimension
 };
 
-// A node's place in a fused group (codegen/kernels/fusion.h); group -1: not fused.
+// A node's place in a fused group (planner/fusion/fusion.h); group -1: not fused.
 struct FusionProgram {
   int group = -1;
   int tileDims = 0;      // the group's dimensions: the first tileDims output dimensions
@@ -74,6 +74,9 @@ struct RankProgram {
   std::vector<int> outputs;            // tensor indices of the graph outputs
   int64_t bytesPredicted = 0;
   int64_t flops = 0;
+  // The plan's memory model per rank (planner/cost/memory.h): the peak with one thread,
+  // the fused-tile workspace per further thread, the staging each rank reserves.
+  std::vector<int64_t> peakBytesPredicted, tileWorkspaceBytes, stagingSendBytes, stagingRecvBytes;
 };
 
 }  // namespace eindecomp::codegen

@@ -136,6 +136,10 @@ void fillProject(ctemplate::TemplateDictionary& d, const RankProgram& p, const R
   d.SetValue("ALGORITHM", isValidIdentifier(p.algorithm) ? p.algorithm : std::string("given"));
   d.SetValue("BYTES_PREDICTED", std::to_string(p.bytesPredicted));
   d.SetValue("FLOPS", std::to_string(p.flops));
+  d.SetValue("PEAK_BYTES_PREDICTED", joinedNumbers(p.peakBytesPredicted));
+  d.SetValue("TILE_WORKSPACE_BYTES", joinedNumbers(p.tileWorkspaceBytes));
+  d.SetValue("STAGING_SEND_BYTES", joinedNumbers(p.stagingSendBytes));
+  d.SetValue("STAGING_RECV_BYTES", joinedNumbers(p.stagingRecvBytes));
   d.SetIntValue("NODE_COUNT", static_cast<long>(p.nodes.size()));
   d.SetValue("OUTPUTS", joinedNumbers(p.outputs));
   d.SetValue("EINRT_DIR", cmakeStringSafe(o.einrtDir));

@@ -75,10 +75,11 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     pc.paper = checkedAdd(pc.paper, c.paper, "total cost");
     pc.trafficBytes = checkedAdd(pc.trafficBytes, c.trafficBytes, "total traffic");
     pc.flops = checkedAdd(pc.flops, c.flops, "total FLOPs");
-    pc.peakBytesPerDevice = std::max(pc.peakBytesPerDevice, c.bytesPerDevice);
     time = checkedAdd(time, c.timePs, "estimated time");
   }
   pc.paperBytes = checkedMul(pc.paper, elementBytes, "total bytes");
+  pc.memory = memoryPlan(g, plan, chooseFusion(g, plan));
+  pc.peakBytesPerDevice = pc.memory.peakBytesPerDevice;
   if (machine) pc.timePs = time;
   return pc;
 }

@@ -6,7 +6,8 @@
 //   traffic  bytes that cross between ranks: the repartition into each operand a node
 //            reads from another node, and the aggregation of its partial results; a
 //            node's traffic is what the emitted program's counters measure for it;
-//   time     with a machine: the phases of time_model.h, summed.
+//   time     with a machine: the phases of time_model.h, summed;
+//   memory   each rank's peak (memory.h), the program's measured high-water mark.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "planner/cost/machine.h"
+#include "planner/cost/memory.h"
 #include "planner/cost/objective.h"
 #include "planner/graph/graph.h"
 #include "planner/placement/plan.h"
@@ -45,7 +47,8 @@ struct PlanCost {
   int64_t trafficBytes = 0;
   std::optional<int64_t> timePs;    // with a machine
   int64_t flops = 0;
-  int64_t peakBytesPerDevice = 0;
+  int64_t peakBytesPerDevice = 0;  // memory.peakBytesPerDevice
+  MemoryPlan memory;
 
   // The number the objective minimizes: paper elements, traffic bytes or time picoseconds.
   int64_t value(Objective objective) const;

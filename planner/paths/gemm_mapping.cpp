@@ -180,6 +180,21 @@ bool runsAsGemm(const Node& n) {
   return mapping && !mapping->kLabels.empty();
 }
 
+std::optional<std::vector<int>> permutationOrder(const Node& n) {
+  if (n.operandLabels.size() != 1 || n.join.kind != Expr::Kind::VarX) return std::nullopt;
+  const Labels& in = n.operandLabels[0];
+  if (in.size() != n.outputLabels.size()) return std::nullopt;
+  std::vector<int> order;
+  for (const auto& l : n.outputLabels) {
+    const auto first = std::find(in.begin(), in.end(), l);
+    if (first == in.end() || std::find(first + 1, in.end(), l) != in.end()) return std::nullopt;
+    order.push_back(static_cast<int>(first - in.begin()));
+  }
+  for (std::size_t d = 0; d < order.size(); ++d)
+    if (std::count(order.begin(), order.end(), order[d]) != 1) return std::nullopt;
+  return order;
+}
+
 const char* kernelMappingName(KernelMapping k) {
   switch (k) {
     case KernelMapping::Gemm: return "gemm";

@@ -66,4 +66,8 @@ const char* kernelMappingName(KernelMapping k);  // "gemm" | "batched-gemm" | "p
 // bandwidth. The time estimate and the code generator both ask this.
 bool runsAsGemm(const Node& n);
 
+// A unary node with join x that aggregates nothing and reads every label once is a copy
+// into another order: the operand dimension of each output dimension, else std::nullopt.
+std::optional<std::vector<int>> permutationOrder(const Node& n);
+
 }  // namespace eindecomp

@@ -21,7 +21,7 @@ const std::vector<std::string>& topKeys() {
       "schema_version", "tool",        "command",       "command_line",        "graph_sha256", "graph",
       "devices",        "algorithm",   "objective",     "dtype",               "nodes",        "edges",
       "total_cost",     "total_bytes", "total_traffic_bytes", "total_flops", "peak_bytes_per_device",
-      "estimated_time_s", "search_time_s", "optimal",   "notes",               "bytes_predicted"};
+      "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "search_time_s", "optimal",   "notes",               "bytes_predicted"};
   return keys;
 }
 
@@ -29,7 +29,7 @@ const std::vector<std::string>& nodeKeys() {
   static const std::vector<std::string> keys{
       "name",          "partition",        "kernel_calls",      "output_partition", "placement", "cost",
       "traffic_bytes", "traffic_in_bytes", "traffic_agg_bytes", "flops",            "bytes_per_device",
-      "fallback",      "estimated_time_s", "kernel",            "bytes_predicted"};
+      "live_bytes",    "resident_input_bytes", "fallback",      "estimated_time_s", "kernel",            "bytes_predicted"};
   return keys;
 }
 

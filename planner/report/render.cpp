@@ -52,7 +52,7 @@ nlohmann::ordered_json partitionJson(const Labels& labels, const Parts& parts) {
 // The node table, shared by table, markdown and csv (`human`: units for people).
 TextTable nodeTable(const Report& r, bool human) {
   TextTable t;
-  t.header = {"node", "partition", "calls", "traffic", "join", "agg", "repart_in", "paper", "flops", "bytes_per_device"};
+  t.header = {"node", "partition", "calls", "traffic", "join", "agg", "repart_in", "paper", "flops", "live_bytes"};
   if (r.estimatedTimeSeconds) t.header.push_back("time");
   t.numeric.assign(t.header.size(), true);
   t.numeric[0] = t.numeric[1] = false;
@@ -61,7 +61,7 @@ TextTable nodeTable(const Report& r, bool human) {
     std::vector<std::string> row{n.name, partitionText(n.labels, n.parts) + (n.fallback && human ? " (fallback)" : ""),
                                  std::to_string(n.kernelCalls), bytes(n.trafficBytes), std::to_string(n.join),
                                  std::to_string(n.agg), std::to_string(n.repartIn), std::to_string(n.total),
-                                 human ? formatFlops(n.flops) : std::to_string(n.flops), bytes(n.bytesPerDevice)};
+                                 human ? formatFlops(n.flops) : std::to_string(n.flops), bytes(n.liveBytes)};
     if (r.estimatedTimeSeconds) row.push_back(human ? formatSeconds(*n.timeSeconds) : numberText(*n.timeSeconds));
     t.rows.push_back(std::move(row));
   }
@@ -90,7 +90,7 @@ TextTable edgeTable(const Report& r, bool human, const std::string& arrow) {
 std::string summaryLine(const Report& r) {
   std::string s = "objective " + std::string(objectiveName(r.objective)) + ": traffic " + formatBytes(r.totalTrafficBytes) +
                   " per execution, paper cost " + std::to_string(r.totalCost) + " elements (" + formatBytes(r.totalBytes) +
-                  "), " + formatFlops(r.totalFlops) + ", peak " + formatBytes(r.peakBytesPerDevice) + " per device";
+                  "), " + formatFlops(r.totalFlops) + ", peak " + formatBytes(r.peakBytesPerDevice) + " on the busiest rank";
   if (r.estimatedTimeSeconds) s += ", estimated time " + formatSeconds(*r.estimatedTimeSeconds);
   if (r.searchSeconds) s += ", search " + formatSeconds(*r.searchSeconds);
   return s;
@@ -177,6 +177,8 @@ nlohmann::ordered_json reportJson(const Report& r) {
     node["traffic_agg_bytes"] = n.trafficAggBytes;
     node["flops"] = n.flops;
     node["bytes_per_device"] = n.bytesPerDevice;
+    node["live_bytes"] = n.liveBytes;
+    node["resident_input_bytes"] = n.residentInputBytes;
     if (n.fallback) node["fallback"] = true;
     if (n.timeSeconds) node["estimated_time_s"] = *n.timeSeconds;
     j["nodes"].push_back(std::move(node));
@@ -193,6 +195,8 @@ nlohmann::ordered_json reportJson(const Report& r) {
   j["total_traffic_bytes"] = r.totalTrafficBytes;
   j["total_flops"] = r.totalFlops;
   j["peak_bytes_per_device"] = r.peakBytesPerDevice;
+  j["peak_bytes_per_rank"] = r.peakBytesPerRank;
+  j["tile_workspace_bytes_per_rank"] = r.tileWorkspaceBytesPerRank;
   if (r.estimatedTimeSeconds) j["estimated_time_s"] = *r.estimatedTimeSeconds;
   if (r.searchSeconds) j["search_time_s"] = *r.searchSeconds;
   j["optimal"] = r.optimal;

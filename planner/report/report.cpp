@@ -48,6 +48,8 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
     n.trafficAggBytes = c.trafficAggBytes;
     n.flops = c.flops;
     n.bytesPerDevice = c.bytesPerDevice;
+    n.liveBytes = cost.memory.nodeLiveBytes[i];
+    n.residentInputBytes = cost.memory.nodeResidentInputBytes[i];
     if (machine) n.timeSeconds = picosecondsToSeconds(c.timePs);
     r.nodes.push_back(std::move(n));
   }
@@ -62,6 +64,8 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
   r.totalTrafficBytes = cost.trafficBytes;
   r.totalFlops = cost.flops;
   r.peakBytesPerDevice = cost.peakBytesPerDevice;
+  r.peakBytesPerRank = cost.memory.peakBytesPerRank;
+  r.tileWorkspaceBytesPerRank = cost.memory.tileWorkspaceBytesPerRank;
   if (cost.timePs) r.estimatedTimeSeconds = picosecondsToSeconds(*cost.timePs);
   return r;
 }

@@ -41,7 +41,9 @@ struct NodeReport {
   int64_t trafficBytes = 0;                            // in + aggregation
   int64_t trafficInBytes = 0, trafficAggBytes = 0;
   int64_t flops = 0;
-  int64_t bytesPerDevice = 0;
+  int64_t bytesPerDevice = 0;         // the paper's working set of one call (nX + nY + nZ)
+  int64_t liveBytes = 0;              // held on the busiest rank while its step runs (SPEC 3.2)
+  int64_t residentInputBytes = 0;     // its graph-input blocks on the busiest rank (held all run)
   std::optional<double> timeSeconds;  // with a machine
 };
 
@@ -66,7 +68,9 @@ struct Report {
   int64_t totalBytes = 0;         // totalCost * dtype size
   int64_t totalTrafficBytes = 0;  // what crosses between ranks per execution
   int64_t totalFlops = 0;
-  int64_t peakBytesPerDevice = 0;
+  int64_t peakBytesPerDevice = 0;            // max of peakBytesPerRank
+  std::vector<int64_t> peakBytesPerRank;      // the program's predicted high-water mark, one thread
+  std::vector<int64_t> tileWorkspaceBytesPerRank;  // added per further thread
   std::optional<double> estimatedTimeSeconds;
   std::optional<double> searchSeconds;  // absent where the report must be reproducible (eincodegen's plan.json)
   bool optimal = false;

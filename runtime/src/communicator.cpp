@@ -68,3 +68,24 @@ uint64_t Communicator::totalBytesSentAllRanks() const {
 }
 
 }  // namespace einrt
+
+namespace einrt {
+
+MemoryCounter& Communicator::memory() { return pool_->memory(); }
+
+void Communicator::reserveStaging(std::size_t sendBytes, std::size_t recvBytes, const DeviceOps* device) {
+  using Side = detail::BufferPool::Side;
+  if (device) {
+    pool_->device(Side::Send, sendBytes, *device);
+    pool_->device(Side::Recv, recvBytes, *device);
+  } else {
+    pool_->host(Side::Send, sendBytes);
+    pool_->host(Side::Recv, recvBytes);
+  }
+}
+
+void Communicator::fixStaging(bool fixed) { pool_->fix(fixed); }
+
+void Communicator::releaseStaging() { pool_->release(); }
+
+}  // namespace einrt

@@ -158,6 +158,12 @@ def main():
         for n in r["nodes"]:
             require(n["bytes_sent"] == traffic[n["name"]],
                     f"node {n['name']}: measured {n['bytes_sent']} == the plan's traffic_bytes {traffic[n['name']]}")
+        # Memory (SPEC 3.2): each rank's allocator high-water mark is the plan's peak.
+        require(r["peak_bytes_per_rank"] == r["peak_bytes_predicted_per_rank"],
+                f"measured peak per rank {r['peak_bytes_per_rank']} == predicted {r['peak_bytes_predicted_per_rank']}")
+        require(r["peak_bytes_predicted_per_rank"] == planned["peak_bytes_per_rank"],
+                f"the program's predicted peaks {r['peak_bytes_predicted_per_rank']} == the plan's {planned['peak_bytes_per_rank']}")
+        require(r["peak_bytes"] == planned["peak_bytes_per_device"], "peak_bytes == the plan's peak_bytes_per_device")
         if ranks == 1:
             require(r["bytes_sent"] == 0, "one rank sends nothing")
         compare_outputs(ref, out, r["dtype"], f"p={ranks}")
@@ -185,8 +191,12 @@ def main():
             out_threads = work / f"out{ranks}_threads"
             out_threads.mkdir()
             p = run(["mpirun", "--oversubscribe", "-np", ranks, program, "--check", "--seed", a.seed, "--threads", 2,
-                     "--outputs", out_threads, "--iters", 1, "--warmup", 0], env=env)
+                     "--outputs", out_threads, "--iters", 1, "--warmup", 0, "--report", work / "report_threads.json"], env=env)
             require(p.returncode == 0, f"program run with p={ranks} --threads 2", p)
+            rt = json.loads((work / "report_threads.json").read_text())
+            workspace = planned["tile_workspace_bytes_per_rank"]
+            require(rt["peak_bytes_per_rank"] == [a + b for a, b in zip(planned["peak_bytes_per_rank"], workspace)],
+                    f"--threads 2: measured peaks {rt['peak_bytes_per_rank']} == the plan's plus one tile workspace {workspace}")
             compare_outputs(ref, out_threads, r["dtype"], f"p={ranks} --threads 2")
     print("all device counts passed")
 

@@ -15,7 +15,11 @@
 #include <memory>
 #include <string>
 
+#include "einrt/memory_counter.h"
+
 namespace einrt {
+
+struct DeviceOps;
 
 namespace detail {
 class BufferPool;
@@ -55,6 +59,17 @@ class Communicator {
 
   // The pack buffers shared by the plans on this communicator (einrt internal).
   detail::BufferPool& bufferPool() { return *pool_; }
+
+  // The rank's memory accounting (memory_counter.h): the pack buffers below and whatever
+  // a program allocates for its tensors.
+  MemoryCounter& memory();
+  // Emitted programs (SPEC 3.2): grow the pack buffers to the staging the plan budgets
+  // for this rank (device buffers when `device` is given) and, with fixStaging(true),
+  // hold them there: a collective needing more throws std::logic_error.
+  void reserveStaging(std::size_t sendBytes, std::size_t recvBytes, const DeviceOps* device);
+  void fixStaging(bool fixed);
+  // Frees the pack buffers (they grow again on demand).
+  void releaseStaging();
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;

@@ -1,5 +1,7 @@
 // A block buffer in the program's memory space: host memory, or device memory through
-// the program's DeviceOps. Owning, movable, not copyable.
+// the program's DeviceOps. Owning, movable, not copyable. Buffers of the program's run
+// are counted in the rank's MemoryCounter (SPEC 3.2); null counts nothing (the --check
+// reference and the output gather, which run after the measured run).
 #pragma once
 
 #include <cstdlib>
@@ -8,6 +10,7 @@
 #include <utility>
 
 #include "einrt/device.h"
+#include "einrt/memory_counter.h"
 
 namespace einrt::program::detail {
 
@@ -15,22 +18,26 @@ template <class T>
 class Buffer {
  public:
   Buffer() = default;
-  Buffer(std::size_t n, const DeviceOps* device) : size_(n), device_(device) {
+  Buffer(std::size_t n, const DeviceOps* device, MemoryCounter* counter) : size_(n), device_(device) {
     if (n == 0) return;
     data_ = static_cast<T*>(device ? device->allocate(n * sizeof(T)) : std::malloc(n * sizeof(T)));
     if (!data_) throw std::bad_alloc();
+    counter_ = counter;
+    if (counter_) counter_->allocated(n * sizeof(T));
   }
   ~Buffer() { release(); }
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
   Buffer(Buffer&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), device_(o.device_) {}
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), device_(o.device_),
+        counter_(std::exchange(o.counter_, nullptr)) {}
   Buffer& operator=(Buffer&& o) noexcept {
     if (this != &o) {
       release();
       data_ = std::exchange(o.data_, nullptr);
       size_ = std::exchange(o.size_, 0);
       device_ = o.device_;
+      counter_ = std::exchange(o.counter_, nullptr);
     }
     return *this;
   }
@@ -52,11 +59,15 @@ class Buffer {
     if (!data_) return;
     if (device_) device_->release(data_);
     else std::free(data_);
+    if (counter_) counter_->released(size_ * sizeof(T));
     data_ = nullptr;
+    size_ = 0;
+    counter_ = nullptr;
   }
   T* data_ = nullptr;
   std::size_t size_ = 0;
   const DeviceOps* device_ = nullptr;
+  MemoryCounter* counter_ = nullptr;
 };
 
 }  // namespace einrt::program::detail

@@ -18,15 +18,16 @@ std::map<int, std::vector<T>> evaluateWhole(const ProgramSpec<T>& spec, const st
                                             const DeviceOps* device, int threads) {
   std::map<int, Buffer<T>> values;
   for (const auto& [t, host] : inputs) {
-    Buffer<T> b(host.size(), device);
+    Buffer<T> b(host.size(), device, nullptr);
     b.fromHost(host.data());
     values.emplace(t, std::move(b));
   }
   for (const NodeSpec<T>& n : spec.nodes) {
     int64_t elements = 1;
     for (int l : n.outputLabels) elements *= n.sizes[static_cast<std::size_t>(l)];
-    Buffer<T> z(static_cast<std::size_t>(elements), device);
-    NodeKernel<T> kernel(n, n.sizes, device, threads);
+    Buffer<T> z(static_cast<std::size_t>(elements), device, nullptr);
+    NodeKernel<T> kernel(n, n.sizes, device, threads, nullptr);
+    kernel.acquire();
     const T* y = n.operandTensor.size() > 1 ? values.at(n.operandTensor[1]).data() : nullptr;
     kernel.run(values.at(n.operandTensor[0]).data(), y, z.data(), false);
     values.emplace(n.outputTensor, std::move(z));

@@ -59,7 +59,7 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
     ns.outputGrid = einrt::tensorGrid(n.sizes, n.parts, n.outputLabels);
     std::vector<int64_t> extent;
     for (std::size_t l = 0; l < n.sizes.size(); ++l) extent.push_back(n.sizes[l] / n.parts[l]);
-    ns.kernel = NodeKernel<T>(n, extent, device_, threads_);
+    ns.kernel = NodeKernel<T>(n, extent, device_, threads_, &comm_.memory());
 
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
       const TensorSpec& t = spec_.tensors[static_cast<std::size_t>(n.operandTensor[k])];
@@ -81,11 +81,14 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
       if (inGroup(t.producer) && !inPlace)
         throw std::logic_error("einrt: fused node " + n.name + " would need to move " + t.name + " between ranks");
       std::map<int64_t, Buffer<T>> blocks;
+      std::vector<int64_t> needed;
       std::unique_ptr<RedistributePlan> plan;
       if (!inPlace) {
         for (int64_t b = 0; b < g.blockCount(); ++b)
-          if (holders[static_cast<std::size_t>(b)].count(me))
-            blocks.emplace(b, Buffer<T>(static_cast<std::size_t>(g.blockElements()), device_));
+          if (holders[static_cast<std::size_t>(b)].count(me)) needed.push_back(b);
+        // Graph inputs are made once and stay; copies of node outputs exist during the step.
+        if (t.producer < 0)
+          for (int64_t b : needed) blocks.emplace(b, block(static_cast<std::size_t>(g.blockElements())));
         const einrt::Layout need = einrt::Layout::grid(g.shape, g.parts, toVectors(holders));
         if (t.producer >= 0) {
           plan = std::make_unique<RedistributePlan>(planRedistribute(
@@ -96,7 +99,7 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
           BlockMap src;
           if (me == 0) {
             const std::vector<T>& host = rootInputs->at(n.operandTensor[k]);
-            whole = Buffer<T>(host.size(), device_);
+            whole = Buffer<T>(host.size(), device_, nullptr);  // --inputs I/O, before the measured run
             whole.fromHost(host.data());
             src[0] = whole.data();
           }
@@ -111,6 +114,7 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
       }
       ns.operandGrid.push_back(g);
       ns.operandBlocks.push_back(std::move(blocks));
+      ns.operandNeed.push_back(t.producer >= 0 ? needed : std::vector<int64_t>{});
       ns.inPlace.push_back(inPlace);
       ns.repartition.push_back(std::move(plan));
     }
@@ -130,8 +134,7 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
     const auto blockElems = static_cast<std::size_t>(ns.outputGrid.blockElements());
     if (fused && aggregates) throw std::logic_error("einrt: fused node " + n.name + " aggregates between ranks");
     for (std::size_t b = 0; b < contributors.size(); ++b)
-      if (contributors[b].count(me) && !(fused && n.fusion.scratch))
-        ns.partial.emplace(static_cast<int64_t>(b), Buffer<T>(blockElems, device_));
+      if (contributors[b].count(me) && !(fused && n.fusion.scratch)) ns.partialNeed.push_back(static_cast<int64_t>(b));
     if (fused)
       for (int64_t c : ns.myCalls)
         ns.callOfBlock[einrt::blockOfCell(n.parts, n.outputLabels, cells[static_cast<std::size_t>(c)])] = c;
@@ -140,10 +143,25 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
                                                         Holding::Partial, reduceOf(n.agg));
       ns.aggregation = std::make_unique<RedistributePlan>(planRedistribute(comm_, out.name, partial, ns.outputLayout, dtype, options_));
       for (std::size_t b = 0; b < contributors.size(); ++b)
-        if (n.blockOwner[b] == me) ns.owned.emplace(static_cast<int64_t>(b), Buffer<T>(blockElems, device_));
+        if (n.blockOwner[b] == me) ns.ownedNeed.push_back(static_cast<int64_t>(b));
     }
+    // Graph outputs stay from the start to the end of the run (written after it).
+    ns.resident = out.isOutput;
+    if (ns.resident)
+      for (int64_t b : ns.aggregation ? ns.ownedNeed : ns.partialNeed) ns.finished().emplace(b, block(blockElems));
     nodes_.push_back(std::move(ns));
   }
+  // A node output dies when the step of its last reader ends (its own step if none reads it).
+  std::vector<int> lastReader(spec_.nodes.size(), -1);
+  for (std::size_t i = 0; i < spec_.nodes.size(); ++i) {
+    lastReader[i] = std::max(lastReader[i], static_cast<int>(i));
+    for (int t : spec_.nodes[i].operandTensor) {
+      const int producer = spec_.tensors[static_cast<std::size_t>(t)].producer;
+      if (producer >= 0) lastReader[static_cast<std::size_t>(producer)] = static_cast<int>(i);
+    }
+  }
+  for (std::size_t i = 0; i < spec_.nodes.size(); ++i)
+    if (!nodes_[i].resident) nodes_[static_cast<std::size_t>(lastReader[i])].releaseAfter.push_back(static_cast<int>(i));
   if (device_) return;
   for (std::size_t i = 0; i < spec_.nodes.size();) {
     const int g = spec_.nodes[i].fusion.group;
@@ -159,6 +177,46 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
     }
     i = j + 1;
   }
+  // One tile workspace for every group this rank runs calls of, held for the whole run.
+  int64_t workspace = 0;
+  for (const auto& group : groups_)
+    if (!nodes_[static_cast<std::size_t>(group->first())].callOfBlock.empty())
+      workspace = std::max(workspace, group->workspaceElements());
+  workspace_ = block(static_cast<std::size_t>(workspace) * static_cast<std::size_t>(std::max(1, threads_)));
+}
+
+template <class T>
+Buffer<T> DistributedProgram<T>::block(std::size_t elements) {
+  return Buffer<T>(elements, device_, &comm_.memory());
+}
+
+template <class T>
+void DistributedProgram<T>::beginStep(std::size_t first, std::size_t last) {
+  for (std::size_t m = first; m <= last; ++m) {
+    NodeState<T>& ns = nodes_[m];
+    for (std::size_t k = 0; k < ns.operandNeed.size(); ++k)
+      for (int64_t b : ns.operandNeed[k])
+        ns.operandBlocks[k].emplace(b, block(static_cast<std::size_t>(ns.operandGrid[k].blockElements())));
+    const auto blockElems = static_cast<std::size_t>(ns.outputGrid.blockElements());
+    if (!ns.resident || ns.aggregation)
+      for (int64_t b : ns.partialNeed) ns.partial.emplace(b, block(blockElems));
+    if (!ns.resident)
+      for (int64_t b : ns.ownedNeed) ns.owned.emplace(b, block(blockElems));
+    if (!ns.myCalls.empty()) ns.kernel.acquire();
+  }
+}
+
+template <class T>
+void DistributedProgram<T>::endStep(std::size_t first, std::size_t last) {
+  for (std::size_t m = first; m <= last; ++m) {
+    NodeState<T>& ns = nodes_[m];
+    for (std::size_t k = 0; k < ns.operandNeed.size(); ++k)
+      if (!ns.operandNeed[k].empty()) ns.operandBlocks[k].clear();
+    if (ns.aggregation) ns.partial.clear();
+    ns.kernel.release();
+  }
+  for (std::size_t m = first; m <= last; ++m)
+    for (int dead : nodes_[m].releaseAfter) nodes_[static_cast<std::size_t>(dead)].finished().clear();
 }
 
 template <class T>
@@ -198,7 +256,7 @@ void DistributedProgram<T>::runGroup(FusedGroup<T>& group) {
       }
       mb.output = n.fusion.scratch ? nullptr : ns.partial.at(b).data();
     }
-    group.run(blocks);
+    group.run(blocks, workspace_.data());
   }
 }
 
@@ -216,9 +274,14 @@ void DistributedProgram<T>::runNode(std::size_t i) {
   NodeState<T>& ns = nodes_[i];
   if (ns.group >= 0) {
     FusedGroup<T>& group = *groups_[static_cast<std::size_t>(ns.group)];
-    if (static_cast<int>(i) == group.first()) runGroup(group);
+    if (static_cast<int>(i) != group.first()) return;
+    const auto first = static_cast<std::size_t>(group.first()), last = static_cast<std::size_t>(group.last());
+    beginStep(first, last);
+    runGroup(group);
+    endStep(first, last);
     return;
   }
+  beginStep(i, i);
   repartitionOperands(i);
   std::set<int64_t> written;
   for (int64_t c : ns.myCalls) {
@@ -230,6 +293,7 @@ void DistributedProgram<T>::runNode(std::size_t i) {
   }
   if (device_) device_->synchronize();
   if (ns.aggregation) ns.aggregation->execute(blockMap(ns.partial), blockMap(ns.owned));
+  endStep(i, i);
 }
 
 template <class T>
@@ -242,7 +306,7 @@ std::vector<T> DistributedProgram<T>::gather(int tensor) {
   Buffer<T> whole;
   BlockMap dst;
   if (comm_.rank() == 0) {
-    whole = Buffer<T>(static_cast<std::size_t>(elements), device_);
+    whole = Buffer<T>(static_cast<std::size_t>(elements), device_, nullptr);  // after the measured run
     dst[0] = whole.data();
   }
   plan.execute(blockMap(ns.finished()), dst);

@@ -1,8 +1,16 @@
 // The distributed state of a program on one rank (executor.h): per node the layouts and
 // block buffers this rank holds, the planned einrt collectives, the prepared kernel; set up
-// once (collectively, in the same order on every rank), then run node by node per
-// iteration, a fused group's members together (fused_group.h, host memory only). Also
-// gathers outputs to rank 0.
+// once (collectively, in the same order on every rank), then run step by step per
+// iteration — a step is one node, or a fused group's members together (fused_group.h,
+// host memory only). Also gathers outputs to rank 0.
+//
+// Buffers live only while they are needed (SPEC 3.2), the rules the planner's memory
+// model (planner/cost/memory.h) follows: graph inputs' blocks, graph outputs' finished
+// blocks, the fused-tile workspace and the plan's staging budget are allocated by setUp
+// and stay; every other buffer of a step — received operand copies, (partial) output
+// blocks, owned blocks of an aggregation, GEMM scratch — is allocated when the step
+// begins; when it ends, copies, partials that were aggregated and scratch are released,
+// and so is every node output whose last reader ran in this step.
 #pragma once
 
 #include <map>
@@ -26,9 +34,12 @@ struct NodeState {
   std::vector<einrt::BlockGrid> operandGrid;
   einrt::BlockGrid outputGrid;
   std::vector<int64_t> myCalls;
-  // Per operand: the blocks this rank's calls read, or none when they are read in place
-  // from the producer's blocks (every block already sits on every rank that reads it).
+  // Per operand: the blocks this rank's calls read (held only during the step for
+  // operands another node produces), none when they are read in place from the
+  // producer's blocks (every block already sits on every rank that reads it).
   std::vector<std::map<int64_t, Buffer<T>>> operandBlocks;
+  std::vector<std::vector<int64_t>> operandNeed;  // block numbers of operandBlocks
+  std::vector<int64_t> partialNeed, ownedNeed;    // block numbers of partial, owned
   std::vector<bool> inPlace;
   std::vector<std::unique_ptr<RedistributePlan>> repartition;  // per operand produced by a node
   std::map<int64_t, Buffer<T>> partial;  // this rank's (partial) results per output block
@@ -38,6 +49,8 @@ struct NodeState {
   NodeKernel<T> kernel;
   int group = -1;                        // index into the program's fused groups, -1: none
   std::map<int64_t, int64_t> callOfBlock;  // fused members: this rank's call per output block
+  bool resident = false;                 // a graph output: finished blocks held for the whole run
+  std::vector<int> releaseAfter;         // nodes whose outputs die when this node's step ends
   std::map<int64_t, Buffer<T>>& finished() { return aggregation ? owned : partial; }
 };
 
@@ -50,8 +63,12 @@ class DistributedProgram {
   // scattered from `rootInputs` (rank 0 holds each input read from --inputs; null elsewhere).
   void setUp(uint64_t seed, const std::map<int, std::vector<T>>* rootInputs);
 
-  // Node i on this rank: repartition, kernel calls, aggregation.
+  // Node i on this rank: repartition, kernel calls, aggregation (a fused group's members
+  // all run at its first member).
   void runNode(std::size_t i);
+
+  // The rank's memory counter (collective-free).
+  MemoryCounter& memory() { return comm_.memory(); }
 
   // The first member of node i's fused group when it runs fused (then node i's time is
   // counted in that member's), else -1.
@@ -64,6 +81,9 @@ class DistributedProgram {
   const T* operandBlock(std::size_t node, std::size_t operand, int64_t block);
   void repartitionOperands(std::size_t i);
   void runGroup(FusedGroup<T>& group);
+  Buffer<T> block(std::size_t elements);
+  void beginStep(std::size_t first, std::size_t last);
+  void endStep(std::size_t first, std::size_t last);
 
   const ProgramSpec<T>& spec_;
   Communicator& comm_;
@@ -72,6 +92,7 @@ class DistributedProgram {
   RedistributeOptions options_;
   std::vector<NodeState<T>> nodes_;
   std::vector<std::unique_ptr<FusedGroup<T>>> groups_;
+  Buffer<T> workspace_;  // the fused groups' tiles, threads x the largest group's need
 };
 
 }  // namespace einrt::program::detail

@@ -34,34 +34,20 @@ FusedGroup<T>::FusedGroup(const ProgramSpec<T>& spec, int first, int last, int t
   for (int64_t e : groupExtent) rows *= e;
 
   // Bytes per row of group dimensions over every tensor the members touch.
-  double rowBytes = 0;
+  std::vector<int64_t> tensorElements;
   for (int m = first; m <= last; ++m) {
     const NodeSpec<T>& n = spec.nodes[static_cast<std::size_t>(m)];
     if (n.fusion.group != lead.fusion.group || n.fusion.tileDims != k || n.gemm || !n.elementwise)
       throw std::logic_error("einrt: fused group of " + lead.name + " is inconsistent at " + n.name);
     const std::vector<int64_t> extent = blockExtent(n);
-    std::vector<const std::vector<int>*> tensors{&n.outputLabels};
-    for (const auto& op : n.operandLabels) tensors.push_back(&op);
-    for (const std::vector<int>* dims : tensors)
-      rowBytes += static_cast<double>(product(*dims, extent)) * sizeof(T) / static_cast<double>(rows);
+    tensorElements.push_back(product(n.outputLabels, extent));
+    for (const auto& op : n.operandLabels) tensorElements.push_back(product(op, extent));
   }
-  // Rows per tile: within kTileBytes, and at least one tile per thread.
-  int64_t tileRows = std::max<int64_t>(1, static_cast<int64_t>(kTileBytes / std::max(1.0, rowBytes)));
-  tileRows = std::min(tileRows, std::max<int64_t>(1, (rows + threads_ - 1) / threads_));
-  // The box: inner group dimensions whole while they fit, then a range of the next one.
-  split_ = 0;
-  chunk_ = groupExtent.empty() ? 1 : groupExtent[0];
-  int64_t inner = 1;
-  for (int q = k - 1; q >= 0; --q) {
-    const int64_t e = groupExtent[static_cast<std::size_t>(q)];
-    if (inner * e <= tileRows) {
-      inner *= e;
-      continue;
-    }
-    split_ = q;
-    chunk_ = std::max<int64_t>(1, tileRows / inner);
-    break;
-  }
+  const double rowBytes = fusedRowBytes(tensorElements, sizeof(T), rows);
+  const TileBox box = fusedTileBox(groupExtent, rowBytes, threads_);
+  const TileBox largest = fusedTileBox(groupExtent, rowBytes, 1);  // sizes the scratch tiles
+  split_ = box.split;
+  chunk_ = box.chunk;
   chunks_ = k ? (groupExtent[static_cast<std::size_t>(split_)] + chunk_ - 1) / chunk_ : 1;
   tiles_ = chunks_;
   for (int q = 0; q < split_; ++q) tiles_ *= groupExtent[static_cast<std::size_t>(q)];
@@ -98,20 +84,20 @@ FusedGroup<T>::FusedGroup(const ProgramSpec<T>& spec, int first, int last, int t
       mb.nest[shape] = planLoopNest(tile, sx, sy, sz, mb.hasY);
     }
     if (n.fusion.scratch) {
-      slotOf[static_cast<std::size_t>(m)] = static_cast<int>(scratchElements_.size());
+      slotOf[static_cast<std::size_t>(m)] = static_cast<int>(slotOffset_.size());
       mb.z.scratch = slotOf[static_cast<std::size_t>(m)];
-      scratchElements_.push_back(mb.nest[0].outputElements);
+      slotOffset_.push_back(workspaceElements_);
+      std::vector<int64_t> outputExtent;
+      for (int l : n.outputLabels) outputExtent.push_back(extent[static_cast<std::size_t>(l)]);
+      workspaceElements_ += fusedTileElements(outputExtent, k, largest);
     }
     members_.push_back(mb);
   }
-  scratch_.resize(static_cast<std::size_t>(threads_));
-  for (auto& perThread : scratch_)
-    for (int64_t e : scratchElements_) perThread.emplace_back(static_cast<std::size_t>(e));
 }
 
 template <class T>
-void FusedGroup<T>::runTiles(const std::vector<MemberBlocks>& blocks, int64_t begin, int64_t end, int thread) {
-  std::vector<std::vector<T>>& scratch = scratch_[static_cast<std::size_t>(thread)];
+void FusedGroup<T>::runTiles(const std::vector<MemberBlocks>& blocks, T* workspace, int64_t begin, int64_t end, int thread) {
+  T* scratch = workspace + static_cast<std::size_t>(thread) * static_cast<std::size_t>(workspaceElements_);
   const int64_t splitExtent = groupExtent.empty() ? 1 : groupExtent[static_cast<std::size_t>(split_)];
   std::vector<int64_t> index(static_cast<std::size_t>(split_) + 1);
   for (int64_t t = begin; t < end; ++t) {
@@ -132,25 +118,26 @@ void FusedGroup<T>::runTiles(const std::vector<MemberBlocks>& blocks, int64_t be
         return o;
       };
       auto read = [&](const Access& a, const T* block) -> const T* {
-        return a.scratch >= 0 ? scratch[static_cast<std::size_t>(a.scratch)].data() : block + offset(a);
+        return a.scratch >= 0 ? scratch + slotOffset_[static_cast<std::size_t>(a.scratch)] : block + offset(a);
       };
       const T* X = read(mb.x, blocks[m].operand[0]);
       const T* Y = mb.hasY ? read(mb.y, blocks[m].operand[1]) : nullptr;
-      T* Z = mb.z.scratch >= 0 ? scratch[static_cast<std::size_t>(mb.z.scratch)].data() : blocks[m].output + offset(mb.z);
+      T* Z = mb.z.scratch >= 0 ? scratch + slotOffset_[static_cast<std::size_t>(mb.z.scratch)] : blocks[m].output + offset(mb.z);
       mb.node->elementwise(mb.nest[shape], X, Y, Z, false, 1);
     }
   }
 }
 
 template <class T>
-void FusedGroup<T>::run(const std::vector<MemberBlocks>& blocks) {
+void FusedGroup<T>::run(const std::vector<MemberBlocks>& blocks, T* workspace) {
   struct Context {
     FusedGroup* group;
     const std::vector<MemberBlocks>* blocks;
-  } context{this, &blocks};
+    T* workspace;
+  } context{this, &blocks, workspace};
   auto body = [](void* p, int64_t begin, int64_t end, int thread) {
     auto* c = static_cast<Context*>(p);
-    c->group->runTiles(*c->blocks, begin, end, thread);
+    c->group->runTiles(*c->blocks, c->workspace, begin, end, thread);
   };
   if (spec_->parallelFor && threads_ > 1) spec_->parallelFor(tiles_, threads_, body, &context);
   else body(&context, 0, tiles_, 0);

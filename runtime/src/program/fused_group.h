@@ -5,19 +5,19 @@
 // boxes whose outer group dimensions have extent 1, one dimension a range and the inner
 // ones full, so a tile of every member's output is contiguous in its block and a tile-sized
 // scratch buffer has the block's own strides. Tiles are split between the program's
-// threads (each thread its own scratch). Host memory only.
+// threads, each with its own scratch tiles in the workspace the executor passes
+// (threads x workspaceElements(), fused_tiles.h). Host memory only.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "einrt/program/fused_tiles.h"
 #include "einrt/program/loop_nest.h"
 #include "einrt/program/spec.h"
 
 namespace einrt::program::detail {
 
-// What the tiles of a group may touch in all: a quarter of a typical 1 MiB L2.
-inline constexpr int64_t kTileBytes = 256 * 1024;
 
 template <class T>
 class FusedGroup {
@@ -32,7 +32,10 @@ class FusedGroup {
     const T* operand[2] = {nullptr, nullptr};
     T* output = nullptr;
   };
-  void run(const std::vector<MemberBlocks>& blocks);
+  // `workspace`: threads x workspaceElements() elements.
+  void run(const std::vector<MemberBlocks>& blocks, T* workspace);
+  // Scratch elements one thread needs (the members' scratch tiles, largest geometry).
+  int64_t workspaceElements() const { return workspaceElements_; }
 
   int first() const { return first_; }
   int last() const { return last_; }
@@ -51,7 +54,7 @@ class FusedGroup {
     Access x, y, z;
     bool hasY = false;
   };
-  void runTiles(const std::vector<MemberBlocks>& blocks, int64_t begin, int64_t end, int thread);
+  void runTiles(const std::vector<MemberBlocks>& blocks, T* workspace, int64_t begin, int64_t end, int thread);
 
   const ProgramSpec<T>* spec_ = nullptr;
   int first_ = 0, last_ = -1, threads_ = 1;
@@ -60,8 +63,8 @@ class FusedGroup {
   int64_t chunk_ = 1;                // of that dimension per tile
   int64_t chunks_ = 1, tiles_ = 1;
   std::vector<Member> members_;
-  std::vector<int64_t> scratchElements_;         // per slot
-  std::vector<std::vector<std::vector<T>>> scratch_;  // per thread, per slot
+  std::vector<int64_t> slotOffset_;  // per scratch slot, in a thread's workspace
+  int64_t workspaceElements_ = 0;
 };
 
 }  // namespace einrt::program::detail

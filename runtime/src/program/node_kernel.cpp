@@ -62,8 +62,9 @@ DType dtypeOf() {
 }  // namespace
 
 template <class T>
-NodeKernel<T>::NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& extent, const DeviceOps* device, int threads)
-    : node_(&node), device_(device), threads_(threads) {
+NodeKernel<T>::NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& extent, const DeviceOps* device, int threads,
+                          MemoryCounter* counter)
+    : node_(&node), device_(device), threads_(threads), counter_(counter) {
   if (!node.permutation.empty()) {
     copy_ = reorder(extentsOf(node.operandLabels.at(0), extent), node.permutation, false);
     return;
@@ -76,15 +77,30 @@ NodeKernel<T>::NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& e
   gemm_ = gemmCall(g, extent);
   alpha_ = g.alpha;
   swapped_ = g.permZ.empty() && g.transZ;
-  auto prepare = [&](const std::vector<int>& perm, const std::vector<int>& labels, bool scatter, std::optional<Permutation>& p,
-                     Buffer<T>& scratch) {
+  auto prepare = [&](const std::vector<int>& perm, const std::vector<int>& labels, bool scatter, std::optional<Permutation>& p) {
     if (perm.empty()) return;
     p = reorder(extentsOf(labels, extent), perm, scatter);
-    scratch = Buffer<T>(static_cast<std::size_t>(p->elements), device);
   };
-  prepare(g.permX, node.operandLabels[0], false, permX_, scratchX_);
-  prepare(g.permY, node.operandLabels[1], false, permY_, scratchY_);
-  prepare(g.permZ, node.outputLabels, true, permZ_, scratchZ_);
+  prepare(g.permX, node.operandLabels[0], false, permX_);
+  prepare(g.permY, node.operandLabels[1], false, permY_);
+  prepare(g.permZ, node.outputLabels, true, permZ_);
+}
+
+template <class T>
+void NodeKernel<T>::acquire() {
+  auto make = [&](const std::optional<Permutation>& p, Buffer<T>& scratch) {
+    if (p && !scratch.data()) scratch = Buffer<T>(static_cast<std::size_t>(p->elements), device_, counter_);
+  };
+  make(permX_, scratchX_);
+  make(permY_, scratchY_);
+  make(permZ_, scratchZ_);
+}
+
+template <class T>
+void NodeKernel<T>::release() {
+  scratchX_ = Buffer<T>();
+  scratchY_ = Buffer<T>();
+  scratchZ_ = Buffer<T>();
 }
 
 template <class T>

@@ -2,6 +2,9 @@
 // contraction's (batched) GEMM with alpha — operands permuted first and the result
 // permuted back where the GEMM mapping says so —, a permutation node's tiled copy, or the
 // node's elementwise kernel over its planned loop nest. Host memory or the program's device.
+// A GEMM's permutation scratch (one block per permuted operand) exists only between
+// acquire() and release(): the executor holds it around the node's step on ranks that run
+// calls of the node (SPEC 3.2), counted in the rank's MemoryCounter.
 #pragma once
 
 #include <optional>
@@ -19,7 +22,11 @@ class NodeKernel {
  public:
   NodeKernel() = default;
   // `extent`: the call's block extent per iteration label.
-  NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& extent, const DeviceOps* device, int threads);
+  NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& extent, const DeviceOps* device, int threads,
+             MemoryCounter* counter);
+
+  void acquire();
+  void release();
 
   // Z = the node over X, Y (Y null for unary nodes), or Z = combine(Z, ...) with `accumulate`.
   void run(const T* X, const T* Y, T* Z, bool accumulate);
@@ -34,6 +41,7 @@ class NodeKernel {
   bool swapped_ = false;  // Z stored N-major: computed as Z^T = Y^T X^T
   std::optional<Permutation> permX_, permY_, permZ_;
   std::optional<Permutation> copy_;  // a permutation node
+  MemoryCounter* counter_ = nullptr;
   Buffer<T> scratchX_, scratchY_, scratchZ_;
 };
 

@@ -38,6 +38,8 @@ std::string quoted(const std::string& s) {
 
 }  // namespace
 
+static int64_t maxOf(const std::vector<int64_t>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+
 std::string reportJson(const Report& r) {
   std::string s = "{\n";
   s += "  \"program\": " + quoted(r.program) + ",\n";
@@ -61,6 +63,17 @@ std::string reportJson(const Report& r) {
          ", \"bytes_predicted\": " + std::to_string(n.bytesPredicted) + "}";
   }
   s += r.nodes.empty() ? "]" : "\n  ]";
+  auto list = [](const std::vector<int64_t>& v) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+    return out + "]";
+  };
+  s += ",\n  \"peak_bytes\": " + std::to_string(maxOf(r.peakBytesPerRank));
+  s += ",\n  \"peak_bytes_per_rank\": " + list(r.peakBytesPerRank);
+  if (!r.peakBytesPredictedPerRank.empty()) {
+    s += ",\n  \"peak_bytes_predicted\": " + std::to_string(maxOf(r.peakBytesPredictedPerRank));
+    s += ",\n  \"peak_bytes_predicted_per_rank\": " + list(r.peakBytesPredictedPerRank);
+  }
   if (r.check.ran)
     s += ",\n  \"check\": {\"passed\": " + std::string(r.check.passed ? "true" : "false") +
          ", \"max_abs_err\": " + number(r.check.maxAbsErr) + ", \"max_rel_err\": " + number(r.check.maxRelErr) +
@@ -93,6 +106,11 @@ void printReport(const Report& r) {
   row("total", "", number("%.6g", r.timeS).c_str(), number("%lld", static_cast<long long>(r.bytesSent)).c_str(),
       number("%lld", static_cast<long long>(r.bytesPredicted)).c_str());
   std::printf("GFLOP/s: %.4g\n", r.gflops);
+  std::printf("peak memory: %lld bytes (busiest rank)", static_cast<long long>(maxOf(r.peakBytesPerRank)));
+  if (!r.peakBytesPredictedPerRank.empty())
+    std::printf(", predicted %lld%s", static_cast<long long>(maxOf(r.peakBytesPredictedPerRank)),
+                r.peakBytesPerRank == r.peakBytesPredictedPerRank ? " (equal on every rank)" : " (DIFFERS on some rank)");
+  std::printf("\n");
   if (r.check.ran)
     std::printf("check: %s against %s (max_abs_err %.3g, max_rel_err %.3g, tolerance %.3g)\n",
                 r.check.passed ? "passed" : "FAILED", r.check.reference.c_str(), r.check.maxAbsErr, r.check.maxRelErr,

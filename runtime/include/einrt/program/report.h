@@ -1,8 +1,9 @@
 // The program's report (SPEC 7), printed and, with --report FILE, written as JSON: ranks,
 // backend, dtype, iters, threads, time_s, gflops, bytes_sent, bytes_predicted, nodes
 // [name, kernel, time_s, bytes_sent, bytes_predicted], check {passed, max_abs_err,
-// max_rel_err, tolerance, reference} when --check ran, and the provenance (tool version,
-// graph and plan hashes). Files are written whole or not at all.
+// max_rel_err, tolerance, reference} when --check ran, peak_bytes, peak_bytes_per_rank,
+// peak_bytes_predicted, peak_bytes_predicted_per_rank (SPEC 3.2), and the provenance
+// (tool version, graph and plan hashes). Files are written whole or not at all.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +40,9 @@ struct Report {
   int64_t bytesSent = 0;
   int64_t bytesPredicted = 0;
   std::vector<NodeReport> nodes;
+  // High-water marks of the ranks' memory counters over the run, and the plan's figures
+  // (empty when the plan predicted none).
+  std::vector<int64_t> peakBytesPerRank, peakBytesPredictedPerRank;
   CheckReport check;
 };
 

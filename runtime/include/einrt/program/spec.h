@@ -95,6 +95,12 @@ struct ProgramSpec {
   std::vector<NodeSpec<T>> nodes;
   std::vector<int> outputs;
   ParallelForFn parallelFor = nullptr;  // the program's threads (null: one thread)
+  // The plan's memory figures per rank (SPEC 3.2; empty: none planned): the pack-buffer
+  // staging each rank reserves, the peak predicted with one thread, and the fused-tile
+  // workspace each further thread adds to it.
+  std::vector<int64_t> stagingSendBytes, stagingRecvBytes;
+  std::vector<int64_t> peakBytesPredicted;
+  std::vector<int64_t> tileWorkspaceBytes;
 };
 
 }  // namespace einrt::program

@@ -1,0 +1,47 @@
+// Which consecutive elementwise and reduction nodes run fused: a decision of the plan
+// (it depends on partitions and placement), made once here and followed by the code
+// generator (codegen/lower), the executor (einrt/program/spec.h FusionSpec) and the memory
+// model (planner/cost/memory.h), since a fused group's members hold their buffers
+// together and an intermediate kept in tiles never exists as a whole block. A fused group
+// runs as one pass over tiles of its leading output dimensions: per tile, every member
+// computes its slice in order. Softmax (max, exp, sum, divide) is the example.
+//
+// Members must need no communication between them, so the plan's partition decides:
+//   - members are consecutive nodes that run no GEMM and no permutation;
+//   - the group dimensions are the first k output dimensions of every member (k >= 1, the
+//     same extents and parts in every member), and a member reading another member's
+//     output reads those dimensions in the same positions, as its own first k;
+//   - only group dimensions are cut into parts, and each group block's kernel call runs
+//     on the same rank in every member, which also owns that block (no repartition, no
+//     aggregation inside the group).
+// A member's output is kept in tiles only ("scratch") when nothing outside the group reads
+// it and it is no graph output. Groups have two members or more and grow greedily in node
+// order, each with the most group dimensions its members allow (more dimensions, finer
+// tiles).
+#pragma once
+
+#include <vector>
+
+#include "planner/graph/graph.h"
+#include "planner/placement/plan.h"
+
+namespace eindecomp {
+
+struct NodeFusion {
+  int group = -1;        // -1: not fused
+  int tileDims = 0;      // the group's dimensions: the first tileDims output dimensions
+  bool scratch = false;  // the output lives in tiles only (read by later members alone)
+};
+
+struct FusionGroup {
+  int first = 0, last = 0;  // member nodes first..last
+};
+
+struct Fusion {
+  std::vector<NodeFusion> nodes;    // aligned with Graph::nodes
+  std::vector<FusionGroup> groups;  // in node order; NodeFusion::group indexes it
+};
+
+Fusion chooseFusion(const Graph& g, const Plan& plan);
+
+}  // namespace eindecomp
