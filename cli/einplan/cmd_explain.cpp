@@ -31,7 +31,7 @@ void addExplainCommand(CLI::App& app, int& status) {
       if (opts->node.empty())
         std::cout << explainPlan(g, planned.plan, planned.cost);
       else
-        std::cout << explainNodeCandidates(g, planned.plan, opts->node, planned.report.objective);
+        std::cout << explainNodeCandidates(g, planned.plan, opts->node, planned.model);
       return static_cast<int>(kExitOk);
     });
   });

@@ -68,13 +68,6 @@ PartitionChoice perNodeChoice(const Graph& g, const PlanOptions& options, const 
     NodeSpace space = nodeSpace(n);
     auto pin = options.pinned.find(n.name);
     parts.push_back(pin != options.pinned.end() ? pin->second : rule(space));
-    if (options.memLimitBytes) {
-      int64_t bytes = nodeCost(space, parts.back(), dtypeSize(g.dtype)).bytesPerDevice;
-      if (bytes > *options.memLimitBytes)
-        throw InputError({n.loc, name + ": node '" + n.name + "' needs " + std::to_string(bytes) +
-                                     " bytes per device, above --mem-limit " + std::to_string(*options.memLimitBytes)},
-                         kExitNoPlan);
-    }
   }
   for (std::size_t i = 0; i < parts.size(); ++i) {
     int64_t calls = 1;

@@ -227,6 +227,10 @@ int64_t layoutDescent(SearchSpace& s, std::vector<int>& choice, int64_t cost, co
 
 PartitionChoice partitionEindecomp(const Graph& g, const PlanOptions& options) {
   SearchSpace s = buildSearchSpace(g, options);
+  return searchPartitions(s, options);
+}
+
+PartitionChoice searchPartitions(SearchSpace& s, const PlanOptions& options) {
   const std::size_t n = s.nodes.size();
   std::vector<int> multi;
   for (std::size_t v = 0; v < n; ++v)

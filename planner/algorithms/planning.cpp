@@ -2,13 +2,27 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <tuple>
 #include <optional>
 #include <utility>
 
+#include "planner/algorithms/search_space.h"
 #include "planner/cost/plan_cost.h"
 #include "planner/graph/identifiers.h"
+#include "planner/graph/units.h"
 
 namespace eindecomp {
+
+ObjectiveModel objectiveModel(const Graph& g, const PlanOptions& options) {
+  ObjectiveModel m;
+  m.objective = options.objective;
+  m.machine = options.machine;
+  m.devices = options.devices;
+  m.dtype = g.dtype;
+  m.memLimitBytes = options.memLimitBytes;
+  return m;
+}
 
 const std::vector<std::string>& algorithmNames() {
   static const std::vector<std::string> names{"eindecomp", "uniform", "balanced", "data", "brute", "fixed"};
@@ -32,9 +46,6 @@ struct PricedPlan {
   PlacementRule rule = PlacementRule::Canonical;
 };
 
-// What decides between two plans: the objective, then the traffic.
-std::pair<int64_t, int64_t> rank(const PlanCost& c, Objective o) { return {c.value(o), c.trafficBytes}; }
-
 // The partitions placed by every rule of the options; the cheapest plan.
 PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::string& algorithm,
                          const std::vector<Parts>& parts) {
@@ -43,19 +54,71 @@ PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::
     Plan plan = makePlan(g, options.devices, algorithm, parts,
                          placeNodes(g, parts, rule, options.pinnedPlacements, options.devices));
     PlanCost cost = costPlan(g, plan, options.machine);
-    if (!best || rank(cost, options.objective) < rank(best->cost, options.objective))
+    const ObjectiveModel model = objectiveModel(g, options);
+    if (!best || model.key(cost) < model.key(best->cost))
       best = PricedPlan{std::move(plan), std::move(cost), rule};
   }
   return std::move(*best);
 }
 
-std::string objectiveValueText(const PlanCost& c, Objective o) {
-  switch (o) {
-    case Objective::Traffic: return std::to_string(c.trafficBytes) + " bytes of traffic";
-    case Objective::Paper: return std::to_string(c.paper) + " (paper cost, elements)";
-    case Objective::Time: return std::to_string(c.value(o)) + " ps estimated";
+// --mem-limit for eindecomp: the search's plan does not fit, so it is searched again with
+// a Lagrangian term on what each partition keeps per rank (search_space.h memoryBytes),
+// its weight raised fourfold until a plan fits and then narrowed by bisection towards the
+// smallest weight that still fits (a smaller weight leaves more room to the objective).
+// Every plan is judged by its exact peak (memory.h); the cheapest that fits is kept, and
+// `smallest` tracks the lowest peak reached for the error when none does.
+struct MemorySearchResult {
+  std::optional<PricedPlan> best;
+  PartitionChoice choice;
+  int searches = 0;
+  int64_t smallestPeak = INT64_MAX;
+};
+
+MemorySearchResult searchUnderMemoryLimit(SearchSpace& s, const Graph& g, const PlanOptions& options,
+                                          const PricedPlan& unconstrained) {
+  const ObjectiveModel& model = s.model;
+  MemorySearchResult r;
+  r.smallestPeak = unconstrained.cost.peakBytesPerDevice;
+  auto attempt = [&](double weight) {
+    setMemoryPenalty(s, weight);
+    PartitionChoice choice = searchPartitions(s, options);
+    PricedPlan priced = placeAndPrice(g, options, "eindecomp", choice.parts);
+    ++r.searches;
+    r.smallestPeak = std::min(r.smallestPeak, priced.cost.peakBytesPerDevice);
+    const bool ok = model.fits(priced.cost);
+    if (ok && (!r.best || model.key(priced.cost) < model.key(r.best->cost))) {
+      r.best = std::move(priced);
+      r.choice = std::move(choice);
+    }
+    return ok;
+  };
+  // A weight at which the memory term weighs like the objective: objective per byte kept
+  // (at least one: traffic is in bytes too, and a plan that sends nothing gives no scale).
+  const double scale = std::max(1.0, static_cast<double>(model.total(unconstrained.cost)) /
+                                         static_cast<double>(std::max<int64_t>(1, unconstrained.cost.peakBytesPerDevice)));
+  double low = 0, high = -1;
+  for (double w = scale / 64; w < scale * 1e12; w *= 4) {
+    if (attempt(w)) {
+      high = w;
+      break;
+    }
+    low = w;
   }
-  return "";
+  for (int step = 0; high > 0 && step < 6; ++step) {
+    const double mid = low > 0 ? std::sqrt(low * high) : high / 4;
+    if (attempt(mid)) high = mid;
+    else low = mid;
+  }
+  setMemoryPenalty(s, 0);
+  return r;
+}
+
+std::string bytesText(int64_t b) { return std::to_string(b) + " bytes (" + formatBytes(b) + ")"; }
+
+[[noreturn]] void throwNoPlan(const PlanOptions& options, const std::string& who, int64_t smallestPeak) {
+  throw InputError({{}, "no plan fits --mem-limit " + bytesText(*options.memLimitBytes) + " on every rank; the smallest peak " +
+                              who + " reached is " + bytesText(smallestPeak)},
+                   kExitNoPlan);
 }
 
 }  // namespace
@@ -76,10 +139,34 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   if (options.objective == Objective::Time && !options.machine)
     throw InputError({{}, "--objective time needs a machine file: add --machine FILE (einrt-calibrate writes one)"});
   const auto start = std::chrono::steady_clock::now();
-  PartitionChoice choice = choosePartitions(algorithm, g, options);
+  const ObjectiveModel model = objectiveModel(g, options);
+  std::optional<SearchSpace> space;
+  PartitionChoice choice;
+  if (algorithm == "eindecomp") {
+    space.emplace(buildSearchSpace(g, options));
+    choice = searchPartitions(*space, options);
+  } else {
+    choice = choosePartitions(algorithm, g, options);
+  }
   PricedPlan best = placeAndPrice(g, options, algorithm, choice.parts);
-  std::vector<std::string> notes = std::move(choice.notes);
-  bool optimal = choice.optimal;
+  int64_t smallestPeak = best.cost.peakBytesPerDevice;
+  std::vector<std::string> notes;
+  bool penalized = false;
+  if (space && !model.fits(best.cost)) {
+    penalized = true;
+    MemorySearchResult m = searchUnderMemoryLimit(*space, g, options, best);
+    smallestPeak = m.smallestPeak;
+    const std::string unconstrainedPeak = bytesText(best.cost.peakBytesPerDevice);
+    if (m.best) {
+      best = std::move(*m.best);
+      choice = std::move(m.choice);
+      notes.push_back("--mem-limit: the unconstrained plan peaks at " + unconstrainedPeak + "; " + std::to_string(m.searches) +
+                      " searches with a memory penalty found this plan, peaking at " + bytesText(best.cost.peakBytesPerDevice) +
+                      " (heuristic: the fitting optimum may cost less)");
+    }
+  }
+  for (std::string& note : choice.notes) notes.push_back(std::move(note));
+  bool optimal = choice.optimal && !penalized;
   if (algorithm == "eindecomp") {
     // The search is exact under the canonical placement; a baseline's partitions, placed
     // by another rule, or a DAG the search only approximates, may still cost less: then
@@ -97,19 +184,21 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
         other = placeAndPrice(g, options, "eindecomp", parts);
       } catch (const InputError& e) {
         if (e.exitCode() != kExitNoPlan) throw;
-        continue;  // the baseline does not fit --mem-limit
+        continue;
       }
+      smallestPeak = std::min(smallestPeak, other->cost.peakBytesPerDevice);
       // Only plans that use the devices as the search does compete: a baseline that leaves
       // devices idle (fewer kernel calls on some node) moves less by doing less.
-      if (usesAllDevices(other->plan) && rank(other->cost, options.objective) < rank(best.cost, options.objective)) {
-        notes.push_back("eindecomp: the search's plan costs " + objectiveValueText(best.cost, options.objective) + "; " +
-                        baseline + "'s partitions cost " + objectiveValueText(other->cost, options.objective) +
+      if (usesAllDevices(other->plan) && model.key(other->cost) < model.key(best.cost)) {
+        notes.push_back("eindecomp: the search's plan costs " + model.totalText(best.cost) + "; " +
+                        baseline + "'s partitions cost " + model.totalText(other->cost) +
                         ", so they are returned");
-        optimal = optimal && other->cost.value(options.objective) == best.cost.value(options.objective);
+        optimal = optimal && model.total(other->cost) == model.total(best.cost);
         best = std::move(*other);
       }
     }
   }
+  if (!model.fits(best.cost)) throwNoPlan(options, algorithm, smallestPeak);
   if (options.placementRules.size() > 1)
     notes.push_back(std::string("placement: ") + placementRuleName(best.rule) + " rule (the cheaper of " +
                     std::to_string(options.placementRules.size()) + " rules under the objective)");

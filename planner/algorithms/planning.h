@@ -11,8 +11,10 @@
 // written. eindecomp also prices the baselines' partitions the same way and never
 // returns a costlier plan than theirs.
 // Nodes must have 1 or 2 operands (n-ary nodes are split before planning); others are
-// rejected with an InputError. --mem-limit removes partitions that do not fit (exit 3
-// when a node has none left); pinned nodes keep exactly their pinned partition.
+// rejected with an InputError. --mem-limit bounds every rank's whole-program peak
+// (memory.h): no algorithm returns a plan above it (exit 3 instead), and eindecomp
+// searches again with a memory penalty when its first plan does not fit (planning.cpp);
+// pinned nodes keep exactly their pinned partition.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +26,7 @@
 
 #include "planner/cost/machine.h"
 #include "planner/cost/objective.h"
+#include "planner/cost/objective_model.h"
 #include "planner/graph/graph.h"
 #include "planner/partition/partition.h"
 #include "planner/placement/plan.h"
@@ -37,7 +40,7 @@ struct PlanOptions {
   int64_t devices = 1;
   Objective objective = Objective::Traffic;
   std::optional<Machine> machine;         // required by Objective::Time; reports add times with it
-  std::optional<int64_t> memLimitBytes;   // per-device peak (bytes_per_device) allowed
+  std::optional<int64_t> memLimitBytes;   // every rank's whole-program peak (memory.h) allowed
   std::map<std::string, Parts> pinned;    // node name -> partition over iterationLabels (validated)
   PinnedPlacements pinnedPlacements;      // node name -> rank of each call (validated; pinned nodes only)
   // The placement rules planGraph tries; the cheaper plan wins. The tests of the search's
@@ -57,6 +60,9 @@ struct PartitionChoice {
   std::vector<std::string> notes;
   bool optimal = false;  // proven optimal under the objective (canonical placement)
 };
+
+// The objective model of these options (planner/cost/objective_model.h).
+ObjectiveModel objectiveModel(const Graph& g, const PlanOptions& options);
 
 // The algorithm names accepted by planGraph, in the order `compare` shows them.
 const std::vector<std::string>& algorithmNames();

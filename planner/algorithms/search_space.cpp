@@ -26,27 +26,6 @@ int intern(std::vector<T>& list, std::map<T, int>& index, const T& value) {
   return it->second;
 }
 
-// The candidate's local cost under the objective, with the canonical placement.
-int64_t localCost(const SearchSpace& s, const Node& n, const NodeSpace& space, const Parts& parts,
-                  const CallGeometry& geometry, const Placement& placement, bool gemm) {
-  switch (s.objective) {
-    case Objective::Paper: {
-      const NodeCost cost = nodeCost(space, parts, static_cast<std::size_t>(s.elementBytes));
-      return checkedAdd(cost.join, cost.agg, "node cost");
-    }
-    case Objective::Traffic: {
-      const Traffic t = aggregationTraffic(geometry, placement.callRank, placement.blockOwner, s.devices, TrafficDetail::Total);
-      return checkedMul(t.elements, s.elementBytes, "traffic bytes");
-    }
-    case Objective::Time: {
-      const Traffic t = aggregationTraffic(geometry, placement.callRank, placement.blockOwner, s.devices, TrafficDetail::PerRank);
-      const int64_t compute = computePicoseconds(*s.machine, callWork(n, space, parts, gemm), 1, s.dtype);
-      return checkedAdd(compute, phasePicoseconds(*s.machine, t, s.elementBytes), "estimated time");
-    }
-  }
-  return 0;
-}
-
 // The consumer's side of edges into operand k of a candidate. Only an operand produced by
 // another node has edges; a graph input's side is its layout alone, since the reads by rank
 // (p entries per distinct side) cost nothing there and would hold gigabytes for a wide node
@@ -54,7 +33,7 @@ int64_t localCost(const SearchSpace& s, const Node& n, const NodeSpace& space, c
 OperandSide operandSide(const SearchSpace& s, const NodeSpace& space, const Parts& parts, const CallGeometry& geometry,
                         const Placement& placement, std::size_t k, bool produced) {
   OperandSide side{projectParts(parts, space.operandDims[k]), {}};
-  if (s.objective == Objective::Paper || !produced) return side;
+  if (!s.model.edgeNeedsPlacement() || !produced) return side;
   side.readByRank.assign(static_cast<std::size_t>(geometry.calls), 0);
   for (std::size_t c = 0; c < placement.callRank.size(); ++c)
     side.readByRank[static_cast<std::size_t>(placement.callRank[c])] = geometry.operandBlock[k][c];
@@ -65,11 +44,7 @@ OperandSide operandSide(const SearchSpace& s, const NodeSpace& space, const Part
 
 SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
   SearchSpace s;
-  s.objective = options.objective;
-  s.machine = options.machine;
-  s.devices = options.devices;
-  s.elementBytes = static_cast<int64_t>(dtypeSize(g.dtype));
-  s.dtype = g.dtype;
+  s.model = objectiveModel(g, options);
   s.ranks.resize(static_cast<std::size_t>(options.devices));
   std::iota(s.ranks.begin(), s.ranks.end(), 0);
   s.nodes.resize(g.nodes.size());
@@ -93,8 +68,6 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
                         std::to_string(options.partitionLimit) + " candidates");
     auto pin = options.pinned.find(n.name);
     std::vector<Parts> candidates = pin != options.pinned.end() ? std::vector<Parts>{pin->second} : std::move(viable.partitions);
-    const bool gemm = s.objective == Objective::Time && runsAsGemm(n);
-    int64_t smallestBytes = INT64_MAX;
     std::map<Parts, int> outIndex;
     std::vector<std::map<OperandSide, int>> sideIndex(c.space.operandDims.size());
     c.operandSides.resize(c.space.operandDims.size());
@@ -102,21 +75,21 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
     std::vector<bool> produced(c.space.operandDims.size());
     for (std::size_t k = 0; k < produced.size(); ++k) produced[k] = index.nodeIndex(n.inputs[k]) >= 0;
     for (Parts& parts : candidates) {
-      const NodeCost cost = nodeCost(c.space, parts, static_cast<std::size_t>(s.elementBytes));
-      smallestBytes = std::min(smallestBytes, cost.bytesPerDevice);
-      if (options.memLimitBytes && cost.bytesPerDevice > *options.memLimitBytes) continue;
       const CallGeometry geometry = callGeometry(c.space, parts);
       const Placement placement = canonicalPlacement(geometry);
-      c.local.push_back(localCost(s, n, c.space, parts, geometry, placement, gemm));
+      c.local.push_back(s.model.nodeTerm(n, c.space, parts, geometry, placement));
+      // What the candidate keeps on a rank for long: the graph-input blocks its calls read
+      // (resident all run) and its output block.
+      int64_t keeps = geometry.outputGrid.blockElements();
+      for (std::size_t k = 0; k < produced.size(); ++k)
+        if (!produced[k]) keeps = checkedAdd(keeps, geometry.operandGrid[k].blockElements(), "memory");
+      c.memoryBytes.push_back(checkedMul(keeps, s.model.elementBytes(), "memory"));
       c.outIndex.push_back(intern(c.outs, outIndex, projectParts(parts, c.space.outputDims)));
       for (std::size_t k = 0; k < c.space.operandDims.size(); ++k)
         c.operandIndex[k].push_back(intern(c.operandSides[k], sideIndex[k], operandSide(s, c.space, parts, geometry, placement, k, produced[k])));
       c.parts.push_back(std::move(parts));
     }
-    if (c.parts.empty())
-      throw InputError({n.loc, "node '" + n.name + "': no partition fits --mem-limit " + std::to_string(*options.memLimitBytes) +
-                                   " bytes per device (the smallest needs " + std::to_string(smallestBytes) + ")"},
-                       kExitNoPlan);
+    c.baseLocal = c.local;
   }
   // Edges, sharing one matrix per distinct (bounds, producer layouts, consumer sides).
   s.inEdges.resize(g.nodes.size());
@@ -154,21 +127,15 @@ namespace {
 int64_t computeEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
   const Parts& producer = (*m.rows)[static_cast<std::size_t>(out)];
   const OperandSide& consumer = (*m.cols)[static_cast<std::size_t>(in)];
-  if (s.objective == Objective::Paper) return repartitionCost(m.bounds, producer, consumer.parts);
+  const einrt::BlockGrid grid{m.bounds, consumer.parts};
   std::unique_ptr<BlockHomes>& homes = m.homes[static_cast<std::size_t>(out)];
-  if (!homes) {
+  if (!homes && s.model.edgeNeedsPlacement()) {
     // The canonical placement keeps block b of every tensor on rank b.
-    const einrt::BlockGrid grid{m.bounds, producer};
-    homes = std::make_unique<BlockHomes>(grid, std::vector<int>(s.ranks.begin(), s.ranks.begin() + grid.blockCount()), s.devices);
+    const einrt::BlockGrid from{m.bounds, producer};
+    homes = std::make_unique<BlockHomes>(from, std::vector<int>(s.ranks.begin(), s.ranks.begin() + from.blockCount()), s.model.devices);
   }
   const std::vector<int> callRank(s.ranks.begin(), s.ranks.begin() + static_cast<std::ptrdiff_t>(consumer.readByRank.size()));
-  const einrt::BlockGrid grid{m.bounds, consumer.parts};
-  if (s.objective == Objective::Traffic) {
-    const Traffic t = repartitionTraffic(*homes, grid, consumer.readByRank, callRank, s.devices, TrafficDetail::Total);
-    return checkedMul(t.elements, s.elementBytes, "traffic bytes");
-  }
-  const Traffic t = repartitionTraffic(*homes, grid, consumer.readByRank, callRank, s.devices, TrafficDetail::PerRank);
-  return phasePicoseconds(*s.machine, t, s.elementBytes);
+  return s.model.edgeTerm(m.bounds, producer, consumer.parts, homes.get(), grid, consumer.readByRank, callRank);
 }
 
 }  // namespace
@@ -192,6 +159,14 @@ int64_t totalCost(SearchSpace& s, const std::vector<int>& choice) {
     total = checkedAdd(total, edgeCost(s, e, out, in), "plan cost");
   }
   return total;
+}
+
+void setMemoryPenalty(SearchSpace& s, double weight) {
+  // Capped far below overflow: a term this large already decides on its own.
+  constexpr double kCap = 1e15;
+  for (NodeCandidates& c : s.nodes)
+    for (std::size_t k = 0; k < c.local.size(); ++k)
+      c.local[k] = checkedAdd(c.baseLocal[k], static_cast<int64_t>(std::min(kCap, weight * static_cast<double>(c.memoryBytes[k]))), "plan cost");
 }
 
 std::vector<Parts> chosenParts(const SearchSpace& s, const std::vector<int>& choice) {

@@ -8,11 +8,8 @@
 //
 // Under every objective the search places calls by the canonical rule (placement.h),
 // which depends on a node's own partition only; that is what makes every cost a sum of
-// per-node and per-edge terms, each a function of at most two partitions, and the
-// dynamic program exact on in-trees:
-//   paper    local = join + agg,                 edge = repart(dP, dC)           (elements)
-//   traffic  local = aggregation traffic,        edge = repartition traffic      (bytes)
-//   time     local = compute + aggregation phase, edge = repartition phase       (picoseconds)
+// per-node and per-edge terms (planner/cost/objective_model.h), each a function of at most
+// two partitions, and the dynamic program exact on in-trees.
 // The consumer's side of an edge is its operand layout (paper) or, for traffic and time,
 // the layout together with the block each rank reads (the canonical placement).
 #pragma once
@@ -23,6 +20,7 @@
 #include <vector>
 
 #include "planner/algorithms/planning.h"
+#include "planner/cost/objective_model.h"
 #include "planner/cost/traffic.h"
 #include "planner/graph/graph.h"
 #include "planner/partition/partition.h"
@@ -41,7 +39,9 @@ struct NodeCandidates {
   bool fallback = false;
   bool truncated = false;
   std::vector<Parts> parts;                    // candidate partitions
-  std::vector<int64_t> local;                  // local cost of each candidate under the objective
+  std::vector<int64_t> local;                  // local cost of each candidate under the objective (+ memory penalty)
+  std::vector<int64_t> baseLocal;              // the same without the memory penalty
+  std::vector<int64_t> memoryBytes;            // what it keeps per rank: its graph-input blocks and output block
   std::vector<int> outIndex;                   // candidate -> index into outs
   std::vector<std::vector<int>> operandIndex;  // [operand][candidate] -> index into operandSides[operand]
   std::vector<Parts> outs;                     // distinct output layouts
@@ -63,11 +63,7 @@ struct EdgeMatrix {
 };
 
 struct SearchSpace {
-  Objective objective = Objective::Traffic;
-  std::optional<Machine> machine;    // for the time objective
-  int64_t devices = 1;
-  DType dtype = DType::F32;
-  int64_t elementBytes = 4;
+  ObjectiveModel model;              // the terms it adds up (objective_model.h)
   std::vector<int> ranks;            // 0 .. devices-1: the canonical placement's call ranks
   std::vector<NodeCandidates> nodes;  // aligned with Graph::nodes
   std::vector<SearchEdge> edges;
@@ -76,8 +72,7 @@ struct SearchSpace {
   std::vector<std::string> notes;  // fallbacks and truncations, for the report
 };
 
-// Throws InputError: exit 2 for nodes with other than 1 or 2 operands, exit 3 when
-// --mem-limit leaves a node without a partition.
+// Throws InputError (exit 2) for nodes with other than 1 or 2 operands.
 SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options);
 
 // Cost of edge e between producer output layout `out` and consumer side `in`.
@@ -88,5 +83,12 @@ int64_t totalCost(SearchSpace& s, const std::vector<int>& choice);
 
 // The candidate partitions chosen, as Parts per node.
 std::vector<Parts> chosenParts(const SearchSpace& s, const std::vector<int>& choice);
+
+// The Lagrangian memory term of --mem-limit (planning.cpp): every candidate's local cost
+// becomes baseLocal + weight x memoryBytes (objective units per byte; 0 removes it).
+void setMemoryPenalty(SearchSpace& s, double weight);
+
+// eindecomp's search over a built space (eindecomp.cpp), under its current local costs.
+PartitionChoice searchPartitions(SearchSpace& s, const PlanOptions& options);
 
 }  // namespace eindecomp

@@ -12,15 +12,6 @@
 
 namespace eindecomp {
 
-int64_t PlanCost::value(Objective objective) const {
-  switch (objective) {
-    case Objective::Traffic: return trafficBytes;
-    case Objective::Paper: return paper;
-    case Objective::Time: return timePs.value_or(0);
-  }
-  return trafficBytes;
-}
-
 PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine) {
   const int64_t elementBytes = static_cast<int64_t>(dtypeSize(g.dtype));
   const auto detail = machine ? TrafficDetail::PerRank : TrafficDetail::Total;

@@ -49,9 +49,6 @@ struct PlanCost {
   int64_t flops = 0;
   int64_t peakBytesPerDevice = 0;  // memory.peakBytesPerDevice
   MemoryPlan memory;
-
-  // The number the objective minimizes: paper elements, traffic bytes or time picoseconds.
-  int64_t value(Objective objective) const;
 };
 
 // Throws InputError on 64-bit overflow.

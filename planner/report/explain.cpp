@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "planner/cost/cost_model.h"
+#include "planner/cost/time_model.h"
 #include "planner/graph/identifiers.h"
 #include "planner/graph/text_table.h"
 #include "planner/graph/units.h"
@@ -113,7 +114,7 @@ std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost) 
   return out;
 }
 
-std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::string& nodeName, Objective objective) {
+std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::string& nodeName, const ObjectiveModel& model) {
   const int idx = nodeIndex(g, nodeName);
   if (idx < 0) throw InputError({{}, "--node: unknown node " + quoted(nodeName) + didYouMean(nodeName, [&] {
                                                     std::vector<std::string> names;
@@ -138,24 +139,27 @@ std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::s
     parts[node] = candidate;
     placements[node] = candidate == plan.nodes[node].parts ? plan.nodes[node].placement
                                                            : canonicalPlacement(callGeometry(space, candidate));
-    rows.push_back({candidate, costPlan(g, makePlan(g, plan.devices, plan.algorithm, parts, placements), std::nullopt)});
+    rows.push_back({candidate, costPlan(g, makePlan(g, plan.devices, plan.algorithm, parts, placements), model.machine)});
   }
-  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
-    return std::make_pair(a.cost.value(objective), a.cost.trafficBytes) < std::make_pair(b.cost.value(objective), b.cost.trafficBytes);
-  });
+  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) { return model.key(a.cost) < model.key(b.cost); });
   std::string out = "candidates for node " + nodeName + " (" + std::to_string(viable.kernelCalls) +
                     " kernel calls; the whole plan's cost with this node changed; * = chosen)\n";
   TextTable t;
-  t.header = {"", "partition", "plan traffic", "join", "agg", "repart_in", "repart_out", "plan paper cost", "bytes_per_device"};
-  t.numeric = {false, false, true, true, true, true, true, true, true};
+  t.header = {"", "partition", std::string("plan ") + objectiveName(model.objective), "plan traffic", "join", "agg", "repart_in",
+              "repart_out", "plan paper cost", "plan peak"};
+  t.numeric = {false, false, true, true, true, true, true, true, true, true};
   for (const Row& r : rows) {
     const NodePlanCost& c = r.cost.nodes[node];
     int64_t out = 0;
     for (std::size_t e = 0; e < plan.edges.size(); ++e)
       if (plan.edges[e].fromNode == idx) out += r.cost.edges[e].paper;
-    t.rows.push_back({r.parts == plan.nodes[node].parts ? "*" : "", partitionText(space.labels, r.parts), formatBytes(r.cost.trafficBytes),
-                      std::to_string(c.join), std::to_string(c.agg), std::to_string(c.repartIn), std::to_string(out),
-                      std::to_string(r.cost.paper), formatBytes(c.bytesPerDevice)});
+    const std::string objectiveText = model.objective == Objective::Traffic ? formatBytes(model.total(r.cost))
+                                      : model.objective == Objective::Time ? formatSeconds(picosecondsToSeconds(model.total(r.cost)))
+                                                                            : std::to_string(model.total(r.cost));
+    t.rows.push_back({r.parts == plan.nodes[node].parts ? "*" : "", partitionText(space.labels, r.parts), objectiveText,
+                      formatBytes(r.cost.trafficBytes), std::to_string(c.join), std::to_string(c.agg), std::to_string(c.repartIn),
+                      std::to_string(out), std::to_string(r.cost.paper),
+                      formatBytes(r.cost.peakBytesPerDevice) + (model.fits(r.cost) ? "" : " (over --mem-limit)")});
   }
   out += renderAligned(t);
   if (viable.truncated) out += "note: enumeration stopped at " + std::to_string(kDefaultPartitionLimit) + " candidates\n";

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "planner/cost/objective_model.h"
 #include "planner/cost/plan_cost.h"
 #include "planner/graph/graph.h"
 #include "planner/placement/plan.h"
@@ -26,9 +27,11 @@ std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost);
 
 // Every viable partition of `node` (for plan.devices), each priced as the whole plan
 // with that node changed (placed by the canonical rule, every other node as planned):
-// the traffic and the paper model's join, agg and repartitions into and out of the node;
-// the plan's own choice marked, sorted by `objective`. InputError if the node is unknown.
-std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::string& node, Objective objective);
+// the objective's total (with the model's machine), the traffic, the paper model's join,
+// agg and repartitions into and out of the node, and the plan's peak per rank; the plan's
+// own choice marked, sorted by the model's key (plans over --mem-limit last). InputError
+// if the node is unknown.
+std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::string& node, const ObjectiveModel& model);
 
 // Graphviz: inputs as boxes, nodes with their einsum (and partition and placement),
 // edges with their traffic and repartition cost when a plan is given.

@@ -63,6 +63,7 @@ PlannedGraph planRequest(const PlanningRequest& request) {
   provenance.graphSha256 = planned.loaded.sha256;
   planned.cost = costPlan(planned.loaded.graph, planned.plan, resolved.options.machine);
   planned.report = makeReport(planned.loaded.graph, planned.plan, planned.cost, provenance, resolved.options.objective);
+  planned.model = objectiveModel(planned.loaded.graph, resolved.options);
   return planned;
 }
 

@@ -62,6 +62,7 @@ struct PlannedGraph {
   Plan plan;
   PlanCost cost;  // costPlan(loaded.graph, plan, machine)
   Report report;
+  ObjectiveModel model;  // the objective, machine and --mem-limit it was planned under
 };
 
 // Load, split, layouts, resolve, plan, price.

@@ -54,7 +54,7 @@ expect 2 "the plan is for 4 devices but -p gives 8" "$EINPLAN" cost "$M" --plan 
 expect 2 "unknown node 'Q'" "$EINPLAN" plan "$M" -p 4 --fix Q=i:4
 expect 2 "has no label 'z'" "$EINPLAN" plan "$M" -p 4 --fix AB=z:4
 expect 2 "do not divide" "$EINPLAN" plan "$M" -p 6 --fix AB=i:3,k:2
-expect 3 "no partition fits --mem-limit 16" "$EINPLAN" plan "$M" -p 16 --mem-limit 16
+expect 3 "no plan fits --mem-limit 16 bytes" "$EINPLAN" plan "$M" -p 16 --mem-limit 16
 
 # the paper's worked example through the CLI: {4,1,4} costs 512; --fix and a hand-written plan agree
 expect 0 "paper cost 512 elements" "$EINPLAN" plan "$M" -p 16 --fix AB=i:4,j:1,k:4
@@ -117,7 +117,7 @@ expect 2 "--tolerance applies to a --baseline" "$EINPLAN" compare "$C" -p 8 --to
 # exit 3 when no algorithm fits --mem-limit; n/a cells keep the table's columns
 expect 3 "no algorithm found a plan that fits --mem-limit" "$EINPLAN" compare "$M" -p 16 --mem-limit 16
 "$EINPLAN" compare "$M" -p 16 --mem-limit 16 >"$WORK/na.txt" 2>/dev/null
-grep -q "n/a: eindecomp: node 'AB': no partition fits" "$WORK/na.txt" || { echo "FAIL: compare names why an algorithm has no plan"; failures=$((failures + 1)); }
+grep -q "n/a: eindecomp: no plan fits --mem-limit 16 bytes" "$WORK/na.txt" || { echo "FAIL: compare names why an algorithm has no plan"; failures=$((failures + 1)); }
 
 # every report format from the CLI parses
 "$EINPLAN" plan "$C" -p 6 --format yaml | "$PYTHON" -c 'import sys, yaml; assert yaml.safe_load(sys.stdin)["devices"] == 6' 2>/dev/null ||

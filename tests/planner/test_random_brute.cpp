@@ -76,7 +76,7 @@ TEST_CASE("eindecomp equals an independent brute force on random in-trees under 
       const int64_t mine = oracle.total(planParts(plan));
       INFO("objective " << std::string(objectiveName(objective.planner)) << " case " << checked << " p " << p << " nodes " << g.nodes.size());
       CHECK(mine == best);
-      CHECK(costPlan(g, plan, options.machine).value(objective.planner) == mine);
+      CHECK(objectiveModel(g, options).total(costPlan(g, plan, options.machine)) == mine);
       CHECK(plan.optimal);
       ++checked;
     }
@@ -129,13 +129,13 @@ TEST_CASE("eindecomp never costs more than the uniform, balanced or data plan, u
       for (double budget : {3e8, 0.0}) {  // the exact regimes, then the DAG heuristic alone
         PlanOptions options = optionsFor(objective, p);
         options.exactWorkBudget = budget;
-        const int64_t mine = costPlan(g, planGraph("eindecomp", g, options), options.machine).value(objective.planner);
+        const int64_t mine = objectiveModel(g, options).total(costPlan(g, planGraph("eindecomp", g, options), options.machine));
         for (const char* baseline : {"uniform", "balanced", "data"}) {
           const Plan plan = planGraph(baseline, g, options);
           // Plans that leave devices idle (fewer calls than p where p is feasible) move less
           // by doing less; they are not what eindecomp competes with (see docs/planner.md).
           if (!usesAllDevices(plan)) continue;
-          const int64_t theirs = costPlan(g, plan, options.machine).value(objective.planner);
+          const int64_t theirs = objectiveModel(g, options).total(costPlan(g, plan, options.machine));
           INFO("objective " << std::string(objectiveName(objective.planner)) << " trial " << trial << " p " << p << " vs " << std::string(baseline)
                             << " budget " << budget);
           CHECK(mine <= theirs);

@@ -198,20 +198,38 @@ TEST_CASE("--fix parsing and validation") {
   }
 }
 
-TEST_CASE("--mem-limit removes partitions; nothing fits is exit 3") {
-  Graph g = matmulGraph(8);
+TEST_CASE("--mem-limit bounds every rank's whole-program peak; nothing fits is exit 3") {
+  Graph g = matmulGraph(64);
   PlanOptions o;
-  o.devices = 16;
-  o.memLimitBytes = 128;  // {4,1,4} needs 144 bytes; {2,2,4} needs 128
-  Plan plan = planGraph("eindecomp", g, o);
-  Report r = reportOf(g, plan);
-  CHECK(r.peakBytesPerDevice <= 128);
+  o.devices = 4;
+  const Plan free = planGraph("eindecomp", g, o);
+  const int64_t freePeak = reportOf(g, free).peakBytesPerDevice;
+  // Below the unconstrained peak the planner must trade traffic for memory, or say exit 3.
+  for (int64_t limit : {freePeak, freePeak - 1, freePeak * 3 / 4}) {
+    CAPTURE(limit);
+    o.memLimitBytes = limit;
+    try {
+      const Plan plan = planGraph("eindecomp", g, o);
+      const Report r = reportOf(g, plan);
+      CHECK(r.peakBytesPerDevice <= limit);
+      for (int64_t peak : r.peakBytesPerRank) CHECK(peak <= limit);
+      if (limit == freePeak) CHECK(r.totalTrafficBytes == reportOf(g, free).totalTrafficBytes);
+    } catch (const InputError& e) {
+      CHECK(e.exitCode() == kExitNoPlan);
+      CHECK(limit < freePeak);
+    }
+  }
   o.memLimitBytes = 16;
   try {
     planGraph("eindecomp", g, o);
     FAIL("no error");
   } catch (const InputError& e) {
     CHECK(e.exitCode() == kExitNoPlan);
+    CHECK(std::string(e.what()).find("no plan fits --mem-limit") != std::string::npos);
+  }
+  for (const char* baseline : {"uniform", "balanced", "data"}) {
+    CAPTURE(baseline);
+    CHECK_THROWS_AS(planGraph(baseline, g, o), InputError);
   }
 }
 
@@ -242,7 +260,7 @@ TEST_CASE("explain names the TRA operators and layouts") {
   CHECK(text.find("Partial(sum)") != std::string::npos);
   CHECK(text.find("local join") != std::string::npos);
   CHECK(text.find("placement: kernel calls on ranks") != std::string::npos);
-  std::string candidates = explainNodeCandidates(g, plan, "AB", Objective::Traffic);
+  std::string candidates = explainNodeCandidates(g, plan, "AB", ObjectiveModel{});
   CHECK(candidates.find("*  i:2 j:2 k:1") != std::string::npos);
   CHECK(graphDot(g, &plan, &cost).find("\"AB\" -> \"S\"") != std::string::npos);
 }

@@ -1,0 +1,69 @@
+#include "planner/cost/objective_model.h"
+
+#include "planner/cost/checked_math.h"
+#include "planner/cost/cost_model.h"
+#include "planner/cost/time_model.h"
+#include "planner/paths/gemm_mapping.h"
+
+namespace eindecomp {
+
+int64_t ObjectiveModel::nodeTerm(const Node& n, const NodeSpace& space, const Parts& parts, const CallGeometry& geometry,
+                                 const Placement& placement) const {
+  switch (objective) {
+    case Objective::Paper: {
+      const NodeCost cost = nodeCost(space, parts, static_cast<std::size_t>(elementBytes()));
+      return checkedAdd(cost.join, cost.agg, "node cost");
+    }
+    case Objective::Traffic: {
+      const Traffic t = aggregationTraffic(geometry, placement.callRank, placement.blockOwner, devices, TrafficDetail::Total);
+      return checkedMul(t.elements, elementBytes(), "traffic bytes");
+    }
+    case Objective::Time: {
+      const Traffic t = aggregationTraffic(geometry, placement.callRank, placement.blockOwner, devices, TrafficDetail::PerRank);
+      const int64_t compute = computePicoseconds(*machine, callWork(n, space, parts, runsAsGemm(n)), 1, dtype);
+      return checkedAdd(compute, phasePicoseconds(*machine, t, elementBytes()), "estimated time");
+    }
+  }
+  return 0;
+}
+
+int64_t ObjectiveModel::edgeTerm(const std::vector<int64_t>& bounds, const Parts& producerParts, const Parts& consumerParts,
+                                 const BlockHomes* producer, const einrt::BlockGrid& consumer,
+                                 const std::vector<int64_t>& callBlock, const std::vector<int>& callRank) const {
+  switch (objective) {
+    case Objective::Paper: return repartitionCost(bounds, producerParts, consumerParts);
+    case Objective::Traffic: {
+      const Traffic t = repartitionTraffic(*producer, consumer, callBlock, callRank, devices, TrafficDetail::Total);
+      return checkedMul(t.elements, elementBytes(), "traffic bytes");
+    }
+    case Objective::Time: {
+      const Traffic t = repartitionTraffic(*producer, consumer, callBlock, callRank, devices, TrafficDetail::PerRank);
+      return phasePicoseconds(*machine, t, elementBytes());
+    }
+  }
+  return 0;
+}
+
+int64_t ObjectiveModel::total(const PlanCost& c) const {
+  switch (objective) {
+    case Objective::Traffic: return c.trafficBytes;
+    case Objective::Paper: return c.paper;
+    case Objective::Time: return c.timePs.value_or(0);
+  }
+  return c.trafficBytes;
+}
+
+bool ObjectiveModel::fits(const PlanCost& c) const { return !memLimitBytes || c.peakBytesPerDevice <= *memLimitBytes; }
+
+ObjectiveModel::Key ObjectiveModel::key(const PlanCost& c) const { return {!fits(c), total(c), c.trafficBytes}; }
+
+std::string ObjectiveModel::totalText(const PlanCost& c) const {
+  switch (objective) {
+    case Objective::Traffic: return std::to_string(c.trafficBytes) + " bytes of traffic";
+    case Objective::Paper: return std::to_string(c.paper) + " (paper cost, elements)";
+    case Objective::Time: return std::to_string(total(c)) + " ps estimated";
+  }
+  return "";
+}
+
+}  // namespace eindecomp

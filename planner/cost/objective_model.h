@@ -1,0 +1,64 @@
+// The one objective model (SPEC 3.1 `--objective`, 3.2 `--mem-limit`): per objective, the
+// two terms the search adds up — a node's local term and an edge's repartition term, both
+// under the canonical placement (search_space.h) — the whole plan's total, and the key that
+// orders candidate plans: fitting the memory limit first, then the objective, then traffic.
+// The search, costPlan's consumers (planGraph's final choice between candidate plans,
+// compare's "best", explain's candidate table) all read it here, so they cannot disagree
+// (as cotengra's Objective owns both its local score and its whole-tree score).
+//   paper    node = join + agg                     edge = repart(dP, dC)       elements
+//   traffic  node = aggregation traffic            edge = repartition traffic  bytes
+//   time     node = compute + aggregation phase    edge = repartition phase    picoseconds
+// Memory is a constraint, not a term: a plan whose peak (memory.h) exceeds the limit loses
+// to every plan that fits, whatever its objective.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <einrt/block_grid.h>
+
+#include "planner/cost/machine.h"
+#include "planner/cost/objective.h"
+#include "planner/cost/plan_cost.h"
+#include "planner/cost/traffic.h"
+#include "planner/graph/graph.h"
+#include "planner/partition/call_geometry.h"
+#include "planner/placement/placement.h"
+
+namespace eindecomp {
+
+struct ObjectiveModel {
+  Objective objective = Objective::Traffic;
+  std::optional<Machine> machine;        // required by Objective::Time
+  int64_t devices = 1;
+  DType dtype = DType::F32;
+  std::optional<int64_t> memLimitBytes;  // every rank's whole-program peak
+
+  int64_t elementBytes() const { return static_cast<int64_t>(dtypeSize(dtype)); }
+
+  // A node's local term for one partition (its calls placed by `placement`).
+  // (`producer` may be null under the paper objective, which needs no placement.)
+  int64_t nodeTerm(const Node& n, const NodeSpace& space, const Parts& parts, const CallGeometry& geometry,
+                   const Placement& placement) const;
+  // The repartition of a tensor of `bounds` written in `producerParts` blocks (placed by
+  // `producer`) into the blocks `callBlock[c]` that call c, on rank callRank[c], reads of
+  // `consumer` (consumerParts: its layout).
+  int64_t edgeTerm(const std::vector<int64_t>& bounds, const Parts& producerParts, const Parts& consumerParts,
+                   const BlockHomes* producer, const einrt::BlockGrid& consumer, const std::vector<int64_t>& callBlock,
+                   const std::vector<int>& callRank) const;
+  // Whether the edge term needs the consumer's reads and the producer's homes (not paper).
+  bool edgeNeedsPlacement() const { return objective != Objective::Paper; }
+
+  // The whole plan: what the objective minimizes (its unit above).
+  int64_t total(const PlanCost& c) const;
+  bool fits(const PlanCost& c) const;
+  using Key = std::tuple<bool, int64_t, int64_t>;  // (over the limit, total, traffic)
+  Key key(const PlanCost& c) const;
+  // "123 bytes of traffic", "456 (paper cost, elements)", "789 ps estimated".
+  std::string totalText(const PlanCost& c) const;
+};
+
+}  // namespace eindecomp
