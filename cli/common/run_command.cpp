@@ -58,9 +58,7 @@ static std::string& storedCommandLine() {
   return line;
 }
 
-// `arg` as a POSIX shell reads it back: as is when it holds only characters the shell
-// leaves alone, else in single quotes.
-static std::string shellWord(const std::string& arg) {
+std::string shellWord(const std::string& arg) {
   const bool plain = !arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                                                            "0123456789_-+=/.,:@%") == std::string::npos;
   if (plain) return arg;

@@ -21,4 +21,8 @@ void writeFileAtomically(const std::string& path, const std::string& contents);
 void setCommandLine(int argc, char** argv);
 const std::string& commandLine();
 
+// `arg` as a POSIX shell reads it back: as is when it holds only characters the shell
+// leaves alone, else in single quotes.
+std::string shellWord(const std::string& arg);
+
 }  // namespace eindecomp::cli

@@ -2,7 +2,8 @@
 // algorithms' plans side by side (traffic, paper cost, estimated time), the cheapest
 // under --objective marked. With --baseline REPORT --tolerance T it is a CI gate: exit 1
 // when the first algorithm's plan is worse than the baseline's by more than T (relative).
-// Exit 3 when no algorithm finds a plan within --mem-limit.
+// --plans A.json,B.json adds plan files as columns. Exit 3 when nothing fits --mem-limit.
+// Loading, planning and pricing go through the one planning request (compareRequest).
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "cli/common/run_command.h"
 #include "cli/einplan/commands.h"
 #include "planner/graph/identifiers.h"
+#include "planner/graph/units.h"
 #include "planner/report/compare.h"
 
 namespace eindecomp::cli {
@@ -20,6 +22,7 @@ namespace {
 struct CompareArgs {
   PlanningArgs planning;
   std::vector<std::string> algorithms{"eindecomp", "uniform", "balanced", "data"};
+  std::vector<std::string> plans;
   std::string baseline;
   std::string tolerance;
   std::string format = "table";
@@ -43,53 +46,32 @@ int compare(const CompareArgs& args) {
   if (!args.tolerance.empty() && args.baseline.empty())
     throw InputError({{}, "--tolerance applies to a --baseline; give the baseline report too"});
   const double tolerance = args.tolerance.empty() ? 0.0 : parseTolerance(args.tolerance);
-  for (const std::string& a : args.algorithms)
-    if (a == "fixed") throw InputError({{}, "--algorithms: 'fixed' needs a plan; use `einplan cost GRAPH --plan FILE`"});
   std::optional<Baseline> baseline;
   if (!args.baseline.empty()) baseline = readBaseline(args.baseline);
 
   const PlanningRequest request = toRequest(args.planning, "einplan");
-  const LoadedGraph loaded = loadGraphForPlanning(request.graphPath, request.inputFormat, request.paths);
-  const ResolvedRequest resolved = resolveRequest(loaded, request);
+  if (!request.devices) throw InputError({{}, "-p: give the device count with -p N"});
+  std::string sha256;
+  std::vector<ComparisonEntry> entries = compareRequest(request, args.algorithms, args.plans, sha256);
   std::optional<double> baselineNumber;
-  if (baseline) baselineNumber = baselineValue(*baseline, resolved.options.objective, loaded.sha256, resolved.options.devices);
-
-  Provenance provenance = request.provenance;
-  provenance.graphSha256 = loaded.sha256;
-  std::vector<ComparisonEntry> entries;
-  bool allLackPlan = true;
-  for (const std::string& algorithm : args.algorithms) {
-    ComparisonEntry entry{algorithm, std::nullopt, ""};
-    try {
-      const Plan plan = planGraph(algorithm, loaded.graph, resolved.options);
-      entry.report = makeReport(loaded.graph, plan, costPlan(loaded.graph, plan, resolved.options.machine), provenance,
-                                resolved.options.objective);
-      allLackPlan = false;
-    } catch (const InputError& e) {
-      if (algorithm != "brute" && e.exitCode() != kExitNoPlan) throw;
-      if (e.exitCode() != kExitNoPlan) allLackPlan = false;
-      entry.error = e.diagnostic().message;
-    }
-    entries.push_back(std::move(entry));
-  }
-  const Comparison comparison = makeComparison(resolved.options.objective, std::move(entries));
+  if (baseline) baselineNumber = baselineValue(*baseline, request.objective, sha256, *request.devices);
+  bool allLackPlan = !entries.empty();
+  for (const ComparisonEntry& e : entries) allLackPlan = allLackPlan && e.noPlan;
+  const Comparison comparison = makeComparison(request.objective, std::move(entries));
   std::cout << renderComparison(comparison, format);
-  if (allLackPlan) {
-    std::cerr << "error: no algorithm found a plan that fits --mem-limit\n";
-    return kExitNoPlan;
-  }
+  std::cout.flush();
+  if (allLackPlan) throw InputError({{}, "no algorithm or plan fits --mem-limit (each column above says why)"}, kExitNoPlan);
   if (baselineNumber) {
     const ComparisonEntry& chosen = comparison.entries.front();
-    if (!chosen.report) {
-      std::cerr << "error: " << chosen.algorithm << " found no plan to check against the baseline: " << chosen.error << "\n";
-      return kExitFailedCheck;
-    }
+    if (!chosen.report)
+      throw InputError({{args.baseline, 0, 0}, chosen.algorithm + " found no plan to check against the baseline: " + chosen.error},
+                       kExitFailedCheck);
     const double value = chosen.report->objectiveValue();
-    if (regresses(value, *baselineNumber, tolerance)) {
-      std::cerr << "error: " << chosen.algorithm << " " << objectiveName(resolved.options.objective) << " " << value
-                << " is worse than the baseline " << *baselineNumber << " by more than " << tolerance << " (relative)\n";
-      return kExitFailedCheck;
-    }
+    if (regresses(value, *baselineNumber, tolerance))
+      throw InputError({{args.baseline, 0, 0}, chosen.algorithm + " " + objectiveName(request.objective) + " " + numberText(value) +
+                                                   " is worse than the baseline " + numberText(*baselineNumber) + " by more than " +
+                                                   numberText(tolerance) + " (relative)"},
+                       kExitFailedCheck);
   }
   return kExitOk;
 }
@@ -102,6 +84,7 @@ void addCompareCommand(CLI::App& app, int& status) {
   cmd->footer("Examples:\n"
               "  einplan compare examples/matrix-chain.yaml -p 8\n"
               "  einplan compare graph.yaml -p 64 --algorithms eindecomp,balanced --format markdown\n"
+              "  einplan compare llama.yaml -p 8 --plans megatron.json,sequence.json --mem-limit 8GiB\n"
               "  einplan plan graph.yaml -p 8 --format json > baseline.json   # once\n"
               "  einplan compare graph.yaml -p 8 --baseline baseline.json --tolerance 0.05   # in CI: exit 1 on a regression");
   PlanningOptionSet options;
@@ -111,6 +94,10 @@ void addCompareCommand(CLI::App& app, int& status) {
   addPlanningOptions(cmd, args->planning, options);
   cmd->add_option("--algorithms", args->algorithms, "comma-separated algorithms; the first is the one checked against --baseline")
       ->delimiter(',');
+  cmd->add_option("--plans", args->plans, "comma-separated plan files added as columns after the algorithms (named by file), "
+                                         "e.g. hand strategies from `einplan gen llama --strategy`")
+      ->delimiter(',')
+      ->type_name("FILE,...");
   cmd->add_option("--baseline", args->baseline, "a report (einplan plan --format json) or compare's JSON to check the first algorithm against");
   cmd->add_option("--tolerance", args->tolerance, "allowed relative regression against --baseline (0.05 = 5%; default 0)");
   cmd->add_option("--format", args->format, "table (default), json, yaml, markdown, csv");

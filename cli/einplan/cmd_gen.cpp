@@ -17,6 +17,9 @@
 #include "cli/common/planning_options.h"
 #include "cli/common/run_command.h"
 #include "cli/einplan/commands.h"
+#include "planner/algorithms/planning.h"
+#include "planner/algorithms/strategies.h"
+#include "planner/cost/plan_cost.h"
 #include "planner/gen/attention.h"
 #include "planner/gen/ffnn.h"
 #include "planner/gen/llama.h"
@@ -25,6 +28,9 @@
 #include "planner/gen/write_generated.h"
 #include "planner/graph/identifiers.h"
 #include "planner/graph/units.h"
+#include "planner/report/render.h"
+#include "planner/report/report.h"
+#include "planner/request/planning_request.h"
 #include "planner/version.h"
 
 namespace eindecomp::cli {
@@ -127,6 +133,8 @@ struct OutputOptions {
   std::string dtype = "f32";
   bool split = false;
   PathArgs paths;  // for --split
+  std::string strategy;  // llama: --strategy megatron|sequence|heads
+  int64_t devices = 0;   // with --strategy
 };
 
 // One family: `configure` declares its options, `make` builds the graph, `sizeOptions`
@@ -138,7 +146,43 @@ struct FamilySpec {
   std::string examples;
   std::function<void(FamilyOptions&)> configure;
   std::function<Graph(const gen::CommonOptions&)> make;
+  bool strategies = false;  // takes --strategy and -p: writes a hand plan instead of the graph
 };
+
+// The graph's provenance command: the family and the options given, in the order the
+// family declares them, without -o (and the plan options): the same options write the
+// same bytes wherever they go, so a hand plan (--strategy) can name the graph's hash.
+std::string canonicalCommand(const CLI::App* cmd) {
+  std::string line = "einplan gen " + cmd->get_name();
+  for (const CLI::Option* o : cmd->get_options()) {
+    const std::string name = o->get_name();
+    if (o->count() == 0 || name == "-o" || name == "--output" || name == "--strategy" || name == "-p" || name == "--devices" ||
+        name == "--help" || name == "-h")
+      continue;
+    const std::string flag = o->get_lnames().empty() ? name : "--" + o->get_lnames()[0];
+    line += " " + flag;
+    if (o->get_expected_min() > 0)
+      for (const std::string& value : o->results()) line += " " + shellWord(value);
+  }
+  return line;
+}
+
+// --strategy: the plan of `strategy` for the graph `text` (as written), as a plan file.
+std::string strategyPlanText(const std::string& text, const std::string& strategy, int64_t devices, const std::string& output) {
+  const LoadedGraph loaded = loadGraphTextForPlanning(text, "generated graph", GraphFormat::Yaml, PathOptions{});
+  PlanOptions options;
+  options.devices = devices;
+  options.pinned = strategyPartitions(strategy, loaded.graph, devices);
+  Plan plan = planGraph("fixed", loaded.graph, options);
+  plan.algorithm = strategy;
+  const PlanCost cost = costPlan(loaded.graph, plan, std::nullopt);
+  Provenance provenance;
+  provenance.toolVersion = EINDECOMP_VERSION_STRING;
+  provenance.commandLine = commandLine();
+  provenance.graphSha256 = loaded.sha256;
+  const Report report = makeReport(loaded.graph, plan, cost, provenance, options.objective);
+  return renderReport(report, output == "-" ? ReportFormat::Json : reportFormatForPath(output));
+}
 
 void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
   CLI::App* cmd = gen->add_subcommand(spec.name, spec.help);
@@ -155,19 +199,32 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
                                      "write nodes of three or more operands already split into binary contractions "
                                      "along the optimized path (steps named NODE__1, NODE__2, ..., the last keeps NODE)");
   for (CLI::Option* option : addPathOptions(cmd, out->paths)) option->needs(split);
-  cmd->callback([&status, spec, options, out] {
+  if (spec.strategies) {
+    CLI::Option* strategy = cmd->add_option("--strategy", out->strategy,
+                                            "write, instead of the graph, the plan of a hand strategy for the graph these "
+                                            "options write as YAML: megatron, sequence or heads (docs/planner.md)")
+                                ->type_name("WORD");
+    cmd->add_option("-p,--devices", out->devices, "the device count of the --strategy plan")->type_name("N")->needs(strategy);
+  }
+  cmd->callback([&status, spec, options, out, cmd] {
     status = runCommand([&] {
       options->convert();
       gen::CommonOptions common;
       common.name = out->name;
       common.dtype = out->dtype == "f64" ? DType::F64 : DType::F32;
       gen::GeneratedFile file;
-      file.path = out->output;
-      file.provenance = {"einplan", EINDECOMP_VERSION_STRING, commandLine()};
+      file.path = out->strategy.empty() ? out->output : "-";  // a hand plan hashes the YAML graph
+      file.provenance = {"einplan", EINDECOMP_VERSION_STRING, canonicalCommand(cmd)};
       file.sizeOptions = spec.sizeOptions;
       file.split = out->split;
       if (out->split) file.paths = toPathOptions(out->paths);
-      writeFileAtomically(file.path, gen::generatedGraphText(spec.make(common), file));
+      const std::string text = gen::generatedGraphText(spec.make(common), file);
+      if (out->strategy.empty()) {
+        writeFileAtomically(out->output, text);
+        return kExitOk;
+      }
+      if (out->devices <= 0) throw InputError({{}, "--strategy needs the device count: add -p N"});
+      writeFileAtomically(out->output, strategyPlanText(text, out->strategy, out->devices, out->output));
       return kExitOk;
     });
   });
@@ -271,7 +328,8 @@ void addGenCommand(CLI::App& app, int& status) {
              [o = llama](const gen::CommonOptions& common) {
                o->common = common;
                return gen::makeLlama(*o);
-             }});
+             },
+             true});
 
   for (const auto& net : gen::einsumTreesNetworks()) {
     auto o = std::make_shared<gen::TensorNetworkOptions>();

@@ -74,17 +74,64 @@ struct MemorySearchResult {
   int64_t smallestPeak = INT64_MAX;
 };
 
+// When no weight gives a plan that fits (the penalty prices memory per node, the peak is
+// a maximum over ranks and steps), a descent on the exact peak: from the plan that peaked
+// lowest, change one node's partition at a time to the candidate that lowers (excess over
+// the limit, objective) the most, while that helps and the time budget lasts (each pricing
+// is a whole-plan costPlan: milliseconds on a large model).
+constexpr double kRepairSeconds = 3.0;
+
+void repairToFit(const SearchSpace& s, const Graph& g, const PlanOptions& options, MemorySearchResult& r,
+                 std::vector<Parts> parts) {
+  const ObjectiveModel& model = s.model;
+  auto score = [&](const PlanCost& c) {
+    return std::make_pair(std::max<int64_t>(0, c.peakBytesPerDevice - *options.memLimitBytes), model.total(c));
+  };
+  PricedPlan current = placeAndPrice(g, options, "eindecomp", parts);
+  const auto start = std::chrono::steady_clock::now();
+  auto inBudget = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kRepairSeconds; };
+  for (bool improved = true; improved && !model.fits(current.cost);) {
+    improved = false;
+    for (std::size_t v = 0; v < parts.size() && inBudget(); ++v) {
+      const Parts kept = parts[v];
+      std::optional<PricedPlan> bestMove;
+      for (const Parts& candidate : s.nodes[v].parts) {
+        if (candidate == kept || !inBudget()) continue;
+        parts[v] = candidate;
+        PricedPlan moved = placeAndPrice(g, options, "eindecomp", parts);
+        if (score(moved.cost) < score(bestMove ? bestMove->cost : current.cost)) bestMove = std::move(moved);
+      }
+      parts[v] = kept;
+      if (bestMove) {
+        for (std::size_t w = 0; w < parts.size(); ++w) parts[w] = bestMove->plan.nodes[w].parts;
+        current = std::move(*bestMove);
+        improved = true;
+      }
+    }
+  }
+  r.smallestPeak = std::min(r.smallestPeak, current.cost.peakBytesPerDevice);
+  if (model.fits(current.cost)) {
+    r.choice.parts = parts;
+    r.best = std::move(current);
+  }
+}
+
 MemorySearchResult searchUnderMemoryLimit(SearchSpace& s, const Graph& g, const PlanOptions& options,
                                           const PricedPlan& unconstrained) {
   const ObjectiveModel& model = s.model;
   MemorySearchResult r;
   r.smallestPeak = unconstrained.cost.peakBytesPerDevice;
+  std::vector<Parts> lowestPeak;
+  for (const NodePlan& np : unconstrained.plan.nodes) lowestPeak.push_back(np.parts);
   auto attempt = [&](double weight) {
     setMemoryPenalty(s, weight);
     PartitionChoice choice = searchPartitions(s, options);
     PricedPlan priced = placeAndPrice(g, options, "eindecomp", choice.parts);
     ++r.searches;
-    r.smallestPeak = std::min(r.smallestPeak, priced.cost.peakBytesPerDevice);
+    if (priced.cost.peakBytesPerDevice < r.smallestPeak) {
+      r.smallestPeak = priced.cost.peakBytesPerDevice;
+      lowestPeak = choice.parts;
+    }
     const bool ok = model.fits(priced.cost);
     if (ok && (!r.best || model.key(priced.cost) < model.key(r.best->cost))) {
       r.best = std::move(priced);
@@ -110,6 +157,7 @@ MemorySearchResult searchUnderMemoryLimit(SearchSpace& s, const Graph& g, const 
     else low = mid;
   }
   setMemoryPenalty(s, 0);
+  if (!r.best) repairToFit(s, g, options, r, lowestPeak);
   return r;
 }
 
@@ -198,7 +246,7 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
       }
     }
   }
-  if (!model.fits(best.cost)) throwNoPlan(options, algorithm, smallestPeak);
+  if (!model.fits(best.cost)) throwNoPlan(options, algorithm == "fixed" ? "the given plan" : algorithm, smallestPeak);
   if (options.placementRules.size() > 1)
     notes.push_back(std::string("placement: ") + placementRuleName(best.rule) + " rule (the cheaper of " +
                     std::to_string(options.placementRules.size()) + " rules under the objective)");

@@ -22,6 +22,7 @@ struct ComparisonEntry {
   std::string algorithm;
   std::optional<Report> report;  // absent when the algorithm failed
   std::string error;             // why it failed (e.g. brute above its limit, nothing fits)
+  bool noPlan = false;           // it failed because no plan fits --mem-limit (exit 3)
 };
 
 struct Comparison {

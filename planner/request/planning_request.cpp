@@ -1,5 +1,6 @@
 #include "planner/request/planning_request.h"
 
+#include <filesystem>
 #include <set>
 
 #include "planner/graph/input_file.h"
@@ -10,7 +11,10 @@
 namespace eindecomp {
 
 LoadedGraph loadGraphForPlanning(const std::string& path, GraphFormat format, const PathOptions& paths) {
-  const std::string bytes = readInputFile(path, "graph file");
+  return loadGraphTextForPlanning(readInputFile(path, "graph file"), path, format, paths);
+}
+
+LoadedGraph loadGraphTextForPlanning(const std::string& bytes, const std::string& path, GraphFormat format, const PathOptions& paths) {
   LoadedGraph loaded;
   loaded.graph = chooseInternalLayouts(splitNaryNodes(loadGraphText(bytes, path, format), paths));
   loaded.sha256 = sha256Hex(bytes);
@@ -65,6 +69,43 @@ PlannedGraph planRequest(const PlanningRequest& request) {
   planned.report = makeReport(planned.loaded.graph, planned.plan, planned.cost, provenance, resolved.options.objective);
   planned.model = objectiveModel(planned.loaded.graph, resolved.options);
   return planned;
+}
+
+std::vector<ComparisonEntry> compareRequest(const PlanningRequest& request, const std::vector<std::string>& algorithms,
+                                            const std::vector<std::string>& planFiles, std::string& sha256) {
+  const LoadedGraph loaded = loadGraphForPlanning(request.graphPath, request.inputFormat, request.paths);
+  sha256 = loaded.sha256;
+  Provenance provenance = request.provenance;
+  provenance.graphSha256 = loaded.sha256;
+  std::vector<ComparisonEntry> entries;
+  auto add = [&](const std::string& name, const PlanningRequest& r, bool mayLackPlan) {
+    ComparisonEntry entry{name, std::nullopt, ""};
+    try {
+      const ResolvedRequest resolved = resolveRequest(loaded, r);
+      Plan plan = planGraph(resolved.algorithm, loaded.graph, resolved.options);
+      if (r.planPath) plan.algorithm = name;
+      entry.report = makeReport(loaded.graph, plan, costPlan(loaded.graph, plan, resolved.options.machine), provenance,
+                                resolved.options.objective);
+    } catch (const InputError& e) {
+      if (e.exitCode() != kExitNoPlan && !mayLackPlan) throw;
+      entry.error = e.diagnostic().message;
+      entry.noPlan = e.exitCode() == kExitNoPlan;
+    }
+    entries.push_back(std::move(entry));
+  };
+  for (const std::string& algorithm : algorithms) {
+    if (algorithm == "fixed") throw InputError({{}, "--algorithms: 'fixed' needs a plan; give it with --plans FILE"});
+    PlanningRequest r = request;
+    r.algorithm = algorithm;
+    add(algorithm, r, algorithm == "brute");
+  }
+  for (const std::string& file : planFiles) {
+    PlanningRequest r = request;
+    r.algorithm.reset();
+    r.planPath = file;
+    add(std::filesystem::path(file).filename().string(), r, false);
+  }
+  return entries;
 }
 
 }  // namespace eindecomp

@@ -20,6 +20,7 @@
 #include "planner/graph/graph.h"
 #include "planner/graph/load.h"
 #include "planner/paths/split_nary.h"
+#include "planner/report/compare.h"
 #include "planner/report/report.h"
 
 namespace eindecomp {
@@ -45,6 +46,8 @@ struct LoadedGraph {
 };
 
 LoadedGraph loadGraphForPlanning(const std::string& path, GraphFormat format, const PathOptions& paths);
+// The same for a graph's text (`path` names it in errors).
+LoadedGraph loadGraphTextForPlanning(const std::string& bytes, const std::string& path, GraphFormat format, const PathOptions& paths);
 
 // The options of a request resolved against a loaded graph, and the algorithm to run:
 // with --plan, `fixed` when the file covers every node, else eindecomp for the rest.
@@ -67,5 +70,12 @@ struct PlannedGraph {
 
 // Load, split, layouts, resolve, plan, price.
 PlannedGraph planRequest(const PlanningRequest& request);
+
+// compare: one graph planned by each algorithm, then by each plan file (its nodes pinned,
+// its placement kept; named by the file), every one through resolveRequest and planGraph
+// as `plan` would. An entry that has no plan — over --mem-limit (exit 3), brute above its
+// limit — carries the reason; any other error is thrown. `sha256` receives the graph's.
+std::vector<ComparisonEntry> compareRequest(const PlanningRequest& request, const std::vector<std::string>& algorithms,
+                                            const std::vector<std::string>& planFiles, std::string& sha256);
 
 }  // namespace eindecomp

@@ -1,0 +1,123 @@
+// The memory model (planner/cost/memory.h) and --mem-limit (planning.cpp).
+//  - Peaks worked out by hand from SPEC 3.2's rules on small graphs (the end-to-end tests
+//    hold the model to the emitted programs' allocator counters on every example).
+//  - --mem-limit against a brute force: on random small graphs, every combination of node
+//    partitions (canonical placement) is priced exactly; under a limit between the
+//    smallest and the unconstrained peak, eindecomp's plan must fit, and its traffic is
+//    compared with the cheapest plan that fits (the gap is printed: the penalty search is a
+//    heuristic). Seeds are printed.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+
+#include "oracle.h"
+#include "planner/algorithms/planning.h"
+#include "planner/cost/plan_cost.h"
+#include "planner/graph/load.h"
+#include "random_graphs.h"
+
+using namespace eindecomp;
+using namespace eindecomp::testing;
+
+namespace {
+
+PlanCost priced(const Graph& g, int64_t devices, const std::vector<Parts>& parts) {
+  const Plan plan = makePlan(g, devices, "by hand", parts, placeNodes(g, parts, PlacementRule::Canonical, {}, devices));
+  return costPlan(g, plan, std::nullopt);
+}
+
+}  // namespace
+
+TEST_CASE("memory model: peaks worked out by hand") {
+  // f32, 8 x 8 tensors of 256 bytes.
+  const Graph chain = loadGraphText(R"yaml(
+name: chain
+inputs: {X: [8, 8], Y: [8, 8], W: [8, 8]}
+nodes:
+  - {name: A, einsum: "ij,jk->ik", inputs: [X, Y]}
+  - {name: B, einsum: "ik,kl->il", inputs: [A, W]}
+outputs: [B]
+)yaml",
+                                    "chain.yaml", GraphFormat::Yaml);
+  struct Case {
+    int64_t devices;
+    std::vector<Parts> parts;  // labels i j k / i k l
+    std::vector<int64_t> peak;
+    const char* why;
+  };
+  const Case cases[] = {
+      {1, {{1, 1, 1}, {1, 1, 1}}, {1280}, "X Y W and B resident (1024), A during both steps (256)"},
+      // Rows split: rank r reads X rows (128), all of Y (256), W (256); A rows stay in place
+      // for B; B rows (128) resident; A rows (128) live.
+      {2, {{2, 1, 1}, {2, 1, 1}}, {896, 896}, "X half + Y + W + B half + A half, no traffic, no staging"},
+      // B by columns: each rank reads all of A, a copy (256) during B; the repartition sends
+      // A's other half (128): staging send 128, receive 128 received + 128 sent.
+      {2, {{2, 1, 1}, {1, 1, 2}}, {1408, 1408}, "inputs 128 + 256 + 128, B 128, staging 128 + 256, A 128, copy 256"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.why);
+    const PlanCost cost = priced(chain, c.devices, c.parts);
+    CHECK(cost.memory.peakBytesPerRank == c.peak);
+  }
+}
+
+TEST_CASE("--mem-limit: eindecomp fits where a brute force finds a plan that fits; the gap is printed") {
+  const int64_t counts[] = {2, 3, 4};
+  int checked = 0, equal = 0;
+  double gapSum = 0;
+  for (int trial = 0; trial < 80; ++trial) {
+    const unsigned seed = 4000 + static_cast<unsigned>(trial);
+    RandomGraphs random{std::mt19937(seed)};
+    const Graph g = random.make(3 + trial % 2, trial % 4 >= 2);
+    const int64_t p = counts[trial % 3];
+    INFO("seed " << seed << " p " << p);
+    std::vector<std::vector<Partition>> options;
+    double combinations = 1;
+    for (const Node& n : g.nodes) {
+      options.push_back(oraclePartitions(nodeSpace(n).sizes, p));
+      combinations *= static_cast<double>(options.back().size());
+    }
+    if (combinations > 3000) continue;
+    // Every combination priced exactly.
+    std::vector<std::pair<int64_t, int64_t>> plans;  // (peak, traffic)
+    std::vector<std::size_t> index(g.nodes.size(), 0);
+    for (;;) {
+      std::vector<Parts> parts;
+      for (std::size_t v = 0; v < index.size(); ++v) parts.push_back(options[v][index[v]]);
+      const PlanCost c = priced(g, p, parts);
+      plans.emplace_back(c.peakBytesPerDevice, c.trafficBytes);
+      std::size_t v = 0;
+      for (; v < index.size(); ++v) {
+        if (++index[v] < options[v].size()) break;
+        index[v] = 0;
+      }
+      if (v == index.size()) break;
+    }
+    PlanOptions o;
+    o.devices = p;
+    const int64_t freePeak = priced(g, p, [&] {
+                               std::vector<Parts> parts;
+                               for (const auto& np : planGraph("eindecomp", g, o).nodes) parts.push_back(np.parts);
+                               return parts;
+                             }()).peakBytesPerDevice;
+    int64_t smallest = INT64_MAX;
+    for (const auto& [peak, traffic] : plans) smallest = std::min(smallest, peak);
+    if (smallest >= freePeak) continue;
+    const int64_t limit = smallest + (freePeak - smallest) / 2;
+    int64_t best = INT64_MAX;
+    for (const auto& [peak, traffic] : plans)
+      if (peak <= limit) best = std::min(best, traffic);
+    o.memLimitBytes = limit;
+    const Plan plan = planGraph("eindecomp", g, o);
+    const PlanCost mine = costPlan(g, plan, std::nullopt);
+    CHECK(mine.peakBytesPerDevice <= limit);
+    ++checked;
+    equal += mine.trafficBytes <= best;
+    gapSum += best > 0 ? static_cast<double>(mine.trafficBytes) / static_cast<double>(best) : (mine.trafficBytes == 0 ? 1.0 : 2.0);
+  }
+  std::printf("--mem-limit vs brute force: %d graphs, eindecomp as cheap as the best fitting plan on %d, mean traffic ratio %.3f\n",
+              checked, equal, checked ? gapSum / checked : 1.0);
+  CHECK(checked >= 5);
+}
