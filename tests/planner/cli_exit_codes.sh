@@ -119,6 +119,19 @@ expect 3 "no algorithm or plan fits --mem-limit" "$EINPLAN" compare "$M" -p 16 -
 "$EINPLAN" compare "$M" -p 16 --mem-limit 16 >"$WORK/na.txt" 2>/dev/null
 grep -q "n/a: eindecomp: no plan fits --mem-limit 16 bytes" "$WORK/na.txt" || { echo "FAIL: compare names why an algorithm has no plan"; failures=$((failures + 1)); }
 
+# hand strategies: a plan for the graph the same gen options write, whatever -o is; compare --plans
+L="$EINPLAN gen llama --layers 1 --dim 32 --heads 4 --ffn 64 --vocab 50 --seq 8 --batch 2"
+$L -o "$WORK/tiny.yaml" && $L -o "$WORK/elsewhere.yaml" && cmp -s "$WORK/tiny.yaml" "$WORK/elsewhere.yaml" ||
+  { echo "FAIL: gen writes the same bytes for the same options"; failures=$((failures + 1)); }
+for s in megatron sequence heads; do
+  $L --strategy $s -p 4 -o "$WORK/$s.json" || { echo "FAIL: gen llama --strategy $s"; failures=$((failures + 1)); }
+  expect 0 "objective traffic" "$EINPLAN" cost "$WORK/tiny.yaml" --plan "$WORK/$s.json"
+done
+expect 0 "megatron.json" "$EINPLAN" compare "$WORK/tiny.yaml" -p 4 --plans "$WORK/megatron.json,$WORK/sequence.json,$WORK/heads.json"
+expect 2 "unknown strategy 'megatrn' (did you mean 'megatron'?)" $L --strategy megatrn -p 4
+expect 2 "--strategy needs the device count" $L --strategy megatron
+expect 3 "no plan fits --mem-limit" "$EINPLAN" compare "$WORK/tiny.yaml" -p 4 --algorithms data --plans "$WORK/megatron.json" --mem-limit 1KiB
+
 # every report format from the CLI parses
 "$EINPLAN" plan "$C" -p 6 --format yaml | "$PYTHON" -c 'import sys, yaml; assert yaml.safe_load(sys.stdin)["devices"] == 6' 2>/dev/null ||
   "$EINPLAN" plan "$C" -p 6 --format yaml | grep -q "^devices: 6" || { echo "FAIL: yaml report"; failures=$((failures + 1)); }
