@@ -6,7 +6,9 @@
 # {{PROGRAMS}}. `make -j N` runs N compile jobs (the build shares make's job server);
 # EINRT_DIR=... (a folder holding einrtConfig.cmake) overrides the runtime; CMAKE_ARGS=...
 # passes more options to CMake (e.g. -DBLA_VENDOR=FLAME -DCMAKE_CUDA_ARCHITECTURES=90).
-# Paths with spaces are fine. CMake configures ./build the first time and again whenever
+# Any folder name is fine: every path reaches the shell through $(call shell_word,...),
+# single-quoted, so spaces, quotes, $, backticks, # and % stay text (eincodegen refuses
+# names it cannot quote: control characters). CMake configures ./build the first time and again whenever
 # EINRT_DIR or CMAKE_ARGS are given; otherwise `cmake --build` alone runs, which
 # reconfigures by itself when CMakeLists.txt changed (a configure looks up MPI, BLAS and
 # OpenMP again: seconds, where recompiling a regenerated program.cpp takes one or two).
@@ -14,15 +16,17 @@ BUILD_DIR ?= $(CURDIR)/build
 CMAKE ?= cmake
 CMAKE_ARGS ?=
 RECONFIGURE := $(if $(strip $(EINRT_DIR)$(CMAKE_ARGS)),yes,no)
+# A value as one shell word: in single quotes, each ' written as '\''.
+shell_word = '$(subst ','\'',$(1))'
 
 .PHONY: all clean
 
 all:
-	@if [ ! -f "$(BUILD_DIR)/CMakeCache.txt" ] || [ ! -f "$(BUILD_DIR)/cmake_install.cmake" ] || [ $(RECONFIGURE) = yes ]; then \
+	@if [ ! -f $(call shell_word,$(BUILD_DIR)/CMakeCache.txt) ] || [ ! -f $(call shell_word,$(BUILD_DIR)/cmake_install.cmake) ] || [ $(RECONFIGURE) = yes ]; then \
 	  echo '$$ cmake -S . -B build'; \
-	  "$(CMAKE)" -S "$(CURDIR)" -B "$(BUILD_DIR)" $(if $(EINRT_DIR),"-Deinrt_DIR=$(EINRT_DIR)") $(CMAKE_ARGS); \
+	  $(call shell_word,$(CMAKE)) -S $(call shell_word,$(CURDIR)) -B $(call shell_word,$(BUILD_DIR)) $(if $(EINRT_DIR),$(call shell_word,-Deinrt_DIR=$(EINRT_DIR))) $(CMAKE_ARGS); \
 	fi
-	+"$(CMAKE)" --build "$(BUILD_DIR)"
+	+$(call shell_word,$(CMAKE)) --build $(call shell_word,$(BUILD_DIR))
 
 clean:
-	rm -rf "$(BUILD_DIR)"{{#PROGRAM}} "{{NAME}}"{{/PROGRAM}}
+	rm -rf -- $(call shell_word,$(BUILD_DIR)){{#PROGRAM}} $(call shell_word,$(CURDIR)/{{NAME}}){{/PROGRAM}}

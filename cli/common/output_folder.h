@@ -1,15 +1,17 @@
-// Writing a set of files into a folder all or nothing (`einplan eval --outputs DIR`): the
-// files are first written into a staging folder inside DIR (same file system), and only
-// when every one is complete are they renamed to their names. A failure on the way — a
-// full disk, a file-size limit, a permission — removes the staging folder (and DIR and
-// its parents where this call created them), so no NAME.npy of a failed run is left behind
-// and files of an earlier run keep their contents. Errors are InputErrors (exit 2)
-// naming the file and the reason.
+// Writing a set of files into a folder all or nothing (`einplan eval --outputs DIR`,
+// eincodegen's project) through einrt's one file writer (einrt/file_output.h): the folder
+// is locked (concurrent runs take turns), the files are staged in a private folder inside
+// it and renamed into place; a failure on the way — a full disk, a file-size limit, a
+// permission — leaves no file of the failed run behind (nor the folders it created), and
+// files of an earlier run keep their contents. Errors are InputErrors (exit 2) naming the
+// file and the reason.
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <einrt/file_output.h>
 
 namespace eindecomp::cli {
 
@@ -20,7 +22,15 @@ struct FolderWrite {
                                // (its timestamp kept, so `make` rebuilds only what changed)
 };
 
-// `files`: (name inside `folder`, contents).
+// Locks `folder` (made if missing) for a writer that looks at it before writing;
+// InputError naming the option when it cannot.
+einrt::FolderLock lockOutputFolder(const std::string& folder, const FolderWrite& how);
+
+// `files`: (name inside the locked folder, contents).
+void writeFilesIntoFolder(const einrt::FolderLock& lock, const std::vector<std::pair<std::string, std::string>>& files,
+                          const FolderWrite& how);
+
+// The same, locking `folder` for the write.
 void writeFilesIntoFolder(const std::string& folder, const std::vector<std::pair<std::string, std::string>>& files,
                           const FolderWrite& how);
 

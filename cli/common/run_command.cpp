@@ -1,5 +1,7 @@
 #include "cli/common/run_command.h"
 
+#include <einrt/file_output.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -30,26 +32,10 @@ void writeFileAtomically(const std::string& path, const std::string& contents) {
     std::cout.flush();
     return;
   }
-  namespace fs = std::filesystem;
-  fs::path target(path);
-  fs::path tmp = target;
-  tmp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw InputError({{path, 0, 0}, "cannot open for writing"});
-    out << contents;
-    out.close();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw InputError({{path, 0, 0}, "write failed"});
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw InputError({{path, 0, 0}, "cannot write: " + ec.message()});
+  try {
+    einrt::writeFile(path, contents);
+  } catch (const einrt::FileError& e) {
+    throw InputError({{e.path(), 0, 0}, e.reason()});
   }
 }
 

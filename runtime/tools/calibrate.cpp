@@ -12,6 +12,8 @@
 //   mpirun -np P einrt-calibrate -o machine.yaml [--quick]
 #include <cblas.h>
 #include <mpi.h>
+
+#include <einrt/file_output.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -227,16 +229,12 @@ int main(int argc, char** argv) {
     if (o.output == "-") {
       std::fputs(text, stdout);
     } else {
-      const std::string tmp = o.output + ".tmp." + std::to_string(getpid());
-      std::FILE* f = std::fopen(tmp.c_str(), "w");
-      const bool written = f && std::fputs(text, f) >= 0;
-      const bool closed = f && std::fclose(f) == 0;
-      if (!written || !closed || std::rename(tmp.c_str(), o.output.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        std::fprintf(stderr, "einrt-calibrate: error: cannot write %s\n", o.output.c_str());
-        status = 2;
-      } else {
+      try {
+        einrt::writeFile(o.output, text);
         std::fprintf(stderr, "einrt-calibrate: wrote %s (%d ranks)\n", o.output.c_str(), ranks);
+      } catch (const einrt::FileError& e) {
+        std::fprintf(stderr, "einrt-calibrate: error: %s\n", e.what());
+        status = 2;
       }
     }
   }

@@ -112,7 +112,7 @@ def main():
     p = gen(project, "--algorithm", "uniform", limit=4096)
     if p.returncode != 2:
         fail("a failed write into an existing project exits 2", p)
-    if snapshot(project) != before or any(f.name.startswith(".einplan-partial") for f in project.iterdir()):
+    if snapshot(project) != before or any(f.name.startswith((".einplan-partial", ".einrt-staging-")) for f in project.iterdir()):
         fail("a failed write leaves the existing project as it was, with no staging folder")
     print("ok")
 

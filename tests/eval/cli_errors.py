@@ -72,7 +72,7 @@ ERROR_CASES = [
      "bad magic"),
     ("inputs directory missing", ["--inputs", "{in}/nowhere"], good_inputs, "{in}/nowhere: error:",
      "does not exist"),
-    ("outputs path is a file", ["--seed", "1"], None, "{out}: error:", "cannot create the --outputs directory"),
+    ("outputs path is a file", ["--seed", "1"], None, "{out}: error:", "--outputs: not a folder"),
     ("--seed and --inputs together", ["--seed", "1", "--inputs", "{in}"], good_inputs, "", "excludes"),
     ("negative seed", ["--seed", "-1"], None, "error: --seed:", "'-1' is not an integer from 0 to 2^64 - 1"),
     ("seed of 2^64", ["--seed", str(2**64)], None, "error: --seed:", "is not an integer from 0 to 2^64 - 1"),

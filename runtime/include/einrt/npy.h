@@ -32,6 +32,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "einrt/file_output.h"
+
 namespace einrt {
 
 enum class NpyDType { F32, F64 };
@@ -470,25 +472,14 @@ inline std::string encodeNpy(const std::vector<int64_t>& shape, const T* data) {
   return encodeNpy(npyDTypeOf<T>(), shape, data);
 }
 
-// Writes `shape` elements of T from `data` to `path` as .npy: the bytes go to
-// "PATH.partial" first, which is renamed to PATH only once complete.
+// Writes `shape` elements of T from `data` to `path` as .npy, whole or not at all
+// (einrt/file_output.h: a mkstemp temporary renamed into place).
 template <class T>
 inline void writeNpy(const std::string& path, const std::vector<int64_t>& shape, const T* data) {
-  const std::string contents = encodeNpy<T>(shape, data);
-  const std::string partial = path + ".partial";
-  {
-    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-    if (!out) throw NpyError(path, "cannot open for writing");
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    out.close();
-    if (!out) {
-      std::remove(partial.c_str());
-      throw NpyError(path, "write failed");
-    }
-  }
-  if (std::rename(partial.c_str(), path.c_str()) != 0) {
-    std::remove(partial.c_str());
-    throw NpyError(path, "cannot rename the finished file into place");
+  try {
+    writeFile(path, encodeNpy<T>(shape, data));
+  } catch (const FileError& e) {
+    throw NpyError(path, e.reason());
   }
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <einrt/communicator.h>
+#include <einrt/file_output.h>
 #include <einrt/input_generator.h>
 #include <einrt/npy.h>
 
@@ -231,11 +232,17 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
     r.check = detail::checkOutputs(spec, wholeInputs, outputs, device, opt.threads);
     if (!r.check.passed) status = 1;
   }
-  if (!opt.outputs.empty())
+  if (!opt.outputs.empty()) {
+    // The outputs as one set: staged and published under the folder's lock
+    // (einrt/file_output.h), so two runs into one folder never mix their files.
+    std::vector<std::pair<std::string, std::string>> files;
     for (const auto& [t, values] : outputs) {
       const TensorSpec& ts = spec.tensors[static_cast<std::size_t>(t)];
-      writeNpy<T>((std::filesystem::path(opt.outputs) / (ts.name + ".npy")).string(), ts.shape, values.data());
+      files.emplace_back(ts.name + ".npy", encodeNpy<T>(ts.shape, values.data()));
     }
+    const FolderLock lock(opt.outputs);
+    publishFiles(lock, files);
+  }
   printReport(r);
   if (!opt.report.empty()) writeFileWhole(opt.report, reportJson(r));
   return status;

@@ -1,8 +1,8 @@
 #include "einrt/program/report.h"
 
-#include <algorithm>
+#include <einrt/file_output.h>
 
-#include <unistd.h>
+#include <algorithm>
 
 #include <cerrno>
 #include <cmath>
@@ -118,33 +118,14 @@ void printReport(const Report& r) {
   std::fflush(stdout);
 }
 
-void prepareFolder(const std::string& folder) {
-  std::error_code ec;
-  std::filesystem::create_directories(folder, ec);
-  if (ec || !std::filesystem::is_directory(folder))
-    throw std::runtime_error(folder + ": cannot create the folder" + (ec ? ": " + ec.message() : ""));
-  const std::string probe = (std::filesystem::path(folder) / (".write_probe." + std::to_string(getpid()))).string();
-  std::FILE* f = std::fopen(probe.c_str(), "w");
-  if (!f) throw std::runtime_error(folder + ": cannot write there: " + std::strerror(errno));
-  std::fclose(f);
-  std::remove(probe.c_str());
-}
+void prepareFolder(const std::string& folder) { prepareOutputFolder(folder); }
 
 void prepareFileFolder(const std::string& path) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  prepareFolder(parent.empty() ? "." : parent.string());
-  if (std::filesystem::is_directory(path)) throw std::runtime_error(path + ": is a folder, not a file");
+  prepareOutputFolder(parent.empty() ? "." : parent.string());
+  if (std::filesystem::is_directory(path)) throw FileError(path, "is a folder, not a file");
 }
 
-void writeFileWhole(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = f && std::fclose(f) == 0 && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error(path + ": cannot write the file");
-  }
-}
+void writeFileWhole(const std::string& path, const std::string& text) { writeFile(path, text); }
 
 }  // namespace einrt::program

@@ -50,11 +50,11 @@ std::string reportJson(const Report& r);
 void printReport(const Report& r);
 
 // Makes sure `path` can be written later (its folder exists or is made, a file can be
-// created there) — called before any computation; throws std::runtime_error naming it.
+// created there) — called before any computation; throws einrt::FileError naming it.
 void prepareFileFolder(const std::string& path);
 void prepareFolder(const std::string& folder);
 
-// Writes `text` to a temporary file next to `path` and renames it over `path`.
+// `text` to `path`, whole or not at all (einrt/file_output.h).
 void writeFileWhole(const std::string& path, const std::string& text);
 
 }  // namespace einrt::program
