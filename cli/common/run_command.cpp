@@ -20,6 +20,10 @@ int runCommand(const std::function<int()>& body) {
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return e.exitCode();
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory (an allocation was refused: the machine's memory or an address-space limit); "
+                 "nothing was written\n";
+    return kExitOutOfMemory;
   } catch (const std::exception& e) {
     std::cerr << "error: " << boundedMessage(e.what()) << "\n";
     return kExitBadInput;

@@ -1,5 +1,7 @@
 #include "codegen/lower/identifiers.h"
 
+#include <einrt/limits.h>
+
 #include <cctype>
 
 namespace eindecomp::codegen {
@@ -61,6 +63,16 @@ void validateGraphForCodegen(const Graph& g) {
     for (const auto& l : n.outputLabels) requireValid(isValidIdentifier(l), n.loc, "label", l);
     for (const auto& [label, size] : n.labelSizes)
       if (size <= 0) throw InputError({n.loc, "label '" + label + "' of node '" + n.name + "' has non-positive size"});
+    // einrt's limits (einrt/limits.h), found here rather than by every rank at run time.
+    auto tooMany = [&](std::size_t count, int limit, const std::string& what) {
+      if (count > static_cast<std::size_t>(limit))
+        throw InputError({n.loc, "node '" + n.name + "': " + what + " " + std::to_string(count) + " exceeds einrt's limit of " +
+                                     std::to_string(limit) + " (docs/hardening.md, Limits)"});
+    };
+    tooMany(iterationLabels(n).size(), einrt::kMaxNodeLabels, "label count");
+    for (std::size_t k = 0; k < n.operandLabels.size(); ++k)
+      tooMany(n.operandLabels[k].size(), einrt::kMaxTensorRank, "operand " + std::to_string(k) + "'s rank");
+    tooMany(n.outputLabels.size(), einrt::kMaxTensorRank, "output rank");
   }
   for (const auto& o : g.outputs) requireValid(isValidInternalName(o), fileLoc, "output name", o);
 }

@@ -1,5 +1,7 @@
 #include "codegen/lower/lower.h"
 
+#include <einrt/limits.h>
+
 #include <algorithm>
 
 #include "codegen/kernels/fusion.h"
@@ -34,6 +36,22 @@ NodeProgram describeNode(const Graph& g, const Node& node, int index, const Node
   n.usesY = usesY(node.join);
   std::vector<int64_t> extent;
   for (std::size_t l = 0; l < n.labels.size(); ++l) extent.push_back(n.sizes[l] / n.parts[l]);
+  // A block travels as one MPI message at most, counted in int (einrt/limits.h).
+  auto blockElements = [&](const std::vector<int>& dims) {
+    int64_t e = 1;
+    for (int d : dims)
+      if (__builtin_mul_overflow(e, extent[static_cast<std::size_t>(d)], &e)) return einrt::kMaxBlockElements + 1;
+    return e;
+  };
+  std::vector<std::vector<int>> tensors;
+  for (const auto& op : n.operands) tensors.push_back(op.labelOfDim);
+  tensors.push_back(n.outputLabelOfDim);
+  for (const auto& dims : tensors)
+    if (blockElements(dims) > einrt::kMaxBlockElements)
+      throw InputError({node.loc, "node '" + node.name + "': a block of " + std::to_string(blockElements(dims)) +
+                                      " or more elements under this partition exceeds einrt's limit of " +
+                                      std::to_string(einrt::kMaxBlockElements) +
+                                      " (an MPI message counts elements in int); plan with more devices or split the node"});
   if (runsAsGemm(node)) n.gemm = mapContractionToGemm(node, extent);
   n.kernel = chooseKernel(node, n.gemm);
   for (const auto& l : aggregatedLabels(node)) n.reductionLength *= node.labelSizes.at(l);

@@ -174,8 +174,8 @@ std::string bytesText(int64_t b) { return std::to_string(b) + " bytes (" + forma
 Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& options) {
   if (options.devices <= 0) throw InputError({{}, "the device count must be a positive integer"});
   if (options.devices > kMaxDevices)
-    throw InputError({{}, "-p/--devices: " + std::to_string(options.devices) + " is more ranks than MPI can address (at most " +
-                              std::to_string(kMaxDevices) + ")"});
+    throw InputError({{}, "-p/--devices: " + std::to_string(options.devices) + " is above the planner's maximum of " +
+                              std::to_string(kMaxDevices) + " ranks (docs/hardening.md, Limits)"});
   bool known = false;
   for (const auto& n : algorithmNames()) known = known || n == algorithm;
   if (!known) {

@@ -39,16 +39,20 @@ class GraphBuilder {
     for (const auto& in : doc_.inputs) graph_.inputs.push_back({in.name.text, shapeOf(in), in.loc});
     std::vector<Node> nodes;
     std::vector<EinsumSpec> einsums;
+    nodes.reserve(doc_.nodes.size());
+    einsums.reserve(doc_.nodes.size());
     for (const auto& dn : doc_.nodes) {
       einsums.push_back(parseInText(dn.einsum, [&](const SourceLoc& w) { return parseEinsum(dn.einsum.text, w); }));
       nodes.push_back(readNode(dn, einsums.back()));
     }
     order_ = topologicalOrder(nodes);
-    for (int i : order_) graph_.nodes.push_back(nodes[static_cast<std::size_t>(i)]);
+    graph_.nodes.reserve(nodes.size());
+    for (int i : order_) graph_.nodes.push_back(std::move(nodes[static_cast<std::size_t>(i)]));
+    std::vector<Node>().swap(nodes);
     resolveLabelSizes(einsums);
     checkCounts();
     readOutputs();
-    return graph_;
+    return std::move(graph_);
   }
 
  private:

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -28,9 +29,15 @@ struct Diagnostic {
 enum ExitCode : int {
   kExitOk = 0,
   kExitFailedCheck = 1,
+  kExitOutOfMemory = 1,  // an allocation refused (docs/hardening.md): nothing was written
   kExitBadInput = 2,
   kExitNoPlan = 3,
 };
+
+// Runs `body`, turning std::bad_alloc into "FILE: error: out of memory while PHASE"
+// (exit 1): an allocation failure names what the command was doing and with which file.
+template <class Body>
+auto whileDoing(const std::string& phase, const std::string& file, Body body) -> decltype(body());
 
 // Formats `FILE:LINE:COL: error: WHAT`, dropping the parts that are unknown; file name
 // and message bounded and valid UTF-8.
@@ -50,5 +57,16 @@ class InputError : public std::runtime_error {
   Diagnostic diag_;
   int exitCode_;
 };
+
+template <class Body>
+auto whileDoing(const std::string& phase, const std::string& file, Body body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    throw InputError({{file, 0, 0}, "out of memory while " + phase + " (an allocation was refused: the machine's memory "
+                                    "or an address-space limit); nothing was written"},
+                     kExitOutOfMemory);
+  }
+}
 
 }  // namespace eindecomp

@@ -218,13 +218,20 @@ bool hasDuplicateKey(const YAML::Node& map, YAML::Node* duplicate) {
 
 Graph loadGraphText(const std::string& text, const std::string& displayName, GraphFormat format) {
   const GraphFormat actual = format == GraphFormat::Auto ? sniffFormat(text) : format;
-  const YAML::Node root = loadStructuredText(text, displayName, actual, "graph file");
-  return buildGraph(readGraphDocument(root, displayName, text));
+  if (actual == GraphFormat::Json) checkJsonSyntax(text, displayName);
+  // The tree goes before the graph is built: a large file's two forms are never held at once.
+  const GraphDocument document = [&] {
+    const YamlTree tree(text, displayName, actual == GraphFormat::Json, "graph file");
+    return readGraphDocument(tree.root(), displayName, text);
+  }();
+  return buildGraph(document);
 }
 
 Graph loadGraphFile(const std::string& path, GraphFormat format) {
-  const std::string text = readInputFile(path, "graph file");
-  return loadGraphText(text, path, formatFor(path, text, format));
+  return whileDoing("loading the graph", path, [&] {
+    const std::string text = readInputFile(path, "graph file");
+    return loadGraphText(text, path, formatFor(path, text, format));
+  });
 }
 
 }  // namespace eindecomp

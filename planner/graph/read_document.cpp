@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
+#include <string_view>
 
 #include "planner/graph/identifiers.h"
 
@@ -55,13 +56,13 @@ class DocumentReader {
     std::size_t start = 0;
     for (;;) {
       std::size_t end = source.find('\n', start);
-      lines_.push_back(source.substr(start, end == std::string::npos ? std::string::npos : end - start));
+      lines_.push_back(std::string_view(source).substr(start, end == std::string::npos ? std::string::npos : end - start));
       if (end == std::string::npos) break;
       start = end + 1;
     }
   }
 
-  GraphDocument read(const YAML::Node& root) {
+  GraphDocument read(const YamlValue& root) {
     GraphDocument doc;
     doc.file = file_;
     doc.loc = {file_, 1, 1};
@@ -84,7 +85,9 @@ class DocumentReader {
     doc.nodesLoc = nodes.valueLoc;
     if (!nodes.value.IsSequence())
       throw InputError({nodes.valueLoc, "'nodes' must be a list of nodes, not " + typeName(nodes.value)});
-    for (const auto& n : nodes.value) doc.nodes.push_back(readNode(n, nodes.valueLoc));
+    const std::vector<YamlValue> items = nodes.value.items();
+    doc.nodes.reserve(items.size());
+    for (const auto& n : items) doc.nodes.push_back(readNode(n, nodes.valueLoc));
     if (const Field* f = fields.find("outputs")) {
       doc.outputsLoc = f->valueLoc;
       doc.outputs = readStringList(*f, "'outputs'");
@@ -95,7 +98,7 @@ class DocumentReader {
  private:
   struct Field {
     std::string name;
-    YAML::Node value;
+    YamlValue value;
     SourceLoc keyLoc;
     SourceLoc valueLoc;
   };
@@ -113,13 +116,13 @@ class DocumentReader {
     }
   };
 
-  SourceLoc locOf(const YAML::Node& n, const SourceLoc& fallback) const {
-    const YAML::Mark m = n.Mark();
+  SourceLoc locOf(const YamlValue& n, const SourceLoc& fallback) const {
+    const YamlValue::Position m = n.Mark();
     if (m.line < 0 || m.column < 0) return fallback;
     return {file_, m.line + 1, m.column + 1};
   }
 
-  static ScalarKind kindOf(const YAML::Node& n) {
+  static ScalarKind kindOf(const YamlValue& n) {
     if (n.IsNull()) return ScalarKind::Null;
     // Quoted scalars carry the non-specific tag "!", plain ones "?": "16" is a string.
     if (n.Tag() == "!" || n.Tag() == "tag:yaml.org,2002:str") return ScalarKind::String;
@@ -136,7 +139,7 @@ class DocumentReader {
   // shortened when it is too long to show whole.
   static std::string shortScalar(const std::string& s) { return s.size() <= kMaxExcerptBytes ? s : quoted(s); }
 
-  static std::string typeName(const YAML::Node& n) {
+  static std::string typeName(const YamlValue& n) {
     if (n.IsMap()) return "a mapping";
     if (n.IsSequence()) return "a list";
     switch (kindOf(n)) {
@@ -151,9 +154,9 @@ class DocumentReader {
 
   // Reads the fields of a mapping, rejecting unknown and repeated ones. A field with an
   // empty value is located at its key (yaml-cpp places empty values on the next line).
-  Fields readFields(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& owner) const {
+  Fields readFields(const YamlValue& map, const std::vector<std::string>& allowed, const std::string& owner) const {
     Fields fields;
-    for (const auto& entry : map) {
+    for (const auto& entry : map.entries()) {
       const SourceLoc keyLoc = locOf(entry.first, locOf(map, {file_, 0, 0}));
       if (!entry.first.IsScalar() || kindOf(entry.first) == ScalarKind::Null)
         throw InputError({keyLoc, "field names of the " + owner + " must be plain strings, not " + typeName(entry.first)});
@@ -175,17 +178,17 @@ class DocumentReader {
 
   DocText readString(const Field& f, const std::string& what) const { return readString(f.value, f.valueLoc, what); }
 
-  DocText readString(const YAML::Node& n, const SourceLoc& loc, const std::string& what) const {
+  DocText readString(const YamlValue& n, const SourceLoc& loc, const std::string& what) const {
     if (!n.IsScalar() || kindOf(n) != ScalarKind::String)
       throw InputError({loc, what + " must be a string, not " + typeName(n)});
     return textAt(n, loc);
   }
 
   // The text of a scalar with its location, exact when it appears verbatim in the file.
-  DocText textAt(const YAML::Node& n, const SourceLoc& loc) const {
+  DocText textAt(const YamlValue& n, const SourceLoc& loc) const {
     DocText t{n.Scalar(), loc, false};
     if (loc.line < 1 || loc.col < 1 || static_cast<std::size_t>(loc.line) > lines_.size()) return t;
-    const std::string& line = lines_[static_cast<std::size_t>(loc.line - 1)];
+    const std::string_view line = lines_[static_cast<std::size_t>(loc.line - 1)];
     std::size_t col = static_cast<std::size_t>(loc.col - 1);
     if (col < line.size() && (line[col] == '"' || line[col] == '\'') && n.Tag() == "!") ++col;
     if (line.compare(col, t.text.size(), t.text) == 0) {
@@ -195,7 +198,7 @@ class DocumentReader {
     return t;
   }
 
-  DocInteger readInteger(const YAML::Node& n, const SourceLoc& loc, const std::string& what) const {
+  DocInteger readInteger(const YamlValue& n, const SourceLoc& loc, const std::string& what) const {
     if (!n.IsScalar() || kindOf(n) != ScalarKind::Integer)
       throw InputError({loc, what + " must be an integer, not " + typeName(n)});
     const std::string& s = n.Scalar();
@@ -211,7 +214,7 @@ class DocumentReader {
     if (!f.value.IsSequence())
       throw InputError({f.valueLoc, what + " must be a list of names, not " + typeName(f.value)});
     std::vector<DocText> out;
-    for (const auto& item : f.value) out.push_back(readString(item, locOf(item, f.valueLoc), "an entry of " + what));
+    for (const auto& item : f.value.items()) out.push_back(readString(item, locOf(item, f.valueLoc), "an entry of " + what));
     return out;
   }
 
@@ -221,7 +224,7 @@ class DocumentReader {
       throw InputError({f.valueLoc, what + " must be a mapping from label to size, such as {k: 16}, not " +
                                         typeName(f.value)});
     std::vector<DocSize> sizes;
-    for (const auto& entry : f.value) {
+    for (const auto& entry : f.value.entries()) {
       const SourceLoc keyLoc = locOf(entry.first, f.valueLoc);
       DocText label = readString(entry.first, keyLoc, "a label in " + what);
       for (const auto& s : sizes)
@@ -234,11 +237,11 @@ class DocumentReader {
     return sizes;
   }
 
-  std::vector<DocInteger> readShape(const YAML::Node& n, const SourceLoc& loc, const std::string& tensor) const {
+  std::vector<DocInteger> readShape(const YamlValue& n, const SourceLoc& loc, const std::string& tensor) const {
     if (!n.IsSequence())
       throw InputError({loc, "the shape of tensor " + quoted(tensor) + " must be a list of integers, not " + typeName(n)});
     std::vector<DocInteger> shape;
-    for (const auto& e : n)
+    for (const auto& e : n.items())
       shape.push_back(readInteger(e, locOf(e, loc), "extent " + std::to_string(shape.size() + 1) + " of tensor " + quoted(tensor)));
     return shape;
   }
@@ -246,7 +249,7 @@ class DocumentReader {
   std::vector<DocInput> readInputs(const Field& f) const {
     std::vector<DocInput> inputs;
     if (f.value.IsMap()) {  // map form: {A: [1024, 128], ...}
-      for (const auto& entry : f.value) {
+      for (const auto& entry : f.value.entries()) {
         DocInput in;
         in.loc = locOf(entry.first, f.valueLoc);
         in.name = readString(entry.first, in.loc, "a tensor name in 'inputs'");
@@ -258,7 +261,7 @@ class DocumentReader {
     if (!f.value.IsSequence())
       throw InputError({f.valueLoc, "'inputs' must be a list of {name, shape} or a mapping from name to shape, not " +
                                         typeName(f.value)});
-    for (const auto& item : f.value) {  // list form: [{name: A, shape: [1024, 128]}, ...]
+    for (const auto& item : f.value.items()) {  // list form: [{name: A, shape: [1024, 128]}, ...]
       DocInput in;
       in.loc = locOf(item, f.valueLoc);
       const std::string owner = "input " + std::to_string(inputs.size() + 1);
@@ -273,7 +276,7 @@ class DocumentReader {
     return inputs;
   }
 
-  DocNode readNode(const YAML::Node& item, const SourceLoc& listLoc) const {
+  DocNode readNode(const YamlValue& item, const SourceLoc& listLoc) const {
     DocNode node;
     node.loc = locOf(item, listLoc);
     if (!item.IsMap())
@@ -300,12 +303,12 @@ class DocumentReader {
   }
 
   std::string file_;
-  std::vector<std::string> lines_;
+  std::vector<std::string_view> lines_;  // into the caller's source text
 };
 
 }  // namespace
 
-GraphDocument readGraphDocument(const YAML::Node& root, const std::string& file, const std::string& source) {
+GraphDocument readGraphDocument(const YamlValue& root, const std::string& file, const std::string& source) {
   return DocumentReader(file, source).read(root);
 }
 

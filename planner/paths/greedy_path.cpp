@@ -1,15 +1,147 @@
 #include "planner/paths/greedy_path.h"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <queue>
+#include <tuple>
 
 #include "planner/paths/label_bits.h"
 
 namespace eindecomp {
 
+namespace {
+
+// greedyPath's rule for many operands: candidate pairs are the pairs of live tensors that
+// share a label (found through each label's holders), kept in a min-heap by (FLOPs, result
+// size, left, right); a popped pair whose tensors are gone is dropped, one whose score
+// changed (a third holder of a label went away) is pushed again with its new score.
+ContractionPath largeGreedyPath(const ContractionProblem& p) {
+  const int n = static_cast<int>(p.operands.size());
+  const int labelCount = static_cast<int>(p.sizes.size());
+  const int words = wordsForLabels(p.sizes.size());
+  std::vector<std::vector<uint64_t>> labels;  // by SSA id
+  std::vector<bool> alive;
+  std::vector<std::vector<int>> holders(static_cast<std::size_t>(labelCount));  // live SSA ids per label (may hold dead ones)
+  std::vector<int> holderCount(static_cast<std::size_t>(labelCount), 0);
+  for (int i = 0; i < n; ++i) {
+    labels.emplace_back(static_cast<std::size_t>(words), 0);
+    setBits(labels.back().data(), p.operands[static_cast<std::size_t>(i)]);
+    alive.push_back(true);
+    for (int l : labelsOf(labels.back().data(), words)) {
+      holders[static_cast<std::size_t>(l)].push_back(i);
+      ++holderCount[static_cast<std::size_t>(l)];
+    }
+  }
+  std::vector<uint64_t> out(static_cast<std::size_t>(words), 0);
+  setBits(out.data(), p.output);
+  int liveCount = n;
+  std::vector<uint64_t> scratch(static_cast<std::size_t>(words));
+  auto resultOf = [&](int a, int b, std::vector<uint64_t>& dst) {
+    dst.assign(static_cast<std::size_t>(words), 0);
+    if (liveCount == 2) {
+      dst = out;
+      return;
+    }
+    for (int w = 0; w < words; ++w)
+      for (uint64_t bits = labels[static_cast<std::size_t>(a)][static_cast<std::size_t>(w)] | labels[static_cast<std::size_t>(b)][static_cast<std::size_t>(w)]; bits; bits &= bits - 1) {
+        const int l = w * 64 + __builtin_ctzll(bits);
+        const int elsewhere = holderCount[static_cast<std::size_t>(l)] - (hasBit(labels[static_cast<std::size_t>(a)].data(), l) ? 1 : 0) -
+                              (hasBit(labels[static_cast<std::size_t>(b)].data(), l) ? 1 : 0);
+        if (elsewhere > 0 || hasBit(out.data(), l)) dst[static_cast<std::size_t>(w)] |= uint64_t{1} << (l % 64);
+      }
+  };
+  struct Pair {
+    FlopCount flops, size;
+    int a, b;
+    bool operator>(const Pair& o) const { return std::tie(flops, size, a, b) > std::tie(o.flops, o.size, o.a, o.b); }
+  };
+  std::priority_queue<Pair, std::vector<Pair>, std::greater<Pair>> heap;
+  std::vector<uint64_t> result;
+  auto score = [&](int a, int b) {
+    resultOf(a, b, result);
+    return Pair{stepFlops(labels[static_cast<std::size_t>(a)].data(), labels[static_cast<std::size_t>(b)].data(), result.data(), words, p.sizes, scratch),
+                productOfSizes(result.data(), words, p.sizes), std::min(a, b), std::max(a, b)};
+  };
+  // Pairs of `t` with every live tensor sharing one of its labels (a label held by very
+  // many tensors adds no pairs: its holders meet through their other labels or at the end).
+  constexpr std::size_t kMaxHoldersPaired = 64;
+  auto pushNeighbours = [&](int t) {
+    std::vector<int> seen;
+    for (int l : labelsOf(labels[static_cast<std::size_t>(t)].data(), words)) {
+      if (static_cast<std::size_t>(holderCount[static_cast<std::size_t>(l)]) > kMaxHoldersPaired) continue;
+      for (int o : holders[static_cast<std::size_t>(l)])
+        if (o != t && alive[static_cast<std::size_t>(o)] && std::find(seen.begin(), seen.end(), o) == seen.end()) {
+          seen.push_back(o);
+          heap.push(score(t, o));
+        }
+    }
+  };
+  for (int i = 0; i < n; ++i) pushNeighbours(i);
+  ContractionPath path;
+  while (liveCount > 1) {
+    std::optional<Pair> best;
+    while (!heap.empty()) {
+      const Pair top = heap.top();
+      heap.pop();
+      if (!alive[static_cast<std::size_t>(top.a)] || !alive[static_cast<std::size_t>(top.b)]) continue;
+      const Pair now = score(top.a, top.b);
+      if (now.flops != top.flops || now.size != top.size) {
+        heap.push(now);
+        continue;
+      }
+      best = top;
+      break;
+    }
+    if (!best) {
+      // No pair shares a label: the two smallest live tensors (an outer product).
+      int a = -1, b = -1;
+      FlopCount sa = kFlopCountSaturated, sb = kFlopCountSaturated;
+      for (int t = 0; t < static_cast<int>(alive.size()); ++t) {
+        if (!alive[static_cast<std::size_t>(t)]) continue;
+        const FlopCount s = productOfSizes(labels[static_cast<std::size_t>(t)].data(), words, p.sizes);
+        if (s < sa) {
+          b = a, sb = sa, a = t, sa = s;
+        } else if (s < sb) {
+          b = t, sb = s;
+        }
+      }
+      best = score(a, b);
+    }
+    resultOf(best->a, best->b, result);
+    PathStep step;
+    step.left = best->a;
+    step.right = best->b;
+    step.result = labelsOf(result.data(), words);
+    step.flops = best->flops;
+    step.resultSize = best->size;
+    path.steps.push_back(step);
+    for (int t : {best->a, best->b}) {
+      alive[static_cast<std::size_t>(t)] = false;
+      for (int l : labelsOf(labels[static_cast<std::size_t>(t)].data(), words)) --holderCount[static_cast<std::size_t>(l)];
+    }
+    const int merged = static_cast<int>(labels.size());
+    labels.push_back(result);
+    alive.push_back(true);
+    for (int l : step.result) {
+      std::vector<int>& h = holders[static_cast<std::size_t>(l)];
+      h.erase(std::remove_if(h.begin(), h.end(), [&](int o) { return !alive[static_cast<std::size_t>(o)]; }), h.end());
+      h.push_back(merged);
+      ++holderCount[static_cast<std::size_t>(l)];
+    }
+    --liveCount;
+    pushNeighbours(merged);
+  }
+  finishPath(p, path);
+  return path;
+}
+
+}  // namespace
+
 ContractionPath greedyPath(const ContractionProblem& p) {
   validateProblem(p);
   const int n = static_cast<int>(p.operands.size());
+  if (n > kLargeGreedyOperands) return largeGreedyPath(p);
   const int labelCount = static_cast<int>(p.sizes.size());
   const int words = wordsForLabels(p.sizes.size());
   ContractionPath path;

@@ -9,13 +9,18 @@
 //     trials with different alpha and temperature sample the space around the greedy
 //     path.
 // Pairs sharing no label (outer products) are taken only when no other pair is left,
-// smallest tensors first.
+// smallest tensors first. Above kLargeGreedyOperands operands `greedyPath` keeps its rule
+// but finds each pair through a priority queue of the pairs that share a label (scores
+// refreshed when popped), so a chain or a tree of thousands of tensors takes n log n
+// steps instead of the all-pairs scan's n^3 (docs/contraction-paths.md).
 #pragma once
 
 #include "planner/paths/contraction_path.h"
 #include "planner/paths/path_random.h"
 
 namespace eindecomp {
+
+inline constexpr int kLargeGreedyOperands = 256;
 
 ContractionPath greedyPath(const ContractionProblem& p);
 

@@ -58,6 +58,18 @@ class Search {
 
     ContractionPath first = reconfigurePath(p_, greedyPath(p_), 8, 4, options_.objective);
     stats.first = costOf(first);
+    if (static_cast<int>(p_.operands.size()) > kLargeGreedyOperands) {
+      // Thousands of operands: every further trial would cost as much as this one, and the
+      // budget counts trials, not time; the queue-driven greedy with reconfiguration is
+      // near-linear on chains and trees, where it is hard to beat (docs/contraction-paths.md).
+      stats.trials = 1;
+      stats.bestStrategy = std::string(strategyName(Strategy::GreedyByFlops)) + " + reconfiguration (large network: no further trials)";
+      stats.finalWindow = 8;
+      stats.seconds = elapsed();
+      first.exact = false;
+      result.path = std::move(first);
+      return result;
+    }
     kept_.push_back({std::move(first), Strategy::GreedyByFlops, 0});
     int64_t trial = 1;
     for (; !budgetSpent(trial); ++trial) runTrial(trial);

@@ -11,7 +11,8 @@
 namespace eindecomp {
 
 LoadedGraph loadGraphForPlanning(const std::string& path, GraphFormat format, const PathOptions& paths) {
-  return loadGraphTextForPlanning(readInputFile(path, "graph file"), path, format, paths);
+  return whileDoing("loading the graph", path,
+                    [&] { return loadGraphTextForPlanning(readInputFile(path, "graph file"), path, format, paths); });
 }
 
 LoadedGraph loadGraphTextForPlanning(const std::string& bytes, const std::string& path, GraphFormat format, const PathOptions& paths) {
@@ -62,10 +63,10 @@ PlannedGraph planRequest(const PlanningRequest& request) {
   PlannedGraph planned;
   planned.loaded = loadGraphForPlanning(request.graphPath, request.inputFormat, request.paths);
   const ResolvedRequest resolved = resolveRequest(planned.loaded, request);
-  planned.plan = planGraph(resolved.algorithm, planned.loaded.graph, resolved.options);
+  planned.plan = whileDoing("planning", request.graphPath, [&] { return planGraph(resolved.algorithm, planned.loaded.graph, resolved.options); });
   Provenance provenance = request.provenance;
   provenance.graphSha256 = planned.loaded.sha256;
-  planned.cost = costPlan(planned.loaded.graph, planned.plan, resolved.options.machine);
+  planned.cost = whileDoing("pricing the plan", request.graphPath, [&] { return costPlan(planned.loaded.graph, planned.plan, resolved.options.machine); });
   planned.report = makeReport(planned.loaded.graph, planned.plan, planned.cost, provenance, resolved.options.objective);
   planned.model = objectiveModel(planned.loaded.graph, resolved.options);
   return planned;

@@ -14,9 +14,11 @@
 #define EINRT_HOST_DEVICE
 #endif
 
+#include "einrt/limits.h"
+
 namespace einrt::detail {
 
-constexpr int kMaxDims = 16;
+constexpr int kMaxDims = kMaxTensorRank;  // einrt/limits.h
 
 // How a copied element is written: overwrite, or combine with the value already there.
 enum class CombineOp : int { Assign, Sum, Max, Min, Prod };

@@ -11,7 +11,13 @@ message naming the limit. A signal (stack overflow, out of memory) or a timeout 
   - a node with 20 labels at p = 4096 and at p = 65536: the partition enumeration stays
     bounded, and so does the memory of the search (9.9 GB at p = 65536 before graph
     inputs stopped carrying per-rank reads);
-  - sizes whose products reach 2^63: refused, not wrapped.
+  - sizes whose products reach 2^63: refused, not wrapped;
+  - issue 28: a node over einrt's label limit (20 > 16) refused by eincodegen with its
+    place, 16 labels at p = 65536 emitted; a 3000-operand matrix chain checked within
+    10 s (the queue-driven greedy path); a 20 MB YAML graph (a 250,000-node chain) checked
+    within 10 s and 1 GiB of resident memory, and within a 400 MB address space refused
+    with "out of memory while loading the graph" (exit 1); -p 2147483647 refused naming
+    -p, and the largest p the planner takes, 2^20, planned, both within 10 s.
 
 Every command runs with its address space limited to 4 GiB (the 100,000-node chain needs
 1.2 GB), so a blow-up fails as an out-of-memory error instead of swapping. Under the
@@ -55,6 +61,25 @@ def wide_labels_graph(labels):
             "nodes": [{"name": "C", "einsum": f"{alphabet},{alphabet}->{alphabet[:-1]}", "inputs": ["A", "B"]}]}
 
 
+def operand_chain_graph(operands):
+    """One n-ary node multiplying `operands` 4 x 4 matrices in a chain (one einsum)."""
+    labels = [f"l{i}" for i in range(operands + 1)]
+    terms = ", ".join(f"{labels[i]} {labels[i + 1]}" for i in range(operands))
+    return {"name": "long_chain", "inputs": {f"M{i}": [4, 4] for i in range(operands)},
+            "nodes": [{"name": "Z", "einsum": f"{terms} -> {labels[0]} {labels[-1]}",
+                       "inputs": [f"M{i}" for i in range(operands)]}]}
+
+
+def yaml_chain_text(nodes):
+    """The YAML text of a chain of `nodes` elementwise nodes (about 73 bytes a node)."""
+    lines = ["name: deep_yaml", "inputs: {A: [4, 4]}", "nodes:"]
+    previous = "A"
+    for i in range(nodes):
+        lines.append(f'  - {{name: N{i}, einsum: "ij->ij", join: "relu(x)", inputs: [{previous}]}}')
+        previous = f"N{i}"
+    return "\n".join(lines) + "\n"
+
+
 def big_sizes_graph():
     """Sizes whose element count is exactly 2^62 (fits) feeding a product that does not."""
     return {"name": "big", "inputs": {"A": [2147483648, 2147483648], "B": [2147483648, 2]},
@@ -85,6 +110,12 @@ def main():
         chain = write("chain100k.json", chain_graph(100_000))
         wide = write("wide20.json", wide_labels_graph(20))
         big = write("big.json", big_sizes_graph())
+        wide16 = write("wide16.json", wide_labels_graph(16))
+        long_chain = write("chain3000.json", operand_chain_graph(3000))
+        deep_yaml = os.path.join(work, "deep250k.yaml")
+        with open(deep_yaml, "w") as f:
+            f.write(yaml_chain_text(250_000))
+        matrix_chain = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "matrix-chain.yaml")
         out = os.path.join(work, "out")
         stopped = "partition enumeration stopped at 50000 candidates"  # the bound, said in the report
         # (what, command, time bound s, accepted exit codes, fragment required in the output)
@@ -96,7 +127,16 @@ def main():
             ("20 labels, p=4096: plan", [einplan, "plan", wide, "-p", "4096"], 120, {0}, stopped),
             ("20 labels, p=4096: brute", [einplan, "plan", wide, "-p", "4096", "--algorithm", "brute"], 120, {0}, stopped),
             ("20 labels, p=65536: plan", [einplan, "plan", wide, "-p", "65536"], 120, {0}, ""),
-            ("20 labels, p=65536: eincodegen", [eincodegen, wide, "-p", "65536", "-o", out + ".wide"], 120, {0}, ""),
+            ("20 labels, p=65536: eincodegen refuses", [eincodegen, wide, "-p", "65536", "-o", out + ".wide"], 120, {2},
+             "label count 20 exceeds einrt's limit of 16"),
+            ("16 labels, p=65536: eincodegen", [eincodegen, wide16, "-p", "65536", "-o", out + ".wide16"], 120, {0}, ""),
+            ("3000-operand chain: check", [einplan, "check", long_chain], 10, {0}, ""),
+            ("20 MB YAML graph: check", ["/usr/bin/time", "-f", "maxrss_kb %M", einplan, "check", deep_yaml], 10, {0}, "maxrss_kb"),
+            ("20 MB YAML graph in 400 MB: out of memory", ["sh", "-c", 'ulimit -v 400000; exec "$0" check "$1"', einplan, deep_yaml],
+             10, {1}, "out of memory while loading the graph"),
+            ("p = 2147483647: refused", [einplan, "plan", matrix_chain, "-p", "2147483647"], 10, {2},
+             "-p/--devices: 2147483647 is above the planner's maximum of 1048576"),
+            ("p = 2^20: plan", [einplan, "plan", matrix_chain, "-p", "1048576"], 10, {0}, ""),
             ("sizes near 2^63: check", [einplan, "check", big], 30, {2}, "overflow"),
         ]
         for what, cmd, limit_s, accepted, fragment in rows:
@@ -110,6 +150,10 @@ def main():
                 verdict = f"exit {code}, expected one of {sorted(accepted)}"
             elif fragment not in output:
                 verdict = f"exit {code} without saying '{fragment}'"
+            if verdict == "ok" and fragment == "maxrss_kb":
+                rss_kb = int(output.rsplit("maxrss_kb", 1)[1].split()[0])
+                if rss_kb > 1024 * 1024:
+                    verdict = f"resident set {rss_kb} KiB, above 1 GiB"
             print(f"{'PASS' if verdict == 'ok' else 'FAIL'} {what}: exit {code}" + ("" if verdict == "ok" else f" -- {verdict}"))
             if verdict != "ok":
                 failures += 1

@@ -63,7 +63,8 @@ expect 0 "paper cost 512 elements" "$EINPLAN" cost "$M" --plan "$WORK/hand.json"
 expect 0 "paper cost 512 elements" "$EINPLAN" cost "$M" --plan - <"$WORK/hand.json"
 
 # counts are 64-bit: 2^32 + 4 is not 4
-expect 2 "4294967300 is more ranks than MPI can address" "$EINPLAN" plan "$M" -p 4294967300
+expect 2 "4294967300 is above the planner's maximum of 1048576 ranks" "$EINPLAN" plan "$M" -p 4294967300
+expect 2 "-p/--devices: 2147483647 is above the planner's maximum" "$EINPLAN" plan "$M" -p 2147483647
 expect 2 "is not a positive integer that fits 63 bits" "$EINPLAN" plan "$M" -p 99999999999999999999
 
 # option conflicts are errors

@@ -8,13 +8,15 @@
 // element: offsets advance by precomputed strides.
 #pragma once
 
+#include "einrt/limits.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace einrt::program {
 
-inline constexpr int kMaxLoops = 16;
+inline constexpr int kMaxLoops = kMaxNodeLabels;  // einrt/limits.h
 
 struct LoopNest {
   int depth = 0;                       // loops, outer first; the last is the inner loop
