@@ -36,7 +36,7 @@ void addPlanningOptions(CLI::App* cmd, PlanningArgs& args, const PlanningOptionS
     if (which.planRequired) plan->required();
   }
   cmd->add_option("--objective", args.objective, "what to minimize: traffic (default; bytes between ranks), paper (SPEC 3), time (needs --machine)");
-  cmd->add_option("--mem-limit", args.memLimit, "per-device peak bytes (suffixes K, M, G, KiB, MiB, GiB); partitions above it are not considered");
+  cmd->add_option("--mem-limit", args.memLimit, "every rank's whole-program peak, in bytes (suffixes B, K, M, G, T, P and KiB, MiB, GiB, TiB, PiB); exit 3 when no plan fits");
   cmd->add_option("--fix", args.fixes, "pin a node's partition: NODE=i:4,j:2 (repeatable, once per node)");
   cmd->add_option("--machine", args.machine, "machine file (einrt-calibrate writes one): estimated times");
   addPathOptions(cmd, args.paths);
@@ -58,10 +58,11 @@ PlanningRequest toRequest(const PlanningArgs& args, const std::string& toolName)
   if (!args.devices.empty()) r.devices = parseCount(args.devices, "-p/--devices");
   if (!args.algorithm.empty()) r.algorithm = args.algorithm;
   r.objective = parseObjective(args.objective);
-  if (!args.memLimit.empty()) {
-    r.memLimitBytes = parseByteCount(args.memLimit);
+  if (args.memLimit) {
+    r.memLimitBytes = parseByteCount(*args.memLimit);
     if (!r.memLimitBytes)
-      throw InputError({{}, "--mem-limit: " + quoted(args.memLimit) + " is not a positive byte count (e.g. 1048576, 64MiB, 2G)"});
+      throw InputError({{}, "--mem-limit: " + quoted(*args.memLimit) +
+                                " is not a positive byte count (e.g. 1048576, 64MiB, 2G; suffixes B, K, M, G, T, P, KiB, MiB, GiB, TiB, PiB)"});
   }
   for (const std::string& fix : args.fixes) r.fixes.push_back(parseFixOption(fix, {"--fix", 0, 0}));
   if (!args.machine.empty()) r.machinePath = args.machine;

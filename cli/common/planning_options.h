@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,7 @@ struct PlanningArgs {
   std::string devices;    // -p, as typed
   std::string algorithm;  // empty: not given
   std::string objective = "traffic";
-  std::string memLimit;
+  std::optional<std::string> memLimit;  // given, even empty (an error), or not
   std::vector<std::string> fixes;
   std::string machine;
   std::string plan;

@@ -109,7 +109,8 @@ std::optional<int64_t> parseByteCount(const std::string& text) {
   static const std::vector<std::pair<const char*, int64_t>> units{
       {"", 1},          {"B", 1},           {"K", 1000},         {"KB", 1000},        {"M", 1000000},
       {"MB", 1000000},  {"G", 1000000000},  {"GB", 1000000000},  {"T", 1000000000000}, {"TB", 1000000000000},
-      {"KiB", 1 << 10}, {"MiB", 1 << 20},   {"GiB", int64_t{1} << 30}, {"TiB", int64_t{1} << 40}};
+      {"P", 1000000000000000}, {"PB", 1000000000000000},
+      {"KiB", 1 << 10}, {"MiB", 1 << 20},   {"GiB", int64_t{1} << 30}, {"TiB", int64_t{1} << 40}, {"PiB", int64_t{1} << 50}};
   int64_t unit = 0;
   for (const auto& [name, factor] : units)
     if (suffix == name) unit = factor;

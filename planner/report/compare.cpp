@@ -65,10 +65,20 @@ TextTable comparisonTable(const Comparison& c, bool human) {
 }
 
 // The entries that failed, one line each, under the table.
+// Why a column has no plan, and — in words, not only in the reduced_calls column — which
+// plans leave devices idle: they move less by doing less, so "cheapest" skips them while
+// any plan uses every device.
 std::string failures(const Comparison& c, const std::string& prefix) {
   std::string out;
   for (const auto& e : c.entries)
     if (!e.report) out += prefix + e.algorithm + ": " + e.error + "\n";
+  for (const auto& e : c.entries)
+    if (e.report && reducedParallelismNodes(*e.report) > 0) {
+      const int n = reducedParallelismNodes(*e.report);
+      out += "note: " + e.algorithm + " runs fewer kernel calls than it could on " + std::to_string(n) + " node" +
+             (n == 1 ? "" : "s") + " (devices left idle): it moves less by doing less, so it is not marked cheapest " +
+             "while a plan that uses every device exists, whatever its traffic\n";
+    }
   return out;
 }
 

@@ -13,7 +13,7 @@ mode=all
 case ${1:-} in --build-only|--run-only) mode=${1#--}; shift ;; esac
 root=$1; build=$2; seconds=$3; shift 3
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_graph_yaml fuzz_graph_json fuzz_einsum fuzz_expr fuzz_plan_file)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_graph_yaml fuzz_graph_json fuzz_einsum fuzz_expr fuzz_plan_file fuzz_file_writer fuzz_emitted_text)
 
 clangxx=$(command -v clang++ || true)
 if [ -z "$clangxx" ]; then

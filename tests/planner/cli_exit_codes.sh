@@ -33,6 +33,8 @@ expect 2 "-p/--devices: '8x' is not a positive integer" "$EINPLAN" compare "$M" 
 expect 2 "unknown algorithm 'magic'" "$EINPLAN" plan "$M" -p 4 --algorithm magic
 expect 2 "unknown format" "$EINPLAN" plan "$M" -p 4 --format xml
 expect 2 "is not a positive byte count" "$EINPLAN" plan "$M" -p 4 --mem-limit lots
+expect 2 "--mem-limit: '' is not a positive byte count" "$EINPLAN" plan "$M" -p 4 --mem-limit ""
+expect 0 "objective traffic" "$EINPLAN" plan "$M" -p 4 --mem-limit 1PiB
 
 # nothing is written when a command fails
 "$EINPLAN" plan "$M" -p 0 -o "$WORK/never.json" 2>/dev/null

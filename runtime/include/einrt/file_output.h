@@ -206,9 +206,13 @@ inline void publishFiles(const FolderLock& lock, const std::vector<std::pair<std
                          const PublishOptions& options = {}) {
   namespace fs = std::filesystem;
   const fs::path folder(lock.folder());
-  for (const auto& [name, bytes] : files)
-    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& name = files[i].first;
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos || name.find('\0') != std::string::npos)
       throw FileError((folder / name).string(), "not a plain file name");
+    for (std::size_t j = 0; j < i; ++j)
+      if (files[j].first == name) throw FileError((folder / name).string(), "named twice in one set of files");
+  }
   std::string pattern = (folder / (std::string(kStagingPrefix) + "XXXXXX")).string();
   std::vector<char> buffer(pattern.begin(), pattern.end());
   buffer.push_back('\0');
