@@ -36,10 +36,10 @@ static std::vector<int64_t> labelStrides(const Labels& iteration, const Labels& 
                                          const std::vector<int64_t>& shape) {
   const std::vector<int64_t> strides = rowMajorStrides(shape);
   std::vector<int64_t> out(iteration.size(), 0);
-  for (std::size_t d = 0; d < iteration.size(); ++d) {
-    auto it = std::find(tensorLabels.begin(), tensorLabels.end(), iteration[d]);
-    if (it != tensorLabels.end()) out[d] = strides[static_cast<std::size_t>(it - tensorLabels.begin())];
-  }
+  // A label repeated within the tensor (a diagonal) moves along every dimension it names.
+  for (std::size_t d = 0; d < iteration.size(); ++d)
+    for (std::size_t t = 0; t < tensorLabels.size(); ++t)
+      if (tensorLabels[t] == iteration[d]) out[d] += strides[t];
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "planner/graph/einsum_lowering.h"
 #include "planner/graph/einsum_parser.h"
 #include "planner/graph/expr_parser.h"
 #include "planner/graph/graph_document.h"
@@ -228,12 +229,19 @@ class GraphBuilder {
     for (std::size_t pos = 0; pos < order_.size(); ++pos) {
       const std::size_t docIndex = static_cast<std::size_t>(order_[pos]);
       const DocNode& dn = doc_.nodes[docIndex];
-      const EinsumSpec& spec = einsums[docIndex];
       const std::string owner = "node " + quoted(dn.name.text);
+      // NumPy's ellipsis and size-1 broadcasting become plain labels now that the operand
+      // shapes are known (einsum_lowering.h); the node keeps the lowered labels.
+      EinsumSpec spec = einsums[docIndex];
+      std::vector<std::vector<int64_t>> shapes;
+      for (std::size_t k = 0; k < spec.operands.size(); ++k) shapes.push_back(index.tensorShape(dn.inputs[k].text));
+      lowerEinsum(spec, shapes, dn.einsum, owner);
+      graph_.nodes[pos].operandLabels = spec.operands;
+      graph_.nodes[pos].outputLabels = spec.output;
       std::map<Label, LabelOrigin> origins;
       for (std::size_t k = 0; k < spec.operands.size(); ++k) {
         const std::string& tensor = dn.inputs[k].text;
-        const std::vector<int64_t> shape = index.tensorShape(tensor);
+        const std::vector<int64_t>& shape = shapes[k];
         const Labels& labels = spec.operands[k];
         if (labels.size() != shape.size())
           throw InputError({dn.inputs[k].loc, owner + ": operand " + std::to_string(k + 1) + " has " +

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include "planner/graph/identifiers.h"
 
@@ -34,26 +35,38 @@ bool hasInnerSpace(const std::string& text, Segment s) {
   return false;
 }
 
-// Splits one operand (or the output) into labels with their offsets.
+// Splits one operand (or the output) into labels with their offsets; "..." becomes the
+// ellipsis position (`ellipsis`, -1 when absent).
 void splitLabels(const std::string& text, Segment s, bool multi, const std::string& what, const SourceLoc& where,
-                 Labels& labels, std::vector<std::size_t>& offsets) {
+                 bool isOutput, Labels& labels, std::vector<std::size_t>& offsets, int& ellipsis, std::size_t& ellipsisOffset) {
+  ellipsis = -1;
   std::size_t i = s.begin;
   while (i < s.end) {
     if (isSpace(text[i])) {
       ++i;
       continue;
     }
+    if (text.compare(i, 3, "...") == 0 && i + 3 <= s.end) {
+      if (ellipsis >= 0)
+        throw InputError({offsetLoc(where, i), "einsum " + quoted(text) + ": " + what + " has two ellipses '...' (NumPy "
+                                                   "allows one per operand and one in the output)"});
+      ellipsis = static_cast<int>(labels.size());
+      ellipsisOffset = i;
+      i += 3;
+      continue;
+    }
     std::size_t j = i + 1;
     if (multi)
-      while (j < s.end && !isSpace(text[j])) ++j;
+      while (j < s.end && !isSpace(text[j]) && text.compare(j, 3, "...") != 0) ++j;
     const std::string label = text.substr(i, j - i);
+    if (label == ".")
+      throw InputError({offsetLoc(where, i), "einsum " + quoted(text) + ": a lone '.' in " + what +
+                                                 "; NumPy's ellipsis is three dots, '...'"});
     requireIdentifier(label, "label", offsetLoc(where, i));
-    const auto seen = std::find(labels.begin(), labels.end(), label);
-    if (seen != labels.end())
+    if (isOutput && std::find(labels.begin(), labels.end(), label) != labels.end())
       throw InputError({offsetLoc(where, i), "einsum " + quoted(text) + ": label " + quoted(label) +
-                                                 " appears twice in " + what +
-                                                 " (repeated labels within one tensor, such as traces or "
-                                                 "diagonals, are not supported)"});
+                                                 " appears twice in the output (NumPy refuses this too: an output "
+                                                 "label names one dimension)"});
     labels.push_back(label);
     offsets.push_back(i);
     i = j;
@@ -87,11 +100,10 @@ std::string multiCharacterLabelNote(const EinsumSpec& spec) {
 }
 
 EinsumSpec parseEinsum(const std::string& text, const SourceLoc& where) {
-  const std::size_t arrow = text.find("->");
-  if (arrow == std::string::npos)
-    throw InputError({where, "einsum " + quoted(text) + " has no '->': write the output labels explicitly, "
-                                                        "as in \"ij,jk->ik\""});
-  if (text.find("->", arrow + 2) != std::string::npos)
+  const std::size_t found = text.find("->");
+  const bool implicit = found == std::string::npos;
+  const std::size_t arrow = implicit ? text.size() : found;
+  if (!implicit && text.find("->", arrow + 2) != std::string::npos)
     throw InputError({offsetLoc(where, text.find("->", arrow + 2)), "einsum " + quoted(text) + " has two '->'"});
 
   std::vector<Segment> operandSegments;
@@ -102,21 +114,49 @@ EinsumSpec parseEinsum(const std::string& text, const SourceLoc& where) {
       start = i + 1;
     }
   }
-  const Segment outputSegment = trim(text, {arrow + 2, text.size()});
-  if (operandSegments.size() == 1 && operandSegments[0].begin == operandSegments[0].end)
-    throw InputError({where, "einsum " + quoted(text) + " has no operands before '->'"});
+  const Segment outputSegment = implicit ? Segment{text.size(), text.size()} : trim(text, {arrow + 2, text.size()});
+  if (implicit && operandSegments.size() == 1 && operandSegments[0].begin == operandSegments[0].end)
+    throw InputError({where, "einsum " + quoted(text) + " is empty: write at least one operand, as in \"ij,jk->ik\""});
 
   EinsumSpec spec;
+  spec.implicitOutput = implicit;
   spec.multiCharacterLabels = hasInnerSpace(text, outputSegment) ||
                               std::any_of(operandSegments.begin(), operandSegments.end(),
                                           [&](Segment s) { return hasInnerSpace(text, s); });
   for (std::size_t k = 0; k < operandSegments.size(); ++k) {
     spec.operands.emplace_back();
     spec.operandOffsets.emplace_back();
-    splitLabels(text, operandSegments[k], spec.multiCharacterLabels, "operand " + std::to_string(k + 1), where,
-                spec.operands.back(), spec.operandOffsets.back());
+    int ellipsis = -1;
+    std::size_t ellipsisOffset = 0;
+    splitLabels(text, operandSegments[k], spec.multiCharacterLabels, "operand " + std::to_string(k + 1), where, false,
+                spec.operands.back(), spec.operandOffsets.back(), ellipsis, ellipsisOffset);
+    spec.operandEllipsis.push_back(ellipsis);
+    spec.operandEllipsisOffsets.push_back(ellipsisOffset);
   }
-  splitLabels(text, outputSegment, spec.multiCharacterLabels, "the output", where, spec.output, spec.outputOffsets);
+  const bool anyEllipsis = std::any_of(spec.operandEllipsis.begin(), spec.operandEllipsis.end(), [](int e) { return e >= 0; });
+  if (!implicit) {
+    std::size_t outputEllipsisOffset = 0;
+    splitLabels(text, outputSegment, spec.multiCharacterLabels, "the output", where, true, spec.output, spec.outputOffsets,
+                spec.outputEllipsis, outputEllipsisOffset);
+    if (spec.outputEllipsis >= 0 && !anyEllipsis)
+      throw InputError({offsetLoc(where, outputEllipsisOffset), "einsum " + quoted(text) + ": the output has '...' but "
+                                                                     "no operand has (NumPy refuses this too)"});
+    return spec;
+  }
+  // NumPy's implicit output: the labels that appear exactly once, in ASCII order, after
+  // the ellipsis's dimensions when an operand has one.
+  std::map<Label, std::pair<int, std::size_t>> uses;  // label -> (count, first offset)
+  for (std::size_t k = 0; k < spec.operands.size(); ++k)
+    for (std::size_t d = 0; d < spec.operands[k].size(); ++d) {
+      auto [it, added] = uses.emplace(spec.operands[k][d], std::make_pair(0, spec.operandOffsets[k][d]));
+      ++it->second.first;
+    }
+  for (const auto& [label, use] : uses)
+    if (use.first == 1) {
+      spec.output.push_back(label);
+      spec.outputOffsets.push_back(use.second);
+    }
+  if (anyEllipsis) spec.outputEllipsis = 0;
   return spec;
 }
 

@@ -1,9 +1,13 @@
-// Parsing the `einsum` field of a node (SPEC 1): "ij,jk->ik" (one label per character)
-// or "s a, a h d -> s h d" (whitespace-separated labels of any length). The einsum is in
-// the multi-character form as soon as one operand or the output has whitespace between
-// two labels; otherwise every character is a label. The output after "->" is always
-// explicit (it may be empty: a scalar). Each label keeps its offset in the text so that
-// later checks (sizes, broadcasts) can point at the exact column.
+// Parsing the `einsum` field of a node (SPEC 1), NumPy's grammar in full: "ij,jk->ik" (one
+// label per character) or "s a, a h d -> s h d" (whitespace-separated labels of any
+// length). The einsum is in the multi-character form as soon as one operand or the output
+// has whitespace between two labels; otherwise every character is a label. NumPy's forms:
+// "..." (an ellipsis: the broadcast dimensions, at most once per operand and in the
+// output), a label repeated within an operand (a diagonal, a trace), no "->" (the implicit
+// output: the labels that appear once, in ASCII order, after the ellipsis's dimensions when
+// any operand has one), an empty operand (a scalar). The ellipsis and size-1 broadcasting
+// are lowered onto plain labels once the operands' shapes are known (einsum_lowering.h).
+// Each label keeps its offset in the text so that later checks can point at its column.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +25,10 @@ struct EinsumSpec {
   std::vector<std::vector<std::size_t>> operandOffsets;  // offset of each operand label in the text
   std::vector<std::size_t> outputOffsets;
   bool multiCharacterLabels = false;
+  std::vector<int> operandEllipsis;  // per operand: the label position where "..." stands, -1: none
+  std::vector<std::size_t> operandEllipsisOffsets;
+  int outputEllipsis = -1;           // in the output (also for an implicit output of operands with one)
+  bool implicitOutput = false;       // no "->": NumPy's rule chose the output
 };
 
 // When one space switched `spec` to whitespace-separated labels and some label is
@@ -28,8 +36,8 @@ struct EinsumSpec {
 // diagnostics that says so and shows the spelling with spaces (" (note: ...)"); "" otherwise.
 std::string multiCharacterLabelNote(const EinsumSpec& spec);
 
-// Parses and checks the einsum text: labels are identifiers, no label repeats within an
-// operand or within the output, and there is at least one operand. `where` is the place
+// Parses and checks the einsum text: labels are identifiers, no label repeats within the
+// output, "..." at most once per operand and in the output. `where` is the place
 // of the text's first character (line/col 0 when unknown); diagnostics point at the
 // offending label's column when it is known.
 EinsumSpec parseEinsum(const std::string& text, const SourceLoc& where = {});

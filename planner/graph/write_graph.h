@@ -17,9 +17,10 @@
 
 namespace eindecomp {
 
-// "ij,jk->ik" when every label is one character, else "s a, a h d -> s h d".
-// Throws std::invalid_argument when multi-character labels cannot be written so that the
-// loader reads them back (no operand and no output has two labels to show the spacing).
+// "ij,jk->ik" when every label is one character, else "s a, a h d -> s h d". Where no
+// operand and no output has two labels to show the spacing ("tok, tok -> tok", a step of
+// a split n-ary node), the text is for reading only: the loader would take its labels as
+// characters.
 std::string formatEinsum(const std::vector<Labels>& operands, const Labels& output);
 
 // The node's einsum regenerated from its labels (not the text it was loaded from).

@@ -102,6 +102,11 @@ std::string describeLabelClasses(const LabelClasses& classes) {
 }
 
 std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector<int64_t>& blockExtent) {
+  // A label repeated within an operand (a diagonal) reads no GEMM layout: the node runs
+  // as an elementwise or reduction kernel over its strided diagonal.
+  for (const Labels& op : n.operandLabels)
+    for (std::size_t a = 0; a < op.size(); ++a)
+      if (std::find(op.begin() + static_cast<std::ptrdiff_t>(a) + 1, op.end(), op[a]) != op.end()) return std::nullopt;
   const std::optional<double> alpha = productScale(n.join);
   if (n.operandLabels.size() != 2 || n.agg != AggOp::Sum || !alpha) return std::nullopt;
   const Labels& x = n.operandLabels[0];

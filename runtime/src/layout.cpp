@@ -80,7 +80,7 @@ std::vector<std::size_t> Layout::blocksHeldBy(int rank) const {
   return held;
 }
 
-void validate(const Layout& layout, int nranks, const std::string& tensor) {
+void validate(const Layout& layout, int nranks, const std::string& tensor, bool everyBlockHeld) {
   if (layout.shape.size() > static_cast<std::size_t>(detail::kMaxDims))
     throw LayoutError(tensor, "rank " + std::to_string(layout.shape.size()) + " exceeds einrt's limit of " +
                                   std::to_string(detail::kMaxDims) + " dimensions");
@@ -103,7 +103,7 @@ void validate(const Layout& layout, int nranks, const std::string& tensor) {
         throw LayoutError(tensor, name + " is empty in dimension " + std::to_string(d));
     if (!contains(bound, block.box))
       throw LayoutError(tensor, name + " lies outside the bound " + toString(bound));
-    if (block.ranks.empty()) throw LayoutError(tensor, name + " has no holder");
+    if (block.ranks.empty() && everyBlockHeld) throw LayoutError(tensor, name + " has no holder");
     std::set<int> seen;
     for (int r : block.ranks) {
       if (r < 0 || r >= nranks)
@@ -133,7 +133,7 @@ void validatePair(const Layout& src, const Layout& dst, int nranks, const std::s
     throw LayoutError(tensor, "source shape " + shape(src.shape) + " differs from destination shape " + shape(dst.shape));
   }
   validate(src, nranks, tensor);
-  validate(dst, nranks, tensor);
+  validate(dst, nranks, tensor, false);
   if (dst.holding == Holding::Partial)
     for (const Block& block : dst.blocks)
       if (block.ranks.size() > 1)

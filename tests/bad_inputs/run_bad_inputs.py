@@ -45,7 +45,7 @@ GENERATED = {
     "dir.yaml": os.mkdir,
     "sparse_300MB.yaml": sparse(300 << 20),
     "huge_einsum.yaml": write_text(
-        "inputs: {A: [2, 2]}\nnodes:\n  - {name: B, einsum: \"" + "i" * TEN_MB + "\\xff->i\", inputs: [A]}\n"),
+        "inputs: {A: [2, 2]}\nnodes:\n  - {name: B, einsum: \"" + "i" * TEN_MB + "->ii\", inputs: [A]}\n"),
     "huge_join.yaml": write_text(
         "inputs: {A: [2]}\nnodes:\n  - {name: B, einsum: \"i->i\", inputs: [A], join: \"x + " + "(" * TEN_MB + "\"}\n"),
     "huge_json_string.json": write_text('{"inputs": {"' + "a" * TEN_MB + '\u001b[2J": [2]}, "nodes": []}'),

@@ -78,7 +78,7 @@ inline const std::vector<BadGraphCase>& badGraphCases() {
        "inputs: {A: [4, 4]}\n"
        "nodes:\n"
        "  - {name: B, einsum: \"i.->i\", inputs: [A]}\n",
-       3, 25, {"bad label '.'"}},
+       3, 25, {"a lone '.'", "NumPy's ellipsis is three dots"}},
       {"bad_label_multichar.yaml",
        "inputs: {A: [4, 4]}\n"
        "nodes:\n"
@@ -127,11 +127,11 @@ inline const std::vector<BadGraphCase>& badGraphCases() {
        "    einsum: \"ij,jk->ik\"\n"
        "    inputs: [A]\n",
        5, 13, {"node 'C'", "2 operands", "lists 1 tensor"}},
-      {"repeated_label_operand.yaml",
-       "inputs: {A: [4, 4]}\n"
+      {"diagonal_of_a_non_square.yaml",
+       "inputs: {A: [4, 3]}\n"
        "nodes:\n"
        "  - {name: B, einsum: \"ii->i\", inputs: [A]}\n",
-       3, 25, {"label 'i' appears twice in operand 1"}},
+       3, 25, {"label 'i' has size 3", "size 4"}},
       {"repeated_label_output.yaml",
        "inputs: {A: [4, 4]}\n"
        "nodes:\n"
@@ -380,11 +380,11 @@ inline const std::vector<BadGraphCase>& badGraphCases() {
        "nodes:\n"
        "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
        1, 8, {"unknown dtype 'f16'", "f32 or f64"}},
-      {"missing_arrow.yaml",
+      {"output_ellipsis_alone.yaml",
        "inputs: {A: [4, 4]}\n"
        "nodes:\n"
-       "  - {name: B, einsum: \"ij\", inputs: [A]}\n",
-       3, 24, {"no '->'"}},
+       "  - {name: B, einsum: \"ij->...\", inputs: [A]}\n",
+       3, 28, {"the output has '...' but no operand has"}},
       {"nodes_not_list.yaml",
        "inputs: {A: [4, 4]}\n"
        "nodes: {name: B, einsum: \"ij->i\", inputs: [A]}\n",

@@ -27,6 +27,14 @@ TEST_CASE("einsums split into operand and output labels") {
       {"seq model, model ff -> seq ff", {{"seq", "model"}, {"model", "ff"}}, {"seq", "ff"}, true},
       {"b_1 x2 -> b_1", {{"b_1", "x2"}}, {"b_1"}, true},
       {"h s t -> h s t", {{"h", "s", "t"}}, {"h", "s", "t"}, true},
+      // NumPy's forms: the implicit output (labels used once, ASCII order), repeated labels, scalars.
+      {"ij,jk", {{"i", "j"}, {"j", "k"}}, {"i", "k"}, false},
+      {"ba", {{"b", "a"}}, {"a", "b"}, false},
+      {"ii->i", {{"i", "i"}}, {"i"}, false},
+      {"ii", {{"i", "i"}}, {}, false},
+      {"ij,kk->ik", {{"i", "j"}, {"k", "k"}}, {"i", "k"}, false},
+      {"->", {{}}, {}, false},
+      {",ab->ab", {{}, {"a", "b"}}, {"a", "b"}, false},
   };
   for (const auto& c : cases) {
     CAPTURE(std::string(c.text));
@@ -47,13 +55,12 @@ TEST_CASE("malformed einsums point at the offending label") {
     const char* words;
   };
   const std::vector<Case> cases = {
-      {"ij,jk", 0, "no '->'"},
+      {"", 0, "is empty"},
       {"ij->i->j", 6, "two '->'"},
-      {"->i", 0, "no operands"},
-      {"ii->i", 2, "appears twice in operand 1"},
-      {"ij,kk->ik", 5, "appears twice in operand 2"},
+      {"i...j...->", 6, "two ellipses"},
+      {"ij->...", 5, "the output has '...' but no operand has"},
       {"ij->ii", 6, "appears twice in the output"},
-      {"i.j->i", 2, "bad label '.'"},
+      {"i.j->i", 2, "a lone '.'"},
       {"i1->i", 2, "bad label '1'"},
       {"i;j->i", 2, "bad label ';'"},
       {"s a!, a -> s", 3, "bad label 'a!'"},

@@ -60,9 +60,11 @@ Box gridBox(const std::vector<int64_t>& shape, const std::vector<int64_t>& parts
 
 // Throws LayoutError naming `tensor` unless: every extent is >= 0, every block box has the
 // tensor's rank and lies in the bound, the blocks tile the bound exactly (no gaps, no
-// overlaps), every block has at least one holder, holders are in [0, nranks) and no
-// block lists a holder twice.
-void validate(const Layout& layout, int nranks, const std::string& tensor);
+// overlaps), every block has at least one holder (unless `everyBlockHeld` is false: a
+// destination block nobody holds is delivered nowhere — the off-diagonal blocks of an
+// operand read along a diagonal), holders are in [0, nranks) and no block lists a holder
+// twice.
+void validate(const Layout& layout, int nranks, const std::string& tensor, bool everyBlockHeld = true);
 
 // validate() for both sides plus: the same shape on both sides, and a destination that
 // holds complete values (Holding::Replicas; partial results must be combined on the way).

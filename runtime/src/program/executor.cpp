@@ -95,11 +95,12 @@ bool onRootOk(int rank, const char* what, Body body) {
   return !failed;
 }
 
+// NaNs in an input (infinities are values: a min-plus graph's "no edge").
 template <class T>
-std::string nonFiniteSummary(const std::vector<T>& values) {
+std::string nanSummary(const std::vector<T>& values) {
   std::size_t count = 0;
-  for (const T v : values) count += !std::isfinite(v);
-  return count ? std::to_string(count) + " NaN/Inf value" + (count == 1 ? "" : "s") : "";
+  for (const T v : values) count += std::isnan(v);
+  return count ? std::to_string(count) + " NaN value" + (count == 1 ? "" : "s") : "";
 }
 
 template <class T>
@@ -127,9 +128,9 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
             rootInputs[static_cast<int>(t)] =
                 readNpy<T>((std::filesystem::path(opt.inputs) / (spec.tensors[t].name + ".npy")).string(), spec.tensors[t].shape);
         for (const auto& [t, values] : rootInputs) {
-          const std::string bad = nonFiniteSummary(values);
+          const std::string bad = nanSummary(values);
           if (!bad.empty())
-            std::fprintf(stderr, "warning: --inputs: %s.npy holds %s; it will reach the outputs and fail --check\n",
+            std::fprintf(stderr, "warning: --inputs: %s.npy holds %s; where it reaches an output, --check compares NaN with NaN\n",
                          spec.tensors[static_cast<std::size_t>(t)].name.c_str(), bad.c_str());
         }
       }))
