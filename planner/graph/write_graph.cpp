@@ -38,19 +38,25 @@ std::string nonDefaultJoin(const Node& n) {
 
 }  // namespace
 
-std::string formatEinsum(const std::vector<Labels>& operands, const Labels& output) {
+std::string readableEinsum(const std::vector<Labels>& operands, const Labels& output) {
   if (allSingleCharacter(operands, output)) {
     std::string s;
     for (std::size_t i = 0; i < operands.size(); ++i) s += (i ? "," : "") + joinLabels(operands[i], "");
     return s + "->" + joinLabels(output, "");
   }
-  // The loader reads whitespace-separated labels only when some tensor shows the spacing;
-  // where none has two labels (a step "tok, tok -> tok" of a split n-ary node) the text is
-  // still the readable one, for reports: the node's labels, not this text, are what runs.
   std::string s;
   for (std::size_t i = 0; i < operands.size(); ++i) s += (i ? ", " : "") + joinLabels(operands[i], " ");
   const std::string out = joinLabels(output, " ");
   return s + " ->" + (out.empty() ? "" : " " + out);
+}
+
+std::string formatEinsum(const std::vector<Labels>& operands, const Labels& output) {
+  // The loader reads whitespace-separated labels only when some tensor shows the spacing.
+  bool spacing = allSingleCharacter(operands, output) || output.size() >= 2;
+  for (const auto& op : operands) spacing = spacing || op.size() >= 2;
+  if (!spacing)
+    throw std::invalid_argument("cannot write an einsum with multi-character labels in which no tensor has two labels");
+  return readableEinsum(operands, output);
 }
 
 std::string formatEinsum(const Node& n) { return formatEinsum(n.operandLabels, n.outputLabels); }

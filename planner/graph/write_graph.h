@@ -17,11 +17,15 @@
 
 namespace eindecomp {
 
-// "ij,jk->ik" when every label is one character, else "s a, a h d -> s h d". Where no
-// operand and no output has two labels to show the spacing ("tok, tok -> tok", a step of
-// a split n-ary node), the text is for reading only: the loader would take its labels as
-// characters.
+// "ij,jk->ik" when every label is one character, else "s a, a h d -> s h d".
+// Throws std::invalid_argument when multi-character labels cannot be written so that the
+// loader reads them back (no operand and no output has two labels to show the spacing).
 std::string formatEinsum(const std::vector<Labels>& operands, const Labels& output);
+
+// The same text for reports, never throwing: where no tensor shows the spacing ("tok, tok
+// -> tok", a step of a split n-ary node) it is for reading only, since the node's labels,
+// not its text, are what runs.
+std::string readableEinsum(const std::vector<Labels>& operands, const Labels& output);
 
 // The node's einsum regenerated from its labels (not the text it was loaded from).
 std::string formatEinsum(const Node& n);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "planner/graph/write_graph.h"
 #include "planner/paths/gemm_mapping.h"
 #include "planner/graph/graph_index.h"
 
@@ -65,18 +66,6 @@ std::vector<Labels> friendlyOrders(const Node& n, int operand) {
 
 bool binaryContraction(const Node& n) { return n.operandLabels.size() == 2 && isContraction(n); }
 
-// The einsum text of a node in the whitespace-separated form, for reports.
-std::string einsumText(const Node& n) {
-  std::string s;
-  for (std::size_t k = 0; k < n.operandLabels.size(); ++k) {
-    if (k) s += ", ";
-    for (std::size_t d = 0; d < n.operandLabels[k].size(); ++d) s += (d ? " " : "") + n.operandLabels[k][d];
-  }
-  s += " ->";
-  for (const auto& l : n.outputLabels) s += " " + l;
-  return s;
-}
-
 }  // namespace
 
 Graph chooseInternalLayouts(const Graph& g) {
@@ -124,8 +113,8 @@ Graph chooseInternalLayouts(const Graph& g) {
       producer.outputLabels[d] = current[bestPerm[d]];
       consumer.operandLabels[operand][d] = consumerView[bestPerm[d]];
     }
-    producer.einsum = einsumText(producer);
-    consumer.einsum = einsumText(consumer);
+    producer.einsum = readableEinsum(producer.operandLabels, producer.outputLabels);
+    consumer.einsum = readableEinsum(consumer.operandLabels, consumer.outputLabels);
   }
   return out;
 }

@@ -67,7 +67,7 @@ SplitNode splitNode(const Node& n, const PathOptions& opts) {
   SplitNode split;
   ContractionPathInfo& info = split.info;
   info.node = n.name;
-  info.einsum = n.einsum.empty() ? formatEinsum(n) : n.einsum;
+  info.einsum = n.einsum.empty() ? readableEinsum(n.operandLabels, n.outputLabels) : n.einsum;
   info.operandCount = static_cast<int>(n.inputs.size());
   info.naiveFlops = naiveFlops(problem);
   info.optimizedFlops = path.totalFlops;
@@ -92,7 +92,7 @@ SplitNode splitNode(const Node& n, const PathOptions& opts) {
     step.inputs = {names[s.left], names[s.right]};
     step.operandLabels = {left, right};
     step.outputLabels = last ? n.outputLabels : orderResult(left, right, keep);
-    step.einsum = formatEinsum(step);
+    step.einsum = readableEinsum(step.operandLabels, step.outputLabels);
     step.joinName = "mul";
     step.join = Expr::binary(Expr::Kind::Mul, Expr::x(), Expr::y());
     step.agg = AggOp::Sum;
