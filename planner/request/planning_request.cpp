@@ -59,16 +59,26 @@ ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest&
   return resolved;
 }
 
+namespace {
+
+// Resolve, plan, price and report a request against a loaded graph: the steps plan and
+// compare share.
+void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, PlannedGraph& planned) {
+  const ResolvedRequest resolved = resolveRequest(loaded, request);
+  planned.plan = whileDoing("planning", request.graphPath, [&] { return planGraph(resolved.algorithm, loaded.graph, resolved.options); });
+  Provenance provenance = request.provenance;
+  provenance.graphSha256 = loaded.sha256;
+  planned.cost = whileDoing("pricing the plan", request.graphPath, [&] { return costPlan(loaded.graph, planned.plan, resolved.options.machine); });
+  planned.report = makeReport(loaded.graph, planned.plan, planned.cost, provenance, resolved.options.objective);
+  planned.model = objectiveModel(loaded.graph, resolved.options);
+}
+
+}  // namespace
+
 PlannedGraph planRequest(const PlanningRequest& request) {
   PlannedGraph planned;
   planned.loaded = loadGraphForPlanning(request.graphPath, request.inputFormat, request.paths);
-  const ResolvedRequest resolved = resolveRequest(planned.loaded, request);
-  planned.plan = whileDoing("planning", request.graphPath, [&] { return planGraph(resolved.algorithm, planned.loaded.graph, resolved.options); });
-  Provenance provenance = request.provenance;
-  provenance.graphSha256 = planned.loaded.sha256;
-  planned.cost = whileDoing("pricing the plan", request.graphPath, [&] { return costPlan(planned.loaded.graph, planned.plan, resolved.options.machine); });
-  planned.report = makeReport(planned.loaded.graph, planned.plan, planned.cost, provenance, resolved.options.objective);
-  planned.model = objectiveModel(planned.loaded.graph, resolved.options);
+  planLoaded(planned.loaded, request, planned);
   return planned;
 }
 
@@ -76,17 +86,14 @@ std::vector<ComparisonEntry> compareRequest(const PlanningRequest& request, cons
                                             const std::vector<std::string>& planFiles, std::string& sha256) {
   const LoadedGraph loaded = loadGraphForPlanning(request.graphPath, request.inputFormat, request.paths);
   sha256 = loaded.sha256;
-  Provenance provenance = request.provenance;
-  provenance.graphSha256 = loaded.sha256;
   std::vector<ComparisonEntry> entries;
-  auto add = [&](const std::string& name, const PlanningRequest& r, bool mayLackPlan) {
+  auto add = [&](const std::string& name, PlanningRequest r, bool mayLackPlan) {
     ComparisonEntry entry{name, std::nullopt, ""};
     try {
-      const ResolvedRequest resolved = resolveRequest(loaded, r);
-      Plan plan = planGraph(resolved.algorithm, loaded.graph, resolved.options);
-      if (r.planPath) plan.algorithm = name;
-      entry.report = makeReport(loaded.graph, plan, costPlan(loaded.graph, plan, resolved.options.machine), provenance,
-                                resolved.options.objective);
+      PlannedGraph planned;
+      planLoaded(loaded, r, planned);
+      if (r.planPath) planned.report.algorithm = name;
+      entry.report = std::move(planned.report);
     } catch (const InputError& e) {
       if (e.exitCode() != kExitNoPlan && !mayLackPlan) throw;
       entry.error = e.diagnostic().message;
