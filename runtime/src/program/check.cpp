@@ -56,13 +56,14 @@ std::map<int, std::vector<T>> evaluatePlain(const ProgramSpec<T>& spec, const st
   return values;
 }
 
-// Folds the comparison of `got` with `want` for one output into `r`. Infinities are
-// values: the same infinity in the same place matches (the "no edge" of a min-plus graph),
-// anything else there fails; a NaN fails where the reference holds none, and the finite
-// elements are held to the tolerance.
+}  // namespace
+
+// Infinities are values: the same infinity in the same place matches (the "no edge" of a
+// min-plus graph), anything else there fails; a NaN fails where the reference holds none,
+// and the finite elements are held to the tolerance.
 template <class T>
-void compare(const std::string& name, const std::vector<T>& got, const std::vector<T>& want, double tolerance,
-             const char* reference, CheckReport& r) {
+void compareOutput(const std::string& name, const std::vector<T>& got, const std::vector<T>& want, double tolerance,
+                   const char* reference, CheckReport& r) {
   double scale = 0, maxAbs = 0;
   std::size_t mismatched = 0, first = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
@@ -93,8 +94,6 @@ void compare(const std::string& name, const std::vector<T>& got, const std::vect
   }
 }
 
-}  // namespace
-
 template <class T>
 double checkTolerance(const ProgramSpec<T>& spec, int tensor) {
   std::vector<double> length(spec.tensors.size(), 0.0);
@@ -119,8 +118,8 @@ CheckReport checkOutputs(const ProgramSpec<T>& spec, const std::map<int, std::ve
   for (const auto& [t, got] : outputs) {
     const std::string& name = spec.tensors[static_cast<std::size_t>(t)].name;
     const double tolerance = checkTolerance(spec, t);
-    compare(name, got, whole.at(t), tolerance, "whole-tensor", r);
-    if (plain) compare(name, got, loops.at(t), tolerance, "plain-loop", r);
+    compareOutput(name, got, whole.at(t), tolerance, "whole-tensor", r);
+    if (plain) compareOutput(name, got, loops.at(t), tolerance, "plain-loop", r);
   }
   return r;
 }
@@ -130,6 +129,10 @@ template CheckReport checkOutputs<float>(const ProgramSpec<float>&, const std::m
 template CheckReport checkOutputs<double>(const ProgramSpec<double>&, const std::map<int, std::vector<double>>&,
                                           const std::map<int, std::vector<double>>&, const DeviceOps*, int);
 template double checkTolerance<float>(const ProgramSpec<float>&, int);
+template void compareOutput<float>(const std::string&, const std::vector<float>&, const std::vector<float>&, double, const char*,
+                                   CheckReport&);
+template void compareOutput<double>(const std::string&, const std::vector<double>&, const std::vector<double>&, double,
+                                    const char*, CheckReport&);
 template double checkTolerance<double>(const ProgramSpec<double>&, int);
 
 }  // namespace einrt::program::detail

@@ -24,6 +24,13 @@ template <class T>
 CheckReport checkOutputs(const ProgramSpec<T>& spec, const std::map<int, std::vector<T>>& inputs,
                          const std::map<int, std::vector<T>>& outputs, const DeviceOps* device, int threads);
 
+// Folds the comparison of one output with a reference into `r`: NaN and infinities are
+// values (the same in the same place match; anything else there fails), finite elements
+// are held to `tolerance` relative to the reference's largest magnitude.
+template <class T>
+void compareOutput(const std::string& name, const std::vector<T>& got, const std::vector<T>& want, double tolerance,
+                   const char* reference, CheckReport& r);
+
 // The tolerance of an output tensor (see above).
 template <class T>
 double checkTolerance(const ProgramSpec<T>& spec, int tensor);

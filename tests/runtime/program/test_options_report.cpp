@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
+
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -92,4 +94,30 @@ TEST_CASE("--check tolerance: 2 eps times the longest sum of reduction lengths")
   spec.nodes = {a, b};
   CHECK(detail::checkTolerance(spec, 2) == doctest::Approx(2 * 1.1920929e-7 * 100));
   CHECK(detail::checkTolerance(spec, 3) == doctest::Approx(2 * 1.1920929e-7 * 101));
+}
+
+TEST_CASE("--check compares NaN and infinities as values, in place") {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  struct Case {
+    std::vector<double> got, want;
+    bool passed;
+    const char* why;
+  };
+  const Case cases[] = {
+      {{1, inf, 3}, {1, inf, 3}, true, "the same +inf in the same place (min-plus: no edge)"},
+      {{-inf, 2}, {-inf, 2}, true, "the same -inf"},
+      {{nan, 2}, {nan, 2}, true, "NaN where the reference has NaN"},
+      {{nan, 2}, {1, 2}, false, "NaN where the reference has none"},
+      {{1, -inf}, {1, inf}, false, "an infinity of the other sign"},
+      {{inf, 2}, {1, 2}, false, "an infinity where the reference is finite"},
+      {{1, 2}, {inf, 2}, false, "a finite value where the reference is infinite"},
+      {{1, 2 + 1e-13}, {1, 2}, true, "finite values within the tolerance"},
+      {{1, 2.1}, {1, 2}, false, "finite values beyond it"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.why);
+    CheckReport r;
+    detail::compareOutput<double>("Z", c.got, c.want, 1e-10, "test", r);
+    CHECK(r.passed == c.passed);
+  }
 }
