@@ -37,7 +37,6 @@ void writeProject(const std::string& folder, const std::map<std::string, std::st
   std::error_code ec;
   const fs::path dir(folder);
   const fs::path marker = dir / kProjectMarker;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw InputError({{folder, 0, 0}, "-o: not a folder"});
   // The emitted Makefile single-quotes every path for the shell, so a folder named
   // 'q $(touch X)' runs nothing; but CMake, which builds the project, fails on some bytes
   // in its own paths ($ % " ; \ ? | : break its MPI probe, its generated Makefiles or the

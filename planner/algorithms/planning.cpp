@@ -49,12 +49,12 @@ struct PricedPlan {
 // The partitions placed by every rule of the options; the cheapest plan.
 PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::string& algorithm,
                          const std::vector<Parts>& parts) {
+  const ObjectiveModel model = objectiveModel(g, options);
   std::optional<PricedPlan> best;
   for (PlacementRule rule : options.placementRules) {
     Plan plan = makePlan(g, options.devices, algorithm, parts,
                          placeNodes(g, parts, rule, options.pinnedPlacements, options.devices));
     PlanCost cost = costPlan(g, plan, options.machine);
-    const ObjectiveModel model = objectiveModel(g, options);
     if (!best || model.key(cost) < model.key(best->cost))
       best = PricedPlan{std::move(plan), std::move(cost), rule};
   }

@@ -17,7 +17,7 @@ std::string YamlValue::Tag() const {
   switch (n.tag) {
     case YamlTree::Plain: return "?";
     case YamlTree::Quoted: return "!";
-    case YamlTree::Custom: return tree_->customTags_[n.textLength];
+    case YamlTree::Custom: return tree_->customTags_[n.customTag];
     default: return "";
   }
 }
@@ -54,8 +54,7 @@ std::vector<YamlValue> YamlValue::items() const {
 // until it closes, then they are appended to the tree's child list in one run.
 class YamlTreeBuilder : public YAML::EventHandler {
  public:
-  YamlTreeBuilder(YamlTree& tree, const std::string& file, const std::string& syntaxError)
-      : tree_(tree), file_(file), syntaxError_(syntaxError) {}
+  YamlTreeBuilder(YamlTree& tree, const std::string& file) : tree_(tree), file_(file) {}
   void OnDocumentStart(const YAML::Mark&) override { started_ = false; }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { add(mark, YamlTree::Null, YamlTree::NoTag, ""); }
@@ -94,12 +93,12 @@ class YamlTreeBuilder : public YAML::EventHandler {
     n.line = mark.line;
     n.column = mark.column;
     if (tag == YamlTree::Custom) {
-      n.textLength = static_cast<uint32_t>(tree_.customTags_.size());
+      n.customTag = static_cast<uint32_t>(tree_.customTags_.size());
       tree_.customTags_.push_back(pendingCustom_);
     }
     if (kind == YamlTree::Scalar) {
       n.textBegin = static_cast<uint32_t>(tree_.text_.size());
-      if (tag != YamlTree::Custom) n.textLength = static_cast<uint32_t>(text.size());
+      n.textLength = static_cast<uint32_t>(text.size());
       tree_.text_ += text;
     }
     const auto index = static_cast<uint32_t>(tree_.nodes_.size());
@@ -123,7 +122,7 @@ class YamlTreeBuilder : public YAML::EventHandler {
   }
 
   YamlTree& tree_;
-  std::string file_, syntaxError_, pendingCustom_;
+  std::string file_, pendingCustom_;
   bool started_ = false;
 
  public:
@@ -144,15 +143,12 @@ YamlTree::YamlTree(const std::string& text, const std::string& file, bool fromJs
   try {
     std::istringstream in(text);
     YAML::Parser parser(in);
-    YamlTreeBuilder builder(*this, file, syntaxError);
+    YamlTreeBuilder builder(*this, file);
     while (parser.HandleNextDocument(builder)) {
       const std::vector<YAML::Mark>& starts = builder.starts_;
       if (starts.size() >= 2 && starts[starts.size() - 1].pos == starts[starts.size() - 2].pos)
         throw InputError({{file, starts.back().line + 1, starts.back().column + 1}, syntaxError + "unexpected character"});
-      if (++documents > 1) {
-        // Count the rest (each is refused anyway) so the message says how many.
-        continue;
-      }
+      ++documents;  // every document is counted, so a refusal says how many there are
     }
     if (documents > 1)
       throw InputError({{file, 1, 1}, "the file holds " + std::to_string(documents) + " YAML documents; a " + what +

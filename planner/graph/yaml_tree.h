@@ -9,9 +9,7 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "planner/graph/diagnostic.h"
@@ -54,7 +52,8 @@ class YamlTree {
   YamlValue root() const { return {this, 0}; }
 
   struct Node {
-    uint32_t textBegin = 0, textLength = 0;  // scalar text, or the tag text of a custom tag
+    uint32_t textBegin = 0, textLength = 0;  // a scalar's text in text_
+    uint32_t customTag = 0;                   // index into customTags_ (tag class Custom)
     int32_t line = -1, column = -1;
     uint32_t firstChild = 0, childCount = 0;  // into children_ (maps: key, value, key, value, ...)
     uint8_t kind = 0;                         // Kind

@@ -96,6 +96,14 @@ TEST_CASE("defaults: name einprog, dtype f32, unary join identity, binary join m
   CHECK(g.nodes[0].loc.line == 3);
 }
 
+TEST_CASE("YAML tags: a scalar tagged !!str keeps its text") {
+  const Graph g = loadGraphText("name: !!str g1\ninputs: {X: [3, 5]}\nnodes:\n  - {name: !!str R, einsum: !!str \"ij->ji\", inputs: [X]}\n",
+                                "mem", GraphFormat::Yaml);
+  CHECK(g.name == "g1");
+  CHECK(g.nodes[0].name == "R");
+  CHECK(g.nodes[0].outputLabels == Labels{"j", "i"});
+}
+
 TEST_CASE("multi-character labels, joins, aggs and broadcasts") {
   const char* text = R"(name: mixed
 sizes: {rep: 6}

@@ -152,9 +152,9 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
     nodes_.push_back(std::move(ns));
   }
   // A node output dies when the step of its last reader ends (its own step if none reads it).
-  std::vector<int> lastReader(spec_.nodes.size(), -1);
+  std::vector<int> lastReader(spec_.nodes.size());
   for (std::size_t i = 0; i < spec_.nodes.size(); ++i) {
-    lastReader[i] = std::max(lastReader[i], static_cast<int>(i));
+    lastReader[i] = static_cast<int>(i);  // readers come later in node order
     for (int t : spec_.nodes[i].operandTensor) {
       const int producer = spec_.tensors[static_cast<std::size_t>(t)].producer;
       if (producer >= 0) lastReader[static_cast<std::size_t>(producer)] = static_cast<int>(i);
