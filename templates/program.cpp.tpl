@@ -34,7 +34,7 @@ einrt::program::ProgramSpec<Real> makeSpec() {
   p.bytesPredicted = {{BYTES_PREDICTED}};
   p.flops = {{FLOPS}};
 {{#TENSOR}}
-  p.tensors.push_back({"{{NAME}}", { {{SHAPE}} }, {{IS_INPUT}}, {{IS_OUTPUT}}, {{PRODUCER}} });
+  p.tensors.push_back({"{{NAME}}", { {{SHAPE}} }, {{IS_INPUT}}, {{IS_OUTPUT}}, {{PRODUCER}}, { {{FILE_SHAPE}} } });
 {{/TENSOR}}
 {{#NODE}}
   {  // node {{NAME}}: {{EINSUM_COMMENT}}; {{KERNEL_COMMENT}}

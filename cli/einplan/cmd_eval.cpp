@@ -82,11 +82,15 @@ void addEvalCommand(CLI::App& app, int& status) {
       const auto results = evaluateGraph(g, inputs);
 
       std::vector<std::pair<std::string, std::string>> files;  // name, contents
-      for (const auto& name : g.outputs) files.emplace_back(name + ".npy", encodeTensorNpy(results.at(name)));
+      for (const auto& name : g.outputs) {
+        Tensor file = results.at(name);
+        file.shape = fileShapeOf(g, name);  // a reshape: the same elements in C order
+        files.emplace_back(name + ".npy", encodeTensorNpy(file));
+      }
       writeFilesIntoFolder(opts->outputs, files, {"--outputs", "one NAME.npy per output"});
       for (const auto& name : g.outputs)
         std::cout << (std::filesystem::path(opts->outputs) / (name + ".npy")).string() << "  " << dtypeName(g.dtype)
-                  << " " << einrt::npyShapeText(results.at(name).shape) << "\n";
+                  << " " << einrt::npyShapeText(fileShapeOf(g, name)) << "\n";
       return kExitOk;
     });
   });

@@ -83,6 +83,7 @@ RankProgram lowerPlan(const Graph& g, const Plan& plan, const PlanCost& cost) {
     t.name = in.name;
     t.ident = cppIdentifier(static_cast<int>(rp.tensors.size()), in.name);
     t.shape = in.shape;
+    t.fileShape = in.fileShape.empty() ? in.shape : in.fileShape;
     t.isInput = true;
     rp.tensors.push_back(t);
   }
@@ -91,6 +92,7 @@ RankProgram lowerPlan(const Graph& g, const Plan& plan, const PlanCost& cost) {
     t.name = g.nodes[i].name;
     t.ident = cppIdentifier(static_cast<int>(rp.tensors.size()), t.name);
     t.shape = outputShape(g.nodes[i]);
+    t.fileShape = g.nodes[i].fileShape.empty() ? t.shape : g.nodes[i].fileShape;
     t.producer = static_cast<int>(i);
     rp.tensors.push_back(t);
   }

@@ -27,6 +27,7 @@ struct TensorProgram {
   bool isInput = false;
   bool isOutput = false;
   int producer = -1;  // node index, or -1 for graph inputs
+  std::vector<int64_t> fileShape;  // the shape of its .npy file (a reshape of `shape`)
 };
 
 struct OperandProgram {

@@ -159,6 +159,7 @@ void fillProject(ctemplate::TemplateDictionary& d, const RankProgram& p, const R
     s->SetValue("IS_INPUT", boolText(tp.isInput));
     s->SetValue("IS_OUTPUT", boolText(tp.isOutput));
     s->SetIntValue("PRODUCER", tp.producer);
+    s->SetValue("FILE_SHAPE", joinedNumbers(tp.fileShape));
   }
   for (std::size_t i = 0; i < p.nodes.size(); ++i) fillNode(*d.AddSectionDictionary("NODE"), p.nodes[i], i);
 }

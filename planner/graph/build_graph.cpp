@@ -37,7 +37,10 @@ class GraphBuilder {
     readHeader();
     if (doc_.nodes.empty()) throw InputError({doc_.nodesLoc, "empty graph: 'nodes' lists no node"});
     checkNames();
-    for (const auto& in : doc_.inputs) graph_.inputs.push_back({in.name.text, shapeOf(in), in.loc});
+    for (const auto& in : doc_.inputs) {
+      graph_.inputs.push_back({in.name.text, shapeOf(in), in.loc, {}});
+      if (in.fileShape) graph_.inputs.back().fileShape = fileShapeOf(*in.fileShape, in.name.text, graph_.inputs.back().shape);
+    }
     std::vector<Node> nodes;
     std::vector<EinsumSpec> einsums;
     nodes.reserve(doc_.nodes.size());
@@ -53,6 +56,7 @@ class GraphBuilder {
     resolveLabelSizes(einsums);
     checkCounts();
     readOutputs();
+    readFileShapes();
     return std::move(graph_);
   }
 
@@ -80,6 +84,39 @@ class GraphBuilder {
     if (s.size.value <= 0)
       throw InputError({s.size.loc, "label " + quoted(s.label.text) + " in " + where + " has size " +
                                         std::to_string(s.size.value) + "; sizes must be positive"});
+  }
+
+  // A file shape holds the tensor's elements in another shape: positive extents, the same count.
+  static std::vector<int64_t> fileShapeOf(const std::vector<DocInteger>& extents, const std::string& tensor,
+                                          const std::vector<int64_t>& shape) {
+    std::vector<int64_t> out;
+    int64_t count = 1, expected = 1;
+    for (const DocInteger& e : extents) {
+      if (e.value <= 0)
+        throw InputError({e.loc, "the file_shape of " + quoted(tensor) + " has extent " + std::to_string(e.value) +
+                                     "; extents must be positive"});
+      if (__builtin_mul_overflow(count, e.value, &count))
+        throw InputError({e.loc, "the file_shape of " + quoted(tensor) + ": its element count overflows 64 bits"});
+      out.push_back(e.value);
+    }
+    for (const int64_t s : shape) expected *= s;  // checked by checkCounts
+    if (count != expected)
+      throw InputError({extents.empty() ? SourceLoc{} : extents[0].loc,
+                        "the file_shape of " + quoted(tensor) + " holds " + std::to_string(count) + " elements and the " +
+                            "tensor " + std::to_string(expected) + "; a file shape is a reshape of the same elements"});
+    return out;
+  }
+
+  // Nodes' file shapes, which only graph outputs may have (they name the output's .npy).
+  void readFileShapes() {
+    for (const auto& dn : doc_.nodes) {
+      if (!dn.fileShape) continue;
+      Node& n = graph_.nodes[static_cast<std::size_t>(nodeIndex(graph_, dn.name.text))];
+      if (std::find(graph_.outputs.begin(), graph_.outputs.end(), n.name) == graph_.outputs.end())
+        throw InputError({n.loc, "node " + quoted(n.name) + " has a file_shape but is not a graph output; file shapes "
+                                 "name the shape of an output's .npy file"});
+      n.fileShape = fileShapeOf(*dn.fileShape, n.name, outputShape(n));
+    }
   }
 
   std::vector<int64_t> shapeOf(const DocInput& in) const {

@@ -25,10 +25,15 @@ enum class AggOp { Sum, Max, Min, Prod };
 using Label = std::string;
 using Labels = std::vector<Label>;
 
+// `fileShape`: the shape of the tensor's NAME.npy when it differs from `shape` by a
+// reshape only (the same elements in C order; empty: the shape itself). An imported
+// model keeps its inputs' and outputs' shapes there while the graph splits or merges
+// their dimensions (docs/graph-format.md, docs/import.md).
 struct InputTensor {
   std::string name;
   std::vector<int64_t> shape;
   SourceLoc loc;
+  std::vector<int64_t> fileShape{};
 };
 
 struct Node {
@@ -42,6 +47,7 @@ struct Node {
   AggOp agg = AggOp::Sum;
   std::map<Label, int64_t> labelSizes;  // every iteration label of this node, resolved
   SourceLoc loc;
+  std::vector<int64_t> fileShape{};     // graph outputs only: the shape of NAME.npy (see InputTensor)
 };
 
 struct Graph {
@@ -83,6 +89,8 @@ std::vector<int64_t> outputShape(const Node& n);
 // Sizes of the node's iteration labels, in iterationLabels(n) order.
 std::vector<int64_t> iterationSizes(const Node& n);
 int64_t elementCount(const std::vector<int64_t>& shape);
+// The shape a tensor's .npy file has: its fileShape when set, else its shape.
+std::vector<int64_t> fileShapeOf(const Graph& g, const std::string& name);
 
 // The nodes that consume `name`, with the operand position, in node order.
 struct Use {

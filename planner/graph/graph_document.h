@@ -33,6 +33,7 @@ struct DocInteger {
 struct DocInput {
   DocText name;
   std::vector<DocInteger> shape;
+  std::optional<std::vector<DocInteger>> fileShape;
   SourceLoc loc;
 };
 
@@ -49,6 +50,7 @@ struct DocNode {
   std::optional<DocText> join;
   std::optional<DocText> agg;
   std::vector<DocSize> sizes;  // the node's own sizes of broadcast labels
+  std::optional<std::vector<DocInteger>> fileShape;
   SourceLoc loc;
 };
 

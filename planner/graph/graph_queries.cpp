@@ -97,6 +97,13 @@ int64_t elementCount(const std::vector<int64_t>& shape) {
   return n;
 }
 
+std::vector<int64_t> fileShapeOf(const Graph& g, const std::string& name) {
+  if (const InputTensor* in = findInput(g, name)) return in->fileShape.empty() ? in->shape : in->fileShape;
+  const Node* n = findNode(g, name);
+  if (!n) throw std::out_of_range("no tensor named " + name);
+  return n->fileShape.empty() ? outputShape(*n) : n->fileShape;
+}
+
 std::vector<Use> consumers(const Graph& g, const std::string& name) {
   std::vector<Use> uses;
   for (std::size_t i = 0; i < g.nodes.size(); ++i)

@@ -267,10 +267,11 @@ class DocumentReader {
       const std::string owner = "input " + std::to_string(inputs.size() + 1);
       if (!item.IsMap())
         throw InputError({in.loc, owner + " must be a mapping {name: ..., shape: [...]}, not " + typeName(item)});
-      const Fields fields = readFields(item, {"name", "shape"}, "tensor");
+      const Fields fields = readFields(item, {"name", "shape", "file_shape"}, "tensor");
       in.name = readString(fields.require("name", owner, in.loc), "the 'name' of " + owner);
       const Field& shape = fields.require("shape", "input " + quoted(in.name.text), in.loc);
       in.shape = readShape(shape.value, shape.valueLoc, in.name.text);
+      if (const Field* f = fields.find("file_shape")) in.fileShape = readShape(f->value, f->valueLoc, in.name.text);
       inputs.push_back(std::move(in));
     }
     return inputs;
@@ -280,9 +281,9 @@ class DocumentReader {
     DocNode node;
     node.loc = locOf(item, listLoc);
     if (!item.IsMap())
-      throw InputError({node.loc, "a node must be a mapping with the fields name, einsum, inputs, join, agg, sizes; not " +
-                                      typeName(item)});
-    const Fields fields = readFields(item, {"name", "einsum", "inputs", "join", "agg", "sizes"}, "node");
+      throw InputError({node.loc, "a node must be a mapping with the fields name, einsum, inputs, join, agg, sizes, "
+                                  "file_shape; not " + typeName(item)});
+    const Fields fields = readFields(item, {"name", "einsum", "inputs", "join", "agg", "sizes", "file_shape"}, "node");
     node.name = readString(fields.require("name", "this node", node.loc), "a node's 'name'");
     const std::string owner = "node " + quoted(node.name.text);
     node.einsum = readString(fields.require("einsum", owner, node.loc), "the 'einsum' of " + owner);
@@ -299,6 +300,7 @@ class DocumentReader {
     }
     if (const Field* f = fields.find("agg")) node.agg = readString(*f, "the 'agg' of " + owner);
     if (const Field* f = fields.find("sizes")) node.sizes = readSizes(*f, "the 'sizes' of " + owner);
+    if (const Field* f = fields.find("file_shape")) node.fileShape = readShape(f->value, f->valueLoc, node.name.text);
     return node;
   }
 

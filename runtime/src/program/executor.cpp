@@ -126,7 +126,7 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
         for (std::size_t t = 0; t < spec.tensors.size(); ++t)
           if (spec.tensors[t].isInput)
             rootInputs[static_cast<int>(t)] =
-                readNpy<T>((std::filesystem::path(opt.inputs) / (spec.tensors[t].name + ".npy")).string(), spec.tensors[t].shape);
+                readNpy<T>((std::filesystem::path(opt.inputs) / (spec.tensors[t].name + ".npy")).string(), spec.tensors[t].npyShape());
         for (const auto& [t, values] : rootInputs) {
           const std::string bad = nanSummary(values);
           if (!bad.empty())
@@ -239,7 +239,7 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
     std::vector<std::pair<std::string, std::string>> files;
     for (const auto& [t, values] : outputs) {
       const TensorSpec& ts = spec.tensors[static_cast<std::size_t>(t)];
-      files.emplace_back(ts.name + ".npy", encodeNpy<T>(ts.shape, values.data()));
+      files.emplace_back(ts.name + ".npy", encodeNpy<T>(ts.npyShape(), values.data()));
     }
     const FolderLock lock(opt.outputs);
     publishFiles(lock, files);

@@ -56,6 +56,10 @@ struct TensorSpec {
   bool isInput = false;
   bool isOutput = false;
   int producer = -1;  // node index, -1 for graph inputs
+  // The shape of the tensor's .npy file (--inputs, --outputs): a reshape of `shape`, the
+  // same elements in C order (an imported model's own shapes); empty: `shape`.
+  std::vector<int64_t> fileShape;
+  const std::vector<int64_t>& npyShape() const { return fileShape.empty() ? shape : fileShape; }
 };
 
 template <class T>
