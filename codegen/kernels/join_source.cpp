@@ -1,7 +1,8 @@
 #include "codegen/kernels/join_source.h"
 
+#include <cmath>
 #include <cstdio>
-#include <map>
+#include <string>
 
 #include "planner/graph/diagnostic.h"
 
@@ -9,7 +10,12 @@ namespace eindecomp::codegen {
 
 namespace {
 
+// T(literal) for finite numbers; infinity has no C++ literal, and a NaN constant never
+// comes from the parser (it has no NaN literal), so a hand-built one is refused rather
+// than emitted as something that compiles to a different value.
 std::string number(double v) {
+  if (std::isnan(v)) throw InputError({{"", 0, 0}, "a join expression holds a NaN constant, which cannot be emitted"});
+  if (std::isinf(v)) return v > 0 ? "einrt::program::infinity<T>()" : "(-einrt::program::infinity<T>())";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return std::string("T(") + buf + ")";
@@ -34,14 +40,12 @@ std::string joinExpressionSource(const Expr& e) {
     case K::Mul: return "(" + arg(e, 0) + " * " + arg(e, 1) + ")";
     case K::Div: return "(" + arg(e, 0) + " / " + arg(e, 1) + ")";
     case K::Call: {
-      static const std::map<std::string, int> arity{{"exp", 1},  {"log", 1},     {"sqrt", 1}, {"rsqrt", 1},
-                                                    {"abs", 1},  {"tanh", 1},    {"sigmoid", 1},
-                                                    {"relu", 1}, {"max", 2},     {"min", 2},  {"pow", 2}};
-      auto it = arity.find(e.function);
-      if (it == arity.end() || static_cast<int>(e.args.size()) != it->second)
-        throw InputError({{"", 0, 0}, "join function '" + e.function + "' is not supported by the code generator"});
-      std::string s = "einrt::program::" + e.function + "<T>(" + arg(e, 0);
-      if (it->second == 2) s += ", " + arg(e, 1);
+      const ScalarFunctionInfo& f = scalarFunctionInfo(e.function);
+      if (e.args.size() != f.arity)
+        throw InputError({{"", 0, 0}, "join function '" + std::string(f.name) + "' takes " +
+                                          std::to_string(f.arity) + " argument(s), not " + std::to_string(e.args.size())});
+      std::string s = std::string(f.emittedName) + "<T>(";
+      for (std::size_t i = 0; i < f.arity; ++i) s += (i ? ", " : "") + arg(e, i);
       return s + ")";
     }
   }
@@ -51,8 +55,9 @@ std::string joinExpressionSource(const Expr& e) {
 std::string aggCombineSource(AggOp agg) {
   switch (agg) {
     case AggOp::Sum: return "(a + b)";
-    case AggOp::Max: return "einrt::program::max<T>(a, b)";
-    case AggOp::Min: return "einrt::program::min<T>(a, b)";
+    // The max and min aggregations fold with the functions of the same name, NaN rules included.
+    case AggOp::Max: return std::string(scalarFunctionInfo(ScalarFunction::Max).emittedName) + "<T>(a, b)";
+    case AggOp::Min: return std::string(scalarFunctionInfo(ScalarFunction::Min).emittedName) + "<T>(a, b)";
     case AggOp::Prod: return "(a * b)";
   }
   return "(a + b)";

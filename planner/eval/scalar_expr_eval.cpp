@@ -1,41 +1,22 @@
 #include "planner/eval/scalar_expr_eval.h"
 
-#include <cmath>
+#include <array>
+#include <span>
 #include <stdexcept>
+#include <string>
 
 namespace eindecomp {
 
-double nanPropagatingMax(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::nan("");
-  return a < b ? b : a;
-}
-
-double nanPropagatingMin(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::nan("");
-  return b < a ? b : a;
-}
-
+// The function's row gives its meaning; the arguments are evaluated first (none has side
+// effects, so where's unused branch costs time, never a different result).
 static double callFunction(const Expr& e, double x, double y) {
-  const std::string& f = e.function;
-  const std::size_t arity = e.args.size();
-  auto arg = [&](std::size_t i) { return evaluateScalarExpr(e.args[i], x, y); };
-  if (arity == 1) {
-    const double a = arg(0);
-    if (f == "exp") return std::exp(a);
-    if (f == "log") return std::log(a);
-    if (f == "sqrt") return std::sqrt(a);
-    if (f == "rsqrt") return 1.0 / std::sqrt(a);
-    if (f == "abs") return std::fabs(a);
-    if (f == "tanh") return std::tanh(a);
-    if (f == "sigmoid") return 1.0 / (1.0 + std::exp(-a));
-    if (f == "relu") return nanPropagatingMax(a, 0.0);
-  } else if (arity == 2) {
-    const double a = arg(0), b = arg(1);
-    if (f == "max") return nanPropagatingMax(a, b);
-    if (f == "min") return nanPropagatingMin(a, b);
-    if (f == "pow") return std::pow(a, b);
-  }
-  throw std::invalid_argument("no scalar function '" + f + "' of " + std::to_string(arity) + " argument(s)");
+  const ScalarFunctionInfo& f = scalarFunctionInfo(e.function);
+  if (e.args.size() != f.arity)
+    throw std::invalid_argument("scalar function '" + std::string(f.name) + "' takes " + std::to_string(f.arity) +
+                                " argument(s), not " + std::to_string(e.args.size()));
+  std::array<double, kMaxScalarFunctionArity> args{};
+  for (std::size_t i = 0; i < f.arity; ++i) args[i] = evaluateScalarExpr(e.args[i], x, y);
+  return f.evaluate(std::span<const double>(args.data(), f.arity));
 }
 
 double evaluateScalarExpr(const Expr& e, double x, double y) {

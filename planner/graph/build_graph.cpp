@@ -196,8 +196,7 @@ class GraphBuilder {
       node.join = *named;
       return;
     }
-    const bool bareWord = isIdentifier(text.text) && text.text != "x" && text.text != "y" &&
-                          functionArity(text.text) == 0;
+    const bool bareWord = isIdentifier(text.text) && !isExpressionWord(text.text);
     if (bareWord) {
       std::string names;
       for (const auto& n : namedJoinNames()) names += (names.empty() ? "" : " ") + n;

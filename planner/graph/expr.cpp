@@ -1,5 +1,6 @@
 #include "planner/graph/expr.h"
 
+#include <cmath>
 #include <sstream>
 
 namespace eindecomp {
@@ -18,6 +19,10 @@ bool usesY(const Expr& e) {
 std::string toString(const Expr& e) {
   switch (e.kind) {
     case Expr::Kind::Number: {
+      // The parser reads inf (and -inf through unary minus) but has no NaN literal; 0 / 0
+      // is NaN in the evaluator and in the emitted code alike.
+      if (std::isinf(e.number)) return e.number > 0 ? "inf" : "-inf";
+      if (std::isnan(e.number)) return "(0 / 0)";
       std::ostringstream os;
       os.precision(17);
       os << e.number;
@@ -31,7 +36,7 @@ std::string toString(const Expr& e) {
     case Expr::Kind::Mul: return "(" + toString(e.args[0]) + " * " + toString(e.args[1]) + ")";
     case Expr::Kind::Div: return "(" + toString(e.args[0]) + " / " + toString(e.args[1]) + ")";
     case Expr::Kind::Call: {
-      std::string s = e.function + "(";
+      std::string s = std::string(scalarFunctionInfo(e.function).name) + "(";
       for (std::size_t i = 0; i < e.args.size(); ++i) s += (i ? ", " : "") + toString(e.args[i]);
       return s + ")";
     }

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "planner/graph/identifiers.h"
 
@@ -123,27 +124,25 @@ class ExprParser {
     const std::string name = text_.substr(start, pos_ - start);
     skipSpace();
     const bool call = pos_ < text_.size() && text_[pos_] == '(';
+    const ScalarFunctionInfo* function = findScalarFunction(name);
     if (!call) {
       if (name == "x") return Expr::x();
       if (name == "y") return Expr::y();
-      if (functionArity(name) > 0) fail("function " + quoted(name) + " needs its arguments in parentheses", start);
+      if (name == "inf") return Expr::num(std::numeric_limits<double>::infinity());
+      if (function) fail("function " + quoted(name) + " needs its arguments in parentheses", start);
       fail("unknown name " + quoted(name) + " (use x for the first operand and y for the second)", start);
     }
-    const int arity = functionArity(name);
-    if (arity == 0)
-      fail("unknown function " + quoted(name) +
-               didYouMean(name, {"exp", "log", "sqrt", "rsqrt", "abs", "tanh", "sigmoid", "relu", "max", "min", "pow"}),
-           start);
+    if (!function) fail("unknown function " + quoted(name) + didYouMean(name, scalarFunctionNames()), start);
     ++pos_;  // '('
     std::vector<Expr> args;
     args.push_back(parseSum());
     while (accept(',')) args.push_back(parseSum());
     if (!accept(')')) fail("expected ',' or ')' in the arguments of " + quoted(name), pos_);
-    if (static_cast<int>(args.size()) != arity)
-      fail("function " + quoted(name) + " takes " + std::to_string(arity) + " argument" + (arity == 1 ? "" : "s") +
-               ", not " + std::to_string(args.size()),
+    if (args.size() != function->arity)
+      fail("function " + quoted(name) + " takes " + std::to_string(function->arity) + " argument" +
+               (function->arity == 1 ? "" : "s") + ", not " + std::to_string(args.size()),
            start);
-    return Expr::call(name, std::move(args));
+    return Expr::call(function->function, std::move(args));
   }
 
   const std::string& text_;
@@ -156,12 +155,8 @@ class ExprParser {
 
 Expr parseExpr(const std::string& text, const SourceLoc& where) { return ExprParser(text, where).parseAll(); }
 
-int functionArity(const std::string& name) {
-  for (const char* f : {"exp", "log", "sqrt", "rsqrt", "abs", "tanh", "sigmoid", "relu"})
-    if (name == f) return 1;
-  for (const char* f : {"max", "min", "pow"})
-    if (name == f) return 2;
-  return 0;
+bool isExpressionWord(const std::string& word) {
+  return word == "x" || word == "y" || word == "inf" || findScalarFunction(word) != nullptr;
 }
 
 const std::vector<std::string>& namedJoinNames() {
@@ -176,13 +171,13 @@ std::optional<Expr> namedJoin(const std::string& name) {
   if (name == "add") return Expr::binary(K::Add, x, y);
   if (name == "sub") return Expr::binary(K::Sub, x, y);
   if (name == "div") return Expr::binary(K::Div, x, y);
-  if (name == "max") return Expr::call("max", {x, y});
-  if (name == "min") return Expr::call("min", {x, y});
+  if (name == "max") return Expr::call(ScalarFunction::Max, {x, y});
+  if (name == "min") return Expr::call(ScalarFunction::Min, {x, y});
   if (name == "sqdiff") {
     Expr d = Expr::binary(K::Sub, x, y);
     return Expr::binary(K::Mul, d, d);
   }
-  if (name == "absdiff") return Expr::call("abs", {Expr::binary(K::Sub, x, y)});
+  if (name == "absdiff") return Expr::call(ScalarFunction::Abs, {Expr::binary(K::Sub, x, y)});
   return std::nullopt;
 }
 

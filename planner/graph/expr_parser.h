@@ -5,10 +5,12 @@
 //   expr    := term (('+' | '-') term)*
 //   term    := unary (('*' | '/') unary)*
 //   unary   := '-' unary | primary
-//   primary := NUMBER | 'x' | 'y' | FUNCTION '(' expr (',' expr)* ')' | '(' expr ')'
+//   primary := NUMBER | 'inf' | 'x' | 'y' | FUNCTION '(' expr (',' expr)* ')' | '(' expr ')'
 //
-// FUNCTION is one of exp log sqrt rsqrt abs tanh sigmoid relu (one argument) or max min
-// pow (two). NUMBER is decimal with an optional fraction and exponent (2, 0.5, .5, 1e-3).
+// FUNCTION is a name of the table in scalar_functions.h, called with exactly its arity.
+// NUMBER is decimal with an optional fraction and exponent (2, 0.5, .5, 1e-3); 'inf' is
+// infinity (-inf is unary minus applied to it), so masks such as where(y, x, -inf) can be
+// written. There is no NaN literal.
 // The loader, the fuzzers and later stages all call these, so there is one grammar.
 #pragma once
 
@@ -40,7 +42,8 @@ const std::vector<std::string>& namedJoinNames();
 // absdiff -> abs(x - y), max -> max(x, y), ...); nullopt for any other text.
 std::optional<Expr> namedJoin(const std::string& name);
 
-// The functions an expression may call and how many arguments each takes (0 if unknown).
-int functionArity(const std::string& name);
+// True for the words the grammar gives a meaning: x, y, inf and the function names. The
+// loader uses it to tell a misspelt named join from an expression.
+bool isExpressionWord(const std::string& word);
 
 }  // namespace eindecomp

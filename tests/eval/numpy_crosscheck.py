@@ -11,6 +11,7 @@ Prints one line per case and a final 'N passed, M failed' line; exits 1 on any f
 """
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -147,6 +148,10 @@ case("expr log and rsqrt", {"A": [3, 4], "B": [3, 4]}, [node("Z", "ij,ij->ij", [
 case("expr max min abs", {"A": [3, 4], "B": [3, 4]},
      [node("Z", "ij,ij->ij", ["A", "B"], join="max(x, y) - min(x, -y) / 3 + abs(x)")],
      lambda a: {"Z": np.maximum(a["A"], a["B"]) - np.minimum(a["A"], -a["B"]) / 3 + np.abs(a["A"])})
+case("expr where masks erf with -inf, max-aggregated", {"A": [3, 8], "B": [3, 8]},
+     [node("Z", "ij,ij->i", ["A", "B"], join="where(relu(y), erf(x), -inf)", agg="max")],
+     lambda a: {"Z": np.where(a["B"] > 0, np.vectorize(math.erf)(a["A"]), -np.inf).max(axis=1)},
+     ranges={"B": (-0.5, 2.0)})
 case("expr unary minus, max-aggregated", {"X": [3, 4]}, [node("Z", "ij->j", ["X"], join="-x * 2 + 1", agg="max")],
      lambda a: {"Z": (-a["X"] * 2 + 1).max(axis=0)})
 

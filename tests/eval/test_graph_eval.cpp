@@ -25,7 +25,7 @@ eindecomp::Graph softmaxGraph(DType dtype, int64_t rows, int64_t cols) {
       .sizes({{"i", rows}, {"j", cols}})
       .input("X", {rows, cols})
       .node("C", {"X"}, "ij->i", Expr::x(), AggOp::Max)
-      .node("E", {"X", "C"}, "ij,i->ij", Expr::call("exp", {Expr::binary(K::Sub, Expr::x(), Expr::y())}))
+      .node("E", {"X", "C"}, "ij,i->ij", Expr::call(eindecomp::ScalarFunction::Exp, {Expr::binary(K::Sub, Expr::x(), Expr::y())}))
       .node("S", {"E"}, "ij->i", Expr::x(), AggOp::Sum)
       .node("Y", {"E", "S"}, "ij,i->ij", Expr::binary(K::Div, Expr::x(), Expr::y()))
       .g;

@@ -14,6 +14,7 @@
 using eindecomp::AggOp;
 using eindecomp::DType;
 using eindecomp::Expr;
+using eindecomp::ScalarFunction;
 using eindecomp::Tensor;
 using evaltest::GraphBuilder;
 using evaltest::mulJoin;
@@ -32,9 +33,9 @@ struct NodeCase {
 
 const Expr x = Expr::x(), y = Expr::y();
 Expr named(K k) { return Expr::binary(k, x, y); }
-Expr fn2(const char* f) { return Expr::call(f, {x, y}); }
+Expr fn2(ScalarFunction f) { return Expr::call(f, {x, y}); }
 Expr sqdiff() { return Expr::binary(K::Mul, named(K::Sub), named(K::Sub)); }
-Expr absdiff() { return Expr::call("abs", {named(K::Sub)}); }
+Expr absdiff() { return Expr::call(ScalarFunction::Abs, {named(K::Sub)}); }
 
 Tensor f64(std::vector<int64_t> shape, std::vector<double> v) { return tensor(DType::F64, std::move(shape), std::move(v)); }
 
@@ -62,8 +63,8 @@ std::vector<NodeCase> nodeCases() {
       {"elementwise add", g2("ij,ij->ij", named(K::Add)), {A, B}, {2, 2}, {6, 8, 10, 12}},
       {"elementwise sub", g2("ij,ij->ij", named(K::Sub)), {A, B}, {2, 2}, {-4, -4, -4, -4}},
       {"elementwise div", g2("ij,ij->ij", named(K::Div)), {A, B}, {2, 2}, {0.2, 2.0 / 6, 3.0 / 7, 0.5}},
-      {"elementwise max", g2("ij,ji->ij", fn2("max")), {A, B}, {2, 2}, {5, 7, 6, 8}},
-      {"elementwise min", g2("ij,ji->ij", fn2("min")), {B, A}, {2, 2}, {1, 3, 2, 4}},
+      {"elementwise max", g2("ij,ji->ij", fn2(ScalarFunction::Max)), {A, B}, {2, 2}, {5, 7, 6, 8}},
+      {"elementwise min", g2("ij,ji->ij", fn2(ScalarFunction::Min)), {B, A}, {2, 2}, {1, 3, 2, 4}},
       {"sqdiff with sum: squared L2 distance", g2("ij,jk->ik", sqdiff()), {A, B}, {2, 2}, {41, 61, 13, 25}},
       {"absdiff with max: L-infinity distance", g2("ij,jk->ik", absdiff(), AggOp::Max), {A, B}, {2, 2}, {5, 6, 3, 4}},
       {"outer product i,j->ij",
@@ -80,7 +81,7 @@ std::vector<NodeCase> nodeCases() {
       {"min of positives starts from +inf, not 0", g1("ij->i", x, AggOp::Min, s23),
        {f64({2, 3}, {5, 2, 3, 9, 8, 7})}, {2}, {2, 7}},
       {"transpose ij->ji", g1("ij->ji", x, AggOp::Sum, s23), {M}, {3, 2}, {1, 4, -2, 5, 3, -6}},
-      {"unary map relu", g1("ij->ij", Expr::call("relu", {x}), AggOp::Sum, s23), {M}, {2, 3}, {1, 0, 3, 4, 5, 0}},
+      {"unary map relu", g1("ij->ij", Expr::call(ScalarFunction::Relu, {x}), AggOp::Sum, s23), {M}, {2, 3}, {1, 0, 3, 4, 5, 0}},
       {"unary map 2*x+1", g1("ij->ij", Expr::binary(K::Add, Expr::binary(K::Mul, Expr::num(2), x), Expr::num(1)),
                              AggOp::Sum, s23),
        {M}, {2, 3}, {3, -3, 7, 9, 11, -11}},
@@ -93,7 +94,7 @@ std::vector<NodeCase> nodeCases() {
        {u, f64({2}, {10, 20})}, {2, 3}, {11, 11, 11, 22, 22, 22}},
       {"softmax join exp(x - y) over ij,i->ij",
        GraphBuilder().sizes(s23).node("Z", {"M", "c"}, "ij,i->ij",
-                                      Expr::call("exp", {named(K::Sub)})).g,
+                                      Expr::call(ScalarFunction::Exp, {named(K::Sub)})).g,
        {M, f64({2}, {3, 5})}, {2, 3}, {std::exp(-2.0), std::exp(-5.0), 1, std::exp(-1.0), 1, std::exp(-11.0)}},
       {"3-input chain ij,jk,kl->il",
        GraphBuilder().sizes({{"i", 2}, {"j", 2}, {"k", 2}, {"l", 1}})

@@ -17,6 +17,24 @@ struct BadGraphCase {
 
 inline const std::vector<BadGraphCase>& badGraphCases() {
   static const std::vector<BadGraphCase> cases = {
+      {"file_shape_count.yaml",
+       "inputs:\n"
+       "  - {name: A, shape: [4, 6], file_shape: [5, 5]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       2, 0, {"file_shape of 'A'", "25 elements", "tensor 24"}},
+      {"file_shape_not_output.yaml",
+       "inputs: {A: [4, 6]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->ij\", inputs: [A], file_shape: [24]}\n"
+       "  - {name: C, einsum: \"ij->i\", inputs: [B]}\n",
+       3, 0, {"node 'B' has a file_shape", "not a graph output"}},
+      {"file_shape_extent.yaml",
+       "inputs:\n"
+       "  - {name: A, shape: [4], file_shape: [0, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"i->i\", inputs: [A]}\n",
+       2, 0, {"file_shape of 'A'", "extents must be positive"}},
       {"unknown_tensor.yaml",
        "inputs: {A: [4, 4]}\n"
        "nodes:\n"

@@ -2,7 +2,8 @@
 // reference loops (reference.h, point by point) on random nodes: 1-5 labels of sizes 1-7,
 // operands over random label subsets in random orders (repeated labels, broadcasts),
 // outputs over random subsets, joins and aggregations of every kind, accumulate on and
-// off, one and two threads. Also the vectorizable exp against std::exp. Seed printed.
+// off, one and two threads. Also the vectorizable exp against std::exp, and erf and
+// where against their C definitions. Seed printed.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -143,4 +144,18 @@ TEST_CASE("exp: within a few ulp of std::exp, NaN and infinities as IEEE says") 
   CHECK(einrt::program::exp(1e4) == INFINITY);
   CHECK(einrt::program::exp(88.72f) == doctest::Approx(std::exp(static_cast<double>(88.72f))).epsilon(1e-6));
   CHECK(einrt::program::exp(-87.33f) == doctest::Approx(std::exp(static_cast<double>(-87.33f))).epsilon(1e-6));
+}
+
+TEST_CASE("erf is the C library's; where follows C's truth, NaN condition included") {
+  for (double v : {-3.0, -0.5, 0.0, 0.25, 1.0, 4.0}) {
+    CHECK(einrt::program::erf(v) == std::erf(v));
+    CHECK(einrt::program::erf(static_cast<float>(v)) == std::erf(static_cast<float>(v)));
+  }
+  CHECK(einrt::program::erf(-INFINITY) == -1.0f);
+  CHECK(einrt::program::where(1.0f, 2.0f, 3.0f) == 2.0f);
+  CHECK(einrt::program::where(-0.5, 2.0, 3.0) == 2.0);
+  CHECK(einrt::program::where(0.0f, 2.0f, 3.0f) == 3.0f);
+  CHECK(einrt::program::where(-0.0, 2.0, 3.0) == 3.0);
+  CHECK(einrt::program::where(NAN, 2.0f, 3.0f) == 2.0f);
+  CHECK(einrt::program::where(0.0f, 2.0f, -einrt::program::infinity<float>()) == -INFINITY);
 }

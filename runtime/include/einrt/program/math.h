@@ -1,6 +1,8 @@
-// The scalar functions a node's join may call (SPEC 1: exp log sqrt rsqrt abs tanh sigmoid
-// relu max min pow), for the emitted functors. On the host, exp (and sigmoid, built on it)
-// is computed here without a libm call, so the elementwise loops that call it vectorize
+// The scalar functions a node's join may call (SPEC 1), for the emitted functors: one
+// template per row of the planner's function table (planner/graph/scalar_functions.h,
+// whose emitted names are these), plus infinity() for the constant inf and the max/min
+// aggregations' identities. On the host, exp (and sigmoid, built on it) is computed here
+// without a libm call, so the elementwise loops that call it vectorize
 // (libm's exp does not, short of -ffast-math, which would also drop NaN and infinity
 // semantics): range reduction to |r| <= ln2/2, a Taylor polynomial (degree 6 for float,
 // 13 for double: under 2 ulp), and the power of two built in the exponent bits; NaN
@@ -85,6 +87,9 @@ template <class T> EINRT_HD inline T relu(T a) { return a > T(0) ? a : T(0); }
 template <class T> EINRT_HD inline T max(T a, T b) { return a > b || a != a ? a : b; }
 template <class T> EINRT_HD inline T min(T a, T b) { return a < b || a != a ? a : b; }
 template <class T> EINRT_HD inline T pow(T a, T b) { if constexpr (sizeof(T) == 4) return ::powf(a, b); else return ::pow(a, b); }
+template <class T> EINRT_HD inline T erf(T a) { if constexpr (sizeof(T) == 4) return ::erff(a); else return ::erf(a); }
+// C's truth, like the evaluator: a NaN condition is nonzero and picks a; -0 picks b.
+template <class T> EINRT_HD inline T where(T c, T a, T b) { return c != T(0) ? a : b; }
 template <class T> EINRT_HD inline T infinity() { return std::numeric_limits<T>::infinity(); }
 
 }  // namespace einrt::program

@@ -1,0 +1,54 @@
+// The scalar functions a node's join may call (SPEC 1), in one table. Each row says
+// everything a stage needs to know about one function: the name written in a join, how
+// many arguments it takes, its value in double precision (the reference evaluator's
+// meaning, which the emitted code must match) and the einrt::program function template
+// the code generator calls (runtime/include/einrt/program/math.h). The parser, the
+// printer, the evaluator and the code generator all read this table, so adding a
+// function is one row here plus its template in math.h; no other list of names exists.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace eindecomp {
+
+// In table order. Expr stores this, so a tree can only name a function that exists.
+enum class ScalarFunction { Exp, Log, Sqrt, Rsqrt, Abs, Tanh, Sigmoid, Relu, Max, Min, Pow, Erf, Where };
+
+// The most arguments any function takes (where's three), so callers can evaluate the
+// arguments into a fixed array.
+inline constexpr std::size_t kMaxScalarFunctionArity = 3;
+
+struct ScalarFunctionInfo {
+  ScalarFunction function;
+  std::string_view name;  // as written in a join: "exp"
+  std::size_t arity;      // 1 to kMaxScalarFunctionArity
+  // The value at the given arguments (exactly `arity` of them), in double; IEEE results
+  // outside the domain (log(-1) is NaN), never an exception.
+  double (*evaluate)(std::span<const double> args);
+  // The function template the emitted code calls as EMITTED<T>(a, ...):
+  // "einrt::program::exp".
+  std::string_view emittedName;
+};
+
+// Every function, in the order of the enum.
+std::span<const ScalarFunctionInfo> scalarFunctions();
+
+// The row of `f`.
+const ScalarFunctionInfo& scalarFunctionInfo(ScalarFunction f);
+
+// The row of the function written `name`, or nullptr when the language has none.
+const ScalarFunctionInfo* findScalarFunction(std::string_view name);
+
+// The names in table order, for "did you mean" suggestions and messages.
+std::vector<std::string> scalarFunctionNames();
+
+// NaN-propagating maximum and minimum (NumPy's maximum/minimum): the max, min and relu
+// functions, and the evaluator's max/min aggregations, which must agree with them.
+double nanPropagatingMax(double a, double b);
+double nanPropagatingMin(double a, double b);
+
+}  // namespace eindecomp
