@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_PACKAGES := cmake g++ make pkg-config libcli11-dev nlohmann-json3-dev libyaml-cpp-dev \
   libopenmpi-dev openmpi-bin libopenblas-dev doctest-dev python3-numpy python3-yaml \
   libctemplate-dev libscalapack-openmpi-dev libssl-dev clang libclang-rt-14-dev \
-  libblas-dev
+  libblas-dev libonnx-dev libprotobuf-dev python3-onnx libonnx-testdata python3-torch
 
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1

@@ -214,7 +214,7 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
       common.dtype = out->dtype == "f64" ? DType::F64 : DType::F32;
       gen::GeneratedFile file;
       file.path = out->strategy.empty() ? out->output : "-";  // a hand plan hashes the YAML graph
-      file.provenance = {"einplan", EINDECOMP_VERSION_STRING, canonicalCommand(cmd)};
+      file.provenance = {"einplan", EINDECOMP_VERSION_STRING, canonicalCommand(cmd), {}};
       file.sizeOptions = spec.sizeOptions;
       file.split = out->split;
       if (out->split) file.paths = toPathOptions(out->paths);

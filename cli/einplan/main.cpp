@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
   cli::addEvalCommand(app, status);
   cli::addPlanCommands(app, status);
   cli::addGenCommand(app, status);
+  cli::addImportCommand(app, status);
   // Set last: subcommands copy their parent's footer when they are added.
   app.footer(
       "plan is the default subcommand: `einplan GRAPH -p 8` is `einplan plan GRAPH -p 8`.\n"
@@ -77,7 +78,8 @@ int main(int argc, char** argv) {
       "  einplan check chain.yaml\n"
       "  einplan chain.yaml -p 8 -o plan.json\n"
       "  einplan explain chain.yaml --plan plan.json\n"
-      "  einplan eval chain.yaml --seed 7 --outputs ref/\n\n"
+      "  einplan eval chain.yaml --seed 7 --outputs ref/\n"
+      "  einplan import model.onnx -o model.yaml\n\n"
       "Run `einplan SUBCOMMAND --help` for a subcommand's options and examples; docs/ says more.");
 
   std::vector<std::string> args;

@@ -1,5 +1,9 @@
 #include "planner/graph/identifiers.h"
 
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+
 #include <algorithm>
 
 namespace eindecomp {
@@ -46,6 +50,22 @@ static std::size_t editDistance(const std::string& a, const std::string& b) {
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   return d[a.size()][b.size()];
+}
+
+std::string identifierFrom(const std::string& text) {
+  if (isIdentifier(text)) return text;
+  std::string s;
+  for (const char c : text) s += std::isalnum(static_cast<unsigned char>(c)) && static_cast<unsigned char>(c) < 128 ? c : '_';
+  if (s.empty()) s = "t";
+  if (std::isdigit(static_cast<unsigned char>(s[0]))) s = "t_" + s;
+  if (s.size() > kMaxIdentifierLength) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a over the original text
+    for (const char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    s = s.substr(0, 55) + "_" + std::string(hex, 8);
+  }
+  return s;
 }
 
 std::string closestMatch(const std::string& word, const std::vector<std::string>& candidates) {

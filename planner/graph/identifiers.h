@@ -21,6 +21,12 @@ bool isIdentifier(const std::string& s);
 // text is ("tensor name", "label", ...) and the message says which character is wrong.
 void requireIdentifier(const std::string& s, const std::string& what, const SourceLoc& where);
 
+// A valid identifier made from arbitrary text (names from ONNX models): every character
+// outside the alphabet becomes '_', a leading digit gets "t_" before it, empty text is
+// "t", and text longer than the limit keeps its first 55 characters and a hash of the
+// whole, so distinct long names stay distinct. Valid identifiers come back unchanged.
+std::string identifierFrom(const std::string& text);
+
 // The candidate closest to `word` by edit distance when it is close enough to be a
 // likely typo, else "".
 std::string closestMatch(const std::string& word, const std::vector<std::string>& candidates);

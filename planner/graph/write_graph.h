@@ -11,6 +11,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "planner/graph/graph.h"
@@ -35,6 +36,10 @@ struct GraphProvenance {
   std::string tool;
   std::string version;
   std::string command;
+  // Names of the source (an ONNX model) the graph had to change, source name -> graph
+  // name: YAML writes them as one comment line `# names: {JSON object}`, JSON as the
+  // provenance's "names" object (ASCII-escaped, so no name can end the line).
+  std::vector<std::pair<std::string, std::string>> renamed{};
 };
 
 std::string writeGraphYaml(const Graph& g, const GraphProvenance* provenance = nullptr);
