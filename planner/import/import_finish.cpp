@@ -95,10 +95,17 @@ ImportGraph::Result ImportGraph::finish(const std::vector<std::pair<std::string,
     name[t] = table.claim(tensors_[t].hint);
     if (!tensors_[t].onnxName.empty() && name[t] != tensors_[t].onnxName) r.renamed.emplace_back(tensors_[t].onnxName, name[t]);
   };
-  for (const int t : outputTensors) assign(t);
-  for (TensorKind kind : {TensorKind::ModelInput, TensorKind::Weight, TensorKind::Computed})
-    for (std::size_t t = 0; t < tensors_.size(); ++t)
-      if (liveTensor[t] && name[t].empty() && tensors_[t].kind == kind) assign(static_cast<int>(t));
+  // ONNX names that are valid identifiers are kept: they claim their names before any
+  // name that had to be made valid (`a.b` becomes `a_b_2` when the model has an `a_b`).
+  for (const bool validFirst : {true, false}) {
+    auto take = [&](int t) {
+      if (name[t].empty() && isIdentifier(tensors_[t].hint) == validFirst) assign(t);
+    };
+    for (const int t : outputTensors) take(t);
+    for (TensorKind kind : {TensorKind::ModelInput, TensorKind::Weight, TensorKind::Computed})
+      for (std::size_t t = 0; t < tensors_.size(); ++t)
+        if (liveTensor[t] && tensors_[t].kind == kind) take(static_cast<int>(t));
+  }
 
   Graph& g = r.graph;
   g.name = identifierFrom(graphName.empty() ? "model" : graphName);

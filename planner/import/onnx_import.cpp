@@ -63,8 +63,9 @@ std::vector<int64_t> declaredShape(const OnnxModel& m, const onnx::ValueInfoProt
 
 }  // namespace
 
-ImportResult importOnnx(const ImportOptions& options) {
-  const OnnxModel model = readOnnxModel(options.model);
+ImportResult importOnnx(const ImportOptions& options) { return importOnnx(readOnnxModel(options.model), options); }
+
+ImportResult importOnnx(const OnnxModel& model, const ImportOptions& options) {
   const auto& g = model.proto.graph();
   const DType dtype = modelDType(model);
   if (g.sparse_initializer_size() > 0) fail(model, "the model has sparse initializers, which einplan import does not read");
@@ -104,9 +105,18 @@ ImportResult importOnnx(const ImportOptions& options) {
   for (const auto& [name, size] : options.dims)
     if (!usedDims.count(name)) fail(model, "--dim " + eindecomp::quoted(name) + ": no model input has a symbolic dimension of that name");
 
-  // Topological order (ONNX asks for one; a cycle or an undefined value is an error).
+  // Every value has one definition (SSA): a model input, an initializer or one node output.
   std::set<std::string> defined;
   for (const auto& [name, v] : values) defined.insert(name);
+  {
+    std::set<std::string> outputsSeen;
+    for (int i = 0; i < g.node_size(); ++i)
+      for (const auto& out : g.node(i).output())
+        if (!out.empty() && (defined.count(out) || !outputsSeen.insert(out).second))
+          fail(model, nodeText(g.node(i), i) + " defines " + eindecomp::quoted(out) +
+                          ", which a model input, an initializer or another node defines too (ONNX values have one definition)");
+  }
+  // Topological order (ONNX asks for one; a cycle or an undefined value is an error).
   std::vector<int> order;
   std::vector<bool> done(static_cast<std::size_t>(g.node_size()), false);
   for (bool progress = true; progress && static_cast<int>(order.size()) < g.node_size();) {

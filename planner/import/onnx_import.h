@@ -31,5 +31,7 @@ struct ImportResult {
 };
 
 ImportResult importOnnx(const ImportOptions& options);
+// The same for a model already read (the fuzz harness feeds bytes through here).
+ImportResult importOnnx(const OnnxModel& model, const ImportOptions& options);
 
 }  // namespace eindecomp::onnx_import

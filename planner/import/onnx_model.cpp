@@ -90,10 +90,14 @@ std::size_t itemBytes(int type) {
 }  // namespace
 
 OnnxModel readOnnxModel(const std::string& path) {
+  return parseOnnxModel(readInputFile(path, "ONNX model", kMaxModelBytes), path);
+}
+
+OnnxModel parseOnnxModel(const std::string& bytes, const std::string& path) {
   OnnxModel m;
   m.path = path;
   m.folder = fs::path(path).parent_path().string();
-  const std::string bytes = readInputFile(path, "ONNX model", kMaxModelBytes);
+  if (static_cast<int64_t>(bytes.size()) > kMaxModelBytes) fail(path, "the model is larger than 2 GiB, protobuf's limit");
   google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
   google::protobuf::io::CodedInputStream coded(&raw);
   coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
@@ -156,7 +160,8 @@ HostTensor decodeTensor(const onnx::TensorProto& t, const OnnxModel& model, cons
   if (h.kind == ElemKind::Unsupported)
     fail(model.path, what + " holds " + onnxTypeName(type) + " elements; einplan import reads float32 and float64 tensors "
                             "(and integer or bool constants)");
-  h.values.reserve(static_cast<std::size_t>(n));
+  // No allocation before the data is known to hold n elements: the dimensions alone may
+  // claim 2^40 of them.
   const bool external = t.data_location() == onnx::TensorProto::EXTERNAL;
   if (external || t.has_raw_data()) {
     const std::string raw = external ? readExternalData(t, model, what) : t.raw_data();
@@ -164,6 +169,7 @@ HostTensor decodeTensor(const onnx::TensorProto& t, const OnnxModel& model, cons
     if (raw.size() != static_cast<std::size_t>(n) * item)
       fail(model.path, what + " has " + std::to_string(raw.size()) + " bytes of data for " + std::to_string(n) + " elements of " +
                            onnxTypeName(type));
+    h.values.reserve(static_cast<std::size_t>(n));
     switch (type) {
       case onnx::TensorProto::FLOAT: appendRaw<float>(raw, n, h.values); break;
       case onnx::TensorProto::DOUBLE: appendRaw<double>(raw, n, h.values); break;
@@ -182,6 +188,7 @@ HostTensor decodeTensor(const onnx::TensorProto& t, const OnnxModel& model, cons
   auto take = [&](const auto& field) {
     if (static_cast<int64_t>(field.size()) != n)
       fail(model.path, what + " has " + std::to_string(field.size()) + " values for " + std::to_string(n) + " elements");
+    h.values.reserve(static_cast<std::size_t>(n));
     for (const auto v : field) h.values.push_back(static_cast<double>(v));
   };
   switch (type) {

@@ -35,6 +35,8 @@ struct OnnxModel {
 };
 
 OnnxModel readOnnxModel(const std::string& path);
+// The same from the file's bytes (`path` names it in messages and locates external data).
+OnnxModel parseOnnxModel(const std::string& bytes, const std::string& path);
 
 // Element types as the importer sorts them.
 enum class ElemKind { Float32, Float64, Integer, Bool, Unsupported };

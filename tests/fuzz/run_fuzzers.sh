@@ -13,7 +13,7 @@ mode=all
 case ${1:-} in --build-only|--run-only) mode=${1#--}; shift ;; esac
 root=$1; build=$2; seconds=$3; shift 3
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_graph_yaml fuzz_graph_json fuzz_einsum fuzz_expr fuzz_plan_file fuzz_file_writer fuzz_emitted_text)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_graph_yaml fuzz_graph_json fuzz_einsum fuzz_expr fuzz_plan_file fuzz_file_writer fuzz_emitted_text fuzz_onnx_import)
 
 clangxx=$(command -v clang++ || true)
 if [ -z "$clangxx" ]; then
@@ -44,6 +44,14 @@ for h in "${harnesses[@]}"; do
     fuzz_graph_yaml) find "$root/examples" "$root/tests" -path "$root/tests/fuzz" -prune -o \( -name '*.yaml' -o -name '*.yml' \) -type f -size -64k -print0 | xargs -0 -r cp -t "$work" --backup=numbered ;;
     fuzz_graph_json) find "$root/examples" "$root/tests" -path "$root/tests/fuzz" -prune -o -name '*.json' -type f -size -64k -print0 | xargs -0 -r cp -t "$work" --backup=numbered ;;
     fuzz_plan_file) cp -t "$work" --backup=numbered "$root"/tests/bad_inputs/plans/* ;;
+    # Small models of ONNX's node tests (Debian's libonnx-testdata), one per operator kind.
+    fuzz_onnx_import)
+      for t in matmul_3d gemm_all_attributes einsum_batch_matmul add_bcast reduce_mean_keepdims_example softmax_axis_1 \
+               layer_normalization_3d_axis1_epsilon layer_normalization_2d_axis0_expanded reshape_reduced_dims \
+               flatten_axis2 unsqueeze_axis_0 split_variable_parts_2d slice concat_2d_axis_1 where_example transpose_all_permutations_2; do
+        f=/usr/share/libonnx-testdata/data/node/test_$t/model.onnx
+        [ -f "$f" ] && cp "$f" "$work/$t.onnx"
+      done ;;
   esac
   # The regression cases: every input that once failed (git keeps no empty folder).
   seeds=("$work")

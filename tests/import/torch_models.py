@@ -137,7 +137,9 @@ def main():
             run([args.einplan, "eval", graph, "--inputs", weights, "--outputs", out])
             ok &= close(np.load(os.path.join(out, "y.npy")), want, "einplan eval vs torch")
             for p in [int(v) for v in args.ranks.split(",")]:
-                prog = os.path.join(work, f"{name}.p{p}")
+                # One project folder per model, regenerated for each p: the second build
+                # recompiles only what the plan changed.
+                prog = os.path.join(work, f"{name}.prog")
                 run([args.eincodegen, graph, "-p", str(p), "-o", prog, "--force"])
                 run(["make", "-C", prog, "-j2"], env=env)
                 exe = os.path.join(prog, "torch_jit")
