@@ -160,6 +160,9 @@ class ImportGraph {
   std::map<std::tuple<int, DimId, int64_t, int64_t>, std::pair<int, std::map<DimId, DimId>>> sliceCache_;
 };
 
+// "[2, 3, 4]", for messages.
+std::string shapeText(const std::vector<int64_t>& shape);
+
 // The common refinement of two factorisations of one number (sizes outer first, no 1s),
 // or nothing when their boundaries cross (24 as 4 x 6 and as 6 x 4).
 std::optional<std::vector<int64_t>> commonRefinement(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
