@@ -105,7 +105,8 @@ void addImportCommand(CLI::App& app, int& status) {
         files.emplace_back(name + ".npy", npyOf(value, result.graph.dtype));
         bytes += static_cast<int64_t>(files.back().second.size());
       }
-      if (!files.empty()) writeFilesIntoFolder(weightsDir, files, {"--weights", "one NAME.npy per weight"});
+      // Made even when the model has no weights: the model's inputs go there.
+      writeFilesIntoFolder(weightsDir, files, {"--weights", "one NAME.npy per weight"});
       writeFileAtomically(opts->output, text);
       std::cerr << "imported " << opts->model << " (opset " << result.opset << "): " << result.graph.nodes.size()
                 << " nodes, " << result.graph.inputs.size() - result.weights.size() << " model inputs, "

@@ -242,7 +242,7 @@ void ImportGraph::drain() {
 // ---- nodes ----
 
 View ImportGraph::einsum(const std::vector<Operand>& operands, const std::vector<int>& outSymbols, const Expr& join,
-                         AggOp agg, const std::string& hint) {
+                         AggOp agg, const std::string& hint, const std::map<int, int64_t>& broadcast) {
   std::map<int, int64_t> symSize;
   for (const auto& op : operands)
     for (std::size_t i = 0; i < op.symbols.size(); ++i) {
@@ -324,6 +324,8 @@ View ImportGraph::einsum(const std::vector<Operand>& operands, const std::vector
   node.output.tensor = out;
   for (const int s : outSymbols) {
     auto it = symLabels.find(s);
+    if (auto b = broadcast.find(s); b != broadcast.end() && b->second > 1 && (it == symLabels.end() || symSize[s] == 1))
+      it = symLabels.insert_or_assign(s, std::vector<LabelId>{newLabel(b->second)}).first;  // operands broadcast along it
     if (it == symLabels.end()) it = symLabels.emplace(s, std::vector<LabelId>{newLabel(1)}).first;  // a kept size-1 dimension
     std::vector<DimId> group;
     for (const LabelId l : it->second) {

@@ -67,11 +67,12 @@ class ImportGraph {
     std::vector<int> symbols;
   };
   // A node computing `join` of the operands aggregated with `agg` over the symbols not
-  // in `outSymbols`; the output has one plain dimension per output symbol, in order (a
-  // symbol no operand has is a dimension of size 1: keepdims).
+  // in `outSymbols`; the output has one plain dimension per output symbol, in order. A
+  // symbol no operand has at a size above 1 is a broadcast dimension: of size 1
+  // (keepdims), or of the size `broadcast` gives it (Expand).
   // `hint` names the node (made a valid, unique name when the graph is written).
   View einsum(const std::vector<Operand>& operands, const std::vector<int>& outSymbols, const Expr& join, AggOp agg,
-              const std::string& hint);
+              const std::string& hint, const std::map<int, int64_t>& broadcast = {});
 
   View transpose(const View& v, const std::vector<int64_t>& perm) const;
   View reshape(const View& v, const std::vector<int64_t>& newShape);

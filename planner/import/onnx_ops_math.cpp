@@ -232,11 +232,44 @@ void where(OpContext& c) {
 
 }  // namespace
 
+// Clip: max(x, lo) then min(., hi); a bound known at import time (an input from opset 11,
+// an attribute before) is a number in the join, a computed one a second operand.
+void clip(OpContext& c) {
+  std::optional<View> v;
+  std::string join = "x";
+  const auto apply = [&](int input, const char* attribute, const char* fn) {
+    std::optional<double> number;
+    if (c.hasInput(input) && c.scalarConstant(input)) number = c.scalarConstant(input);
+    else if (!c.hasInput(input) && c.hasAttribute(attribute)) number = c.floatAttribute(attribute, 0);
+    if (number) {
+      join = std::string(fn) + "(" + join + ", " + numberText(*number) + ")";
+    } else if (c.hasInput(input)) {
+      if (c.shape(input) != std::vector<int64_t>{} && c.shape(input) != std::vector<int64_t>{1})
+        throw Unsupported("Clip's bounds must be scalars");
+      const View base = v ? *v : c.view(0);
+      const View current = join == "x" ? base : elementwise(c, {base}, join, "bounded");
+      v = elementwise(c, {current, c.view(input)}, std::string(fn) + "(x, y)", fn);
+      join = "x";
+    }
+  };
+  apply(1, "min", "max");
+  apply(2, "max", "min");
+  if (!v && c.isConstant(0)) return c.setConstant(0, foldElementwise({&c.constant(0)}, join));
+  c.setOutput(0, v ? (join == "x" ? *v : elementwise(c, {*v}, join)) : elementwise(c, {c.view(0)}, join));
+}
+
 void addMathOperators(std::map<std::string, OpTranslation>& t) {
   t["MatMul"] = matmul;
   t["Gemm"] = gemm;
   t["Einsum"] = einsumOp;
   t["Where"] = where;
+  t["Clip"] = clip;
+  t["LeakyRelu"] = [](OpContext& c) {
+    // max(x, 0) + alpha min(x, 0): x above zero, alpha x below, NaN and infinities kept.
+    const std::string alpha = numberText(c.floatAttribute("alpha", 0.01));
+    if (c.isConstant(0)) return c.setConstant(0, foldElementwise({&c.constant(0)}, "max(x, 0) + " + alpha + " * min(x, 0)"));
+    c.setOutput(0, elementwise(c, {c.view(0)}, "max(x, 0) + " + alpha + " * min(x, 0)"));
+  };
   unary(t, "Sqrt", "sqrt(x)");
   unary(t, "Reciprocal", "1 / x");
   unary(t, "Neg", "-x");

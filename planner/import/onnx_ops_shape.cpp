@@ -287,11 +287,28 @@ void concat(OpContext& c) {
   c.setConstant(0, r);
 }
 
+// Gather with constant indices: folded on constant data; on computed data a selection
+// of those elements along the axis (exact; picking the last token of a sequence), then
+// the indices' shape in place of the axis.
 void gather(OpContext& c) {
-  const HostTensor& data = c.constant(0);
   const HostTensor& indices = c.constant(1);
-  const int64_t axis = c.axis(c.intAttribute("axis", 0), static_cast<int64_t>(data.shape.size()));
-  const int64_t dim = data.shape[static_cast<std::size_t>(axis)];
+  const std::vector<int64_t> shape = c.shape(0);
+  const int64_t axis = c.axis(c.intAttribute("axis", 0), static_cast<int64_t>(shape.size()));
+  const int64_t dim = shape[static_cast<std::size_t>(axis)];
+  if (!c.isConstant(0)) {
+    std::vector<int64_t> picked, outShape(shape.begin(), shape.begin() + axis);
+    for (const double raw : indices.values) {
+      const int64_t k = static_cast<int64_t>(raw) < 0 ? static_cast<int64_t>(raw) + dim : static_cast<int64_t>(raw);
+      if (k < 0 || k >= dim) throw Unsupported("a Gather index " + std::to_string(static_cast<int64_t>(raw)) + " is out of range");
+      picked.push_back(k);
+    }
+    if (picked.empty()) throw Unsupported("a Gather of no elements (the EinGraph has no tensors with a dimension of size 0)");
+    outShape.insert(outShape.end(), indices.shape.begin(), indices.shape.end());
+    outShape.insert(outShape.end(), shape.begin() + axis + 1, shape.end());
+    const View selected = c.graph().select(c.view(0), axis, picked, static_cast<int64_t>(picked.size()), 0, c.hint("select"));
+    return c.setOutput(0, c.graph().reshape(selected, outShape));
+  }
+  const HostTensor& data = c.constant(0);
   HostTensor r;
   r.kind = data.kind;
   for (int64_t i = 0; i < axis; ++i) r.shape.push_back(data.shape[static_cast<std::size_t>(i)]);
@@ -310,6 +327,21 @@ void gather(OpContext& c) {
       r.values.insert(r.values.end(), first, first + inner);
     }
   c.setConstant(0, r);
+}
+
+// Expand: NumPy broadcasting to the given shape, one node that writes every element.
+void expand(OpContext& c) {
+  const std::vector<int64_t> in = c.shape(0);
+  const std::vector<int64_t> out = broadcastShapes({in, c.constantInts(1)});
+  ImportGraph::Operand op{c.view(0), {}};
+  std::vector<int> symbols;
+  std::map<int, int64_t> sizes;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    symbols.push_back(c.symbol());
+    sizes[symbols.back()] = out[i];
+  }
+  for (std::size_t i = 0; i < in.size(); ++i) op.symbols.push_back(symbols[out.size() - in.size() + i]);
+  c.setOutput(0, c.graph().einsum({op}, symbols, joinExpr("x"), AggOp::Sum, c.hint(), sizes));
 }
 
 void shapeOp(OpContext& c) {
@@ -411,6 +443,7 @@ void addShapeOperators(std::map<std::string, OpTranslation>& t) {
   t["Split"] = split;
   t["Concat"] = concat;
   t["Gather"] = gather;
+  t["Expand"] = expand;
   t["Cast"] = cast;
 }
 

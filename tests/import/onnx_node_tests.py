@@ -74,6 +74,11 @@ FAMILIES = [
     ("Constant", r"^test_constant$"),
     ("Cast", r"^test_cast_"),
     ("Where", r"^test_where_"),
+    # Beyond issue 21's list: operators torch exports around the ones above.
+    ("Expand", r"^test_expand_"),
+    ("Gather", r"^test_gather_(\d|2d|negative)"),
+    ("Clip", r"^test_clip"),
+    ("LeakyRelu", r"^test_leakyrelu"),
 ]
 FLOATS = {TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.BFLOAT16}
 CONSTANT_KINDS = {TensorProto.INT64, TensorProto.INT32, TensorProto.BOOL}
