@@ -295,34 +295,29 @@ void gather(OpContext& c) {
   const std::vector<int64_t> shape = c.shape(0);
   const int64_t axis = c.axis(c.intAttribute("axis", 0), static_cast<int64_t>(shape.size()));
   const int64_t dim = shape[static_cast<std::size_t>(axis)];
+  std::vector<int64_t> picked, outShape(shape.begin(), shape.begin() + axis);
+  for (const double raw : indices.values) {
+    const int64_t k = static_cast<int64_t>(raw) < 0 ? static_cast<int64_t>(raw) + dim : static_cast<int64_t>(raw);
+    if (k < 0 || k >= dim) throw Unsupported("a Gather index " + std::to_string(static_cast<int64_t>(raw)) + " is out of range");
+    picked.push_back(k);
+  }
+  outShape.insert(outShape.end(), indices.shape.begin(), indices.shape.end());
+  outShape.insert(outShape.end(), shape.begin() + axis + 1, shape.end());
   if (!c.isConstant(0)) {
-    std::vector<int64_t> picked, outShape(shape.begin(), shape.begin() + axis);
-    for (const double raw : indices.values) {
-      const int64_t k = static_cast<int64_t>(raw) < 0 ? static_cast<int64_t>(raw) + dim : static_cast<int64_t>(raw);
-      if (k < 0 || k >= dim) throw Unsupported("a Gather index " + std::to_string(static_cast<int64_t>(raw)) + " is out of range");
-      picked.push_back(k);
-    }
     if (picked.empty()) throw Unsupported("a Gather of no elements (the EinGraph has no tensors with a dimension of size 0)");
-    outShape.insert(outShape.end(), indices.shape.begin(), indices.shape.end());
-    outShape.insert(outShape.end(), shape.begin() + axis + 1, shape.end());
     const View selected = c.graph().select(c.view(0), axis, picked, static_cast<int64_t>(picked.size()), 0, c.hint("select"));
     return c.setOutput(0, c.graph().reshape(selected, outShape));
   }
   const HostTensor& data = c.constant(0);
   HostTensor r;
   r.kind = data.kind;
-  for (int64_t i = 0; i < axis; ++i) r.shape.push_back(data.shape[static_cast<std::size_t>(i)]);
-  r.shape.insert(r.shape.end(), indices.shape.begin(), indices.shape.end());
-  for (std::size_t i = static_cast<std::size_t>(axis) + 1; i < data.shape.size(); ++i) r.shape.push_back(data.shape[i]);
+  r.shape = outShape;
   int64_t outer = 1, inner = 1;
-  for (std::size_t i = 0; i < data.shape.size(); ++i)
-    if (static_cast<int64_t>(i) < axis) outer *= data.shape[i];
-    else if (static_cast<int64_t>(i) > axis) inner *= data.shape[i];
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    if (static_cast<int64_t>(i) < axis) outer *= shape[i];
+    else if (static_cast<int64_t>(i) > axis) inner *= shape[i];
   for (int64_t o = 0; o < outer; ++o)
-    for (const double raw : indices.values) {
-      int64_t k = static_cast<int64_t>(raw);
-      if (k < 0) k += dim;
-      if (k < 0 || k >= dim) throw Unsupported("a Gather index " + std::to_string(static_cast<int64_t>(raw)) + " is out of range");
+    for (const int64_t k : picked) {
       const auto first = data.values.begin() + (o * dim + k) * inner;
       r.values.insert(r.values.end(), first, first + inner);
     }
