@@ -195,13 +195,6 @@ void einsumOp(OpContext& c) {
   c.setOutput(0, c.graph().einsum(ops, out, joinExpr(ops.size() == 1 ? "x" : "x * y"), AggOp::Sum, c.hint()));
 }
 
-HostTensor asMask(const HostTensor& cond) {
-  HostTensor m = cond;
-  for (double& v : m.values) v = v != 0.0 ? 1.0 : 0.0;
-  m.kind = ElemKind::Float32;
-  return m;
-}
-
 void where(OpContext& c) {
   const HostTensor& cond = c.constant(0);
   const std::vector<int64_t> out = broadcastShapes({cond.shape, c.shape(1), c.shape(2)});
@@ -216,14 +209,16 @@ void where(OpContext& c) {
   for (int k = 1; k <= 2; ++k) {
     const auto u = c.scalarConstant(k);
     if (!u || c.isConstant(3 - k)) continue;
-    const View mask = c.graph().addWeight(c.hint("mask"), asMask(cond), false);
+    // The condition is a weight of 0/1 (ONNX's bool), one per condition value: every
+    // layer's Where reading the same causal mask shares it.
+    const View mask = c.view(0);
     const View v = c.view(3 - k);
     if (broadcastShapes({c.shape(3 - k), cond.shape}) != out) throw Unsupported("the constant branch widens the result");
     const std::string number = numberText(*u);
     return c.setOutput(0, elementwise(c, {v, mask}, k == 2 ? "where(y, x, " + number + ")" : "where(y, " + number + ", x)"));
   }
   // Two branches: where(c, x, -0) + where(c, -0, y) is exact (x + -0 is x).
-  const View mask = c.graph().addWeight(c.hint("mask"), asMask(cond), false);
+  const View mask = c.view(0);
   const View a = elementwise(c, {c.view(1), mask}, "where(y, x, -0)", "then");
   const View b = elementwise(c, {c.view(2), mask}, "where(y, -0, x)", "else");
   if (broadcastShapes({c.graph().shape(a), c.graph().shape(b)}) != out) throw Unsupported("the branches do not cover the result");
