@@ -6,34 +6,18 @@
 # compiler, MPI and a CBLAS: einrt is found with find_package(einrt) — -Deinrt_DIR=... or
 # the EINRT_DIR environment variable, else the runtime of the eincodegen that wrote this
 # project — and brings MPI and the BLAS that CMake's FindBLAS finds (choose one with
-# -DBLA_VENDOR=...). Options: -DEIN_NATIVE=OFF builds kernels for any CPU of this
-# architecture instead of tuning them to this one;{{#CUDA}} CUDA architectures come from
-# -DCMAKE_CUDA_ARCHITECTURES (default: the visible GPUs, or all major ones without a GPU);{{/CUDA}}
-# OpenMP, when found, lets --threads split the kernels.
+# -DBLA_VENDOR=...). Everything that does not depend on the graph (kernel flags,
+# -DEIN_NATIVE=OFF, OpenMP, oneDNN for bf16/f16 with -DEINRT_USE_ONEDNN=OFF to go without,
+# CUDA architectures from -DCMAKE_CUDA_ARCHITECTURES) is einrt_add_program's, from einrt's
+# package (einrtProgram.cmake).
 cmake_minimum_required(VERSION 3.20)
-{{#CUDA}}
-if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND CMAKE_VERSION VERSION_LESS 3.24)
-  # "native" needs CMake 3.24 and "all-major" 3.23; older releases need the list.
-  message(FATAL_ERROR "CMake ${CMAKE_VERSION} cannot choose CUDA architectures by itself (3.24 can): "
-                      "pass them, e.g. make CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90")
-endif()
-if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-  execute_process(COMMAND nvidia-smi -L OUTPUT_VARIABLE EIN_GPUS ERROR_QUIET RESULT_VARIABLE EIN_SMI)
-  if(EIN_SMI EQUAL 0 AND EIN_GPUS MATCHES "GPU")
-    set(CMAKE_CUDA_ARCHITECTURES native)
-  else()
-    set(CMAKE_CUDA_ARCHITECTURES all-major)
-  endif()
-endif()
-{{/CUDA}}
-project({{GRAPH_NAME}} LANGUAGES CXX{{#CUDA}} CUDA{{/CUDA}})
+project({{GRAPH_NAME}} LANGUAGES CXX)
 
 set(CMAKE_CXX_STANDARD 20)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
 if(NOT CMAKE_BUILD_TYPE)
   set(CMAKE_BUILD_TYPE Release CACHE STRING "" FORCE)
 endif()
-option(EIN_NATIVE "tune the kernels to this machine's CPU (-march=native)" ON)
 
 if(DEFINED ENV{EINRT_DIR})
   set(einrt_DIR "$ENV{EINRT_DIR}")
@@ -41,43 +25,9 @@ elseif(NOT einrt_DIR)
   set(einrt_DIR "{{EINRT_DIR}}")
 endif()
 find_package(einrt REQUIRED{{#CUDA}} COMPONENTS cuda{{/CUDA}})
-find_package(OpenMP COMPONENTS CXX)
-
-# The kernels call no libm function that sets errno, so loops over exp and sqrt vectorize.
-include(CheckCXXCompilerFlag)
-set(EIN_KERNEL_FLAGS -fno-math-errno)
-check_cxx_compiler_flag(-fopenmp-simd EIN_HAVE_OPENMP_SIMD)
-if(EIN_HAVE_OPENMP_SIMD)
-  list(APPEND EIN_KERNEL_FLAGS -fopenmp-simd)
-endif()
-if(EIN_NATIVE)
-  check_cxx_compiler_flag(-march=native EIN_HAVE_MARCH_NATIVE)
-  if(EIN_HAVE_MARCH_NATIVE)
-    list(APPEND EIN_KERNEL_FLAGS -march=native)
-  endif()
-endif()
 {{#CPU}}
-add_executable({{GRAPH_NAME}} kernels.cpp program.cpp)
-target_compile_options({{GRAPH_NAME}} PRIVATE ${EIN_KERNEL_FLAGS})
-# program.cpp holds only the plan's tables, read once at start-up (the executor is in
-# einrt): unoptimized it compiles in half the time, and it is what a plan for another
-# rank count recompiles. kernels.cpp comes first on the link line, so where both define
-# the same inline function the linker keeps the optimized copy.
-set_source_files_properties(program.cpp PROPERTIES COMPILE_OPTIONS "$<$<CXX_COMPILER_ID:GNU,Clang,AppleClang>:-O0>")
-target_link_libraries({{GRAPH_NAME}} PRIVATE einrt::einrt)
-if(OpenMP_CXX_FOUND)
-  target_link_libraries({{GRAPH_NAME}} PRIVATE OpenMP::OpenMP_CXX)
-endif()
-set_target_properties({{GRAPH_NAME}} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}")
+einrt_add_program({{GRAPH_NAME}} SOURCES kernels.cpp program.cpp TABLES program.cpp)
 {{/CPU}}
 {{#CUDA}}
-# einrt asks for C++20, which CMake releases older than 3.26 cannot spell for nvcc.
-if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
-  set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
-  set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
-  list(APPEND CMAKE_CUDA_COMPILE_FEATURES cuda_std_20)
-endif()
-add_executable({{CUDA_TARGET}} program_cuda.cu kernels_cuda.cu)
-target_link_libraries({{CUDA_TARGET}} PRIVATE einrt::cuda)
-set_target_properties({{CUDA_TARGET}} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}")
+einrt_add_program({{CUDA_TARGET}} CUDA SOURCES program_cuda.cu kernels_cuda.cu)
 {{/CUDA}}

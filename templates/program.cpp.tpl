@@ -15,6 +15,9 @@
 #else
 #define EIN_MEMORY einrt::MemorySpace::Host
 #endif
+#if defined(EINRT_WITH_ONEDNN) && !defined(EIN_BACKEND_CUDA)
+#include <einrt/program/dnnl_gemm.h>
+#endif
 
 using Real = {{REAL_TYPE}};
 
@@ -87,6 +90,10 @@ int main(int argc, char** argv) {
 #ifdef EIN_BACKEND_CUDA
   return einrt::program::runProgram(makeSpec(), argc, argv, &einrt::cudaDevice());
 #else
+#if defined(EINRT_WITH_ONEDNN)
+  // Built with oneDNN (einrt_add_program): bf16 and f16 GEMMs use the matrix units.
+  einrt::program::useOneDnnGemm();
+#endif
   return einrt::program::runProgram(makeSpec(), argc, argv);
 #endif
 }

@@ -194,7 +194,7 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
   cmd->add_option("-o,--output", out->output, "graph file to write (.yaml, .yml or .json; default -: YAML on stdout)")
       ->type_name("FILE");
   cmd->add_option("--name", out->name, "the graph's name (default: the family's)")->type_name("NAME");
-  options->choice("--dtype", out->dtype, {"f32", "f64"}, "element type");
+  options->choice("--dtype", out->dtype, {"f32", "f64", "bf16", "f16"}, "element type (bf16, f16: 2-byte storage, f32 arithmetic)");
   CLI::Option* split = cmd->add_flag("--split", out->split,
                                      "write nodes of three or more operands already split into binary contractions "
                                      "along the optimized path (steps named NODE__1, NODE__2, ..., the last keeps NODE)");
@@ -211,7 +211,7 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
       options->convert();
       gen::CommonOptions common;
       common.name = out->name;
-      common.dtype = out->dtype == "f64" ? DType::F64 : DType::F32;
+      common.dtype = *einrt::dtypeFromName(out->dtype);
       gen::GeneratedFile file;
       file.path = out->strategy.empty() ? out->output : "-";  // a hand plan hashes the YAML graph
       file.provenance = {"einplan", EINDECOMP_VERSION_STRING, canonicalCommand(cmd), {}};

@@ -52,23 +52,23 @@ std::string joinExpressionSource(const Expr& e) {
   throw InputError({{"", 0, 0}, "malformed join expression"});
 }
 
-std::string aggCombineSource(AggOp agg) {
+std::string aggCombineSource(Reduce agg) {
   switch (agg) {
-    case AggOp::Sum: return "(a + b)";
+    case Reduce::Sum: return "(a + b)";
     // The max and min aggregations fold with the functions of the same name, NaN rules included.
-    case AggOp::Max: return std::string(scalarFunctionInfo(ScalarFunction::Max).emittedName) + "<T>(a, b)";
-    case AggOp::Min: return std::string(scalarFunctionInfo(ScalarFunction::Min).emittedName) + "<T>(a, b)";
-    case AggOp::Prod: return "(a * b)";
+    case Reduce::Max: return std::string(scalarFunctionInfo(ScalarFunction::Max).emittedName) + "<T>(a, b)";
+    case Reduce::Min: return std::string(scalarFunctionInfo(ScalarFunction::Min).emittedName) + "<T>(a, b)";
+    case Reduce::Prod: return "(a * b)";
   }
   return "(a + b)";
 }
 
-std::string aggIdentitySource(AggOp agg) {
+std::string aggIdentitySource(Reduce agg) {
   switch (agg) {
-    case AggOp::Sum: return "T(0)";
-    case AggOp::Max: return "-einrt::program::infinity<T>()";
-    case AggOp::Min: return "einrt::program::infinity<T>()";
-    case AggOp::Prod: return "T(1)";
+    case Reduce::Sum: return "T(0)";
+    case Reduce::Max: return "-einrt::program::infinity<T>()";
+    case Reduce::Min: return "einrt::program::infinity<T>()";
+    case Reduce::Prod: return "T(1)";
   }
   return "T(0)";
 }

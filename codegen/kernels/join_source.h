@@ -21,9 +21,9 @@ std::string joinExpressionSource(const Expr& e);
 
 // The combine step of an aggregation as an expression over `a` and `b`:
 // sum -> "(a + b)", max -> "einrt::program::max<T>(a, b)", ...
-std::string aggCombineSource(AggOp agg);
+std::string aggCombineSource(Reduce agg);
 
 // The identity of the aggregation as a C++ expression of type T: 0, 1, -inf, +inf.
-std::string aggIdentitySource(AggOp agg);
+std::string aggIdentitySource(Reduce agg);
 
 }  // namespace eindecomp::codegen

@@ -32,7 +32,7 @@ KernelChoice chooseKernel(const Node& n, const std::optional<GemmMapping>& gemm)
   if (const std::optional<std::vector<int>> order = permutationOrder(n))
     return {"permutation", "a copy into another order of the dimensions, in tiles", *order};
   if (!aggregated.empty())
-    return {"reduction", std::string("agg ") + aggName(n.agg) + " over " + joined(aggregated) +
+    return {"reduction", std::string("agg ") + reduceName(n.agg) + " over " + joined(aggregated) +
                              (n.operandLabels.size() == 2 && productScale(n.join) ? " (no label summed over both operands)" : ""),
             {}};
   if (n.operandLabels.size() == 2 && productScale(n.join))

@@ -51,7 +51,7 @@ struct NodeProgram {
   std::vector<OperandProgram> operands;
   std::vector<int> outputLabelOfDim;
   int outputTensor = -1;
-  AggOp agg = AggOp::Sum;
+  Reduce agg = Reduce::Sum;
   std::string joinSource;         // C++ expression over x, y (join_source.h)
   bool usesY = false;
   std::optional<GemmMapping> gemm;  // when the node runs as a GEMM

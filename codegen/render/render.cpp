@@ -24,12 +24,23 @@ std::string joinedNumbers(const Container& values) {
 
 const char* boolText(bool b) { return b ? "true" : "false"; }
 
-const char* aggEnumName(AggOp a) {
+// The C++ spellings of einrt's vocabulary in emitted source.
+const char* realType(DType t) {
+  switch (t) {
+    case DType::F64: return "double";
+    case DType::BF16: return "einrt::bf16";
+    case DType::F16: return "einrt::f16";
+    case DType::F32: break;
+  }
+  return "float";
+}
+
+const char* aggEnumName(Reduce a) {
   switch (a) {
-    case AggOp::Sum: return "Sum";
-    case AggOp::Max: return "Max";
-    case AggOp::Min: return "Min";
-    case AggOp::Prod: return "Prod";
+    case Reduce::Sum: return "Sum";
+    case Reduce::Max: return "Max";
+    case Reduce::Min: return "Min";
+    case Reduce::Prod: return "Prod";
   }
   return "Sum";
 }
@@ -66,7 +77,7 @@ std::string einsumComment(const NodeProgram& n) {
   }
   s += " ->";
   for (int l : n.outputLabelOfDim) s += " " + n.labels[l];
-  return commentSafe(s + " (agg " + aggName(n.agg) + ")");
+  return commentSafe(s + " (agg " + reduceName(n.agg) + ")");
 }
 
 void fillNode(ctemplate::TemplateDictionary& d, const NodeProgram& n, std::size_t index) {
@@ -131,7 +142,7 @@ std::string programList(const RankProgram& p, Backend b) {
 void fillProject(ctemplate::TemplateDictionary& d, const RankProgram& p, const RenderOptions& o) {
   d.SetValue("GRAPH_NAME", p.graphName);
   d.SetValue("DTYPE", dtypeName(p.dtype));
-  d.SetValue("REAL_TYPE", p.dtype == DType::F64 ? "double" : "float");
+  d.SetValue("REAL_TYPE", realType(p.dtype));
   d.SetIntValue("DEVICES", p.devices);
   d.SetValue("ALGORITHM", isValidIdentifier(p.algorithm) ? p.algorithm : std::string("given"));
   d.SetValue("BYTES_PREDICTED", std::to_string(p.bytesPredicted));

@@ -12,9 +12,10 @@ Tensor generateInput(const Graph& graph, const InputTensor& input, uint64_t seed
   if (graph.dtype == DType::F64) {
     einrt::fillInput<double>(seed, input.name, t.values.size(), t.values.data());
   } else {
+    // f32's value; bf16 and f16 round it once more, as the programs' inputElement does.
     std::vector<float> f32(t.values.size());
     einrt::fillInput<float>(seed, input.name, f32.size(), f32.data());
-    t.values.assign(f32.begin(), f32.end());
+    for (std::size_t i = 0; i < f32.size(); ++i) t.values[i] = roundToDType(f32[i], graph.dtype);
   }
   return t;
 }

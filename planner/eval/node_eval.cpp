@@ -10,22 +10,22 @@
 
 namespace eindecomp {
 
-double aggregationIdentity(AggOp agg) {
+double aggregationIdentity(Reduce agg) {
   switch (agg) {
-    case AggOp::Sum: return 0.0;
-    case AggOp::Prod: return 1.0;
-    case AggOp::Max: return -std::numeric_limits<double>::infinity();
-    case AggOp::Min: return std::numeric_limits<double>::infinity();
+    case Reduce::Sum: return 0.0;
+    case Reduce::Prod: return 1.0;
+    case Reduce::Max: return -std::numeric_limits<double>::infinity();
+    case Reduce::Min: return std::numeric_limits<double>::infinity();
   }
   throw std::invalid_argument("unknown aggregation");
 }
 
-double aggregate(AggOp agg, double accumulator, double value) {
+double aggregate(Reduce agg, double accumulator, double value) {
   switch (agg) {
-    case AggOp::Sum: return accumulator + value;
-    case AggOp::Prod: return accumulator * value;
-    case AggOp::Max: return nanPropagatingMax(accumulator, value);
-    case AggOp::Min: return nanPropagatingMin(accumulator, value);
+    case Reduce::Sum: return accumulator + value;
+    case Reduce::Prod: return accumulator * value;
+    case Reduce::Max: return nanPropagatingMax(accumulator, value);
+    case Reduce::Min: return nanPropagatingMin(accumulator, value);
   }
   throw std::invalid_argument("unknown aggregation");
 }

@@ -20,11 +20,11 @@
 namespace eindecomp {
 
 // The identity element an aggregation starts from.
-double aggregationIdentity(AggOp agg);
+double aggregationIdentity(Reduce agg);
 
 // Folds one joined value into an accumulator with the aggregation (max and min
 // propagate NaN).
-double aggregate(AggOp agg, double accumulator, double value);
+double aggregate(Reduce agg, double accumulator, double value);
 
 // Evaluates `node` of `graph` on its operand tensors (in the node's operand order).
 // Throws std::invalid_argument when the operands do not match the node's labels and the

@@ -1,9 +1,18 @@
 #include "planner/eval/tensor.h"
 
+#include "einrt/half.h"
+
 namespace eindecomp {
 
 double roundToDType(double value, DType dtype) {
-  return dtype == DType::F32 ? static_cast<double>(static_cast<float>(value)) : value;
+  switch (dtype) {
+    case DType::F64: return value;
+    case DType::F32: return static_cast<float>(value);
+    // Through f32, as the programs round their f32 results (SPEC 8).
+    case DType::BF16: return static_cast<float>(einrt::bf16(static_cast<float>(value)));
+    case DType::F16: return static_cast<float>(einrt::f16(static_cast<float>(value)));
+  }
+  return value;
 }
 
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& shape) {

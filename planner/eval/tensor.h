@@ -1,8 +1,10 @@
 // The evaluator's tensor value type: a dtype, a shape and the elements in contiguous
-// C (row-major) order. Elements are stored as double for both dtypes so the reference
-// evaluator has a single code path; a tensor of dtype F32 only ever holds values that
-// are exactly representable as float (every producer rounds through roundToDType), so
-// converting it to float storage is exact.
+// C (row-major) order. Elements are stored as double for every dtype so the reference
+// evaluator has a single code path; a tensor of dtype F32, BF16 or F16 only ever holds
+// values that are exactly representable in it (every producer rounds through
+// roundToDType), so converting it to its storage is exact. Arithmetic is in double and
+// each node's results are rounded once (SPEC 8 asks f32 arithmetic for the 2-byte types;
+// double differs from it by less than one f32 rounding, far below theirs).
 #pragma once
 
 #include <cstdint>
@@ -18,7 +20,8 @@ struct Tensor {
   std::vector<double> values;   // C order, elementCount(shape) entries
 };
 
-// The value as the dtype stores it: unchanged for F64, rounded to nearest float for F32.
+// The value as the dtype stores it: unchanged for F64, rounded to nearest even for the
+// others (bf16 and f16 through f32, as the programs round their f32 results).
 double roundToDType(double value, DType dtype);
 
 // Row-major strides in elements: the last dimension has stride 1.

@@ -35,7 +35,7 @@ Graph makeAttention(const AttentionOptions& opts) {
   b.node("VH", "bta,ahd->bthd", {"V", "WV"});
   b.node("T1", "bshd,bthd->bhst", {"QH", "KH"});
   b.node("T2", "bhst->bhst", {"T1"}, "x * " + numberText(1.0 / std::sqrt(static_cast<double>(headDim))));
-  b.node("C", "bhst->bhs", {"T2"}, "", AggOp::Max);
+  b.node("C", "bhst->bhs", {"T2"}, "", Reduce::Max);
   b.node("E", "bhst,bhs->bhst", {"T2", "C"}, "exp(x - y)");
   b.node("S", "bhst->bhs", {"E"});
   b.node("T3", "bhst,bhs->bhst", {"E", "S"}, "div");

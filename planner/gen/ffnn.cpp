@@ -52,7 +52,7 @@ Graph makeFfnn(const FfnnOptions& opts) {
 
   const std::string invBatch = numberText(1.0 / static_cast<double>(opts.batch));
   if (opts.loss == "xent") {
-    b.node("Lmax", "b c -> b", {"L"}, "", AggOp::Max);
+    b.node("Lmax", "b c -> b", {"L"}, "", Reduce::Max);
     b.node("Lexp", "b c, b -> b c", {"L", "Lmax"}, "exp(x - y)");
     b.node("Lsum", "b c -> b", {"Lexp"});
     b.node("P", "b c, b -> b c", {"Lexp", "Lsum"}, "div");

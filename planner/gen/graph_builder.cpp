@@ -46,7 +46,7 @@ std::vector<int64_t> GraphBuilder::shapeOf(const std::string& tensor) const {
 }
 
 void GraphBuilder::node(const std::string& name, const std::string& einsum, const std::vector<std::string>& inputs,
-                        const std::string& join, AggOp agg) {
+                        const std::string& join, Reduce agg) {
   const EinsumSpec spec = parseEinsum(einsum);
   if (spec.operands.size() != inputs.size())
     throw std::logic_error("generator: node '" + name + "' has " + std::to_string(inputs.size()) +

@@ -29,7 +29,7 @@ class GraphBuilder {
   // A node: `einsum` as in a graph file, `join` a named join or an expression over x and
   // y ("" for the default: mul for two operands, the identity for one).
   void node(const std::string& name, const std::string& einsum, const std::vector<std::string>& inputs,
-            const std::string& join = "", AggOp agg = AggOp::Sum);
+            const std::string& join = "", Reduce agg = Reduce::Sum);
 
   void output(const std::string& name);
 

@@ -111,7 +111,7 @@ Graph makeLlama(const LlamaOptions& opts) {
     const std::string k = rope(b, L + "_k", 't');
     b.node(L + "_scores", "bshre,bthre->bhst", {q, k});
     b.node(L + "_masked", "bhst,st->bhst", {L + "_scores", "mask"}, "x * " + scale + " + y");
-    b.node(L + "_smax", "bhst->bhs", {L + "_masked"}, "", AggOp::Max);
+    b.node(L + "_smax", "bhst->bhs", {L + "_masked"}, "", Reduce::Max);
     b.node(L + "_sexp", "bhst,bhs->bhst", {L + "_masked", L + "_smax"}, "exp(x - y)");
     b.node(L + "_ssum", "bhst->bhs", {L + "_sexp"});
     b.node(L + "_probs", "bhst,bhs->bhst", {L + "_sexp", L + "_ssum"}, "div");

@@ -67,11 +67,11 @@ class GraphBuilder {
       graph_.name = doc_.name->text;
     }
     if (doc_.dtype) {
-      if (doc_.dtype->text == "f32") graph_.dtype = DType::F32;
-      else if (doc_.dtype->text == "f64") graph_.dtype = DType::F64;
+      if (const auto t = einrt::dtypeFromName(doc_.dtype->text)) graph_.dtype = *t;
       else
         throw InputError({doc_.dtype->loc, "unknown dtype " + quoted(doc_.dtype->text) +
-                                               didYouMean(doc_.dtype->text, {"f32", "f64"}) + "; use f32 or f64"});
+                                               didYouMean(doc_.dtype->text, {"f32", "f64", "bf16", "f16"}) +
+                                               "; use f32, f64, bf16 or f16"});
     }
     for (const auto& s : doc_.sizes) {
       checkSizeEntry(s, "'sizes'");
@@ -174,7 +174,7 @@ class GraphBuilder {
       throw InputError({dn.join ? dn.join->loc : (dn.agg ? dn.agg->loc : dn.loc),
                         owner + " has " + std::to_string(node.inputs.size()) +
                             " inputs, so it must be a pure contraction (join mul, agg sum); it has join " +
-                            quoted(node.joinName) + " and agg " + quoted(aggName(node.agg)) +
+                            quoted(node.joinName) + " and agg " + quoted(reduceName(node.agg)) +
                             ". Write it as a chain of nodes with at most two inputs each"});
     return node;
   }
@@ -226,10 +226,10 @@ class GraphBuilder {
     if (!dn.agg) return;
     static const std::vector<std::string> aggs = {"sum", "max", "min", "prod"};
     const std::string& a = dn.agg->text;
-    if (a == "sum") node.agg = AggOp::Sum;
-    else if (a == "max") node.agg = AggOp::Max;
-    else if (a == "min") node.agg = AggOp::Min;
-    else if (a == "prod") node.agg = AggOp::Prod;
+    if (a == "sum") node.agg = Reduce::Sum;
+    else if (a == "max") node.agg = Reduce::Max;
+    else if (a == "min") node.agg = Reduce::Min;
+    else if (a == "prod") node.agg = Reduce::Prod;
     else
       throw InputError({dn.agg->loc, "node " + quoted(dn.name.text) + ": unknown agg " + quoted(a) +
                                          didYouMean(a, aggs) + "; use sum, max, min or prod"});

@@ -14,13 +14,19 @@
 #include <string>
 #include <vector>
 
+#include "einrt/types.h"
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/expr.h"
 
 namespace eindecomp {
 
-enum class DType { F32, F64 };
-enum class AggOp { Sum, Max, Min, Prod };
+// Element types and aggregations are einrt's (einrt/types.h): one vocabulary from the
+// graph file to the emitted program.
+using einrt::DType;
+using einrt::dtypeName;
+using einrt::dtypeSize;
+using einrt::Reduce;
+using einrt::reduceName;
 
 using Label = std::string;
 using Labels = std::vector<Label>;
@@ -44,7 +50,7 @@ struct Node {
   std::string einsum;       // the einsum text as written, for reports
   std::string joinName;     // "mul", "add", ... or the expression text as written
   Expr join;                // the join as an expression tree over x (and y)
-  AggOp agg = AggOp::Sum;
+  Reduce agg = Reduce::Sum;
   std::map<Label, int64_t> labelSizes;  // every iteration label of this node, resolved
   SourceLoc loc;
   std::vector<int64_t> fileShape{};     // graph outputs only: the shape of NAME.npy (see InputTensor)
@@ -62,10 +68,6 @@ struct Graph {
 // ---- queries used throughout the planner (graph_queries.cpp) ----
 // The name lookups below search the lists: a stage that asks once per node builds a
 // GraphIndex (graph_index.h) instead.
-
-std::size_t dtypeSize(DType t);
-const char* dtypeName(DType t);      // "f32" | "f64"
-const char* aggName(AggOp a);        // "sum" | "max" | "min" | "prod"
 
 // The node's iteration labels: distinct labels in order of first appearance in the
 // operands, then the output (broadcast labels last). Partitions are given over these.

@@ -5,19 +5,6 @@
 
 namespace eindecomp {
 
-std::size_t dtypeSize(DType t) { return t == DType::F64 ? 8 : 4; }
-const char* dtypeName(DType t) { return t == DType::F64 ? "f64" : "f32"; }
-
-const char* aggName(AggOp a) {
-  switch (a) {
-    case AggOp::Sum: return "sum";
-    case AggOp::Max: return "max";
-    case AggOp::Min: return "min";
-    case AggOp::Prod: return "prod";
-  }
-  return "sum";
-}
-
 static void appendNew(Labels& out, const Labels& from) {
   for (const auto& l : from)
     if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
@@ -49,7 +36,7 @@ Labels broadcastLabels(const Node& n) {
 }
 
 bool isContraction(const Node& n) {
-  if (n.agg != AggOp::Sum) return false;
+  if (n.agg != Reduce::Sum) return false;
   if (n.operandLabels.size() == 1) return n.join.kind == Expr::Kind::VarX;
   return n.join.kind == Expr::Kind::Mul && n.join.args.size() == 2 &&
          n.join.args[0].kind == Expr::Kind::VarX && n.join.args[1].kind == Expr::Kind::VarY;

@@ -34,7 +34,7 @@ GraphSummary summarizeGraph(const Graph& g, const std::map<std::string, int64_t>
     const int64_t flops = overridden != flopsOverride.end() ? overridden->second : nodeFlops(n);
     if (__builtin_add_overflow(s.totalFlops, flops, &s.totalFlops))
       throw InputError({n.loc, "the graph's total FLOP count overflows 64 bits"});
-    s.nodes.push_back(NodeSummary{n.name, n.einsum, n.inputs, n.joinName, aggName(n.agg), outputShape(n),
+    s.nodes.push_back(NodeSummary{n.name, n.einsum, n.inputs, n.joinName, reduceName(n.agg), outputShape(n),
                                   flops, index.isOutput(n.name)});
   }
   return s;

@@ -94,7 +94,7 @@ std::string writeGraphYaml(const Graph& g, const GraphProvenance* provenance) {
     y << YAML::Key << "inputs" << YAML::Value << YAML::Flow << n.inputs;
     const std::string join = nonDefaultJoin(n);
     if (!join.empty()) y << YAML::Key << "join" << YAML::Value << YAML::DoubleQuoted << join;
-    if (n.agg != AggOp::Sum) y << YAML::Key << "agg" << YAML::Value << aggName(n.agg);
+    if (n.agg != Reduce::Sum) y << YAML::Key << "agg" << YAML::Value << reduceName(n.agg);
     // Broadcast labels take their size from the node's own `sizes` (labels are local).
     const Labels broadcast = broadcastLabels(n);
     if (!broadcast.empty()) {
@@ -136,7 +136,7 @@ std::string writeGraphJson(const Graph& g, const GraphProvenance* provenance) {
     nlohmann::ordered_json node{{"name", n.name}, {"einsum", formatEinsum(n)}, {"inputs", n.inputs}};
     const std::string join = nonDefaultJoin(n);
     if (!join.empty()) node["join"] = join;
-    if (n.agg != AggOp::Sum) node["agg"] = aggName(n.agg);
+    if (n.agg != Reduce::Sum) node["agg"] = reduceName(n.agg);
     const Labels broadcast = broadcastLabels(n);
     if (!broadcast.empty()) {
       nlohmann::ordered_json sizes = nlohmann::ordered_json::object();

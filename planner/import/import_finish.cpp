@@ -64,7 +64,7 @@ ImportGraph::Result ImportGraph::finish(const std::vector<std::pair<std::string,
       }
       for (const DimId d : tensorLeaves(n.tensor))
         if (dims_[d].size == 1) leafView.hidden.push_back(d);
-      t = einsum({{leafView, symbols}}, symbols, Expr::x(), AggOp::Sum, onnxName).tensor;
+      t = einsum({{leafView, symbols}}, symbols, Expr::x(), Reduce::Sum, onnxName).tensor;
     }
     tensors_[t].hint = onnxName;
     tensors_[t].onnxName = onnxName;

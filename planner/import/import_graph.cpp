@@ -242,7 +242,7 @@ void ImportGraph::drain() {
 // ---- nodes ----
 
 View ImportGraph::einsum(const std::vector<Operand>& operands, const std::vector<int>& outSymbols, const Expr& join,
-                         AggOp agg, const std::string& hint, const std::map<int, int64_t>& broadcast) {
+                         Reduce agg, const std::string& hint, const std::map<int, int64_t>& broadcast) {
   std::map<int, int64_t> symSize;
   for (const auto& op : operands)
     for (std::size_t i = 0; i < op.symbols.size(); ++i) {

@@ -71,7 +71,7 @@ class ImportGraph {
   // symbol no operand has at a size above 1 is a broadcast dimension: of size 1
   // (keepdims), or of the size `broadcast` gives it (Expand).
   // `hint` names the node (made a valid, unique name when the graph is written).
-  View einsum(const std::vector<Operand>& operands, const std::vector<int>& outSymbols, const Expr& join, AggOp agg,
+  View einsum(const std::vector<Operand>& operands, const std::vector<int>& outSymbols, const Expr& join, Reduce agg,
               const std::string& hint, const std::map<int, int64_t>& broadcast = {});
 
   View transpose(const View& v, const std::vector<int64_t>& perm) const;
@@ -128,7 +128,7 @@ class ImportGraph {
     std::vector<Slot> operands;
     Slot output;
     Expr join;
-    AggOp agg;
+    Reduce agg;
     std::string hint;
   };
 

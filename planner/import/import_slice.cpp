@@ -28,7 +28,7 @@ View ImportGraph::select(const View& v, int64_t axis, const std::vector<int64_t>
     x.symbols.push_back(sym);
     out.push_back(static_cast<int64_t>(i) == axis ? k : sym);
   }
-  return einsum({x, {selection, {j, k}}}, out, parseExpr("where(y, x, -0)"), AggOp::Sum, hint);
+  return einsum({x, {selection, {j, k}}}, out, parseExpr("where(y, x, -0)"), Reduce::Sum, hint);
 }
 
 View ImportGraph::slice(const View& v, int64_t axis, int64_t start, int64_t end) {

@@ -94,6 +94,6 @@ View elementwise(OpContext& c, const std::vector<View>& operands, const std::str
 // Reduce `v` over the given (normalised) axes with `join` applied first, keeping the
 // reduced dimensions as size 1 when keepdims.
 View reduce(OpContext& c, const View& v, const std::vector<int64_t>& axes, bool keepdims, const std::string& join,
-            AggOp agg, const std::string& step = "");
+            Reduce agg, const std::string& step = "");
 
 }  // namespace eindecomp::onnx_import

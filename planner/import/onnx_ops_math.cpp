@@ -39,7 +39,7 @@ View elementwise(OpContext& c, const std::vector<View>& operands, const std::str
     for (std::size_t i = 0; i < shapes[k].size(); ++i) op.symbols.push_back(symbols[out.size() - shapes[k].size() + i]);
     ops.push_back(op);
   }
-  return c.graph().einsum(ops, symbols, joinExpr(join), AggOp::Sum, c.hint(step));
+  return c.graph().einsum(ops, symbols, joinExpr(join), Reduce::Sum, c.hint(step));
 }
 
 namespace {
@@ -126,7 +126,7 @@ void matmul(OpContext& c) {
   std::vector<int> out = bsym;
   if (sa.size() >= 2) out.push_back(m);
   if (sb.size() >= 2) out.push_back(n);
-  c.setOutput(0, c.graph().einsum({a, b}, out, joinExpr("x * y"), AggOp::Sum, c.hint()));
+  c.setOutput(0, c.graph().einsum({a, b}, out, joinExpr("x * y"), Reduce::Sum, c.hint()));
 }
 
 void gemm(OpContext& c) {
@@ -138,7 +138,7 @@ void gemm(OpContext& c) {
   ImportGraph::Operand b{c.view(1), tb ? std::vector<int>{n, k} : std::vector<int>{k, n}};
   const bool bias = c.hasInput(2) && beta != 0.0;
   const std::string join = alpha == 1.0 ? "x * y" : "x * y * " + numberText(alpha);
-  View y = c.graph().einsum({a, b}, {m, n}, joinExpr(join), AggOp::Sum, c.hint(bias ? "product" : ""));
+  View y = c.graph().einsum({a, b}, {m, n}, joinExpr(join), Reduce::Sum, c.hint(bias ? "product" : ""));
   if (bias) {
     if (const auto u = c.scalarConstant(2); u && broadcastShapes({c.graph().shape(y), c.shape(2)}) == c.graph().shape(y))
       y = elementwise(c, {y}, "x + " + numberText(beta * *u));
@@ -192,7 +192,7 @@ void einsumOp(OpContext& c) {
     ops.push_back({c.view(static_cast<int>(k)), symbolsOf(spec.operands[k], spec.operandEllipsis[k], er)});
   }
   const std::vector<int> out = symbolsOf(spec.output, spec.outputEllipsis, ellipsisRank);
-  c.setOutput(0, c.graph().einsum(ops, out, joinExpr(ops.size() == 1 ? "x" : "x * y"), AggOp::Sum, c.hint()));
+  c.setOutput(0, c.graph().einsum(ops, out, joinExpr(ops.size() == 1 ? "x" : "x * y"), Reduce::Sum, c.hint()));
 }
 
 void where(OpContext& c) {

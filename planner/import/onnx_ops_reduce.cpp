@@ -11,7 +11,7 @@
 namespace eindecomp::onnx_import {
 
 View reduce(OpContext& c, const View& v, const std::vector<int64_t>& axes, bool keepdims, const std::string& join,
-            AggOp agg, const std::string& step) {
+            Reduce agg, const std::string& step) {
   const std::vector<int64_t> shape = c.graph().shape(v);
   ImportGraph::Operand op{v, {}};
   std::vector<int> out;
@@ -44,7 +44,7 @@ int64_t countOver(const std::vector<int64_t>& shape, const std::vector<int64_t>&
 }
 
 // `join` runs on each element before the aggregation, `after` (if any) on the result.
-void reduction(std::map<std::string, OpTranslation>& t, const std::string& op, AggOp agg, bool mean,
+void reduction(std::map<std::string, OpTranslation>& t, const std::string& op, Reduce agg, bool mean,
                const std::string& join = "x", const std::string& after = "") {
   t[op] = [op, agg, mean, join, after](OpContext& c) {
     const std::vector<int64_t> shape = c.shape(0);
@@ -80,14 +80,14 @@ void softmax(OpContext& c, bool logarithm) {
     throw Unsupported("opset " + std::to_string(c.opset()) + " Softmax over the dimensions from axis " + std::to_string(axis) +
                       " on (coerced to 2-D) is not mapped; re-export with opset 13 or later");
   const View x = c.view(0);
-  const View m = reduce(c, x, {axis}, true, "x", AggOp::Max, "max");
+  const View m = reduce(c, x, {axis}, true, "x", Reduce::Max, "max");
   if (logarithm) {
     const View shifted = elementwise(c, {x, m}, "x - y", "shifted");
-    const View s = reduce(c, shifted, {axis}, true, "exp(x)", AggOp::Sum, "sum");
+    const View s = reduce(c, shifted, {axis}, true, "exp(x)", Reduce::Sum, "sum");
     return c.setOutput(0, elementwise(c, {shifted, s}, "x - log(y)"));
   }
   const View e = elementwise(c, {x, m}, "exp(x - y)", "exp");
-  const View s = reduce(c, e, {axis}, true, "x", AggOp::Sum, "sum");
+  const View s = reduce(c, e, {axis}, true, "x", Reduce::Sum, "sum");
   c.setOutput(0, elementwise(c, {e, s}, "x / y"));
 }
 
@@ -100,9 +100,9 @@ void layerNormalization(OpContext& c) {
   for (int64_t i = axis; i < rank; ++i) axes.push_back(i);
   const std::string n = numberText(static_cast<double>(countOver(shape, axes)));
   const View x = c.view(0);
-  const View mean = reduce(c, x, axes, true, "x / " + n, AggOp::Sum, "mean");
+  const View mean = reduce(c, x, axes, true, "x / " + n, Reduce::Sum, "mean");
   const View centred = elementwise(c, {x, mean}, "x - y", "centred");
-  const View var = reduce(c, centred, axes, true, "x * x / " + n, AggOp::Sum, "var");
+  const View var = reduce(c, centred, axes, true, "x * x / " + n, Reduce::Sum, "var");
   const View inv = elementwise(c, {var}, "1 / sqrt(x + " + numberText(eps) + ")", "invstd");
   View y = elementwise(c, {centred, inv}, "x * y", "normed");
   const bool bias = c.hasInput(2) && c.scalarConstant(2) != std::optional<double>(0.0);
@@ -125,16 +125,16 @@ void layerNormalization(OpContext& c) {
 }  // namespace
 
 void addReduceOperators(std::map<std::string, OpTranslation>& t) {
-  reduction(t, "ReduceSum", AggOp::Sum, false);
-  reduction(t, "ReduceMean", AggOp::Sum, true);
-  reduction(t, "ReduceMax", AggOp::Max, false);
-  reduction(t, "ReduceMin", AggOp::Min, false);
-  reduction(t, "ReduceProd", AggOp::Prod, false);
-  reduction(t, "ReduceSumSquare", AggOp::Sum, false, "x * x");
-  reduction(t, "ReduceL1", AggOp::Sum, false, "abs(x)");
-  reduction(t, "ReduceL2", AggOp::Sum, false, "x * x", "sqrt(x)");
-  reduction(t, "ReduceLogSum", AggOp::Sum, false, "x", "log(x)");
-  reduction(t, "ReduceLogSumExp", AggOp::Sum, false, "exp(x)", "log(x)");
+  reduction(t, "ReduceSum", Reduce::Sum, false);
+  reduction(t, "ReduceMean", Reduce::Sum, true);
+  reduction(t, "ReduceMax", Reduce::Max, false);
+  reduction(t, "ReduceMin", Reduce::Min, false);
+  reduction(t, "ReduceProd", Reduce::Prod, false);
+  reduction(t, "ReduceSumSquare", Reduce::Sum, false, "x * x");
+  reduction(t, "ReduceL1", Reduce::Sum, false, "abs(x)");
+  reduction(t, "ReduceL2", Reduce::Sum, false, "x * x", "sqrt(x)");
+  reduction(t, "ReduceLogSum", Reduce::Sum, false, "x", "log(x)");
+  reduction(t, "ReduceLogSumExp", Reduce::Sum, false, "exp(x)", "log(x)");
   t["Softmax"] = [](OpContext& c) { softmax(c, false); };
   t["LogSoftmax"] = [](OpContext& c) { softmax(c, true); };
   t["LayerNormalization"] = layerNormalization;

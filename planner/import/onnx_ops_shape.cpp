@@ -336,7 +336,7 @@ void expand(OpContext& c) {
     sizes[symbols.back()] = out[i];
   }
   for (std::size_t i = 0; i < in.size(); ++i) op.symbols.push_back(symbols[out.size() - in.size() + i]);
-  c.setOutput(0, c.graph().einsum({op}, symbols, joinExpr("x"), AggOp::Sum, c.hint(), sizes));
+  c.setOutput(0, c.graph().einsum({op}, symbols, joinExpr("x"), Reduce::Sum, c.hint(), sizes));
 }
 
 void shapeOp(OpContext& c) {

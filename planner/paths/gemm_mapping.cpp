@@ -108,7 +108,7 @@ std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector
     for (std::size_t a = 0; a < op.size(); ++a)
       if (std::find(op.begin() + static_cast<std::ptrdiff_t>(a) + 1, op.end(), op[a]) != op.end()) return std::nullopt;
   const std::optional<double> alpha = productScale(n.join);
-  if (n.operandLabels.size() != 2 || n.agg != AggOp::Sum || !alpha) return std::nullopt;
+  if (n.operandLabels.size() != 2 || n.agg != Reduce::Sum || !alpha) return std::nullopt;
   const Labels& x = n.operandLabels[0];
   const Labels& y = n.operandLabels[1];
   const Labels& z = n.outputLabels;

@@ -19,7 +19,7 @@ std::string stepName(const Node& n, std::size_t step, std::size_t stepCount) {
 void requirePureContraction(const Node& n) {
   const bool mul = n.join.kind == Expr::Kind::Mul && n.join.args.size() == 2 &&
                    n.join.args[0].kind == Expr::Kind::VarX && n.join.args[1].kind == Expr::Kind::VarY;
-  if (!mul || n.agg != AggOp::Sum)
+  if (!mul || n.agg != Reduce::Sum)
     throw InputError({n.loc, "node '" + n.name + "' has " + std::to_string(n.inputs.size()) +
                                  " operands: a node with three or more operands must be a pure contraction "
                                  "(join mul, agg sum)"});
@@ -95,7 +95,7 @@ SplitNode splitNode(const Node& n, const PathOptions& opts) {
     step.einsum = readableEinsum(step.operandLabels, step.outputLabels);
     step.joinName = "mul";
     step.join = Expr::binary(Expr::Kind::Mul, Expr::x(), Expr::y());
-    step.agg = AggOp::Sum;
+    step.agg = Reduce::Sum;
     step.loc = n.loc;
     for (const auto& l : iterationLabels(step)) step.labelSizes[l] = n.labelSizes.at(l);
 

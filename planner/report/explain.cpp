@@ -77,7 +77,7 @@ std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost) 
     const NodePlan& np = plan.nodes[i];
     NodeSpace space = nodeSpace(n);
     NodeCost c = nodeCost(space, np.parts, dtypeSize(g.dtype));
-    out += "\nnode " + n.name + ": \"" + n.einsum + "\" join " + n.joinName + ", agg " + aggName(n.agg) + "\n";
+    out += "\nnode " + n.name + ": \"" + n.einsum + "\" join " + n.joinName + ", agg " + reduceName(n.agg) + "\n";
     out += "  partition " + partitionText(np.labels, np.parts) + " -> " + std::to_string(np.kernelCalls) + " kernel calls" +
            (np.fallback ? " (fallback: no partition gives " + std::to_string(plan.devices) + ")" : "") + "\n";
     out += "  placement: kernel calls on ranks " + rankList(np.placement.callRank) + ", output blocks owned by ranks " +
@@ -103,7 +103,7 @@ std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost) 
            shapeText(tensorBounds(space, -1), np.outputParts) + " block (paper model: " + std::to_string(c.join) +
            " elements moved)\n";
     if (c.nAgg > 1) {
-      out += "  local aggregation: result is Partial(" + std::string(aggName(n.agg)) + ") over " + std::to_string(c.nAgg) +
+      out += "  local aggregation: result is Partial(" + std::string(reduceName(n.agg)) + ") over " + std::to_string(c.nAgg) +
              " kernel calls per output block; reduced on the owners, " + formatBytes(cost.nodes[i].trafficAggBytes) +
              " of traffic (paper model: " + std::to_string(c.agg) + " elements)\n";
     } else {

@@ -14,6 +14,7 @@
 #define EINRT_HOST_DEVICE
 #endif
 
+#include "einrt/half.h"
 #include "einrt/limits.h"
 
 namespace einrt::detail {
@@ -48,12 +49,15 @@ EINRT_HOST_DEVICE inline void elementOffsets(const BoxCopy& c, int64_t linear, i
 
 template <class T>
 EINRT_HOST_DEVICE inline T combine(CombineOp op, T current, T incoming) {
+  // 2-byte storage combines in f32 and rounds once (einrt/half.h).
+  using C = Compute<T>;
+  const C a = static_cast<C>(current), b = static_cast<C>(incoming);
   switch (op) {
     case CombineOp::Assign: return incoming;
-    case CombineOp::Sum: return current + incoming;
-    case CombineOp::Max: return current < incoming ? incoming : current;
-    case CombineOp::Min: return incoming < current ? incoming : current;
-    case CombineOp::Prod: return current * incoming;
+    case CombineOp::Sum: return T(a + b);
+    case CombineOp::Max: return a < b ? incoming : current;
+    case CombineOp::Min: return b < a ? incoming : current;
+    case CombineOp::Prod: return T(a * b);
   }
   return incoming;
 }

@@ -29,12 +29,9 @@ void runOne(const CopyOp& op) {
 }  // namespace
 
 void runCopiesHost(const std::vector<CopyOp>& ops, DType dtype) {
-  for (const CopyOp& op : ops) {
-    if (dtype == DType::F32)
-      runOne<float>(op);
-    else
-      runOne<double>(op);
-  }
+  withElementType(dtype, [&](auto element) {
+    for (const CopyOp& op : ops) runOne<decltype(element)>(op);
+  });
 }
 
 }  // namespace einrt::detail

@@ -381,7 +381,9 @@ RedistributePlan makeRedistributePlan(Communicator& comm, const std::string& ope
       break;
   }
   steps.finish(*st);
-  st->deviceBuffersToMpi = options.memory == MemorySpace::Cuda && options.allowCudaAwareMpi && cudaAwareMpi();
+  // 2-byte types are reduced by einrt's own MPI operations, which run on host memory: their
+  // device buffers always reach MPI through host staging.
+  st->deviceBuffersToMpi = options.memory == MemorySpace::Cuda && options.allowCudaAwareMpi && cudaAwareMpi() && !isTwoByte(dtype);
   return RedistributePlan(std::move(st));
 }
 

@@ -9,6 +9,7 @@
 #include "buffer_pool.h"
 #include "copy_ops.h"
 #include "einrt/errors.h"
+#include "mpi_types.h"
 #include "plan_state.h"
 
 #if __has_include(<mpi-ext.h>)
@@ -38,17 +39,6 @@ namespace {
 const State& checked(const std::unique_ptr<State>& state) {
   if (!state) throw std::logic_error("einrt: use of an empty RedistributePlan");
   return *state;
-}
-
-MPI_Datatype mpiType(DType t) { return t == DType::F32 ? MPI_FLOAT : MPI_DOUBLE; }
-
-MPI_Op mpiOp(detail::CombineOp op) {
-  switch (op) {
-    case detail::CombineOp::Max: return MPI_MAX;
-    case detail::CombineOp::Min: return MPI_MIN;
-    case detail::CombineOp::Prod: return MPI_PROD;
-    default: return MPI_SUM;
-  }
 }
 
 // Pointers to this rank's blocks, indexed by block number; absent blocks are errors.
@@ -126,7 +116,7 @@ struct Executor {
 
   void pointToPoint() const {
     const int n = static_cast<int>(st.recvCounts.size());
-    const MPI_Datatype type = mpiType(st.dtype);
+    const MPI_Datatype type = detail::mpiType(st.dtype);
     const std::size_t es = dtypeSize(st.dtype);
     std::vector<MPI_Request> requests;
     std::vector<int> peers;
@@ -156,7 +146,7 @@ struct Executor {
   // nonblocking versions (libnbc) measured up to 3x slower than its tuned blocking ones
   // (bench/RESULTS.md); their local copies run right after.
   MPI_Request startCollective() const {
-    const MPI_Datatype type = mpiType(st.dtype);
+    const MPI_Datatype type = detail::mpiType(st.dtype);
     MPI_Request request = MPI_REQUEST_NULL;
     const int root = st.root;
     const std::size_t es = dtypeSize(st.dtype);
@@ -184,11 +174,11 @@ struct Executor {
                  "MPI_Allgatherv", -1, st.tensor);
         break;
       case Transport::ReduceScatter:
-        checkMpi(MPI_Reduce_scatter(mpiSend, mpiRecv, st.recvCounts.data(), type, mpiOp(reduceOp()), st.mpiComm),
+        checkMpi(MPI_Reduce_scatter(mpiSend, mpiRecv, st.recvCounts.data(), type, detail::mpiOp(reduceOp(), st.dtype), st.mpiComm),
                  "MPI_Reduce_scatter", -1, st.tensor);
         break;
       case Transport::Allreduce:
-        checkMpi(MPI_Allreduce(MPI_IN_PLACE, mpiRecv, st.recvCounts[0], type, mpiOp(reduceOp()), st.mpiComm),
+        checkMpi(MPI_Allreduce(MPI_IN_PLACE, mpiRecv, st.recvCounts[0], type, detail::mpiOp(reduceOp(), st.dtype), st.mpiComm),
                  "MPI_Allreduce", -1, st.tensor);
         break;
       default:

@@ -31,8 +31,8 @@ TEST_CASE("join expressions become einrt::program calls over x and y") {
   for (const auto& c : cases) CHECK(joinExpressionSource(c.e) == c.source);
   CHECK_THROWS_AS(joinExpressionSource(Expr::call(F::Where, {Expr::x()})), InputError);
   CHECK_THROWS_AS(joinExpressionSource(Expr::num(NAN)), InputError);
-  CHECK(aggCombineSource(AggOp::Max) == "einrt::program::max<T>(a, b)");
-  CHECK(aggIdentitySource(AggOp::Min) == "einrt::program::infinity<T>()");
+  CHECK(aggCombineSource(Reduce::Max) == "einrt::program::max<T>(a, b)");
+  CHECK(aggIdentitySource(Reduce::Min) == "einrt::program::infinity<T>()");
 }
 
 TEST_CASE("every function of the table is emitted as its einrt::program template") {

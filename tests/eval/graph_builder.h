@@ -48,7 +48,7 @@ struct GraphBuilder {
   }
   GraphBuilder& node(const std::string& name, const std::vector<std::string>& inputs,
                      const std::vector<eindecomp::Labels>& operandLabels, const eindecomp::Labels& output,
-                     Expr join, eindecomp::AggOp agg = eindecomp::AggOp::Sum) {
+                     Expr join, eindecomp::Reduce agg = eindecomp::Reduce::Sum) {
     eindecomp::Node n;
     n.name = name;
     n.inputs = inputs;
@@ -62,7 +62,7 @@ struct GraphBuilder {
     return *this;
   }
   GraphBuilder& node(const std::string& name, const std::vector<std::string>& inputs, const std::string& einsum,
-                     Expr join, eindecomp::AggOp agg = eindecomp::AggOp::Sum) {
+                     Expr join, eindecomp::Reduce agg = eindecomp::Reduce::Sum) {
     std::vector<eindecomp::Labels> ops;
     eindecomp::Labels out;
     splitEinsum(einsum, ops, out);

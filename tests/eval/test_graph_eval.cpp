@@ -8,7 +8,7 @@
 #include "planner/eval/generate_inputs.h"
 #include "planner/eval/graph_eval.h"
 
-using eindecomp::AggOp;
+using eindecomp::Reduce;
 using eindecomp::DType;
 using eindecomp::Expr;
 using eindecomp::Tensor;
@@ -24,9 +24,9 @@ eindecomp::Graph softmaxGraph(DType dtype, int64_t rows, int64_t cols) {
   return GraphBuilder(dtype)
       .sizes({{"i", rows}, {"j", cols}})
       .input("X", {rows, cols})
-      .node("C", {"X"}, "ij->i", Expr::x(), AggOp::Max)
+      .node("C", {"X"}, "ij->i", Expr::x(), Reduce::Max)
       .node("E", {"X", "C"}, "ij,i->ij", Expr::call(eindecomp::ScalarFunction::Exp, {Expr::binary(K::Sub, Expr::x(), Expr::y())}))
-      .node("S", {"E"}, "ij->i", Expr::x(), AggOp::Sum)
+      .node("S", {"E"}, "ij->i", Expr::x(), Reduce::Sum)
       .node("Y", {"E", "S"}, "ij,i->ij", Expr::binary(K::Div, Expr::x(), Expr::y()))
       .g;
 }

@@ -11,7 +11,7 @@
 #include "graph_builder.h"
 #include "planner/eval/node_eval.h"
 
-using eindecomp::AggOp;
+using eindecomp::Reduce;
 using eindecomp::DType;
 using eindecomp::Expr;
 using eindecomp::ScalarFunction;
@@ -47,10 +47,10 @@ const Tensor u = f64({2}, {1, 2});
 const Tensor v3 = f64({3}, {3, 4, 5});
 
 std::vector<NodeCase> nodeCases() {
-  auto g2 = [](const char* einsum, Expr join, AggOp agg = AggOp::Sum) {
+  auto g2 = [](const char* einsum, Expr join, Reduce agg = Reduce::Sum) {
     return GraphBuilder().sizes({{"i", 2}, {"j", 2}, {"k", 2}}).node("Z", {"A", "B"}, einsum, std::move(join), agg).g;
   };
-  auto g1 = [](const char* einsum, Expr join, AggOp agg, std::map<std::string, int64_t> sizes) {
+  auto g1 = [](const char* einsum, Expr join, Reduce agg, std::map<std::string, int64_t> sizes) {
     return GraphBuilder().sizes(sizes).node("Z", {"M"}, einsum, std::move(join), agg).g;
   };
   const std::map<std::string, int64_t> s23{{"i", 2}, {"j", 3}};
@@ -66,28 +66,28 @@ std::vector<NodeCase> nodeCases() {
       {"elementwise max", g2("ij,ji->ij", fn2(ScalarFunction::Max)), {A, B}, {2, 2}, {5, 7, 6, 8}},
       {"elementwise min", g2("ij,ji->ij", fn2(ScalarFunction::Min)), {B, A}, {2, 2}, {1, 3, 2, 4}},
       {"sqdiff with sum: squared L2 distance", g2("ij,jk->ik", sqdiff()), {A, B}, {2, 2}, {41, 61, 13, 25}},
-      {"absdiff with max: L-infinity distance", g2("ij,jk->ik", absdiff(), AggOp::Max), {A, B}, {2, 2}, {5, 6, 3, 4}},
+      {"absdiff with max: L-infinity distance", g2("ij,jk->ik", absdiff(), Reduce::Max), {A, B}, {2, 2}, {5, 6, 3, 4}},
       {"outer product i,j->ij",
        GraphBuilder().sizes({{"i", 2}, {"j", 3}}).node("Z", {"u", "v"}, "i,j->ij", mulJoin()).g,
        {u, v3}, {2, 3}, {3, 4, 5, 6, 8, 10}},
-      {"sum ij->i", g1("ij->i", x, AggOp::Sum, s23), {M}, {2}, {2, 3}},
-      {"max ij->i", g1("ij->i", x, AggOp::Max, s23), {M}, {2}, {3, 5}},
-      {"min ij->i", g1("ij->i", x, AggOp::Min, s23), {M}, {2}, {-2, -6}},
-      {"prod ij->i", g1("ij->i", x, AggOp::Prod, s23), {M}, {2}, {-6, -120}},
-      {"sum over rows ij->j", g1("ij->j", x, AggOp::Sum, s23), {M}, {3}, {5, 3, -3}},
-      {"full reduction ij->", g1("ij->", x, AggOp::Sum, s23), {M}, {}, {5}},
-      {"max of negatives starts from -inf, not 0", g1("ij->i", x, AggOp::Max, s23),
+      {"sum ij->i", g1("ij->i", x, Reduce::Sum, s23), {M}, {2}, {2, 3}},
+      {"max ij->i", g1("ij->i", x, Reduce::Max, s23), {M}, {2}, {3, 5}},
+      {"min ij->i", g1("ij->i", x, Reduce::Min, s23), {M}, {2}, {-2, -6}},
+      {"prod ij->i", g1("ij->i", x, Reduce::Prod, s23), {M}, {2}, {-6, -120}},
+      {"sum over rows ij->j", g1("ij->j", x, Reduce::Sum, s23), {M}, {3}, {5, 3, -3}},
+      {"full reduction ij->", g1("ij->", x, Reduce::Sum, s23), {M}, {}, {5}},
+      {"max of negatives starts from -inf, not 0", g1("ij->i", x, Reduce::Max, s23),
        {f64({2, 3}, {-5, -2, -3, -9, -8, -7})}, {2}, {-2, -7}},
-      {"min of positives starts from +inf, not 0", g1("ij->i", x, AggOp::Min, s23),
+      {"min of positives starts from +inf, not 0", g1("ij->i", x, Reduce::Min, s23),
        {f64({2, 3}, {5, 2, 3, 9, 8, 7})}, {2}, {2, 7}},
-      {"transpose ij->ji", g1("ij->ji", x, AggOp::Sum, s23), {M}, {3, 2}, {1, 4, -2, 5, 3, -6}},
-      {"unary map relu", g1("ij->ij", Expr::call(ScalarFunction::Relu, {x}), AggOp::Sum, s23), {M}, {2, 3}, {1, 0, 3, 4, 5, 0}},
+      {"transpose ij->ji", g1("ij->ji", x, Reduce::Sum, s23), {M}, {3, 2}, {1, 4, -2, 5, 3, -6}},
+      {"unary map relu", g1("ij->ij", Expr::call(ScalarFunction::Relu, {x}), Reduce::Sum, s23), {M}, {2, 3}, {1, 0, 3, 4, 5, 0}},
       {"unary map 2*x+1", g1("ij->ij", Expr::binary(K::Add, Expr::binary(K::Mul, Expr::num(2), x), Expr::num(1)),
-                             AggOp::Sum, s23),
+                             Reduce::Sum, s23),
        {M}, {2, 3}, {3, -3, 7, 9, 11, -11}},
-      {"broadcast i->ij", g1("i->ij", x, AggOp::Sum, {{"i", 2}, {"j", 3}}), {u}, {2, 3}, {1, 1, 1, 2, 2, 2}},
-      {"broadcast to the front i->ki", g1("i->ki", x, AggOp::Sum, {{"i", 2}, {"k", 2}}), {u}, {2, 2}, {1, 2, 1, 2}},
-      {"aggregate and broadcast ij->ik", g1("ij->ik", x, AggOp::Sum, {{"i", 2}, {"j", 3}, {"k", 2}}), {M}, {2, 2},
+      {"broadcast i->ij", g1("i->ij", x, Reduce::Sum, {{"i", 2}, {"j", 3}}), {u}, {2, 3}, {1, 1, 1, 2, 2, 2}},
+      {"broadcast to the front i->ki", g1("i->ki", x, Reduce::Sum, {{"i", 2}, {"k", 2}}), {u}, {2, 2}, {1, 2, 1, 2}},
+      {"aggregate and broadcast ij->ik", g1("ij->ik", x, Reduce::Sum, {{"i", 2}, {"j", 3}, {"k", 2}}), {M}, {2, 2},
        {2, 2, 3, 3}},
       {"binary with broadcast i,i->ik", GraphBuilder().sizes({{"i", 2}, {"k", 3}}).node("Z", {"u", "w"}, "i,i->ik",
                                                                                          named(K::Add)).g,
@@ -139,21 +139,21 @@ TEST_CASE("multi-character labels") {
 }
 
 TEST_CASE("aggregations: identities and NaN") {
-  CHECK(eindecomp::aggregationIdentity(AggOp::Sum) == 0.0);
-  CHECK(eindecomp::aggregationIdentity(AggOp::Prod) == 1.0);
-  CHECK(eindecomp::aggregationIdentity(AggOp::Max) == -std::numeric_limits<double>::infinity());
-  CHECK(eindecomp::aggregationIdentity(AggOp::Min) == std::numeric_limits<double>::infinity());
+  CHECK(eindecomp::aggregationIdentity(Reduce::Sum) == 0.0);
+  CHECK(eindecomp::aggregationIdentity(Reduce::Prod) == 1.0);
+  CHECK(eindecomp::aggregationIdentity(Reduce::Max) == -std::numeric_limits<double>::infinity());
+  CHECK(eindecomp::aggregationIdentity(Reduce::Min) == std::numeric_limits<double>::infinity());
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  CHECK(std::isnan(eindecomp::aggregate(AggOp::Max, 1.0, nan)));
-  CHECK(std::isnan(eindecomp::aggregate(AggOp::Max, nan, 1.0)));
-  CHECK(std::isnan(eindecomp::aggregate(AggOp::Min, nan, 1.0)));
+  CHECK(std::isnan(eindecomp::aggregate(Reduce::Max, 1.0, nan)));
+  CHECK(std::isnan(eindecomp::aggregate(Reduce::Max, nan, 1.0)));
+  CHECK(std::isnan(eindecomp::aggregate(Reduce::Min, nan, 1.0)));
 }
 
 TEST_CASE("f32 nodes accumulate in double and round once at the output") {
   // sum of 1 + 3 * 2^-24: float-by-float accumulation would stay at 1 (each 1 + 2^-24
   // is a tie rounding to even); the double sum 1 + 3 * 2^-24 rounds to 1 + 2^-22.
   const double e = std::ldexp(1.0, -24);
-  const auto g = GraphBuilder(DType::F32).sizes({{"i", 4}}).node("s", {"v"}, "i->", x, AggOp::Sum).g;
+  const auto g = GraphBuilder(DType::F32).sizes({{"i", 4}}).node("s", {"v"}, "i->", x, Reduce::Sum).g;
   const Tensor v = tensor(DType::F32, {4}, {1, e, e, e});
   const Tensor out = eindecomp::evaluateNode(g, g.nodes[0], {&v});
   CHECK(out.dtype == DType::F32);

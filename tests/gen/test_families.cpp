@@ -139,7 +139,7 @@ TEST_CASE("attention follows EinDecomp section 3") {
   CHECK(shapeOf(g, "WQ") == std::vector<int64_t>{12, 3, 4});  // rank-3 projection weights
   CHECK(shapeOf(g, "T1") == std::vector<int64_t>{2, 3, 7, 7});
   CHECK(shapeOf(g, "Y") == std::vector<int64_t>{2, 7, 12});
-  CHECK(std::string(aggName(findNode(g, "C")->agg)) == "max");
+  CHECK(std::string(reduceName(findNode(g, "C")->agg)) == "max");
   CHECK(findNode(g, "T2")->joinName == "x * 0.5");  // 1 / sqrt(4)
   o.heads = 5;
   CHECK_THROWS_AS(makeAttention(o), InputError);

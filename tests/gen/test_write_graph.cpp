@@ -40,7 +40,7 @@ void requireSameGraph(const Graph& a, const Graph& b) {
     const bool sameJoin = x.join == y.join;
     CAPTURE(x.joinName);
     CHECK(sameJoin);
-    CHECK(std::string(aggName(x.agg)) == aggName(y.agg));
+    CHECK(std::string(reduceName(x.agg)) == reduceName(y.agg));
     CHECK(x.labelSizes == y.labelSizes);
   }
   CHECK(a.outputs == b.outputs);

@@ -76,7 +76,7 @@ TEST_CASE("YAML and JSON, list and map forms of inputs, load to the same graph")
     CHECK(n.outputLabels == Labels{"i", "k"});
     CHECK(n.joinName == "mul");
     CHECK_MESSAGE((n.join == parseExpr("x * y")), eindecomp::toString(n.join) << " vs " << eindecomp::toString(parseExpr("x * y")));
-    CHECK(n.agg == AggOp::Sum);
+    CHECK(n.agg == Reduce::Sum);
     CHECK(isContraction(n));
     CHECK(n.labelSizes == std::map<Label, int64_t>{{"i", 6}, {"j", 4}, {"k", 8}});
     CHECK(g.outputs == std::vector<std::string>{"AB"});
@@ -91,7 +91,7 @@ TEST_CASE("defaults: name einprog, dtype f32, unary join identity, binary join m
   CHECK(g.dtype == DType::F32);
   CHECK_MESSAGE((g.nodes[0].join == Expr::x()), eindecomp::toString(g.nodes[0].join) << " vs " << eindecomp::toString(Expr::x()));
   CHECK(g.nodes[0].joinName == "x");
-  CHECK(g.nodes[0].agg == AggOp::Sum);
+  CHECK(g.nodes[0].agg == Reduce::Sum);
   CHECK(g.inputs[0].loc.line == 1);
   CHECK(g.nodes[0].loc.line == 3);
 }
@@ -134,11 +134,11 @@ nodes:
   const Graph g = loadGraphText(text, "mem", GraphFormat::Yaml);
   CHECK(nodeNames(g) == std::vector<std::string>{"Y", "M", "D", "B", "P"});
   CHECK(g.nodes[0].operandLabels[1] == Labels{"model", "head", "dim"});
-  CHECK(g.nodes[1].agg == AggOp::Max);
+  CHECK(g.nodes[1].agg == Reduce::Max);
   CHECK_MESSAGE((g.nodes[2].join == parseExpr("(x - y) * (x - y)")), eindecomp::toString(g.nodes[2].join) << " vs " << eindecomp::toString(parseExpr("(x - y) * (x - y)")));
   CHECK_MESSAGE((g.nodes[3].join == parseExpr("relu(x) * 2")), eindecomp::toString(g.nodes[3].join) << " vs " << eindecomp::toString(parseExpr("relu(x) * 2")));
   CHECK(broadcastLabels(g.nodes[3]) == Labels{"rep"});
-  CHECK(g.nodes[4].agg == AggOp::Prod);
+  CHECK(g.nodes[4].agg == Reduce::Prod);
   CHECK(g.nodes[0].labelSizes == std::map<Label, int64_t>{{"seq", 4}, {"model", 10}, {"head", 3}, {"dim", 2}});
   CHECK(g.nodes[3].labelSizes == std::map<Label, int64_t>{{"seq", 4}, {"rep", 6}});
   CHECK(tensorShape(g, "B") == std::vector<int64_t>{4, 6});

@@ -85,7 +85,7 @@ TEST_CASE("a Reshape into heads refines the weight behind it; a transposed merge
   ImportGraph g;
   const View x = g.addModelInput("x", {2, 4});
   const View w = g.addWeight("w", ramp({4, 6}));
-  const View p = g.einsum({{x, {0, 1}}, {w, {1, 2}}}, {0, 2}, parseExpr("x * y"), AggOp::Sum, "p");
+  const View p = g.einsum({{x, {0, 1}}, {w, {1, 2}}}, {0, 2}, parseExpr("x * y"), Reduce::Sum, "p");
   const View heads = g.reshape(p, {2, 2, 3});
   CHECK(g.shape(heads) == std::vector<int64_t>{2, 2, 3});
   const View t = g.transpose(heads, {1, 0, 2});
@@ -113,7 +113,7 @@ TEST_CASE("a Slice of a computed tensor is pushed into its producer; of a model 
   ImportGraph g;
   const View x = g.addModelInput("x", {3, 4});
   const View w = g.addWeight("w", ramp({4, 6}));
-  const View p = g.einsum({{x, {0, 1}}, {w, {1, 2}}}, {0, 2}, parseExpr("x * y"), AggOp::Sum, "p");
+  const View p = g.einsum({{x, {0, 1}}, {w, {1, 2}}}, {0, 2}, parseExpr("x * y"), Reduce::Sum, "p");
   const View right = g.slice(p, 1, 2, 6);   // pushed: a product with w's columns 2..6
   const View xs = g.slice(x, 0, 1, 3);      // a model input: selection einsum
   const auto r = g.finish({{"a", right}, {"b", xs}}, DType::F64, "m");

@@ -179,7 +179,7 @@ TEST_CASE("non-contractions are not mapped") {
   n.join = Expr::binary(Expr::Kind::Add, Expr::x(), Expr::y());
   CHECK_FALSE(mapContractionToGemm(n, {2, 2, 2}).has_value());
   n = contraction("ij", "jk", "ik");
-  n.agg = AggOp::Max;
+  n.agg = Reduce::Max;
   CHECK_FALSE(mapContractionToGemm(n, {2, 2, 2}).has_value());
 }
 

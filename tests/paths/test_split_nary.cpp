@@ -140,7 +140,7 @@ TEST_CASE("nodes with one or two operands are copied unchanged") {
 
 TEST_CASE("errors: n-ary nodes that are not pure contractions; sanitized names that collide") {
   Graph g = chainGraph();
-  g.nodes[0].agg = AggOp::Max;
+  g.nodes[0].agg = Reduce::Max;
   CHECK_THROWS_AS(splitNaryNodes(g), InputError);
   g = chainGraph();
   g.nodes[0].join = Expr::binary(Expr::Kind::Add, Expr::x(), Expr::y());

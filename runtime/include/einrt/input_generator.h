@@ -15,13 +15,15 @@
 //   value(index)      = (double)((int64)(bits >> 10) - 2^53) / 2^53     exactly, in [-1, 1)
 //
 // f64 tensors take the value as is; f32 tensors take (float)value (round to nearest),
-// which lies in [-1, 1] (1 - 2^-53 and its neighbours round up to 1.0f).
+// which lies in [-1, 1] (1 - 2^-53 and its neighbours round up to 1.0f); bf16 and f16
+// tensors round that float to nearest even once more (einrt/half.h).
 // Header-only, dependency-free C++17: emitted programs include it through einrt.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace einrt {
@@ -62,7 +64,8 @@ inline double inputValue(uint64_t key, uint64_t index) {
 // The same for an element type: double as is, float rounded to nearest.
 template <class T>
 inline T inputElement(uint64_t key, uint64_t index) {
-  return static_cast<T>(inputValue(key, index));
+  if constexpr (std::is_same_v<T, double>) return inputValue(key, index);
+  else return static_cast<T>(static_cast<float>(inputValue(key, index)));
 }
 
 // Fills out[0 .. count) with the elements of flat indices 0 .. count of the tensor.

@@ -1,9 +1,11 @@
 // Reading and writing NumPy `.npy` files (format versions 1.0 and 2.0 written, 1.x, 2.x
-// and 3.x read), little-endian float32 (`<f4`) and float64 (`<f8`): the exchange format
-// between `einplan eval`, the emitted programs (`--inputs`, `--outputs`) and the NumPy
-// test oracles. Files are written in C order. Reading accepts what NumPy writes by
-// default: Fortran-order arrays are transposed into C order, and `readNpy<T>` converts
-// the other float type to T with a note on stderr (float64 data for a float32 graph).
+// and 3.x read), little-endian float16 (`<f2`), float32 (`<f4`) and float64 (`<f8`): the
+// exchange format between `einplan eval`, the emitted programs (`--inputs`, `--outputs`)
+// and the NumPy test oracles. Files are written in C order. Reading accepts what NumPy
+// writes by default: Fortran-order arrays are transposed into C order, and `readNpy<T>`
+// converts another float type to T with a note on stderr (float64 data for a float32
+// graph). NumPy has no bfloat16 (SPEC 8): bf16 tensors are written as float32 (exact) and
+// read from any float file, rounded to bf16, with a note.
 // Reading is bounded: only regular files are opened (a directory, FIFO or device is
 // refused without blocking), the magic and the header (at most kMaxNpyHeaderBytes) are
 // checked before anything else is read, and the data must be exactly what the header
@@ -33,10 +35,11 @@
 #include <vector>
 
 #include "einrt/file_output.h"
+#include "einrt/half.h"
 
 namespace einrt {
 
-enum class NpyDType { F32, F64 };
+enum class NpyDType { F32, F64, F16 };
 
 class NpyError : public std::runtime_error {
  public:
@@ -50,14 +53,19 @@ class NpyError : public std::runtime_error {
   std::string problem_;
 };
 
-inline const char* npyDescr(NpyDType t) { return t == NpyDType::F64 ? "<f8" : "<f4"; }
-inline const char* npyTypeName(NpyDType t) { return t == NpyDType::F64 ? "float64" : "float32"; }
-inline std::size_t npyItemSize(NpyDType t) { return t == NpyDType::F64 ? 8 : 4; }
+inline const char* npyDescr(NpyDType t) { return t == NpyDType::F64 ? "<f8" : t == NpyDType::F16 ? "<f2" : "<f4"; }
+inline const char* npyTypeName(NpyDType t) {
+  return t == NpyDType::F64 ? "float64" : t == NpyDType::F16 ? "float16" : "float32";
+}
+inline std::size_t npyItemSize(NpyDType t) { return t == NpyDType::F64 ? 8 : t == NpyDType::F16 ? 2 : 4; }
 
+// The file type of an element type: bf16 is kept in float32 files (NumPy has no bf16).
 template <class T>
 inline constexpr NpyDType npyDTypeOf() {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, ".npy I/O supports float and double");
-  return std::is_same_v<T, double> ? NpyDType::F64 : NpyDType::F32;
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, bf16> ||
+                    std::is_same_v<T, f16>,
+                ".npy I/O supports float, double, bf16 and f16");
+  return std::is_same_v<T, double> ? NpyDType::F64 : std::is_same_v<T, f16> ? NpyDType::F16 : NpyDType::F32;
 }
 
 // The longest header read: NumPy writes a few hundred bytes for any float array (and
@@ -138,7 +146,8 @@ class HeaderDictParser {
         const std::string descr = parseString();
         if (descr == "<f4") h.dtype = NpyDType::F32;
         else if (descr == "<f8") h.dtype = NpyDType::F64;
-        else fail("unsupported dtype '" + shown(descr) + "' (only '<f4' float32 and '<f8' float64 are supported)");
+        else if (descr == "<f2") h.dtype = NpyDType::F16;
+        else fail("unsupported dtype '" + shown(descr) + "' (only '<f2' float16, '<f4' float32 and '<f8' float64 are supported)");
         haveDescr = true;
       } else if (key == "fortran_order") {
         if (s_.compare(i_, 5, "False") == 0) { i_ += 5; }
@@ -408,26 +417,37 @@ inline std::vector<T> readNpy(const std::string& path, const std::vector<int64_t
     throw NpyError(path, "shape " + npyShapeText(h.shape) + " where " + npyShapeText(expectedShape) + " was expected");
   const std::string data = npy_detail::readData(file, h, path);
   std::vector<T> values(data.size() / npyItemSize(h.dtype));
-  if (h.dtype == npyDTypeOf<T>()) {
+  if (h.dtype == npyDTypeOf<T>() && !std::is_same_v<T, bf16>) {
     if (!values.empty()) std::memcpy(values.data(), data.data(), data.size());
     return values;
   }
-  // The other float type: float64 -> float32 may overflow to infinity, which is said.
-  std::size_t overflowed = 0;
+  // Another float type (or float32 for bf16): each value converted once; values that
+  // overflow to infinity or change are counted and said.
+  std::size_t overflowed = 0, changed = 0;
   for (std::size_t i = 0; i < values.size(); ++i) {
+    double v;
     if (h.dtype == NpyDType::F64) {
-      double v;
-      std::memcpy(&v, data.data() + i * sizeof v, sizeof v);
-      values[i] = static_cast<T>(v);
-      if (std::isfinite(v) && !std::isfinite(static_cast<double>(values[i]))) ++overflowed;
+      std::memcpy(&v, data.data() + i * 8, 8);
+    } else if (h.dtype == NpyDType::F16) {
+      f16 x;
+      std::memcpy(&x.bits, data.data() + i * 2, 2);
+      v = static_cast<float>(x);
     } else {
-      float v;
-      std::memcpy(&v, data.data() + i * sizeof v, sizeof v);
-      values[i] = static_cast<T>(v);
+      float x;
+      std::memcpy(&x, data.data() + i * 4, 4);
+      v = x;
     }
+    values[i] = static_cast<T>(v);
+    const double back = static_cast<double>(static_cast<Compute<T>>(values[i]));
+    if (std::isfinite(v) && !std::isfinite(back)) ++overflowed;
+    else if (back != v && !std::isnan(v)) ++changed;
   }
-  std::string text = path + ": " + npyTypeName(h.dtype) + " data converted to " + npyTypeName(npyDTypeOf<T>());
-  if (overflowed) text += " (" + std::to_string(overflowed) + " values beyond float32's range became infinite)";
+  const char* target = std::is_same_v<T, bf16> ? "bfloat16" : npyTypeName(npyDTypeOf<T>());
+  std::string text = path + ": " + npyTypeName(h.dtype) + " data " + (kIsTwoByte<T> && changed ? "rounded" : "converted") +
+                     " to " + target;
+  if (kIsTwoByte<T> && changed) text += " (" + std::to_string(changed) + " of " + std::to_string(values.size()) + " values changed)";
+  if (overflowed)
+    text += " (" + std::to_string(overflowed) + " values beyond " + target + "'s range became infinite)";
   if (note) *note = text;
   else std::cerr << "note: " << text << "\n";
   return values;
@@ -469,7 +489,15 @@ inline std::string encodeNpy(NpyDType dtype, const std::vector<int64_t>& shape, 
 
 template <class T>
 inline std::string encodeNpy(const std::vector<int64_t>& shape, const T* data) {
-  return encodeNpy(npyDTypeOf<T>(), shape, data);
+  if constexpr (std::is_same_v<T, bf16>) {
+    // Written as float32: every bf16 value is one exactly.
+    const std::size_t n = static_cast<std::size_t>(npy_detail::elementCountChecked(shape, "<memory>"));
+    std::vector<float> wide(n);
+    for (std::size_t i = 0; i < n; ++i) wide[i] = static_cast<float>(data[i]);
+    return encodeNpy(NpyDType::F32, shape, wide.data());
+  } else {
+    return encodeNpy(npyDTypeOf<T>(), shape, data);
+  }
 }
 
 // Writes `shape` elements of T from `data` to `path` as .npy, whole or not at all

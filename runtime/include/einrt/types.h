@@ -1,16 +1,20 @@
-// Basic vocabulary of einrt: element types, aggregations, memory spaces and what the
-// several holders of one block mean. Plain enums with small helpers so that layouts,
-// plans and the code generator all speak the same words.
+// Basic vocabulary of einrt, and of the whole toolchain: element types, aggregations,
+// memory spaces and what the several holders of one block mean. Plain enums with small
+// helpers so that layouts, plans, the planner's graphs and reports, and the code
+// generator all speak the same words (the planner includes this header; there is no
+// second definition). bf16 and f16 are storage types (SPEC 8): 2 bytes an element in
+// tensors, blocks and messages, computed in f32 (einrt/half.h holds their conversions).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace einrt {
 
-// Element type of a tensor; einrt moves f32 and f64 data.
-enum class DType { F32, F64 };
+// Element type of a tensor.
+enum class DType { F32, F64, BF16, F16 };
 
 // Aggregation used to combine partial blocks (the EinGraph `agg`).
 enum class Reduce { Sum, Max, Min, Prod };
@@ -22,11 +26,51 @@ enum class MemorySpace { Host, Cuda };
 // partial results still to be combined with the layout's aggregation (Partial).
 enum class Holding { Replicas, Partial };
 
-inline std::size_t dtypeSize(DType t) { return t == DType::F32 ? 4 : 8; }
+inline constexpr DType kAllDTypes[] = {DType::F32, DType::F64, DType::BF16, DType::F16};
 
-inline std::string_view dtypeName(DType t) { return t == DType::F32 ? "f32" : "f64"; }
+inline std::size_t dtypeSize(DType t) {
+  switch (t) {
+    case DType::F32: return 4;
+    case DType::F64: return 8;
+    case DType::BF16:
+    case DType::F16: return 2;
+  }
+  return 4;
+}
 
-inline std::string_view reduceName(Reduce r) {
+// The name in graph files, reports and command lines: "f32" | "f64" | "bf16" | "f16".
+inline const char* dtypeName(DType t) {
+  switch (t) {
+    case DType::F32: return "f32";
+    case DType::F64: return "f64";
+    case DType::BF16: return "bf16";
+    case DType::F16: return "f16";
+  }
+  return "?";
+}
+
+inline std::optional<DType> dtypeFromName(std::string_view name) {
+  for (DType t : kAllDTypes)
+    if (name == dtypeName(t)) return t;
+  return std::nullopt;
+}
+
+// A storage type whose kernels compute in f32 and round each result once.
+inline bool isTwoByte(DType t) { return t == DType::BF16 || t == DType::F16; }
+
+// What --check tolerances scale with (SPEC 8): the machine epsilon of f32 and f64, and
+// 2^-8 (bf16) and 2^-11 (f16) for the storage types, whose results are rounded once.
+inline double dtypeEpsilon(DType t) {
+  switch (t) {
+    case DType::F32: return 0x1p-23;
+    case DType::F64: return 0x1p-52;
+    case DType::BF16: return 0x1p-8;
+    case DType::F16: return 0x1p-11;
+  }
+  return 0x1p-23;
+}
+
+inline const char* reduceName(Reduce r) {
   switch (r) {
     case Reduce::Sum: return "sum";
     case Reduce::Max: return "max";
@@ -36,8 +80,6 @@ inline std::string_view reduceName(Reduce r) {
   return "?";
 }
 
-inline std::string_view memorySpaceName(MemorySpace m) {
-  return m == MemorySpace::Host ? "host" : "cuda";
-}
+inline const char* memorySpaceName(MemorySpace m) { return m == MemorySpace::Host ? "host" : "cuda"; }
 
 }  // namespace einrt

@@ -45,12 +45,11 @@ void runCopies(const detail::CopyOp* ops, std::size_t count, DType dtype) {
     const detail::CopyOp& op = ops[i];
     if (op.geometry->count == 0) continue;
     const int blocks = gridFor(op.geometry->count);
-    if (dtype == DType::F32)
-      boxCopyKernel<float><<<blocks, kThreads>>>(*op.geometry, reinterpret_cast<const float*>(op.from),
-                                                 reinterpret_cast<float*>(op.to), op.op);
-    else
-      boxCopyKernel<double><<<blocks, kThreads>>>(*op.geometry, reinterpret_cast<const double*>(op.from),
-                                                  reinterpret_cast<double*>(op.to), op.op);
+    withElementType(dtype, [&](auto element) {
+      using T = decltype(element);
+      boxCopyKernel<T><<<blocks, kThreads>>>(*op.geometry, reinterpret_cast<const T*>(op.from), reinterpret_cast<T*>(op.to),
+                                             op.op);
+    });
     check(cudaGetLastError(), "box copy kernel launch");
   }
   check(cudaDeviceSynchronize(), "box copy kernels");
@@ -95,6 +94,14 @@ void gemm(const program::GemmCall& g, DType dtype, const void* A, const void* B,
                                         int(g.ldb), g.strideB, static_cast<const float*>(A), int(g.lda), g.strideA, &b,
                                         static_cast<float*>(C), int(g.ldc), g.strideC, int(g.batch)),
               "cublasSgemmStridedBatched");
+  } else if (isTwoByte(dtype)) {
+    // 2-byte storage, f32 accumulation and scalars, the result rounded once (SPEC 8).
+    const float a = static_cast<float>(alpha), b = static_cast<float>(beta);
+    const cudaDataType_t t = dtype == DType::BF16 ? CUDA_R_16BF : CUDA_R_16F;
+    checkBlas(cublasGemmStridedBatchedEx(handle(), opB, opA, int(g.n), int(g.m), int(g.k), &a, B, t, int(g.ldb), g.strideB, A, t,
+                                         int(g.lda), g.strideA, &b, C, t, int(g.ldc), g.strideC, int(g.batch),
+                                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+              "cublasGemmStridedBatchedEx");
   } else {
     checkBlas(cublasDgemmStridedBatched(handle(), opB, opA, int(g.n), int(g.m), int(g.k), &alpha, static_cast<const double*>(B),
                                         int(g.ldb), g.strideB, static_cast<const double*>(A), int(g.lda), g.strideA, &beta,
@@ -114,17 +121,16 @@ __global__ void permuteKernel(program::Permutation p, const T* src, T* dst, bool
       s += i * p.srcStride[d];
       t += i * p.dstStride[d];
     }
-    dst[t] = accumulate ? dst[t] + src[s] : src[s];
+    dst[t] = accumulate ? T(static_cast<Compute<T>>(dst[t]) + static_cast<Compute<T>>(src[s])) : src[s];
   }
 }
 
 void permute(const program::Permutation& p, DType dtype, const void* src, void* dst, bool accumulate) {
   if (p.elements == 0) return;
-  if (dtype == DType::F32)
-    permuteKernel<float><<<gridFor(p.elements), kThreads>>>(p, static_cast<const float*>(src), static_cast<float*>(dst), accumulate);
-  else
-    permuteKernel<double><<<gridFor(p.elements), kThreads>>>(p, static_cast<const double*>(src), static_cast<double*>(dst),
-                                                             accumulate);
+  withElementType(dtype, [&](auto element) {
+    using T = decltype(element);
+    permuteKernel<T><<<gridFor(p.elements), kThreads>>>(p, static_cast<const T*>(src), static_cast<T*>(dst), accumulate);
+  });
   check(cudaGetLastError(), "permutation kernel launch");
 }
 
@@ -137,8 +143,10 @@ __global__ void fillKernel(T* p, int64_t count, T value) {
 void fill(void* p, std::size_t count, DType dtype, double value) {
   if (count == 0) return;
   const int64_t n = static_cast<int64_t>(count);
-  if (dtype == DType::F32) fillKernel<float><<<gridFor(n), kThreads>>>(static_cast<float*>(p), n, static_cast<float>(value));
-  else fillKernel<double><<<gridFor(n), kThreads>>>(static_cast<double*>(p), n, value);
+  withElementType(dtype, [&](auto element) {
+    using T = decltype(element);
+    fillKernel<T><<<gridFor(n), kThreads>>>(static_cast<T*>(p), n, T(value));
+  });
   check(cudaGetLastError(), "fill kernel launch");
 }
 

@@ -67,7 +67,7 @@ void compareOutput(const std::string& name, const std::vector<T>& got, const std
   double scale = 0, maxAbs = 0;
   std::size_t mismatched = 0, first = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
-    const double w = want[i], g = got[i];
+    const double w = static_cast<Compute<T>>(want[i]), g = static_cast<Compute<T>>(got[i]);
     const bool special = std::isnan(w) || std::isnan(g) || std::isinf(w) || std::isinf(g);
     if (special) {
       const bool same = (std::isnan(w) && std::isnan(g)) || (!std::isnan(w) && !std::isnan(g) && w == g);
@@ -79,8 +79,8 @@ void compareOutput(const std::string& name, const std::vector<T>& got, const std
   }
   if (mismatched) {
     std::fprintf(stderr, "check: %s differs from the %s reference in %zu NaN/Inf place%s (the first at flat index %zu: %g, the reference %g)\n",
-                 name.c_str(), reference, mismatched, mismatched == 1 ? "" : "s", first, static_cast<double>(got[first]),
-                 static_cast<double>(want[first]));
+                 name.c_str(), reference, mismatched, mismatched == 1 ? "" : "s", first, static_cast<double>(static_cast<Compute<T>>(got[first])),
+                 static_cast<double>(static_cast<Compute<T>>(want[first])));
     r.passed = false;
   }
   const double rel = maxAbs == 0 ? 0.0 : maxAbs / std::max(scale, std::numeric_limits<double>::min());
@@ -96,13 +96,22 @@ void compareOutput(const std::string& name, const std::vector<T>& got, const std
 
 template <class T>
 double checkTolerance(const ProgramSpec<T>& spec, int tensor) {
-  std::vector<double> length(spec.tensors.size(), 0.0);
+  // Per tensor, along the worst path from the inputs: the sum of reduction lengths (the
+  // compute type's roundings) and the number of nodes (the storage type's roundings).
+  std::vector<double> length(spec.tensors.size(), 0.0), depth(spec.tensors.size(), 0.0);
   for (const NodeSpec<T>& n : spec.nodes) {
-    double longest = 0;
-    for (int t : n.operandTensor) longest = std::max(longest, length[static_cast<std::size_t>(t)]);
+    double longest = 0, deepest = 0;
+    for (int t : n.operandTensor) {
+      longest = std::max(longest, length[static_cast<std::size_t>(t)]);
+      deepest = std::max(deepest, depth[static_cast<std::size_t>(t)]);
+    }
     length[static_cast<std::size_t>(n.outputTensor)] = longest + static_cast<double>(std::max<int64_t>(1, n.reductionLength));
+    depth[static_cast<std::size_t>(n.outputTensor)] = deepest + 1;
   }
-  return 2.0 * std::numeric_limits<T>::epsilon() * std::max(1.0, length[static_cast<std::size_t>(tensor)]);
+  const auto t = static_cast<std::size_t>(tensor);
+  const double computeEps = std::numeric_limits<Compute<T>>::epsilon();
+  if constexpr (!kIsTwoByte<T>) return 2.0 * computeEps * std::max(1.0, length[t]);
+  else return 2.0 * (computeEps * std::max(1.0, length[t]) + dtypeEpsilon(dtypeOf<T>()) * std::max(1.0, depth[t]));
 }
 
 template <class T>
@@ -134,5 +143,11 @@ template void compareOutput<float>(const std::string&, const std::vector<float>&
 template void compareOutput<double>(const std::string&, const std::vector<double>&, const std::vector<double>&, double,
                                     const char*, CheckReport&);
 template double checkTolerance<double>(const ProgramSpec<double>&, int);
+template CheckReport checkOutputs<bf16>(const ProgramSpec<bf16>&, const std::map<int, std::vector<bf16>>&,
+                                        const std::map<int, std::vector<bf16>>&, const DeviceOps*, int);
+template CheckReport checkOutputs<f16>(const ProgramSpec<f16>&, const std::map<int, std::vector<f16>>&,
+                                       const std::map<int, std::vector<f16>>&, const DeviceOps*, int);
+template double checkTolerance<bf16>(const ProgramSpec<bf16>&, int);
+template double checkTolerance<f16>(const ProgramSpec<f16>&, int);
 
 }  // namespace einrt::program::detail

@@ -5,7 +5,9 @@
 // The tolerance follows an error bound: 2 * eps(dtype) * L, where L is the largest sum of
 // reduction lengths (at least 1 per node) along a path from the inputs to the output: a
 // sum of K rounded terms is off by at most about K * eps relative to its terms, and every
-// node on the way adds its own. NaN or infinity in a reference fails the check.
+// node on the way adds its own. bf16 and f16 (computed in f32, each node's result rounded
+// once to 2 bytes) add 2 * eps(storage) per node on that path: eps 2^-8 and 2^-11 (SPEC 8).
+// NaN or infinity in a reference fails the check.
 #pragma once
 
 #include <map>

@@ -9,11 +9,6 @@ namespace einrt::program::detail {
 
 namespace {
 
-template <class T>
-DType dtypeOf() {
-  return sizeof(T) == 4 ? DType::F32 : DType::F64;
-}
-
 Reduce reduceOf(Reduce r) { return r; }
 
 std::vector<std::vector<int>> toVectors(const std::vector<std::set<int>>& sets) {
@@ -320,5 +315,7 @@ std::vector<T> DistributedProgram<T>::gather(int tensor) {
 
 template class DistributedProgram<float>;
 template class DistributedProgram<double>;
+template class DistributedProgram<bf16>;
+template class DistributedProgram<f16>;
 
 }  // namespace einrt::program::detail

@@ -71,11 +71,6 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
-template <class T>
-const char* dtypeName() {
-  return sizeof(T) == 4 ? "f32" : "f64";
-}
-
 // Runs `body` on rank 0 and tells every rank whether it failed (printing the reason), so
 // a problem found on rank 0 is one clear error everywhere instead of a hang.
 template <class Body>
@@ -99,7 +94,7 @@ bool onRootOk(int rank, const char* what, Body body) {
 template <class T>
 std::string nanSummary(const std::vector<T>& values) {
   std::size_t count = 0;
-  for (const T v : values) count += std::isnan(v);
+  for (const T v : values) count += std::isnan(static_cast<double>(static_cast<Compute<T>>(v)));
   return count ? std::to_string(count) + " NaN value" + (count == 1 ? "" : "s") : "";
 }
 
@@ -193,7 +188,11 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
   r.planSha256 = spec.planSha256;
   r.ranks = comm.size();
   r.backend = spec.memory == MemorySpace::Cuda ? "cuda" : "cpu";
-  r.dtype = dtypeName<T>();
+  r.dtype = dtypeName(dtypeOf<T>());
+  // What ran the GEMMs of the measured run (the --check reference below runs more).
+  if (device) r.gemmPath = "cublas";
+  else if constexpr (kIsTwoByte<T>) r.gemmPath = lowPrecisionGemmPath();
+  else r.gemmPath = "blas";
   r.iters = opt.iters;
   r.threads = opt.threads;
   r.timeS = median(totalTimes);
@@ -286,6 +285,14 @@ int runProgram(const ProgramSpec<float>& spec, int argc, char** argv, const Devi
 }
 
 int runProgram(const ProgramSpec<double>& spec, int argc, char** argv, const DeviceOps* device) {
+  return run(spec, argc, argv, device);
+}
+
+int runProgram(const ProgramSpec<bf16>& spec, int argc, char** argv, const DeviceOps* device) {
+  return run(spec, argc, argv, device);
+}
+
+int runProgram(const ProgramSpec<f16>& spec, int argc, char** argv, const DeviceOps* device) {
   return run(spec, argc, argv, device);
 }
 

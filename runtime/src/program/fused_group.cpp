@@ -145,5 +145,7 @@ void FusedGroup<T>::run(const std::vector<MemberBlocks>& blocks, T* workspace) {
 
 template class FusedGroup<float>;
 template class FusedGroup<double>;
+template class FusedGroup<bf16>;
+template class FusedGroup<f16>;
 
 }  // namespace einrt::program::detail

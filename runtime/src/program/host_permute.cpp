@@ -73,6 +73,23 @@ void outerLoops(const Permutation& p, int skipA, int skipB, Visit visit) {
   }
 }
 
+// Any element type (bf16 and f16 move as 2-byte values; SSE overloads below for f32, f64).
+template <class T>
+void block4(const T* src, T* dst, int64_t sb, int64_t da) {
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) dst[i * da + j] = src[j * sb + i];
+}
+template <class T>
+void streamRow(const T* row, T* to) {
+  for (int64_t j = 0; j < kTile; ++j) to[j] = row[j];
+}
+
+// Accumulating into 2-byte storage adds in f32 and rounds once.
+template <class T>
+inline void addTo(T& to, T from) {
+  to = T(static_cast<Compute<T>>(to) + static_cast<Compute<T>>(from));
+}
+
 #if defined(__SSE2__)
 // 4 x 4 elements: four source rows (along a) become four destination rows (along b).
 inline void block4(const float* src, float* dst, int64_t sb, int64_t da) {
@@ -105,15 +122,6 @@ inline void streamRow(const double* row, double* to) {
 }
 inline void streamFence() { _mm_sfence(); }
 #else
-template <class T>
-void block4(const T* src, T* dst, int64_t sb, int64_t da) {
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j) dst[i * da + j] = src[j * sb + i];
-}
-template <class T>
-void streamRow(const T* row, T* to) {
-  for (int64_t j = 0; j < kTile; ++j) to[j] = row[j];
-}
 inline void streamFence() {}
 #endif
 
@@ -135,7 +143,7 @@ void transposeTile(const T* src, T* dst, int64_t wa, int64_t wb, int64_t sb, int
     T* to = dst + i * da;
     const T* row = buf + i * kTile;
     if (accumulate)
-      for (int64_t j = 0; j < wb; ++j) to[j] += row[j];
+      for (int64_t j = 0; j < wb; ++j) addTo(to[j], row[j]);
     else if (stream && wb == kTile && reinterpret_cast<std::uintptr_t>(to) % 16 == 0)
       streamRow(row, to);
     else
@@ -148,7 +156,8 @@ void permute(const Permutation& original, const T* src, T* dst, bool accumulate)
   if (original.elements == 0) return;
   const Permutation p = simplified(original);
   if (p.dims == 0) {
-    dst[0] = accumulate ? dst[0] + src[0] : src[0];
+    if (accumulate) addTo(dst[0], src[0]);
+    else dst[0] = src[0];
     return;
   }
   int a = -1, b = -1;  // the source's and the destination's contiguous dimensions
@@ -166,11 +175,11 @@ void permute(const Permutation& original, const T* src, T* dst, bool accumulate)
       T* to = dst + t;
       if (ss == 1 && ds == 1) {
         if (accumulate)
-          for (int64_t i = 0; i < n; ++i) to[i] += from[i];
+          for (int64_t i = 0; i < n; ++i) addTo(to[i], from[i]);
         else
           std::copy(from, from + n, to);
       } else if (accumulate) {
-        for (int64_t i = 0; i < n; ++i) to[i * ds] += from[i * ss];
+        for (int64_t i = 0; i < n; ++i) addTo(to[i * ds], from[i * ss]);
       } else {
         for (int64_t i = 0; i < n; ++i) to[i * ds] = from[i * ss];
       }
@@ -216,5 +225,7 @@ Permutation reorder(const std::vector<int64_t>& storedExtent, const std::vector<
 
 void hostPermute(const Permutation& p, const float* src, float* dst, bool accumulate) { permute(p, src, dst, accumulate); }
 void hostPermute(const Permutation& p, const double* src, double* dst, bool accumulate) { permute(p, src, dst, accumulate); }
+void hostPermute(const Permutation& p, const bf16* src, bf16* dst, bool accumulate) { permute(p, src, dst, accumulate); }
+void hostPermute(const Permutation& p, const f16* src, f16* dst, bool accumulate) { permute(p, src, dst, accumulate); }
 
 }  // namespace einrt::program

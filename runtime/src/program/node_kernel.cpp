@@ -54,11 +54,6 @@ GemmCall gemmCall(const GemmSpec& spec, const std::vector<int64_t>& extent) {
   return c;
 }
 
-template <class T>
-DType dtypeOf() {
-  return sizeof(T) == 4 ? DType::F32 : DType::F64;
-}
-
 }  // namespace
 
 template <class T>
@@ -118,9 +113,10 @@ void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
     if (device_) device_->permute(p, dtypeOf<T>(), src, dst, acc);
     else hostPermute(p, src, dst, acc);
   };
-  auto gemm = [&](const T* A, const T* B, T* C, T beta) {
+  using Scalar = Compute<T>;
+  auto gemm = [&](const T* A, const T* B, T* C, Scalar beta) {
     if (device_) device_->gemm(*gemm_, dtypeOf<T>(), A, B, C, alpha_, static_cast<double>(beta));
-    else hostGemm(*gemm_, A, B, C, static_cast<T>(alpha_), beta);
+    else hostGemm(*gemm_, A, B, C, static_cast<Scalar>(alpha_), beta);
   };
   if (permX_) {
     permute(*permX_, X, scratchX_.data(), false);
@@ -133,14 +129,16 @@ void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
   const T* A = swapped_ ? Y : X;
   const T* B = swapped_ ? X : Y;
   if (!permZ_) {
-    gemm(A, B, Z, accumulate ? T(1) : T(0));
+    gemm(A, B, Z, accumulate ? Scalar(1) : Scalar(0));
   } else {
-    gemm(A, B, scratchZ_.data(), T(0));
+    gemm(A, B, scratchZ_.data(), Scalar(0));
     permute(*permZ_, scratchZ_.data(), Z, accumulate);
   }
 }
 
 template class NodeKernel<float>;
 template class NodeKernel<double>;
+template class NodeKernel<bf16>;
+template class NodeKernel<f16>;
 
 }  // namespace einrt::program::detail

@@ -8,6 +8,8 @@
 // vectorizes them (`#pragma omp simd`, and the functors avoid libm calls that would not
 // vectorize, see math.h). Outer loops advance offsets by strides: no division or modulo
 // per element. With `threads` > 1 (and OpenMP) the output loops are split between threads.
+// Storage types bf16 and f16 (einrt/half.h) are read into f32 (`Compute<T>`), joined,
+// aggregated in f32 and rounded once when the result is stored.
 #pragma once
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <omp.h>
 #endif
 
+#include "einrt/half.h"
 #include "einrt/program/loop_nest.h"
 
 namespace einrt::program {
@@ -31,27 +34,28 @@ enum Kind { Zero = 0, Unit = 1, Any = 2 };
 inline int kindOf(int64_t stride) { return stride == 0 ? Zero : stride == 1 ? Unit : Any; }
 
 template <int K, class T>
-inline T at(const T* p, int64_t i, int64_t stride) {
-  if constexpr (K == Zero) return p[0];
-  else if constexpr (K == Unit) return p[i];
-  else return p[i * stride];
+inline Compute<T> at(const T* p, int64_t i, int64_t stride) {
+  if constexpr (K == Zero) return static_cast<Compute<T>>(p[0]);
+  else if constexpr (K == Unit) return static_cast<Compute<T>>(p[i]);
+  else return static_cast<Compute<T>>(p[i * stride]);
 }
 
 // z[i * sz] (+)= join(x, y) for i < n.
 template <class T, class Ops, int KX, int KY>
 inline void innerOutput(int64_t n, const T* __restrict x, int64_t sx, const T* __restrict y, int64_t sy,
                         T* __restrict z, int64_t sz, bool combine) {
+  using C = Compute<T>;
   if (sz == 1 && !combine) {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) z[i] = Ops::template join<T>(at<KX>(x, i, sx), at<KY>(y, i, sy));
+    for (int64_t i = 0; i < n; ++i) z[i] = T(Ops::template join<C>(at<KX>(x, i, sx), at<KY>(y, i, sy)));
   } else if (sz == 1) {
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i)
-      z[i] = Ops::template combine<T>(z[i], Ops::template join<T>(at<KX>(x, i, sx), at<KY>(y, i, sy)));
+      z[i] = T(Ops::template combine<C>(C(z[i]), Ops::template join<C>(at<KX>(x, i, sx), at<KY>(y, i, sy))));
   } else {
     for (int64_t i = 0; i < n; ++i) {
-      const T v = Ops::template join<T>(at<KX>(x, i, sx), at<KY>(y, i, sy));
-      z[i * sz] = combine ? Ops::template combine<T>(z[i * sz], v) : v;
+      const C v = Ops::template join<C>(at<KX>(x, i, sx), at<KY>(y, i, sy));
+      z[i * sz] = T(combine ? Ops::template combine<C>(C(z[i * sz]), v) : v);
     }
   }
 }
@@ -60,25 +64,26 @@ inline void innerOutput(int64_t n, const T* __restrict x, int64_t sx, const T* _
 // AVX2 (two AVX-512) accumulators hide the latency of a combine such as max (3x faster
 // than one vector of eight).
 template <class T, class Ops, int KX, int KY>
-inline T innerReduce(int64_t n, const T* __restrict x, int64_t sx, const T* __restrict y, int64_t sy) {
+inline Compute<T> innerReduce(int64_t n, const T* __restrict x, int64_t sx, const T* __restrict y, int64_t sy) {
+  using C = Compute<T>;
   constexpr int kLanes = 32;
-  T lane[kLanes];
-  for (int k = 0; k < kLanes; ++k) lane[k] = Ops::template identity<T>();
+  C lane[kLanes];
+  for (int k = 0; k < kLanes; ++k) lane[k] = Ops::template identity<C>();
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
 #pragma omp simd
     for (int k = 0; k < kLanes; ++k)
-      lane[k] = Ops::template combine<T>(lane[k], Ops::template join<T>(at<KX>(x, i + k, sx), at<KY>(y, i + k, sy)));
-  for (; i < n; ++i) lane[0] = Ops::template combine<T>(lane[0], Ops::template join<T>(at<KX>(x, i, sx), at<KY>(y, i, sy)));
-  T result = lane[0];
-  for (int k = 1; k < kLanes; ++k) result = Ops::template combine<T>(result, lane[k]);
+      lane[k] = Ops::template combine<C>(lane[k], Ops::template join<C>(at<KX>(x, i + k, sx), at<KY>(y, i + k, sy)));
+  for (; i < n; ++i) lane[0] = Ops::template combine<C>(lane[0], Ops::template join<C>(at<KX>(x, i, sx), at<KY>(y, i, sy)));
+  C result = lane[0];
+  for (int k = 1; k < kLanes; ++k) result = Ops::template combine<C>(result, lane[k]);
   return result;
 }
 
 template <class T>
 using InnerOutputFn = void (*)(int64_t, const T*, int64_t, const T*, int64_t, T*, int64_t, bool);
 template <class T>
-using InnerReduceFn = T (*)(int64_t, const T*, int64_t, const T*, int64_t);
+using InnerReduceFn = Compute<T> (*)(int64_t, const T*, int64_t, const T*, int64_t);
 
 // The inner loop's shape for this nest, chosen once per call (the outer loops are shared
 // by every shape, so only these small loops are compiled per shape).
@@ -144,8 +149,9 @@ void runRange(const LoopNest& n, const InnerLoops<T, Ops, Reduces>& f, const T* 
       T* z = Z + pz + begin * sz;
       if constexpr (Reduces) {
         if (sz == 0) {
-          const T v = f.reduce(count, x, sx, y, sy);
-          *z = combine ? Ops::template combine<T>(*z, v) : v;
+          using C = Compute<T>;
+          const C v = f.reduce(count, x, sx, y, sy);
+          *z = T(combine ? Ops::template combine<C>(C(*z), v) : v);
         } else {
           f.output(count, x, sx, y, sy, z, sz, combine);
         }
@@ -214,14 +220,15 @@ void runNest(const LoopNest& n, const T* X, const T* Y, T* Z, bool combine, int 
 template <class T, class Ops, bool Reduces = true>
 void elementwise(const LoopNest& n, const T* X, const T* Y, T* Z, bool accumulate, int threads = 1) {
   using namespace elementwise_detail;
+  using C = Compute<T>;
   static const T zero = T(0);
   if (!Y) Y = &zero;
   if (n.depth == 0) {
-    const T v = Ops::template join<T>(X[0], Y[0]);
-    Z[0] = accumulate ? Ops::template combine<T>(Z[0], v) : v;
+    const C v = Ops::template join<C>(C(X[0]), C(Y[0]));
+    Z[0] = T(accumulate ? Ops::template combine<C>(C(Z[0]), v) : v);
     return;
   }
-  if (n.aggregates && !accumulate) std::fill(Z, Z + n.outputElements, Ops::template identity<T>());
+  if (n.aggregates && !accumulate) std::fill(Z, Z + n.outputElements, T(Ops::template identity<C>()));
   runNest<T, Ops, Reduces>(n, X, Y, Z, accumulate || n.aggregates, threads);
 }
 

@@ -2,6 +2,7 @@
 // nvcc): one thread per output element, looping over the aggregated points of its loop
 // nest. The same LoopNest and functor as the host kernel, so both backends compute the same
 // einsum; launched on the default stream (the executor synchronizes after each node).
+// bf16 and f16 storage is read into f32, aggregated in f32 and rounded once (einrt/half.h).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -9,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "einrt/half.h"
 #include "einrt/program/loop_nest.h"
 
 namespace einrt::program {
@@ -33,7 +35,8 @@ __global__ void elementwiseKernel(LoopNest n, const T* X, const T* Y, T* Z, bool
     oy += i * n.strideY[d];
     oz += i * n.strideZ[d];
   }
-  T acc = accumulate ? Z[oz] : Ops::template identity<T>();
+  using C = Compute<T>;
+  C acc = accumulate ? static_cast<C>(Z[oz]) : Ops::template identity<C>();
   for (int64_t a = 0; a < aggPoints; ++a) {
     int64_t r = a, px = ox, py = oy;
     for (int d = n.depth - 1; d >= 0; --d) {
@@ -43,10 +46,10 @@ __global__ void elementwiseKernel(LoopNest n, const T* X, const T* Y, T* Z, bool
       px += i * n.strideX[d];
       py += i * n.strideY[d];
     }
-    const T v = Ops::template join<T>(X[px], Y ? Y[py] : T(0));
-    acc = (a == 0 && !accumulate && !n.aggregates) ? v : Ops::template combine<T>(acc, v);
+    const C v = Ops::template join<C>(static_cast<C>(X[px]), Y ? static_cast<C>(Y[py]) : C(0));
+    acc = (a == 0 && !accumulate && !n.aggregates) ? v : Ops::template combine<C>(acc, v);
   }
-  Z[oz] = acc;
+  Z[oz] = T(acc);
 }
 
 }  // namespace cuda_detail

@@ -18,6 +18,7 @@
 #pragma once
 
 #include "einrt/device.h"
+#include "einrt/half.h"
 #include "einrt/program/spec.h"
 
 namespace einrt::program {
@@ -25,5 +26,7 @@ namespace einrt::program {
 // Calls MPI_Init and MPI_Finalize. `device` is required for specs in MemorySpace::Cuda.
 int runProgram(const ProgramSpec<float>& spec, int argc, char** argv, const DeviceOps* device = nullptr);
 int runProgram(const ProgramSpec<double>& spec, int argc, char** argv, const DeviceOps* device = nullptr);
+int runProgram(const ProgramSpec<bf16>& spec, int argc, char** argv, const DeviceOps* device = nullptr);
+int runProgram(const ProgramSpec<f16>& spec, int argc, char** argv, const DeviceOps* device = nullptr);
 
 }  // namespace einrt::program

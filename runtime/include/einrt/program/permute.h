@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "einrt/half.h"
 #include "einrt/program/loop_nest.h"
 
 namespace einrt::program {
@@ -29,5 +30,7 @@ Permutation reorder(const std::vector<int64_t>& storedExtent, const std::vector<
 
 void hostPermute(const Permutation& p, const float* src, float* dst, bool accumulate);
 void hostPermute(const Permutation& p, const double* src, double* dst, bool accumulate);
+void hostPermute(const Permutation& p, const bf16* src, bf16* dst, bool accumulate);
+void hostPermute(const Permutation& p, const f16* src, f16* dst, bool accumulate);
 
 }  // namespace einrt::program

@@ -1,5 +1,5 @@
 // The program's report (SPEC 7), printed and, with --report FILE, written as JSON: ranks,
-// backend, dtype, iters, threads, time_s, gflops, bytes_sent, bytes_predicted, nodes
+// backend, dtype, gemm_path, iters, threads, time_s, gflops, bytes_sent, bytes_predicted, nodes
 // [name, kernel, time_s, bytes_sent, bytes_predicted], check {passed, max_abs_err,
 // max_rel_err, tolerance, reference} when --check ran, peak_bytes, peak_bytes_per_rank,
 // peak_bytes_predicted, peak_bytes_predicted_per_rank (SPEC 3.2), and the provenance
@@ -33,6 +33,10 @@ struct Report {
   std::string program, toolVersion, graphSha256, planSha256;
   int ranks = 1;
   std::string backend, dtype;
+  // What multiplied the contractions: "blas", "cublas", or for bf16 and f16 on CPUs the
+  // low-precision GEMM's name ("onednn"), "f32-blas" (converted to f32 for the BLAS), both
+  // joined by '+', or "" when no GEMM ran.
+  std::string gemmPath;
   int iters = 1;
   int threads = 1;
   double timeS = 0;

@@ -13,6 +13,7 @@
 
 #include "einrt/program/loop_nest.h"
 #include "einrt/program/parallel_for.h"
+#include "einrt/half.h"
 #include "einrt/types.h"
 
 namespace einrt::program {

@@ -1,0 +1,85 @@
+# einrt_add_program(NAME [CUDA] SOURCES file... [TABLES file])
+#
+# The graph-independent part of an emitted program's build (SPEC 7), provided with
+# einrt's package so that an emitted CMakeLists.txt holds only what depends on its graph:
+#   - the kernel flags: -fno-math-errno (the kernels call no libm function that sets
+#     errno, so loops over exp and sqrt vectorize), -fopenmp-simd, and -march=native unless
+#     -DEIN_NATIVE=OFF (kernels for any CPU of this architecture);
+#   - TABLES: the file of the plan's tables, compiled without optimization (read once at
+#     start-up: half the compile time, and what a plan for another rank count recompiles);
+#   - OpenMP when found (--threads splits the kernels);
+#   - oneDNN, optional, the way the BLAS is found: where einrt was built with it
+#     (einrt::dnnl) and oneDNN's CMake package is found, bf16 and f16 programs multiply
+#     with it (EINRT_WITH_ONEDNN); -DEINRT_USE_ONEDNN=OFF, or no oneDNN, builds without it
+#     and such programs convert to f32 for the BLAS (their report says which ran);
+#   - CUDA: the architectures (-DCMAKE_CUDA_ARCHITECTURES, default the visible GPUs, or
+#     every major one without a GPU), the language and nvcc's C++20 spelling.
+# A macro, not a function: CUDA must be enabled at file scope. Its own variables start
+# with _einrt_ or EIN_.
+macro(einrt_add_program _einrt_name)
+  cmake_parse_arguments(_einrt "CUDA" "TABLES" "SOURCES" ${ARGN})
+  if(_einrt_CUDA)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      if(CMAKE_VERSION VERSION_LESS 3.24)
+        # "native" needs CMake 3.24 and "all-major" 3.23; older releases need the list.
+        message(FATAL_ERROR "CMake ${CMAKE_VERSION} cannot choose CUDA architectures by itself (3.24 can): "
+                            "pass them, e.g. make CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90")
+      endif()
+      execute_process(COMMAND nvidia-smi -L OUTPUT_VARIABLE _einrt_gpus ERROR_QUIET RESULT_VARIABLE _einrt_smi)
+      if(_einrt_smi EQUAL 0 AND _einrt_gpus MATCHES "GPU")
+        set(CMAKE_CUDA_ARCHITECTURES native)
+      else()
+        set(CMAKE_CUDA_ARCHITECTURES all-major)
+      endif()
+    endif()
+    enable_language(CUDA)
+    # einrt asks for C++20, which CMake releases older than 3.26 cannot spell for nvcc.
+    if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+      list(APPEND CMAKE_CUDA_COMPILE_FEATURES cuda_std_20)
+    endif()
+    add_executable(${_einrt_name} ${_einrt_SOURCES})
+    target_link_libraries(${_einrt_name} PRIVATE einrt::cuda)
+  else()
+    _einrt_kernel_flags()
+    add_executable(${_einrt_name} ${_einrt_SOURCES})
+    target_compile_options(${_einrt_name} PRIVATE ${EIN_KERNEL_FLAGS})
+    if(_einrt_TABLES)
+      # The tables file comes last on the link line, so where both define the same inline
+      # function the linker keeps the optimized copy.
+      set_source_files_properties(${_einrt_TABLES} PROPERTIES COMPILE_OPTIONS "$<$<CXX_COMPILER_ID:GNU,Clang,AppleClang>:-O0>")
+    endif()
+    target_link_libraries(${_einrt_name} PRIVATE einrt::einrt)
+    find_package(OpenMP COMPONENTS CXX)
+    if(OpenMP_CXX_FOUND)
+      target_link_libraries(${_einrt_name} PRIVATE OpenMP::OpenMP_CXX)
+    endif()
+    option(EINRT_USE_ONEDNN "bf16 and f16 GEMMs through oneDNN where einrt was built with it" ON)
+    if(EINRT_USE_ONEDNN AND TARGET einrt::dnnl)
+      target_link_libraries(${_einrt_name} PRIVATE einrt::dnnl)
+      target_compile_definitions(${_einrt_name} PRIVATE EINRT_WITH_ONEDNN=1)
+      message(STATUS "${_einrt_name}: bf16/f16 GEMMs through oneDNN")
+    else()
+      message(STATUS "${_einrt_name}: bf16/f16 GEMMs converted to f32 for the BLAS (no oneDNN)")
+    endif()
+  endif()
+  set_target_properties(${_einrt_name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}")
+endmacro()
+
+function(_einrt_kernel_flags)
+  option(EIN_NATIVE "tune the kernels to this machine's CPU (-march=native)" ON)
+  include(CheckCXXCompilerFlag)
+  set(flags -fno-math-errno)
+  check_cxx_compiler_flag(-fopenmp-simd EIN_HAVE_OPENMP_SIMD)
+  if(EIN_HAVE_OPENMP_SIMD)
+    list(APPEND flags -fopenmp-simd)
+  endif()
+  if(EIN_NATIVE)
+    check_cxx_compiler_flag(-march=native EIN_HAVE_MARCH_NATIVE)
+    if(EIN_HAVE_MARCH_NATIVE)
+      list(APPEND flags -march=native)
+    endif()
+  endif()
+  set(EIN_KERNEL_FLAGS ${flags} PARENT_SCOPE)
+endfunction()
