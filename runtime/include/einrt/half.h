@@ -98,6 +98,23 @@ struct f16 {
 
 static_assert(sizeof(bf16) == 2 && sizeof(f16) == 2 && std::is_trivially_copyable_v<bf16>);
 
+// Element i of p in the compute type, and a compute value rounded into element i: kernels
+// read and write 2-byte storage through these, as bits, so that no bf16/f16 object is
+// made in a loop (GCC's `omp simd` privatizes such temporaries into arrays and then does
+// not vectorize the loop).
+template <class T>
+EINRT_HALF_HD inline auto loadElement(const T* p, int64_t i) {
+  if constexpr (std::is_same_v<T, bf16>) return half_detail::bf16Value(reinterpret_cast<const uint16_t*>(p)[i]);
+  else if constexpr (std::is_same_v<T, f16>) return half_detail::f16Value(reinterpret_cast<const uint16_t*>(p)[i]);
+  else return p[i];
+}
+template <class T, class V>
+EINRT_HALF_HD inline void storeElement(T* p, int64_t i, V v) {
+  if constexpr (std::is_same_v<T, bf16>) reinterpret_cast<uint16_t*>(p)[i] = half_detail::bf16Bits(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, f16>) reinterpret_cast<uint16_t*>(p)[i] = half_detail::f16Bits(static_cast<float>(v));
+  else p[i] = static_cast<T>(v);
+}
+
 // The arithmetic type of kernels over storage type T.
 template <class T>
 using Compute = std::conditional_t<std::is_same_v<T, bf16> || std::is_same_v<T, f16>, float, T>;

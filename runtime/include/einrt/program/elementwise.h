@@ -35,9 +35,9 @@ inline int kindOf(int64_t stride) { return stride == 0 ? Zero : stride == 1 ? Un
 
 template <int K, class T>
 inline Compute<T> at(const T* p, int64_t i, int64_t stride) {
-  if constexpr (K == Zero) return static_cast<Compute<T>>(p[0]);
-  else if constexpr (K == Unit) return static_cast<Compute<T>>(p[i]);
-  else return static_cast<Compute<T>>(p[i * stride]);
+  if constexpr (K == Zero) return loadElement(p, 0);
+  else if constexpr (K == Unit) return loadElement(p, i);
+  else return loadElement(p, i * stride);
 }
 
 // z[i * sz] (+)= join(x, y) for i < n.
@@ -47,15 +47,15 @@ inline void innerOutput(int64_t n, const T* __restrict x, int64_t sx, const T* _
   using C = Compute<T>;
   if (sz == 1 && !combine) {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) z[i] = T(Ops::template join<C>(at<KX>(x, i, sx), at<KY>(y, i, sy)));
+    for (int64_t i = 0; i < n; ++i) storeElement(z, i, Ops::template join<C>(at<KX>(x, i, sx), at<KY>(y, i, sy)));
   } else if (sz == 1) {
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i)
-      z[i] = T(Ops::template combine<C>(C(z[i]), Ops::template join<C>(at<KX>(x, i, sx), at<KY>(y, i, sy))));
+      storeElement(z, i, Ops::template combine<C>(loadElement(z, i), Ops::template join<C>(at<KX>(x, i, sx), at<KY>(y, i, sy))));
   } else {
     for (int64_t i = 0; i < n; ++i) {
       const C v = Ops::template join<C>(at<KX>(x, i, sx), at<KY>(y, i, sy));
-      z[i * sz] = T(combine ? Ops::template combine<C>(C(z[i * sz]), v) : v);
+      storeElement(z, i * sz, combine ? Ops::template combine<C>(loadElement(z, i * sz), v) : v);
     }
   }
 }
