@@ -13,6 +13,13 @@ torch, measured in one run (issue 12, item 3).
    threads, written the usual way (matmuls, softmax, rsqrt) for the graph's exact
    computation — checked against `einplan eval` on a small instance before timing.
    Target: >= 1.25x torch.
+5. bf16 (issue 22), same inputs, same threads, against torch in bf16 (torch's CPU bf16 runs
+   through oneDNN, as ours): a 4096^3 GEMM at p = 1 on one thread; the kernel classes of
+   section 2 in bf16; the LLaMA layer of section 3 in bf16 at p = 2 (one thread per rank)
+   against torch bf16 on two threads, checked against `einplan eval` on a small bf16
+   instance first. torch's times swing here: its runs are interleaved with the program's
+   (--rounds rounds, each a program run of --iters iterations and --reps torch runs), and
+   the table gives the medians and the spread (min-max of the rounds).
 4. The tensor networks (`einplan gen tt|fctn|tw|getd|trn --scale 1|2`), one rank, one
    thread, against numpy.einsum on one thread with the better of two paths, each computed
    once before timing: NumPy's own ('optimal' with no memory limit, or 'greedy' with none
@@ -24,7 +31,7 @@ own openblas_set_num_threads, checked with openblas_get_num_threads; torch throu
 torch.set_num_threads. Every time is a median of --reps runs (the programs: --iters timed
 iterations after a warm-up); the load average is printed before and after.
 
-usage: bench/kernels/run.py [--build build] [--reps 7] [--sections bandwidth,classes,llama,networks]
+usage: bench/kernels/run.py [--build build] [--reps 7] [--sections bandwidth,classes,llama,networks,bf16]
 """
 import argparse
 import ctypes
@@ -101,11 +108,12 @@ class Programs:
     def __init__(self, build, work, iters):
         self.build, self.work, self.iters = build, work, iters
 
-    def run(self, graph, ranks, threads=1, name=None):
+    def run(self, graph, ranks, threads=1, name=None, rebuild=True):
         proj = self.work / f"{graph.stem}_p{ranks}"
-        shutil.rmtree(proj, ignore_errors=True)
-        sh([self.build / "bin/eincodegen", graph, "-p", ranks, "-o", proj])
-        sh(["make", "-C", proj, "JOBS=2"])
+        if rebuild or not proj.exists():
+            shutil.rmtree(proj, ignore_errors=True)
+            sh([self.build / "bin/eincodegen", graph, "-p", ranks, "-o", proj])
+            sh(["make", "-C", proj, "JOBS=2"])
         name = name or yaml.safe_load(graph.read_text())["name"]
         report = proj / "report.json"
         sh(["mpirun", "--oversubscribe", "-np", ranks, proj / name, "--iters", self.iters, "--warmup", 1,
@@ -113,8 +121,8 @@ class Programs:
         return json.loads(report.read_text())
 
 
-def write_graph(path, name, inputs, nodes, outputs):
-    path.write_text(yaml.safe_dump({"name": name, "dtype": "f32", "inputs": inputs, "nodes": nodes, "outputs": outputs},
+def write_graph(path, name, inputs, nodes, outputs, dtype="f32"):
+    path.write_text(yaml.safe_dump({"name": name, "dtype": dtype, "inputs": inputs, "nodes": nodes, "outputs": outputs},
                                    sort_keys=False))
     return path
 
@@ -341,6 +349,93 @@ def section_llama(programs, build, work, reps):
             print(f"- {n['name']}: {n['time_s']:.4g} s, {n['kernel']}")
 
 
+# --- 5. bf16 ------------------------------------------------------------------------------
+
+def interleaved(programs, graph, ranks, torch_fn, rounds, reps, threads_torch, torch):
+    """Rounds of (one program run, `reps` torch runs): per side the median over rounds of
+    each round's median, and the min-max spread of the rounds."""
+    ours, theirs, report = [], [], None
+    for i in range(rounds):
+        report = programs.run(graph, ranks, rebuild=(i == 0))
+        ours.append(report["time_s"])
+        pin_threads(threads_torch, torch)
+        theirs.append(median_time(torch_fn, reps))
+        pin_threads(1, torch)
+    return report, ours, theirs
+
+
+def spread(v):
+    return f"{np.median(v):.4g} ({min(v):.4g}-{max(v):.4g})"
+
+
+def section_bf16(programs, build, work, reps, rounds):
+    import torch
+    torch.set_grad_enabled(False)
+    bf = torch.bfloat16
+    print(f"\n## bf16 against torch {torch.__version__} in bf16 (load {load()})\n")
+    print(f"Each row: {rounds} rounds, each one emitted-program run (median of its {programs.iters} iterations) and "
+          f"{reps} torch runs (their median); medians over the rounds, min-max in parentheses.\n")
+    # GEMM at p = 1, one thread.
+    n = 4096
+    graph = write_graph(work / "bf16_gemm.yaml", "bf16_gemm", [{"name": "X", "shape": [n, n]}, {"name": "Y", "shape": [n, n]}],
+                        [{"name": "Z", "einsum": "ij,jk->ik", "inputs": ["X", "Y"]}], ["Z"], dtype="bf16")
+    x, y = (torch.rand(n, n).to(bf) for _ in range(2))
+    z = torch.empty(n, n, dtype=bf)
+    r, ours, theirs = interleaved(programs, graph, 1, lambda: torch.matmul(x, y, out=z), rounds, reps, 1, torch)
+    flops = 2 * n ** 3
+    print("| workload | emitted time_s | torch bf16 time_s | emitted / torch speed |")
+    print("|---|---:|---:|---:|")
+    print(f"| GEMM {n}^3, p = 1, 1 thread ({r['gemm_path']}: {flops / np.median(ours) / 1e9:.0f} GFLOP/s; torch "
+          f"{flops / np.median(theirs) / 1e9:.0f}) | {spread(ours)} | {spread(theirs)} | "
+          f"{np.median(theirs) / np.median(ours):.2f} |")
+    # Kernel classes in bf16 against the same torch operation in bf16, one thread.
+    N = 4096
+    X = torch.rand(N, N).to(bf)
+    Y = torch.rand(N, N).to(bf)
+    W = torch.rand(N).to(bf)
+    Z = torch.empty(N, N, dtype=bf)
+    torch_ops = {
+        "elementwise add": lambda: torch.add(X, Y, out=Z),
+        "broadcast multiply": lambda: torch.mul(X, W, out=Z),
+        "unary exp": lambda: torch.exp(X, out=Z),
+        "row sum": lambda: X.sum(1),
+        "column max": lambda: X.amax(0),
+        "transpose": lambda: Z.copy_(X.t()),
+        "fused softmax (5 nodes)": lambda: torch.softmax(X * 0.125 + Y, 1),
+    }
+    for i, (label, inputs, nodes, nbytes, _) in enumerate(kernel_classes()):
+        if label not in torch_ops:
+            continue
+        g = write_graph(work / f"bf16_class{i}.yaml", f"bf16_class{i}", inputs, nodes, [nodes[-1]["name"]], dtype="bf16")
+        r, ours, theirs = interleaved(programs, g, 1, torch_ops[label], rounds, reps, 1, torch)
+        print(f"| {label} {N}x{N}, 1 thread ({nbytes // 2 / np.median(ours) / 1e9:.1f} GB/s) | {spread(ours)} | "
+              f"{spread(theirs)} | {np.median(theirs) / np.median(ours):.2f} |")
+    # The LLaMA layer: checked on a small instance, then timed.
+    small = work / "llama_small_bf16.yaml"
+    sh([build / "bin/einplan", "gen", "llama", "--layers", 1, "--dim", 256, "--heads", 4, "--ffn", 512, "--seq", 64,
+        "--dtype", "bf16", "-o", small])
+    inp = llama_inputs(small)
+    ind, outd = work / "llama_small_bf16_in", work / "llama_small_bf16_out"
+    ind.mkdir(exist_ok=True)
+    for k, v in inp.items():
+        np.save(ind / f"{k}.npy", v)
+    sh([build / "bin/einplan", "eval", small, "--inputs", ind, "--outputs", outd])
+    want = np.load(outd / "logits.npy").reshape(-1, inp["output"].shape[1])
+    got = llama_reference(torch, {k: torch.from_numpy(v).to(bf) for k, v in inp.items()}, 256, 4).float().numpy()
+    err = np.abs(got - want).max() / np.abs(want).max()
+    if err > 5e-2:
+        sys.exit(f"the torch bf16 LLaMA layer differs from einplan eval (bf16): max rel err {err:.3g}")
+    graph = work / "llama_bf16.yaml"
+    sh([build / "bin/einplan", "gen", "llama", "--layers", 1, "--dim", 2048, "--heads", 16, "--ffn", 5504, "--seq", 512,
+        "--vocab", 8000, "--dtype", "bf16", "-o", graph])
+    tin = {k: torch.from_numpy(v).to(bf) for k, v in llama_inputs(graph).items()}
+    r, ours, theirs = interleaved(programs, graph, 2, lambda: llama_reference(torch, tin, 2048, 16), rounds, reps, 2, torch)
+    gemm = sum(n["time_s"] for n in r["nodes"] if "GEMM" in n["kernel"])
+    print(f"| LLaMA layer (dim 2048, ffn 5504, vocab 8000, seq 512), p = 2 x 1 thread vs torch on 2 threads "
+          f"(GEMM nodes {gemm:.4g} s, {r['gemm_path']}; torch vs einplan eval: max rel err {err:.2g}) | {spread(ours)} | "
+          f"{spread(theirs)} | {np.median(theirs) / np.median(ours):.2f} |")
+
+
 # --- 4. tensor networks ------------------------------------------------------------------
 
 def network_einsum(graph, check_json):
@@ -418,9 +513,10 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--iters", type=int, default=7)
-    ap.add_argument("--sections", default="bandwidth,classes,llama,networks")
+    ap.add_argument("--sections", default="bandwidth,classes,llama,networks,bf16")
     ap.add_argument("--scales", default="1,2")
     ap.add_argument("--path-timeout", type=float, default=120)
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds of the bf16 section")
     a = ap.parse_args()
     build = pathlib.Path(a.build).resolve()
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench_kernels_"))
@@ -435,6 +531,8 @@ def main():
         section_llama(programs, build, work, a.reps)
     if "networks" in sections:
         section_networks(programs, build, work, a.reps, [int(s) for s in a.scales.split(",")], a.path_timeout)
+    if "bf16" in sections:
+        section_bf16(programs, build, work, a.reps, a.rounds)
     print(f"\nload average at the end: {load()}")
     shutil.rmtree(work, ignore_errors=True)
 

@@ -25,7 +25,9 @@ const std::vector<Field>& estimateFields() {
                                          {"bandwidth", Quantity::BytesPerSecond, true, false},
                                          {"flops", Quantity::FlopsPerSecond, true, false},
                                          {"flops_f64", Quantity::FlopsPerSecond, false, false},
-                                         {"memory_bandwidth", Quantity::BytesPerSecond, false, false}};
+                                         {"memory_bandwidth", Quantity::BytesPerSecond, false, false},
+                                         {"flops_bf16", Quantity::FlopsPerSecond, false, false},
+                                         {"flops_f16", Quantity::FlopsPerSecond, false, false}};
   return fields;
 }
 
@@ -84,6 +86,8 @@ Machine parseMachineText(const std::string& text, const std::string& path) {
   m.flopsPerSecond = *readField(root, path, estimateFields()[2]);
   m.flopsF64PerSecond = readField(root, path, estimateFields()[3]);
   m.memoryBytesPerSecond = readField(root, path, estimateFields()[4]);
+  m.flopsBf16PerSecond = readField(root, path, estimateFields()[5]);
+  m.flopsF16PerSecond = readField(root, path, estimateFields()[6]);
   return m;
 }
 

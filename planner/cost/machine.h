@@ -25,6 +25,8 @@ struct Machine {
   double latencySeconds = 0;
   double flopsPerSecond = 0;                    // f32 GEMM
   std::optional<double> flopsF64PerSecond;      // f64 GEMM
+  std::optional<double> flopsBf16PerSecond;     // bf16 GEMM (oneDNN or f32 conversions)
+  std::optional<double> flopsF16PerSecond;      // f16 GEMM
   std::optional<double> memoryBytesPerSecond;   // non-GEMM kernels
 };
 

@@ -36,7 +36,12 @@ CallWork callWork(const Node& n, const NodeSpace& space, const Parts& parts, boo
 
 int64_t computePicoseconds(const Machine& m, const CallWork& w, int64_t callsOnBusiestRank, DType dtype) {
   const double calls = static_cast<double>(callsOnBusiestRank);
-  const double flopRate = dtype == DType::F64 && m.flopsF64PerSecond ? *m.flopsF64PerSecond : m.flopsPerSecond;
+  // The element type's own GEMM rate where the machine file has it, else f32's.
+  std::optional<double> own;
+  if (dtype == DType::F64) own = m.flopsF64PerSecond;
+  else if (dtype == DType::BF16) own = m.flopsBf16PerSecond;
+  else if (dtype == DType::F16) own = m.flopsF16PerSecond;
+  const double flopRate = own ? *own : m.flopsPerSecond;
   if (w.gemm || !m.memoryBytesPerSecond) return toPicoseconds(calls * static_cast<double>(w.flops) / flopRate);
   const double bytes = static_cast<double>(w.elements) * static_cast<double>(dtypeSize(dtype));
   return toPicoseconds(calls * bytes / *m.memoryBytesPerSecond);

@@ -5,6 +5,9 @@
 //                        time = latency * messages of the busiest rank + its bytes / bandwidth;
 //   flops, flops_f64     GEMM FLOP/s per rank (cblas_sgemm / cblas_dgemm, every rank at once,
 //                        with the BLAS threads the environment gives a rank);
+//   flops_bf16, flops_f16  the same for 2-byte GEMMs, through the path emitted programs
+//                        take (einrt's hostGemm: oneDNN where this tool was built with it,
+//                        else f32 conversions and the BLAS);
 //   memory_bandwidth     bytes/s per rank of a STREAM-like triad, every rank at once;
 // and, for the record, point-to-point latency and bandwidth (ping-pong between ranks 0
 // and 1) and einrt's reduce-redistribute rate. Every figure is the median over
@@ -25,6 +28,10 @@
 #include <vector>
 
 #include <einrt/einrt.h>
+#include <einrt/program/gemm.h>
+#if defined(EINRT_WITH_ONEDNN)
+#include <einrt/program/dnnl_gemm.h>
+#endif
 
 namespace {
 
@@ -118,8 +125,12 @@ template <class T>
 double gemmRate(int64_t n, int reps) {
   std::vector<T> a(static_cast<std::size_t>(n * n), T(0.5)), b(a), c(a);
   const int m = static_cast<int>(n);
+  einrt::program::GemmCall g;
+  g.m = g.n = g.k = g.lda = g.ldb = g.ldc = n;
   const double seconds = medianSeconds(reps, [&] {
-    if constexpr (sizeof(T) == 4)
+    if constexpr (einrt::kIsTwoByte<T>)
+      einrt::program::hostGemm(g, a.data(), b.data(), c.data(), 1.0f, 0.0f);
+    else if constexpr (sizeof(T) == 4)
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, m, m, 1.0f, a.data(), m, b.data(), m, 0.0f, c.data(), m);
     else
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, m, m, 1.0, a.data(), m, b.data(), m, 0.0, c.data(), m);
@@ -201,6 +212,12 @@ int main(int argc, char** argv) {
   }
   const double flops = gemmRate<float>(o.quick ? 512 : 1536, reps);
   const double flopsF64 = gemmRate<double>(o.quick ? 512 : 1024, reps);
+#if defined(EINRT_WITH_ONEDNN)
+  einrt::program::useOneDnnGemm();
+#endif
+  const double flopsBf16 = gemmRate<einrt::bf16>(o.quick ? 512 : 1536, reps);
+  const double flopsF16 = gemmRate<einrt::f16>(o.quick ? 512 : 1536, reps);
+  const std::string lowPath = einrt::program::lowPrecisionGemmPath();
 
   int status = 0;
   if (rank == 0) {
@@ -220,11 +237,13 @@ int main(int argc, char** argv) {
                   "bandwidth: %.6g        # bytes/s per rank while every rank exchanges (fitted)\n"
                   "flops: %.6g            # sgemm FLOP/s per rank, all ranks at once\n"
                   "flops_f64: %.6g        # dgemm FLOP/s per rank\n"
+                  "flops_bf16: %.6g       # bf16 GEMM FLOP/s per rank (%s)\n"
+                  "flops_f16: %.6g        # f16 GEMM FLOP/s per rank\n"
                   "memory_bandwidth: %.6g # bytes/s per rank, triad, all ranks at once\n"
                   "p2p_latency: %.6g      # s, ping-pong ranks 0-1 (for the record)\n"
                   "p2p_bandwidth: %.6g    # bytes/s, ping-pong ranks 0-1 (for the record)\n"
                   "allreduce_bandwidth: %.6g  # bytes/s per rank, einrt reduce-redistribute (for the record)\n",
-                  EINRT_VERSION, host, when, ranks, latency, bandwidth, flops, flopsF64, triad, p2pLatency,
+                  EINRT_VERSION, host, when, ranks, latency, bandwidth, flops, flopsF64, flopsBf16, lowPath.c_str(), flopsF16, triad, p2pLatency,
                   p2pBandwidth, reduceBandwidth);
     if (o.output == "-") {
       std::fputs(text, stdout);

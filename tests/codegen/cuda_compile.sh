@@ -4,8 +4,9 @@
 # the way a user would: make CMAKE_ARGS=-DCMAKE_CUDA_COMPILER=... (CUDACXX, then nvcc on
 # PATH, then CUDA_HOME / CUDA_PATH, then /usr/local/cuda). One architecture keeps it short.
 # Exits 77 (ctest: skipped) with a message when no nvcc is available.
+# A fourth argument (bf16, f16, ...) compiles the graph in that element type.
 set -euo pipefail
-eincodegen=$1 graph=$2 work=$3
+eincodegen=$1 graph=$2 work=$3 dtype=${4:-}
 nvcc=""
 for c in "${CUDACXX:-}" "$(command -v nvcc || true)" "${CUDA_HOME:+$CUDA_HOME/bin/nvcc}" \
          "${CUDA_PATH:+$CUDA_PATH/bin/nvcc}" /usr/local/cuda/bin/nvcc; do
@@ -17,6 +18,13 @@ if [ -z "$nvcc" ]; then
 fi
 case "$nvcc" in *" "*) echo "FAILED: CMAKE_ARGS cannot carry an nvcc path with a space: $nvcc"; exit 1 ;; esac
 rm -rf "$work"
+if [ -n "$dtype" ]; then
+  mkdir -p "$work.graph"
+  typed="$work.graph/$(basename "$graph")"
+  if grep -q '^dtype:' "$graph"; then sed "s/^dtype:.*/dtype: $dtype/" "$graph" > "$typed"
+  else { echo "dtype: $dtype"; cat "$graph"; } > "$typed"; fi
+  graph=$typed
+fi
 "$eincodegen" "$graph" -p 4 --backend cuda -o "$work"
 # The build must see only what is passed: no CUDACXX, no nvcc on PATH to fall back on.
 path=""

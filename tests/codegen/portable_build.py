@@ -12,6 +12,11 @@ MODE
   blas         the same with -DBLA_VENDOR=Generic and Debian's reference BLAS
                (libblas-dev, /usr/lib/<multiarch>/blas) instead of OpenBLAS; ldd must show
                the program loading that libblas.so.3 and no OpenBLAS.
+  bf16         the graph in bf16, plain CMake: where einrt was built with oneDNN
+               (einrt::dnnl) the program links libdnnl and its report's gemm_path is
+               "onednn"; then again with -DEINRT_USE_ONEDNN=OFF: no libdnnl, "f32-blas".
+  bf16-blas    the graph in bf16 with the reference BLAS (as `blas`) and without oneDNN
+               (-DEINRT_USE_ONEDNN=OFF): the 2-byte GEMMs go through that BLAS in f32.
   space        the project in a folder whose path has a space, built with `make` against
                the build-tree einrt, then with `make -j2` against einrt installed into a
                prefix whose path has a space: no make warning (jobserver), and the
@@ -70,7 +75,7 @@ def generate(a, project):
     return project / graph_name(a.graph)
 
 
-def run_check(program, env, what):
+def run_check(program, env, what, gemm_path=None):
     report = program.parent / "report.json"
     if report.exists():
         report.unlink()
@@ -79,7 +84,10 @@ def run_check(program, env, what):
     r = json.loads(report.read_text())
     require(r.get("ranks") == RANKS and r.get("check", {}).get("passed") is True,
             f"{what}: the report says ranks={RANKS} and check passed (got {r.get('ranks')}, {r.get('check')})", p)
-    print(f"{what}: --check passed on {RANKS} ranks (max_rel_err {r['check'].get('max_rel_err')})")
+    if gemm_path is not None:
+        require(r.get("gemm_path") == gemm_path, f"{what}: the report's gemm_path is {gemm_path!r} (got {r.get('gemm_path')!r})", p)
+    print(f"{what}: --check passed on {RANKS} ranks (max_rel_err {r['check'].get('max_rel_err')}, "
+          f"dtype {r.get('dtype')}, GEMMs {r.get('gemm_path')!r})")
 
 
 def ldd(program):
@@ -166,6 +174,51 @@ def mode_blas(a, work, env):
     run_check(program, env, "reference BLAS")
 
 
+def bf16_graph(a, work):
+    """A copy of the graph in bf16 (a top-level `dtype:` line replaced or added)."""
+    text = pathlib.Path(a.graph).read_text()
+    text = re.sub(r"^dtype:.*$", "dtype: bf16", text, flags=re.M) if re.search(r"^dtype:", text, re.M) \
+        else "dtype: bf16\n" + text
+    work.mkdir(parents=True, exist_ok=True)
+    typed = work / pathlib.Path(a.graph).name
+    typed.write_text(text)
+    a.graph = str(typed)
+
+
+def dnnl_lines(program):
+    return [f"{n} => {p}" for n, p in ldd(program) if "dnnl" in (n + p).lower()]
+
+
+def mode_bf16(a, work, env):
+    require(a.einrt_build, "--einrt-build is needed for mode bf16")
+    bf16_graph(a, work)
+    with_dnnl = (pathlib.Path(a.einrt_build) / "runtime" / "einrtDnnlTargets.cmake").exists()
+    program, build = plain_cmake(a, work, env, what="bf16")
+    if with_dnnl:
+        require(dnnl_lines(program), "the bf16 program links oneDNN (einrt was built with it)")
+        run_check(program, env, "bf16 with oneDNN", "onednn")
+    else:
+        print("einrt was built without oneDNN: only the build without it is checked")
+    shutil.rmtree(build)
+    program, _ = plain_cmake(a, work, env, ["-DEINRT_USE_ONEDNN=OFF"], what="bf16, -DEINRT_USE_ONEDNN=OFF")
+    require(not dnnl_lines(program), f"-DEINRT_USE_ONEDNN=OFF: the program loads no oneDNN ({dnnl_lines(program)})")
+    run_check(program, env, "bf16 without oneDNN", "f32-blas")
+
+
+def mode_bf16_blas(a, work, env):
+    bf16_graph(a, work)
+    ref = reference_blas()
+    if ref is None:
+        print("SKIPPED: Debian's reference BLAS is not installed (apt-get install libblas-dev; `make deps` does)")
+        sys.exit(77)
+    program, _ = plain_cmake(a, work, env, ["-DBLA_VENDOR=Generic", f"-DCMAKE_LIBRARY_PATH={ref}", "-DEINRT_USE_ONEDNN=OFF"],
+                             what="bf16, reference BLAS, no oneDNN")
+    libs = ldd(program)
+    require(not [n for n, p in libs if "openblas" in (n + p).lower() or "dnnl" in (n + p).lower()],
+            f"the program loads neither OpenBLAS nor oneDNN ({blas_lines(libs)}, {dnnl_lines(program)})")
+    run_check(program, env, "bf16, reference BLAS, no oneDNN", "f32-blas")
+
+
 MAKE_WARNING = re.compile(r"^.*(^g?make(\[\d+\])?: .*warning|jobserver).*$", re.I | re.M)
 
 
@@ -229,7 +282,7 @@ def mode_space(a, work, env):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["plain-cmake", "blas", "space"])
+    ap.add_argument("mode", choices=["plain-cmake", "blas", "bf16", "bf16-blas", "space"])
     ap.add_argument("--eincodegen", required=True)
     ap.add_argument("--graph", required=True)
     ap.add_argument("--work", required=True, type=pathlib.Path)
@@ -241,7 +294,8 @@ def main():
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
     env.setdefault("OMP_NUM_THREADS", "1")
     start = time.monotonic()
-    {"plain-cmake": mode_plain_cmake, "blas": mode_blas, "space": mode_space}[a.mode](a, a.work, env)
+    {"plain-cmake": mode_plain_cmake, "blas": mode_blas, "bf16": mode_bf16, "bf16-blas": mode_bf16_blas,
+     "space": mode_space}[a.mode](a, a.work, env)
     print(f"PASSED: {a.mode} ({time.monotonic() - start:.1f} s)")
 
 

@@ -112,7 +112,7 @@ hidden-word|--hidden: 'x' is not a positive integer|ffnn --hidden 64,x
 hidden-count|--hidden: 20000 is too large|ffnn --hidden HIDDEN20000
 lr-word|--lr: 'abc' is not a positive number|ffnn --lr abc
 lr-nan|--lr: 'nan' is not a positive number|ffnn --lr nan
-dtype|--dtype: 'f16' is not one of f32 or f64|tt --dtype f16
+dtype|--dtype: 'fp16' is not one of f32, f64, bf16 or f16|tt --dtype fp16
 shape-typo|--shape: 'sqare' is not one of square or skewed (did you mean 'square'?)|matrix-chain --shape sqare
 option-typo|unknown option '--scael' for `einplan gen tt` (did you mean '--scale'?)|tt --scael 3
 BAD

@@ -393,11 +393,11 @@ inline const std::vector<BadGraphCase>& badGraphCases() {
        "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
        1, 17, {"extent 2 of tensor 'A' must be an integer", "4.5"}},
       {"unknown_dtype.yaml",
-       "dtype: f16\n"
+       "dtype: fp16\n"
        "inputs: {A: [4, 4]}\n"
        "nodes:\n"
        "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
-       1, 8, {"unknown dtype 'f16'", "f32 or f64"}},
+       1, 8, {"unknown dtype 'fp16'", "did you mean 'f16'", "f32, f64, bf16 or f16"}},
       {"output_ellipsis_alone.yaml",
        "inputs: {A: [4, 4]}\n"
        "nodes:\n"
