@@ -122,8 +122,9 @@ class Programs:
 
 
 def write_graph(path, name, inputs, nodes, outputs, dtype="f32"):
-    path.write_text(yaml.safe_dump({"name": name, "dtype": dtype, "inputs": inputs, "nodes": nodes, "outputs": outputs},
-                                   sort_keys=False))
+    # A JSON round trip first: shared lists would become YAML aliases, which graph files refuse.
+    doc = json.loads(json.dumps({"name": name, "dtype": dtype, "inputs": inputs, "nodes": nodes, "outputs": outputs}))
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
     return path
 
 
