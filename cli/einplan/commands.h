@@ -11,5 +11,6 @@ void addEvalCommand(CLI::App& app, int& status);
 void addPlanCommands(CLI::App& app, int& status);   // plan, cost, compare, explain, dot
 void addGenCommand(CLI::App& app, int& status);
 void addImportCommand(CLI::App& app, int& status);
+void addGradCommand(CLI::App& app, int& status);
 
 }  // namespace eindecomp::cli

@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
   cli::addPlanCommands(app, status);
   cli::addGenCommand(app, status);
   cli::addImportCommand(app, status);
+  cli::addGradCommand(app, status);
   // Set last: subcommands copy their parent's footer when they are added.
   app.footer(
       "plan is the default subcommand: `einplan GRAPH -p 8` is `einplan plan GRAPH -p 8`.\n"

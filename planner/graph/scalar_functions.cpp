@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "planner/graph/expr.h"
+
 namespace eindecomp {
 
 double nanPropagatingMax(double a, double b) {
@@ -35,21 +37,63 @@ double evalErf(Args a) { return std::erf(a[0]); }
 double evalWhere(Args a) { return a[0] != 0.0 ? a[1] : a[2]; }
 
 using F = ScalarFunction;
+using K = Expr::Kind;
+using Exprs = std::vector<Expr>;
+
+Expr num(double v) { return Expr::num(v); }
+Expr fn(F f, Exprs args) { return Expr::call(f, std::move(args)); }
+Expr mul(Expr a, Expr b) { return Expr::binary(K::Mul, std::move(a), std::move(b)); }
+Expr divide(Expr a, Expr b) { return Expr::binary(K::Div, std::move(a), std::move(b)); }
+Expr sub(Expr a, Expr b) { return Expr::binary(K::Sub, std::move(a), std::move(b)); }
+// 1 where c is true (nonzero), else 0.
+Expr indicator(Expr c) { return fn(F::Where, {std::move(c), num(1), num(0)}); }
+
+Expr dExp(const Exprs& a, std::size_t) { return fn(F::Exp, {a[0]}); }
+Expr dLog(const Exprs& a, std::size_t) { return divide(num(1), a[0]); }
+Expr dSqrt(const Exprs& a, std::size_t) { return divide(num(0.5), fn(F::Sqrt, {a[0]})); }
+Expr dRsqrt(const Exprs& a, std::size_t) { return divide(mul(num(-0.5), fn(F::Rsqrt, {a[0]})), a[0]); }
+// sign(a), 0 at 0 (x / |x| is taken only where x is nonzero).
+Expr dAbs(const Exprs& a, std::size_t) { return fn(F::Where, {a[0], divide(a[0], fn(F::Abs, {a[0]})), num(0)}); }
+Expr dTanh(const Exprs& a, std::size_t) {
+  return sub(num(1), mul(fn(F::Tanh, {a[0]}), fn(F::Tanh, {a[0]})));
+}
+Expr dSigmoid(const Exprs& a, std::size_t) {
+  return mul(fn(F::Sigmoid, {a[0]}), sub(num(1), fn(F::Sigmoid, {a[0]})));
+}
+Expr dRelu(const Exprs& a, std::size_t) { return indicator(fn(F::Relu, {a[0]})); }
+// max(a, b): 1 for the larger argument, 1/2 each on a tie.
+Expr dExtremum(F f, const Exprs& a, std::size_t which) {
+  const Expr& other = a[1 - which];
+  return fn(F::Where, {sub(a[0], a[1]), indicator(sub(fn(f, {a[0], a[1]}), other)), num(0.5)});
+}
+Expr dMax(const Exprs& a, std::size_t which) { return dExtremum(F::Max, a, which); }
+Expr dMin(const Exprs& a, std::size_t which) { return dExtremum(F::Min, a, which); }
+Expr dPow(const Exprs& a, std::size_t which) {
+  if (which == 0) return mul(a[1], fn(F::Pow, {a[0], sub(a[1], num(1))}));
+  return mul(fn(F::Pow, {a[0], a[1]}), fn(F::Log, {a[0]}));
+}
+Expr dErf(const Exprs& a, std::size_t) {
+  return mul(num(1.1283791670955126), fn(F::Exp, {Expr::unary(K::Neg, mul(a[0], a[0]))}));  // 2 / sqrt(pi)
+}
+Expr dWhere(const Exprs& a, std::size_t which) {
+  if (which == 0) return num(0);
+  return which == 1 ? indicator(a[0]) : fn(F::Where, {a[0], num(0), num(1)});
+}
 
 constexpr ScalarFunctionInfo kTable[] = {
-    {F::Exp, "exp", 1, evalExp, "einrt::program::exp"},
-    {F::Log, "log", 1, evalLog, "einrt::program::log"},
-    {F::Sqrt, "sqrt", 1, evalSqrt, "einrt::program::sqrt"},
-    {F::Rsqrt, "rsqrt", 1, evalRsqrt, "einrt::program::rsqrt"},
-    {F::Abs, "abs", 1, evalAbs, "einrt::program::abs"},
-    {F::Tanh, "tanh", 1, evalTanh, "einrt::program::tanh"},
-    {F::Sigmoid, "sigmoid", 1, evalSigmoid, "einrt::program::sigmoid"},
-    {F::Relu, "relu", 1, evalRelu, "einrt::program::relu"},
-    {F::Max, "max", 2, evalMax, "einrt::program::max"},
-    {F::Min, "min", 2, evalMin, "einrt::program::min"},
-    {F::Pow, "pow", 2, evalPow, "einrt::program::pow"},
-    {F::Erf, "erf", 1, evalErf, "einrt::program::erf"},
-    {F::Where, "where", 3, evalWhere, "einrt::program::where"},
+    {F::Exp, "exp", 1, evalExp, "einrt::program::exp", dExp},
+    {F::Log, "log", 1, evalLog, "einrt::program::log", dLog},
+    {F::Sqrt, "sqrt", 1, evalSqrt, "einrt::program::sqrt", dSqrt},
+    {F::Rsqrt, "rsqrt", 1, evalRsqrt, "einrt::program::rsqrt", dRsqrt},
+    {F::Abs, "abs", 1, evalAbs, "einrt::program::abs", dAbs},
+    {F::Tanh, "tanh", 1, evalTanh, "einrt::program::tanh", dTanh},
+    {F::Sigmoid, "sigmoid", 1, evalSigmoid, "einrt::program::sigmoid", dSigmoid},
+    {F::Relu, "relu", 1, evalRelu, "einrt::program::relu", dRelu},
+    {F::Max, "max", 2, evalMax, "einrt::program::max", dMax},
+    {F::Min, "min", 2, evalMin, "einrt::program::min", dMin},
+    {F::Pow, "pow", 2, evalPow, "einrt::program::pow", dPow},
+    {F::Erf, "erf", 1, evalErf, "einrt::program::erf", dErf},
+    {F::Where, "where", 3, evalWhere, "einrt::program::where", dWhere},
 };
 
 // scalarFunctionInfo indexes the table by the enum's value, so the rows must follow it.

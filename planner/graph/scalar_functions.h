@@ -15,6 +15,8 @@
 
 namespace eindecomp {
 
+struct Expr;
+
 // In table order. Expr stores this, so a tree can only name a function that exists.
 enum class ScalarFunction { Exp, Log, Sqrt, Rsqrt, Abs, Tanh, Sigmoid, Relu, Max, Min, Pow, Erf, Where };
 
@@ -32,6 +34,12 @@ struct ScalarFunctionInfo {
   // The function template the emitted code calls as EMITTED<T>(a, ...):
   // "einrt::program::exp".
   std::string_view emittedName;
+  // The partial derivative with respect to argument `which`, as an expression in the
+  // arguments (reverse-mode differentiation, planner/autodiff; expr_derivative.h applies
+  // the chain rule). The conventions are torch's where a function has a kink: relu and
+  // abs have slope 0 at 0, max and min split a tie evenly (1/2 each), where's condition
+  // has none.
+  Expr (*partial)(const std::vector<Expr>& args, std::size_t which);
 };
 
 // Every function, in the order of the enum.
