@@ -95,6 +95,7 @@ class FamilyOptions {
       target = v;
     });
   }
+  void flag(const std::string& option, bool& target, const std::string& help) { cmd_->add_flag(option, target, help); }
   void choice(const std::string& option, std::string& target, const std::vector<std::string>& choices,
               const std::string& help) {
     std::string& text = add(option, help + " (" + choiceList(choices) + ")", target, "WORD");
@@ -324,6 +325,9 @@ void addGenCommand(CLI::App& app, int& status) {
                c.optionalCount("--heads", o->heads, "override the number of heads");
                c.optionalCount("--ffn", o->ffn, "override the feed-forward width");
                c.optionalCount("--vocab", o->vocab, "override the vocabulary size");
+               c.flag("--train", o->train, "a training step: mean cross-entropy loss against one-hot targets, its "
+                                         "gradient with respect to every weight (einplan grad) and the SGD update");
+               c.positiveNumber("--lr", o->learningRate, "learning rate of --train's SGD update");
              },
              [o = llama](const gen::CommonOptions& common) {
                o->common = common;

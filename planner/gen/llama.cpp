@@ -1,5 +1,9 @@
 #include "planner/gen/llama.h"
 
+#include <cctype>
+
+#include "planner/autodiff/grad.h"
+
 #include <cmath>
 
 #include "planner/gen/graph_builder.h"
@@ -70,7 +74,7 @@ Graph makeLlama(const LlamaOptions& opts) {
                              std::to_string(z.dim) + " and " + std::to_string(z.heads) + " heads");
   const int64_t headDim = z.dim / z.heads;
 
-  GraphBuilder b(graphName(opts.common, "llama_" + opts.preset), opts.common.dtype);
+  GraphBuilder b(graphName(opts.common, "llama_" + opts.preset + (opts.train ? "_train" : "")), opts.common.dtype);
   b.size("b", opts.batch);
   b.size("s", opts.seq);
   b.size("t", opts.seq);
@@ -131,8 +135,29 @@ Graph makeLlama(const LlamaOptions& opts) {
   b.input("output", "a v");
   const std::string xn = rmsNorm(b, "final_norm", x, "norm", z.dim, opts.normEps);
   b.node("logits", "bsa,av->bsv", {xn, "output"});
-  b.output("logits");
-  return b.build();
+  if (!opts.train) {
+    b.output("logits");
+    return b.build();
+  }
+  // Mean cross-entropy over the b x s positions: log-sum-exp (max-shifted) minus the
+  // target's logit.
+  b.input("targets", "b s v");
+  b.node("loss_max", "bsv->bs", {"logits"}, "", Reduce::Max);
+  b.node("loss_exp", "bsv,bs->bsv", {"logits", "loss_max"}, "exp(x - y)");
+  b.node("loss_sum", "bsv->bs", {"loss_exp"});
+  b.node("loss_lse", "bs,bs->bs", {"loss_sum", "loss_max"}, "log(x) + y");
+  b.node("loss_target", "bsv,bsv->bs", {"targets", "logits"});
+  b.node("loss", "bs,bs->", {"loss_lse", "loss_target"},
+         "(x - y) * " + numberText(1.0 / static_cast<double>(opts.batch * opts.seq)));
+  b.output("loss");
+  const Graph forward = b.build();
+  autodiff::GradRequest request;
+  request.loss = "loss";
+  for (const auto& in : forward.inputs)
+    if (in.name == "norm" || in.name == "output" || (in.name.size() > 1 && in.name[0] == 'L' && std::isdigit(static_cast<unsigned char>(in.name[1]))))
+      request.wrt.push_back(in.name);
+  request.learningRate = opts.learningRate;
+  return autodiff::differentiate(forward, request).graph;
 }
 
 }  // namespace eindecomp::gen

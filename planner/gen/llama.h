@@ -32,6 +32,12 @@ struct LlamaOptions {
   int64_t seq = 1024;
   int64_t batch = 1;
   double normEps = 1e-6;
+  // --train: a training step. The forward pass ends in the mean cross-entropy `loss` of
+  // the logits against one-hot `targets[b,s,v]`; `einplan grad` (planner/autodiff) adds
+  // the backward pass with respect to every weight (the layers' matrices and norms, the
+  // final norm and the output projection) and the SGD update W_next = W - lr * grad_W.
+  bool train = false;
+  double learningRate = 0.01;
 };
 
 Graph makeLlama(const LlamaOptions& opts);

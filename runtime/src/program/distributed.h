@@ -74,6 +74,11 @@ class DistributedProgram {
   // counted in that member's), else -1.
   int fusedWith(std::size_t i) const;
 
+  // The bytes this rank sent for node i the last time it ran: a fused group's are counted
+  // per member (each member's operands are repartitioned on their own), so that per-node
+  // traffic is the plan's even where members run as one step.
+  uint64_t lastBytesSent(std::size_t i) const { return lastBytes_.at(i); }
+
   // The whole tensor of a node output on rank 0 (collective; empty elsewhere).
   std::vector<T> gather(int tensor);
 
@@ -93,6 +98,7 @@ class DistributedProgram {
   std::vector<NodeState<T>> nodes_;
   std::vector<std::unique_ptr<FusedGroup<T>>> groups_;
   Buffer<T> workspace_;  // the fused groups' tiles, threads x the largest group's need
+  std::vector<uint64_t> lastBytes_;
 };
 
 }  // namespace einrt::program::detail
