@@ -43,11 +43,14 @@ std::shared_ptr<Prepared> prepare(const GemmCall& g, DType dtype, float alpha, f
   auto p = std::make_shared<Prepared>();
   // Row-major operands as 3-d (batch, rows, cols) descriptors with explicit strides: a
   // transposed operand is the same memory read with its two strides swapped.
-  p->a = dnnl::memory::desc(dims{g.batch, g.m, g.k}, dt,
-                            g.transA ? dims{g.strideA, 1, g.lda} : dims{g.strideA, g.lda, 1});
-  p->b = dnnl::memory::desc(dims{g.batch, g.k, g.n}, dt,
-                            g.transB ? dims{g.strideB, 1, g.ldb} : dims{g.strideB, g.ldb, 1});
-  p->c = dnnl::memory::desc(dims{g.batch, g.m, g.n}, dt, dims{g.strideC, g.ldc, 1});
+  // A single batch's stride is the matrix's own extent: a zero there sends oneDNN to its
+  // reference kernel (a thousand times slower, measured).
+  const int64_t sa = g.batch == 1 ? (g.transA ? g.k : g.m) * g.lda : g.strideA;
+  const int64_t sb = g.batch == 1 ? (g.transB ? g.n : g.k) * g.ldb : g.strideB;
+  const int64_t sc = g.batch == 1 ? g.m * g.ldc : g.strideC;
+  p->a = dnnl::memory::desc(dims{g.batch, g.m, g.k}, dt, g.transA ? dims{sa, 1, g.lda} : dims{sa, g.lda, 1});
+  p->b = dnnl::memory::desc(dims{g.batch, g.k, g.n}, dt, g.transB ? dims{sb, 1, g.ldb} : dims{sb, g.ldb, 1});
+  p->c = dnnl::memory::desc(dims{g.batch, g.m, g.n}, dt, dims{sc, g.ldc, 1});
   dnnl::primitive_attr attr;
   if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
   if (beta != 0.0f) {
