@@ -304,20 +304,26 @@ def llama_inputs(graph, seed=3):
             .astype(np.float32) for t in g["inputs"]}
 
 
-def section_llama(programs, build, work, reps):
-    import torch
-    torch.set_grad_enabled(False)
-    # The reference implementations against einplan eval, on a small layer.
-    small = work / "llama_small.yaml"
+def small_llama_eval(build, work, dtype):
+    """A small LLaMA layer in `dtype`, its inputs and einplan eval's logits (b*s, v): what
+    the hand-written references are checked against before anything is timed."""
+    small = work / f"llama_small_{dtype}.yaml"
     sh([build / "bin/einplan", "gen", "llama", "--layers", 1, "--dim", 256, "--heads", 4, "--ffn", 512, "--seq", 64,
-        "-o", small])
+        "--dtype", dtype, "-o", small])
     inp = llama_inputs(small)
-    ind, outd = work / "llama_small_in", work / "llama_small_out"
+    ind, outd = work / f"llama_small_{dtype}_in", work / f"llama_small_{dtype}_out"
     ind.mkdir(exist_ok=True)
     for k, v in inp.items():
         np.save(ind / f"{k}.npy", v)
     sh([build / "bin/einplan", "eval", small, "--inputs", ind, "--outputs", outd])
-    want = np.load(outd / "logits.npy").reshape(-1, inp["output"].shape[1])
+    return inp, np.load(outd / "logits.npy").reshape(-1, inp["output"].shape[1])
+
+
+def section_llama(programs, build, work, reps):
+    import torch
+    torch.set_grad_enabled(False)
+    # The reference implementations against einplan eval, on a small layer.
+    inp, want = small_llama_eval(build, work, "f32")
     for label, got in [("numpy", llama_reference(np, inp, 256, 4)),
                        ("torch", llama_reference(torch, {k: torch.from_numpy(v) for k, v in inp.items()}, 256, 4).numpy())]:
         err = np.abs(got - want).max() / np.abs(want).max()
@@ -412,16 +418,7 @@ def section_bf16(programs, build, work, reps, rounds):
         print(f"| {label} {N}x{N}, 1 thread ({nbytes // 2 / np.median(ours) / 1e9:.1f} GB/s) | {spread(ours)} | "
               f"{spread(theirs)} | {np.median(theirs) / np.median(ours):.2f} |")
     # The LLaMA layer: checked on a small instance, then timed.
-    small = work / "llama_small_bf16.yaml"
-    sh([build / "bin/einplan", "gen", "llama", "--layers", 1, "--dim", 256, "--heads", 4, "--ffn", 512, "--seq", 64,
-        "--dtype", "bf16", "-o", small])
-    inp = llama_inputs(small)
-    ind, outd = work / "llama_small_bf16_in", work / "llama_small_bf16_out"
-    ind.mkdir(exist_ok=True)
-    for k, v in inp.items():
-        np.save(ind / f"{k}.npy", v)
-    sh([build / "bin/einplan", "eval", small, "--inputs", ind, "--outputs", outd])
-    want = np.load(outd / "logits.npy").reshape(-1, inp["output"].shape[1])
+    inp, want = small_llama_eval(build, work, "bf16")
     got = llama_reference(torch, {k: torch.from_numpy(v).to(bf) for k, v in inp.items()}, 256, 4).float().numpy()
     err = np.abs(got - want).max() / np.abs(want).max()
     if err > 5e-2:
