@@ -17,6 +17,10 @@ namespace {
 // feed-forward 5) and after the last layer (RMSNorm, logits); tests check the count.
 constexpr int64_t kNodesPerLayer = 33;
 constexpr int64_t kFinalNodes = 5;
+// With --train (einplan grad's backward pass and the SGD updates): 117 nodes a layer and
+// 31 more, counted on generated graphs; the bound below keeps a margin.
+constexpr int64_t kTrainNodesPerLayer = 120;
+constexpr int64_t kTrainFinalNodes = 40;
 
 struct LlamaSizes {
   int64_t dim, layers, heads, ffn, vocab;
@@ -61,8 +65,10 @@ Graph makeLlama(const LlamaOptions& opts) {
   if (opts.ffn) z.ffn = *opts.ffn;
   if (opts.vocab) z.vocab = *opts.vocab;
   requirePositive("--layers", z.layers);
-  requireAtMost("--layers", z.layers, (kMaxGeneratedNodes - kFinalNodes) / kNodesPerLayer,
-                "a generated graph has at most 100,000 nodes and a layer takes " + std::to_string(kNodesPerLayer));
+  const int64_t perLayer = opts.train ? kTrainNodesPerLayer : kNodesPerLayer;
+  requireAtMost("--layers", z.layers, (kMaxGeneratedNodes - (opts.train ? kTrainFinalNodes : kFinalNodes)) / perLayer,
+                "a generated graph has at most 100,000 nodes and a layer takes " + std::to_string(perLayer) +
+                    (opts.train ? " with --train" : ""));
   requireExtent("--dim", z.dim);
   requireExtent("--heads", z.heads);
   requireExtent("--ffn", z.ffn);
