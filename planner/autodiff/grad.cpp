@@ -346,8 +346,8 @@ class Differentiator {
     for (const auto& l : iterationLabels(n))
       if (!contains(seen, l)) c *= static_cast<double>(n.labelSizes.at(l));
     Expr join = ops.size() == 1 ? Expr::x() : Expr::binary(K::Mul, Expr::x(), Expr::y());
+    // Three factors (a pure contraction, join mul) only come with c folded into D above.
     if (c != 1) join = simplify(Expr::binary(K::Mul, Expr::num(c), join));
-    if (ops.size() >= 3) join = Expr::binary(K::Mul, Expr::x(), Expr::y());
     return addNode(base, ops, li, join, Reduce::Sum, n.labelSizes);
   }
 };

@@ -15,6 +15,15 @@ void reduce2(void* in, void* inout, int* len, MPI_Datatype*) {
   for (int i = 0; i < *len; ++i) b[i] = combine(Op, b[i], a[i]);
 }
 
+// The four aggregations' operations for one 2-byte type, in opIndex order.
+template <class T>
+void makeOps(MPI_Op (&ops)[4]) {
+  MPI_Op_create(&reduce2<T, CombineOp::Sum>, 1, &ops[0]);
+  MPI_Op_create(&reduce2<T, CombineOp::Max>, 1, &ops[1]);
+  MPI_Op_create(&reduce2<T, CombineOp::Min>, 1, &ops[2]);
+  MPI_Op_create(&reduce2<T, CombineOp::Prod>, 1, &ops[3]);
+}
+
 struct TwoByte {
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Op ops[2][4] = {};  // [bf16, f16][sum, max, min, prod]
@@ -26,15 +35,8 @@ const TwoByte& twoByte() {
   std::call_once(once, [] {
     MPI_Type_contiguous(2, MPI_BYTE, &t.type);
     MPI_Type_commit(&t.type);
-    auto make = [](MPI_User_function* f, MPI_Op* op) { MPI_Op_create(f, 1, op); };
-    make(&reduce2<bf16, CombineOp::Sum>, &t.ops[0][0]);
-    make(&reduce2<bf16, CombineOp::Max>, &t.ops[0][1]);
-    make(&reduce2<bf16, CombineOp::Min>, &t.ops[0][2]);
-    make(&reduce2<bf16, CombineOp::Prod>, &t.ops[0][3]);
-    make(&reduce2<f16, CombineOp::Sum>, &t.ops[1][0]);
-    make(&reduce2<f16, CombineOp::Max>, &t.ops[1][1]);
-    make(&reduce2<f16, CombineOp::Min>, &t.ops[1][2]);
-    make(&reduce2<f16, CombineOp::Prod>, &t.ops[1][3]);
+    makeOps<bf16>(t.ops[0]);
+    makeOps<f16>(t.ops[1]);
   });
   return t;
 }
