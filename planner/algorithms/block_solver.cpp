@@ -1,5 +1,6 @@
 #include "planner/algorithms/block_solver.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "planner/cost/checked_math.h"
@@ -29,7 +30,7 @@ void solveBlock(SearchSpace& s, const Block& block, std::vector<int>& choice) {
   std::vector<int64_t> incoming;
   for (std::size_t v = 0; v < n; ++v) {
     if (!block.free[v]) continue;
-    NodeCandidates& node = s.nodes[v];
+    NodeCandidates& node = *s.nodes[v];
     const std::size_t count = node.parts.size();
     std::vector<int64_t>& m = best[v];
     m.assign(count, 0);
@@ -44,22 +45,30 @@ void solveBlock(SearchSpace& s, const Block& block, std::vector<int>& choice) {
         // The producer's table flows in: best producer layout for each consumer layout.
         std::vector<int>& arg = argProducer[ei];
         arg.assign(layouts, -1);
+        // Producer layouts in ascending order of their tables: an edge costs at least 0, so
+        // once a table alone reaches the best sum found, no later layout can beat it (an
+        // equal sum wins only from a lower layout index, as in a scan by index), and the
+        // edge costs beyond it are never computed.
         const std::vector<int64_t>& producer = bestOut[e.from];
+        std::vector<int> order;
+        for (std::size_t z = 0; z < producer.size(); ++z)
+          if (producer[z] != kUnreachable) order.push_back(static_cast<int>(z));
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return producer[a] < producer[b]; });
         for (std::size_t j = 0; j < layouts; ++j) {
           int64_t b = kUnreachable;
-          for (std::size_t z = 0; z < producer.size(); ++z) {
-            if (producer[z] == kUnreachable) continue;
-            int64_t cand = checkedAdd(producer[z], edgeCost(s, e, static_cast<int>(z), static_cast<int>(j)), "plan cost");
-            if (cand < b) {
+          for (int z : order) {
+            if (producer[z] > b || (producer[z] == b && z > arg[j])) break;
+            int64_t cand = checkedAdd(producer[z], edgeCost(s, e, z, static_cast<int>(j)), "plan cost");
+            if (cand < b || (cand == b && z < arg[j])) {
               b = cand;
-              arg[j] = static_cast<int>(z);
+              arg[j] = z;
             }
           }
           incoming[j] = b;
         }
       } else {
         int known = -1;
-        if (!block.free[e.from] && choice[e.from] >= 0) known = s.nodes[e.from].outIndex[choice[e.from]];
+        if (!block.free[e.from] && choice[e.from] >= 0) known = s.nodes[e.from]->outIndex[choice[e.from]];
         if (block.free[e.from] && block.requiredOut[e.from] >= 0) known = block.requiredOut[e.from];
         if (known < 0 || (!block.free[e.from] && !block.chargeEdgesOutside)) continue;
         for (std::size_t j = 0; j < layouts; ++j) incoming[j] = edgeCost(s, e, known, static_cast<int>(j));
@@ -74,7 +83,7 @@ void solveBlock(SearchSpace& s, const Block& block, std::vector<int>& choice) {
       for (int ei : s.outEdges[v]) {
         const SearchEdge& e = s.edges[ei];
         if (block.free[e.to] || choice[e.to] < 0) continue;
-        int in = s.nodes[e.to].operandIndex[e.operand][choice[e.to]];
+        int in = s.nodes[e.to]->operandIndex[e.operand][choice[e.to]];
         for (std::size_t c = 0; c < count; ++c)
           if (m[c] != kUnreachable) m[c] = checkedAdd(m[c], edgeCost(s, e, node.outIndex[c], in), "plan cost");
       }
@@ -101,7 +110,7 @@ void solveBlock(SearchSpace& s, const Block& block, std::vector<int>& choice) {
       continue;
     }
     const SearchEdge& e = s.edges[ei];
-    int j = s.nodes[e.to].operandIndex[e.operand][choice[e.to]];
+    int j = s.nodes[e.to]->operandIndex[e.operand][choice[e.to]];
     choice[r] = argOut[r][argProducer[ei][j]];
   }
 }

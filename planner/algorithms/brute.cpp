@@ -27,13 +27,13 @@ struct BruteSearch {
       }
       return;
     }
-    const NodeCandidates& node = s.nodes[v];
+    const NodeCandidates& node = *s.nodes[v];
     for (std::size_t c = 0; c < node.parts.size(); ++c) {
       choice[v] = static_cast<int>(c);
       int64_t cost = checkedAdd(partial, node.local[c], "plan cost");
       for (int ei : s.inEdges[v]) {
         const SearchEdge& e = s.edges[ei];
-        cost = checkedAdd(cost, edgeCost(s, e, s.nodes[e.from].outIndex[choice[e.from]], node.operandIndex[e.operand][c]), "plan cost");
+        cost = checkedAdd(cost, edgeCost(s, e, s.nodes[e.from]->outIndex[choice[e.from]], node.operandIndex[e.operand][c]), "plan cost");
       }
       if (bestCost >= 0 && cost >= bestCost) continue;
       visit(v + 1, cost);
@@ -46,7 +46,7 @@ struct BruteSearch {
 PartitionChoice partitionBrute(const Graph& g, const PlanOptions& options) {
   SearchSpace s = buildSearchSpace(g, options);
   double combinations = 1;
-  for (const auto& node : s.nodes) combinations *= static_cast<double>(node.parts.size());
+  for (const NodeCandidates* node : s.nodes) combinations *= static_cast<double>(node->parts.size());
   if (combinations > options.bruteLimit)
     throw InputError({{g.sourceFile, 0, 0}, "brute: the search space has " + std::to_string(std::llround(std::min(combinations, 9e18))) +
                                                 " combinations of node partitions, above the limit of " +
@@ -55,7 +55,7 @@ PartitionChoice partitionBrute(const Graph& g, const PlanOptions& options) {
   search.visit(0, 0);
   PartitionChoice choice{chosenParts(s, search.best), s.notes, true};
   for (const auto& node : s.nodes)
-    if (node.truncated) choice.optimal = false;
+    if (node->truncated) choice.optimal = false;
   return choice;
 }
 

@@ -35,9 +35,9 @@ constexpr double kLayoutDescentBudget = 1e8;
 
 double dpWork(const SearchSpace& s) {
   double work = 0;
-  for (const auto& node : s.nodes) work += static_cast<double>(node.parts.size());
+  for (const NodeCandidates* node : s.nodes) work += static_cast<double>(node->parts.size());
   for (const auto& e : s.edges)
-    work += static_cast<double>(s.nodes[e.from].outs.size()) * static_cast<double>(s.nodes[e.to].operandSides[e.operand].size());
+    work += static_cast<double>(s.nodes[e.from]->outs.size()) * static_cast<double>(s.nodes[e.to]->operandSides[e.operand].size());
   return work;
 }
 
@@ -138,15 +138,15 @@ std::vector<int> forestStart(SearchSpace& s, const std::vector<std::vector<int>>
 // Cost of node v under candidate c with every other node as in `choice`: its join + agg
 // and every edge touching it (all other nodes chosen, so this is exact).
 int64_t costAround(SearchSpace& s, const std::vector<int>& choice, int v, int c) {
-  const NodeCandidates& node = s.nodes[v];
+  const NodeCandidates& node = *s.nodes[v];
   int64_t cost = node.local[c];
   for (int ei : s.inEdges[v]) {
     const SearchEdge& e = s.edges[ei];
-    cost = checkedAdd(cost, edgeCost(s, e, s.nodes[e.from].outIndex[choice[e.from]], node.operandIndex[e.operand][c]), "plan cost");
+    cost = checkedAdd(cost, edgeCost(s, e, s.nodes[e.from]->outIndex[choice[e.from]], node.operandIndex[e.operand][c]), "plan cost");
   }
   for (int ei : s.outEdges[v]) {
     const SearchEdge& e = s.edges[ei];
-    cost = checkedAdd(cost, edgeCost(s, e, node.outIndex[c], s.nodes[e.to].operandIndex[e.operand][choice[e.to]]), "plan cost");
+    cost = checkedAdd(cost, edgeCost(s, e, node.outIndex[c], s.nodes[e.to]->operandIndex[e.operand][choice[e.to]]), "plan cost");
   }
   return cost;
 }
@@ -172,7 +172,7 @@ int64_t descend(SearchSpace& s, std::vector<int>& choice, const std::vector<std:
     for (std::size_t v = 0; v < s.nodes.size(); ++v) {
       const int current = choice[v];
       int64_t currentCost = costAround(s, choice, static_cast<int>(v), current), bestCost = currentCost;
-      for (std::size_t c = 0; c < s.nodes[v].parts.size(); ++c) {
+      for (std::size_t c = 0; c < s.nodes[v]->parts.size(); ++c) {
         int64_t around = costAround(s, choice, static_cast<int>(v), static_cast<int>(c));
         if (around < bestCost) {
           bestCost = around;
@@ -195,15 +195,15 @@ int64_t descend(SearchSpace& s, std::vector<int>& choice, const std::vector<std:
 // a round fits in `budget` (layout count x DP work).
 int64_t layoutDescent(SearchSpace& s, std::vector<int>& choice, int64_t cost, const std::vector<int>& multi, double budget) {
   double layouts = 0;
-  for (int v : multi) layouts += static_cast<double>(s.nodes[v].outs.size());
+  for (int v : multi) layouts += static_cast<double>(s.nodes[v]->outs.size());
   if (layouts * dpWork(s) > budget) return cost;
   std::vector<int> required(s.nodes.size(), -1);
-  for (int v : multi) required[v] = s.nodes[v].outIndex[choice[v]];
+  for (int v : multi) required[v] = s.nodes[v]->outIndex[choice[v]];
   for (int round = 0; round < kMaxDescentRounds; ++round) {
     bool improved = false;
     for (int v : multi) {
       const int kept = required[v];
-      for (int z = 0; z < static_cast<int>(s.nodes[v].outs.size()); ++z) {
+      for (int z = 0; z < static_cast<int>(s.nodes[v]->outs.size()); ++z) {
         if (z == kept) continue;
         required[v] = z;
         std::vector<int> candidate(s.nodes.size(), -1);
@@ -216,7 +216,7 @@ int64_t layoutDescent(SearchSpace& s, std::vector<int>& choice, int64_t cost, co
           break;
         }
       }
-      required[v] = s.nodes[v].outIndex[choice[v]];
+      required[v] = s.nodes[v]->outIndex[choice[v]];
     }
     if (!improved) break;
   }
@@ -240,7 +240,7 @@ PartitionChoice searchPartitions(SearchSpace& s, const PlanOptions& options) {
   bool optimal = false;
   std::string method;
   double combinations = 1;
-  for (int v : multi) combinations *= static_cast<double>(s.nodes[v].outs.size());
+  for (int v : multi) combinations *= static_cast<double>(s.nodes[v]->outs.size());
   if (multi.empty()) {
     solveBlock(s, treeBlock(s, std::vector<int>(n, -1)), best);
     optimal = true;
@@ -260,7 +260,7 @@ PartitionChoice searchPartitions(SearchSpace& s, const PlanOptions& options) {
       std::size_t i = 0;  // next combination, mixed radix over the multi-consumer nodes
       for (; i < multi.size(); ++i) {
         int v = multi[i];
-        if (++required[v] < static_cast<int>(s.nodes[v].outs.size())) break;
+        if (++required[v] < static_cast<int>(s.nodes[v]->outs.size())) break;
         required[v] = 0;
       }
       if (i == multi.size()) break;
@@ -285,7 +285,7 @@ PartitionChoice searchPartitions(SearchSpace& s, const PlanOptions& options) {
   PartitionChoice choice{chosenParts(s, best), s.notes, optimal};
   choice.notes.push_back("eindecomp: " + method);
   for (const auto& node : s.nodes)
-    if (node.truncated) choice.optimal = false;
+    if (node->truncated) choice.optimal = false;
   return choice;
 }
 

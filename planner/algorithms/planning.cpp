@@ -46,15 +46,18 @@ struct PricedPlan {
   PlacementRule rule = PlacementRule::Canonical;
 };
 
-// The partitions placed by every rule of the options; the cheapest plan.
+// The partitions placed by every rule of the options; the cheapest plan. Its memory is
+// priced only under --mem-limit: without one every plan fits, and the report prices the
+// plan returned.
 PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::string& algorithm,
                          const std::vector<Parts>& parts) {
   const ObjectiveModel model = objectiveModel(g, options);
+  const MemoryDetail memory = options.memLimitBytes ? MemoryDetail::Peak : MemoryDetail::None;
   std::optional<PricedPlan> best;
   for (PlacementRule rule : options.placementRules) {
     Plan plan = makePlan(g, options.devices, algorithm, parts,
                          placeNodes(g, parts, rule, options.pinnedPlacements, options.devices));
-    PlanCost cost = costPlan(g, plan, options.machine);
+    PlanCost cost = costPlan(g, plan, options.machine, memory);
     if (!best || model.key(cost) < model.key(best->cost))
       best = PricedPlan{std::move(plan), std::move(cost), rule};
   }
@@ -95,7 +98,7 @@ void repairToFit(const SearchSpace& s, const Graph& g, const PlanOptions& option
     for (std::size_t v = 0; v < parts.size() && inBudget(); ++v) {
       const Parts kept = parts[v];
       std::optional<PricedPlan> bestMove;
-      for (const Parts& candidate : s.nodes[v].parts) {
+      for (const Parts& candidate : s.nodes[v]->parts) {
         if (candidate == kept || !inBudget()) continue;
         parts[v] = candidate;
         PricedPlan moved = placeAndPrice(g, options, "eindecomp", parts);

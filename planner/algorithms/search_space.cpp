@@ -1,6 +1,8 @@
 #include "planner/algorithms/search_space.h"
 
 #include <map>
+#include <memory>
+#include <optional>
 #include <numeric>
 #include <tuple>
 
@@ -42,6 +44,51 @@ OperandSide operandSide(const SearchSpace& s, const NodeSpace& space, const Part
 
 }  // namespace
 
+namespace {
+
+// What a node's candidates depend on: the shape of its iteration space, which operands
+// other nodes produce, its FLOPs and kernel class (the time objective's compute term) and
+// a pinned partition. Nodes with equal keys share one NodeCandidates.
+using ShapeKey = std::tuple<std::vector<int64_t>, std::vector<std::vector<int>>, std::vector<int>, std::vector<bool>,
+                            int64_t, bool, std::optional<Parts>>;
+
+// The candidates of one node shape (`n` is any node of that shape).
+std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node& n, NodeSpace space,
+                                               const std::vector<bool>& produced, const std::optional<Parts>& pin,
+                                               const PlanOptions& options) {
+  auto c = std::make_unique<NodeCandidates>();
+  c->space = std::move(space);
+  ViablePartitions viable = viablePartitions(c->space.sizes, options.devices, options.partitionLimit);
+  c->kernelCalls = viable.kernelCalls;
+  c->fallback = viable.fallback;
+  c->truncated = viable.truncated;
+  std::vector<Parts> candidates = pin ? std::vector<Parts>{*pin} : std::move(viable.partitions);
+  std::map<Parts, int> outIndex;
+  std::vector<std::map<OperandSide, int>> sideIndex(c->space.operandDims.size());
+  c->operandSides.resize(c->space.operandDims.size());
+  c->operandIndex.resize(c->space.operandDims.size());
+  for (Parts& parts : candidates) {
+    const CallGeometry geometry = callGeometry(c->space, parts);
+    const Placement placement = canonicalPlacement(geometry);
+    c->local.push_back(s.model.nodeTerm(n, c->space, parts, geometry, placement));
+    // What the candidate keeps on a rank for long: the graph-input blocks its calls read
+    // (resident all run) and its output block.
+    int64_t keeps = geometry.outputGrid.blockElements();
+    for (std::size_t k = 0; k < produced.size(); ++k)
+      if (!produced[k]) keeps = checkedAdd(keeps, geometry.operandGrid[k].blockElements(), "memory");
+    c->memoryBytes.push_back(checkedMul(keeps, s.model.elementBytes(), "memory"));
+    c->outIndex.push_back(intern(c->outs, outIndex, projectParts(parts, c->space.outputDims)));
+    for (std::size_t k = 0; k < c->space.operandDims.size(); ++k)
+      c->operandIndex[k].push_back(
+          intern(c->operandSides[k], sideIndex[k], operandSide(s, c->space, parts, geometry, placement, k, produced[k])));
+    c->parts.push_back(std::move(parts));
+  }
+  c->baseLocal = c->local;
+  return c;
+}
+
+}  // namespace
+
 SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
   SearchSpace s;
   s.model = objectiveModel(g, options);
@@ -49,68 +96,54 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
   std::iota(s.ranks.begin(), s.ranks.end(), 0);
   s.nodes.resize(g.nodes.size());
   const GraphIndex index(g);
+  std::map<ShapeKey, int> shapeOf;
+  std::vector<int> nodeShape(g.nodes.size());
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.operandLabels.empty() || n.operandLabels.size() > 2)
       throw InputError({n.loc, "node '" + n.name + "' has " + std::to_string(n.operandLabels.size()) +
                                    " operands; the planner needs 1 or 2 (split n-ary contractions first)"});
-    NodeCandidates& c = s.nodes[i];
-    c.space = nodeSpace(n);
-    ViablePartitions viable = viablePartitions(c.space.sizes, options.devices, options.partitionLimit);
-    c.kernelCalls = viable.kernelCalls;
-    c.fallback = viable.fallback;
-    c.truncated = viable.truncated;
-    if (viable.fallback)
+    NodeSpace space = nodeSpace(n);
+    std::vector<bool> produced(space.operandDims.size());
+    for (std::size_t k = 0; k < produced.size(); ++k) produced[k] = index.nodeIndex(n.inputs[k]) >= 0;
+    const auto pinIt = options.pinned.find(n.name);
+    std::optional<Parts> pin;
+    if (pinIt != options.pinned.end()) pin = pinIt->second;
+    ShapeKey key{space.sizes, space.operandDims, space.outputDims, produced, nodeFlops(n), runsAsGemm(n), pin};
+    auto [it, inserted] = shapeOf.emplace(std::move(key), static_cast<int>(s.shapes.size()));
+    if (inserted) s.shapes.push_back(nodeCandidates(s, n, std::move(space), produced, pin, options));
+    nodeShape[i] = it->second;
+    NodeCandidates& c = *s.shapes[static_cast<std::size_t>(it->second)];
+    s.nodes[i] = &c;
+    if (c.fallback)
       s.notes.push_back("node '" + n.name + "': no partition gives " + std::to_string(options.devices) +
-                        " kernel calls; using " + std::to_string(viable.kernelCalls));
-    if (viable.truncated)
+                        " kernel calls; using " + std::to_string(c.kernelCalls));
+    if (c.truncated)
       s.notes.push_back("node '" + n.name + "': partition enumeration stopped at " +
                         std::to_string(options.partitionLimit) + " candidates");
-    auto pin = options.pinned.find(n.name);
-    std::vector<Parts> candidates = pin != options.pinned.end() ? std::vector<Parts>{pin->second} : std::move(viable.partitions);
-    std::map<Parts, int> outIndex;
-    std::vector<std::map<OperandSide, int>> sideIndex(c.space.operandDims.size());
-    c.operandSides.resize(c.space.operandDims.size());
-    c.operandIndex.resize(c.space.operandDims.size());
-    std::vector<bool> produced(c.space.operandDims.size());
-    for (std::size_t k = 0; k < produced.size(); ++k) produced[k] = index.nodeIndex(n.inputs[k]) >= 0;
-    for (Parts& parts : candidates) {
-      const CallGeometry geometry = callGeometry(c.space, parts);
-      const Placement placement = canonicalPlacement(geometry);
-      c.local.push_back(s.model.nodeTerm(n, c.space, parts, geometry, placement));
-      // What the candidate keeps on a rank for long: the graph-input blocks its calls read
-      // (resident all run) and its output block.
-      int64_t keeps = geometry.outputGrid.blockElements();
-      for (std::size_t k = 0; k < produced.size(); ++k)
-        if (!produced[k]) keeps = checkedAdd(keeps, geometry.operandGrid[k].blockElements(), "memory");
-      c.memoryBytes.push_back(checkedMul(keeps, s.model.elementBytes(), "memory"));
-      c.outIndex.push_back(intern(c.outs, outIndex, projectParts(parts, c.space.outputDims)));
-      for (std::size_t k = 0; k < c.space.operandDims.size(); ++k)
-        c.operandIndex[k].push_back(intern(c.operandSides[k], sideIndex[k], operandSide(s, c.space, parts, geometry, placement, k, produced[k])));
-      c.parts.push_back(std::move(parts));
-    }
-    c.baseLocal = c.local;
   }
-  // Edges, sharing one matrix per distinct (bounds, producer layouts, consumer sides).
+  // Edges, sharing one matrix per (producer shape, consumer shape, operand): the bounds,
+  // the producer's layouts and the consumer's sides are functions of these.
   s.inEdges.resize(g.nodes.size());
   s.outEdges.resize(g.nodes.size());
-  std::map<std::tuple<std::vector<int64_t>, std::vector<Parts>, std::vector<OperandSide>>, int> shapes;
+  std::map<std::tuple<int, int, int>, int> matrixOf;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
       const int from = index.nodeIndex(g.nodes[i].inputs[k]);
       if (from < 0) continue;
       SearchEdge e{from, static_cast<int>(i), static_cast<int>(k), 0};
-      std::vector<int64_t> bounds = tensorBounds(s.nodes[i].space, e.operand);
-      auto key = std::make_tuple(bounds, s.nodes[static_cast<std::size_t>(from)].outs, s.nodes[i].operandSides[k]);
-      auto [it, inserted] = shapes.emplace(std::move(key), static_cast<int>(s.matrices.size()));
+      auto [it, inserted] = matrixOf.emplace(std::make_tuple(nodeShape[static_cast<std::size_t>(from)], nodeShape[i], e.operand),
+                                             static_cast<int>(s.matrices.size()));
       if (inserted) {
         EdgeMatrix m;
-        m.bounds = bounds;
-        m.rows = &s.nodes[static_cast<std::size_t>(from)].outs;
-        m.cols = &s.nodes[i].operandSides[k];
+        m.bounds = tensorBounds(s.nodes[i]->space, e.operand);
+        m.rows = &s.nodes[static_cast<std::size_t>(from)]->outs;
+        m.cols = &s.nodes[i]->operandSides[k];
         const std::size_t entries = m.rows->size() * m.cols->size();
         if (entries <= kMaxCachedMatrix) m.cost.assign(entries, -1);
         m.homes.resize(m.rows->size());
+        m.owned.resize(m.rows->size());
+        m.read.resize(m.cols->size());
         s.matrices.push_back(std::move(m));
       }
       e.matrix = it->second;
@@ -128,6 +161,14 @@ int64_t computeEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
   const Parts& producer = (*m.rows)[static_cast<std::size_t>(out)];
   const OperandSide& consumer = (*m.cols)[static_cast<std::size_t>(in)];
   const einrt::BlockGrid grid{m.bounds, consumer.parts};
+  if (s.model.hasCanonicalEdgeTerm()) {
+    const einrt::BlockGrid from{m.bounds, producer};
+    auto& owned = m.owned[static_cast<std::size_t>(out)];
+    if (!owned) owned = std::make_unique<RankBlockCoordinates>(ownedBlockCoordinates(from));
+    auto& read = m.read[static_cast<std::size_t>(in)];
+    if (!read) read = std::make_unique<RankBlockCoordinates>(rankBlockCoordinates(grid, consumer.readByRank));
+    return s.model.canonicalEdgeTerm(from, *owned, grid, *read);
+  }
   std::unique_ptr<BlockHomes>& homes = m.homes[static_cast<std::size_t>(out)];
   if (!homes && s.model.edgeNeedsPlacement()) {
     // The canonical placement keeps block b of every tensor on rank b.
@@ -151,11 +192,11 @@ int64_t edgeCost(SearchSpace& s, const SearchEdge& e, int out, int in) {
 int64_t totalCost(SearchSpace& s, const std::vector<int>& choice) {
   int64_t total = 0;
   for (std::size_t v = 0; v < s.nodes.size(); ++v)
-    total = checkedAdd(total, s.nodes[v].local[static_cast<std::size_t>(choice[v])], "plan cost");
+    total = checkedAdd(total, s.nodes[v]->local[static_cast<std::size_t>(choice[v])], "plan cost");
   for (const SearchEdge& e : s.edges) {
-    const int out = s.nodes[static_cast<std::size_t>(e.from)].outIndex[static_cast<std::size_t>(choice[static_cast<std::size_t>(e.from)])];
+    const int out = s.nodes[static_cast<std::size_t>(e.from)]->outIndex[static_cast<std::size_t>(choice[static_cast<std::size_t>(e.from)])];
     const int in = s.nodes[static_cast<std::size_t>(e.to)]
-                       .operandIndex[static_cast<std::size_t>(e.operand)][static_cast<std::size_t>(choice[static_cast<std::size_t>(e.to)])];
+                       ->operandIndex[static_cast<std::size_t>(e.operand)][static_cast<std::size_t>(choice[static_cast<std::size_t>(e.to)])];
     total = checkedAdd(total, edgeCost(s, e, out, in), "plan cost");
   }
   return total;
@@ -164,14 +205,16 @@ int64_t totalCost(SearchSpace& s, const std::vector<int>& choice) {
 void setMemoryPenalty(SearchSpace& s, double weight) {
   // Capped far below overflow: a term this large already decides on its own.
   constexpr double kCap = 1e15;
-  for (NodeCandidates& c : s.nodes)
+  for (auto& shape : s.shapes) {
+    NodeCandidates& c = *shape;
     for (std::size_t k = 0; k < c.local.size(); ++k)
       c.local[k] = checkedAdd(c.baseLocal[k], static_cast<int64_t>(std::min(kCap, weight * static_cast<double>(c.memoryBytes[k]))), "plan cost");
+  }
 }
 
 std::vector<Parts> chosenParts(const SearchSpace& s, const std::vector<int>& choice) {
   std::vector<Parts> parts;
-  for (std::size_t v = 0; v < s.nodes.size(); ++v) parts.push_back(s.nodes[v].parts[static_cast<std::size_t>(choice[v])]);
+  for (std::size_t v = 0; v < s.nodes.size(); ++v) parts.push_back(s.nodes[v]->parts[static_cast<std::size_t>(choice[v])]);
   return parts;
 }
 

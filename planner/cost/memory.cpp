@@ -1,12 +1,14 @@
 #include "planner/cost/memory.h"
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include <einrt/block_grid.h>
 #include <einrt/program/fused_tiles.h>
 
 #include "planner/cost/checked_math.h"
+#include "planner/cost/traffic.h"
 #include "planner/graph/graph_index.h"
 #include "planner/partition/call_geometry.h"
 #include "planner/paths/gemm_mapping.h"
@@ -149,15 +151,49 @@ MemoryPlan memoryPlan(const Graph& g, const Plan& plan, const Fusion& fusion) {
       for (const auto& [rank, block] : reads) inPlace = inPlace && owner[static_cast<std::size_t>(block)] == rank;
       if (inPlace) continue;
       RankBytes sent(P, 0), received(P, 0);
+      const BlockHomes homes(from.outputGrid, owner, plan.devices);
       for (const auto& [rank, block] : reads) {
         add(nm.step, rank, blockBytes);
         add(nm.transient, rank, blockBytes);
-        einrt::forEachOverlap(grid, grid.coords(block), from.outputGrid, [&](int64_t o, int64_t elements) {
+        // Received: the block but for the pieces this rank owns itself.
+        int64_t local = 0;
+        for (const int64_t* o = homes.ownedBegin(rank); o != homes.ownedEnd(rank); ++o)
+          local += einrt::overlapElements(grid, block, from.outputGrid, *o);
+        add(received, rank, checkedMul(grid.blockElements() - local, E, kWhat));
+      }
+      // Sent: each piece of a block goes to every rank reading it but its owner. The pieces
+      // of a block are found once, however many ranks read it (a replicated operand read by
+      // every rank would otherwise cost ranks x blocks overlap tests).
+      std::vector<std::pair<int64_t, int>> readers;  // (block, rank), by block
+      for (const auto& [rank, block] : reads) readers.emplace_back(block, rank);
+      std::sort(readers.begin(), readers.end());
+      std::vector<int64_t> readCount(static_cast<std::size_t>(grid.blockCount()), 0);
+      for (const auto& [block, rank] : readers) ++readCount[static_cast<std::size_t>(block)];
+      const bool uniform = std::adjacent_find(readCount.begin(), readCount.end(), std::not_equal_to<>()) == readCount.end();
+      if (uniform) {
+        // Every block read by the same number R of ranks: the consumer's blocks tile the
+        // tensor, so each producer block o is read R times over, |o| elements each time,
+        // less what its owner reads of it itself. O(ranks), where an all-to-all between
+        // orthogonal layouts has ranks x ranks pieces.
+        const int64_t times = readCount.empty() ? 0 : readCount[0];
+        for (const auto& [rank, block] : reads)
+          for (const int64_t* o = homes.ownedBegin(rank); o != homes.ownedEnd(rank); ++o)
+            add(sent, rank, -checkedMul(einrt::overlapElements(grid, block, from.outputGrid, *o), E, kWhat));
+        for (int64_t o = 0; o < from.outputGrid.blockCount(); ++o)
+          add(sent, owner[static_cast<std::size_t>(o)], checkedMul(checkedMul(times, from.outputGrid.blockElements(), kWhat), E, kWhat));
+        readers.clear();
+      }
+      for (std::size_t first = 0; first < readers.size();) {
+        std::size_t last = first;
+        while (last < readers.size() && readers[last].first == readers[first].first) ++last;
+        const auto begin = readers.begin() + static_cast<std::ptrdiff_t>(first), end = readers.begin() + static_cast<std::ptrdiff_t>(last);
+        const int64_t block = readers[first].first;
+        einrt::forEachOverlap(grid, block, from.outputGrid, [&](int64_t o, int64_t elements) {
           const int sender = owner[static_cast<std::size_t>(o)];
-          if (sender == rank) return;
-          add(sent, sender, checkedMul(elements, E, kWhat));
-          add(received, rank, checkedMul(elements, E, kWhat));
+          const int64_t receivers = static_cast<int64_t>(last - first) - (std::binary_search(begin, end, std::make_pair(block, sender)) ? 1 : 0);
+          add(sent, sender, checkedMul(checkedMul(elements, receivers, kWhat), E, kWhat));
         });
+        first = last;
       }
       foldStaging(sent, received, RankBytes(P, 0), m);
     }

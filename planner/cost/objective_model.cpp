@@ -44,6 +44,11 @@ int64_t ObjectiveModel::edgeTerm(const std::vector<int64_t>& bounds, const Parts
   return 0;
 }
 
+int64_t ObjectiveModel::canonicalEdgeTerm(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
+                                          const einrt::BlockGrid& consumer, const RankBlockCoordinates& read) const {
+  return checkedMul(canonicalRepartitionElements(producer, owned, consumer, read), elementBytes(), "traffic bytes");
+}
+
 int64_t ObjectiveModel::total(const PlanCost& c) const {
   switch (objective) {
     case Objective::Traffic: return c.trafficBytes;

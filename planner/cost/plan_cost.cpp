@@ -12,7 +12,7 @@
 
 namespace eindecomp {
 
-PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine) {
+PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine, MemoryDetail memory) {
   const int64_t elementBytes = static_cast<int64_t>(dtypeSize(g.dtype));
   const auto detail = machine ? TrafficDetail::PerRank : TrafficDetail::Total;
   PlanCost pc;
@@ -69,8 +69,10 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     time = checkedAdd(time, c.timePs, "estimated time");
   }
   pc.paperBytes = checkedMul(pc.paper, elementBytes, "total bytes");
-  pc.memory = memoryPlan(g, plan, chooseFusion(g, plan));
-  pc.peakBytesPerDevice = pc.memory.peakBytesPerDevice;
+  if (memory == MemoryDetail::Peak) {
+    pc.memory = memoryPlan(g, plan, chooseFusion(g, plan));
+    pc.peakBytesPerDevice = pc.memory.peakBytesPerDevice;
+  }
   if (machine) pc.timePs = time;
   return pc;
 }

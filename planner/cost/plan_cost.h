@@ -51,7 +51,12 @@ struct PlanCost {
   MemoryPlan memory;
 };
 
+// Whether costPlan computes the memory plan (memory.h): a planner choosing between plans
+// without --mem-limit compares objectives alone and skips it (the report prices it).
+enum class MemoryDetail { Peak, None };
+
 // Throws InputError on 64-bit overflow.
-PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine);
+PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine,
+                  MemoryDetail memory = MemoryDetail::Peak);
 
 }  // namespace eindecomp

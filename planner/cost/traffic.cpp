@@ -73,7 +73,7 @@ Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& c
   }
   RankTally tally(devices);
   for (const auto& [rank, block] : needs)
-    einrt::forEachOverlap(consumerGrid, consumerGrid.coords(block), from, [&](int64_t o, int64_t elements) {
+    einrt::forEachOverlap(consumerGrid, block, from, [&](int64_t o, int64_t elements) {
       const int owner = producer.owner(o);
       if (owner == rank) return;
       t.elements = checkedAdd(t.elements, elements, what);
@@ -81,6 +81,46 @@ Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& c
     });
   tally.finish(t);
   return t;
+}
+
+RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const std::vector<int64_t>& blockOfRank) {
+  RankBlockCoordinates c;
+  c.byDim.assign(grid.dims(), std::vector<int32_t>(blockOfRank.size()));
+  for (std::size_t r = 0; r < blockOfRank.size(); ++r) {
+    int64_t b = blockOfRank[r];
+    for (std::size_t d = grid.dims(); d-- > 0;) {
+      c.byDim[d][r] = static_cast<int32_t>(b % grid.parts[d]);
+      b /= grid.parts[d];
+    }
+  }
+  return c;
+}
+
+RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid) {
+  std::vector<int64_t> blocks(static_cast<std::size_t>(grid.blockCount()));
+  for (std::size_t b = 0; b < blocks.size(); ++b) blocks[b] = static_cast<int64_t>(b);
+  return rankBlockCoordinates(grid, blocks);
+}
+
+int64_t canonicalRepartitionElements(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
+                                     const einrt::BlockGrid& consumer, const RankBlockCoordinates& read) {
+  const std::size_t readers = read.ranks();
+  const std::size_t holders = std::min(readers, owned.ranks());
+  // local[r]: the elements of rank r's read block it already owns, one dimension at a time.
+  std::vector<int64_t> local(holders, 1);
+  for (std::size_t d = 0; d < consumer.dims(); ++d) {
+    const int64_t ec = consumer.extent(d), ep = producer.extent(d);
+    const int32_t* rc = read.byDim[d].data();
+    const int32_t* oc = owned.byDim[d].data();
+    for (std::size_t r = 0; r < holders; ++r) {
+      const int64_t loC = rc[r] * ec, loP = oc[r] * ep;
+      const int64_t lo = std::max(loC, loP), hi = std::min(loC + ec, loP + ep);
+      local[r] *= std::max<int64_t>(0, hi - lo);
+    }
+  }
+  int64_t kept = 0;
+  for (int64_t l : local) kept += l;
+  return checkedMul(static_cast<int64_t>(readers), consumer.blockElements(), "repartition traffic") - kept;
 }
 
 Traffic aggregationTraffic(const CallGeometry& g, const std::vector<int>& callRank, const std::vector<int>& blockOwner,

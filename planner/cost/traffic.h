@@ -56,6 +56,24 @@ Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& c
                            const std::vector<int64_t>& callBlock, const std::vector<int>& callRank, int64_t devices,
                            TrafficDetail detail);
 
+// The same repartition's total under the canonical placement (placement.h), which the
+// search prices for every pair of layouts: rank r owns block r of the producer's grid (if
+// it has that many blocks) and reads one block of the consumer's (the calls run on ranks
+// 0..calls-1, one each), so
+//   elements = sum over reading ranks r of  |read block| - |read block ∩ owned block r|
+// — repartitionTraffic's count without its sort, in O(ranks x dims) over coordinates
+// decoded once per layout (RankBlockCoordinates).
+struct RankBlockCoordinates {
+  std::vector<std::vector<int32_t>> byDim;  // [dim][rank]: the grid coordinate of the rank's block
+  std::size_t ranks() const { return byDim.empty() ? 0 : byDim[0].size(); }
+};
+// blockOfRank[r]: the block rank r owns or reads.
+RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const std::vector<int64_t>& blockOfRank);
+// The canonical owners: rank r owns block r, for every block of `grid`.
+RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid);
+int64_t canonicalRepartitionElements(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
+                                     const einrt::BlockGrid& consumer, const RankBlockCoordinates& read);
+
 // Aggregation of a node's partial results into the owners of its output blocks.
 Traffic aggregationTraffic(const CallGeometry& geometry, const std::vector<int>& callRank,
                            const std::vector<int>& blockOwner, int64_t devices, TrafficDetail detail);

@@ -53,7 +53,7 @@ std::vector<RankElements> localElements(const CallGeometry& g,
     if (!producers[k]) continue;
     const einrt::BlockGrid& need = g.operandGrid[k];
     for (std::size_t c = 0; c < benefit.size(); ++c)
-      einrt::forEachOverlap(need, need.coords(g.operandBlock[k][c]), producers[k]->grid, [&](int64_t block, int64_t elements) {
+      einrt::forEachOverlap(need, g.operandBlock[k][c], producers[k]->grid, [&](int64_t block, int64_t elements) {
         const int owner = producers[k]->owner[static_cast<std::size_t>(block)];
         auto it = std::find_if(benefit[c].begin(), benefit[c].end(), [&](const auto& e) { return e.first == owner; });
         if (it == benefit[c].end()) benefit[c].emplace_back(owner, elements);

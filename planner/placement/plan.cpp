@@ -1,18 +1,33 @@
 #include "planner/placement/plan.h"
 
+#include <map>
+#include <tuple>
+
 #include "planner/graph/graph_index.h"
 #include "planner/partition/call_geometry.h"
 
 namespace eindecomp {
 
+namespace {
+
+// What a matched placement is a function of: the node's iteration space and partition
+// (its call geometry) and, per operand, where the producer keeps its blocks (none for a
+// graph input). The repeated layers of a model meet the same key again and again.
+using MatchKey = std::tuple<std::vector<int64_t>, std::vector<std::vector<int>>, std::vector<int>, Parts,
+                            std::vector<std::optional<std::pair<Parts, std::vector<int>>>>>;
+
+}  // namespace
+
 std::vector<Placement> placeNodes(const Graph& g, const std::vector<Parts>& nodeParts, PlacementRule rule,
                                   const PinnedPlacements& pinned, int64_t devices) {
   const GraphIndex index(g);
+  std::map<MatchKey, Placement> matched;
   std::vector<Placement> placements(g.nodes.size());
   std::vector<einrt::BlockGrid> outputGrids(g.nodes.size());
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    const CallGeometry geometry = callGeometry(nodeSpace(n), nodeParts[i]);
+    const NodeSpace space = nodeSpace(n);
+    const CallGeometry geometry = callGeometry(space, nodeParts[i]);
     outputGrids[i] = geometry.outputGrid;
     if (auto pin = pinned.find(n.name); pin != pinned.end()) {
       placements[i].callRank = pin->second;
@@ -24,13 +39,21 @@ std::vector<Placement> placeNodes(const Graph& g, const std::vector<Parts>& node
       continue;
     }
     std::vector<std::optional<ProducerBlocks>> producers;
+    MatchKey key{space.sizes, space.operandDims, space.outputDims, nodeParts[i], {}};
     for (const auto& input : n.inputs) {
       const int from = index.nodeIndex(input);
-      if (from < 0) producers.emplace_back();
-      else producers.push_back(ProducerBlocks{outputGrids[static_cast<std::size_t>(from)],
-                                              placements[static_cast<std::size_t>(from)].blockOwner});
+      if (from < 0) {
+        producers.emplace_back();
+        std::get<4>(key).emplace_back();
+        continue;
+      }
+      producers.push_back(ProducerBlocks{outputGrids[static_cast<std::size_t>(from)],
+                                         placements[static_cast<std::size_t>(from)].blockOwner});
+      std::get<4>(key).emplace_back(std::make_pair(producers.back()->grid.parts, producers.back()->owner));
     }
-    placements[i] = matchedPlacement(geometry, producers, devices);
+    auto [it, inserted] = matched.try_emplace(std::move(key));
+    if (inserted) it->second = matchedPlacement(geometry, producers, devices);
+    placements[i] = it->second;
   }
   return placements;
 }

@@ -9,6 +9,7 @@
 // agree by construction. Header-only and dependency-free (the planner includes it too).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -121,20 +122,42 @@ inline int64_t overlapElements(const BlockGrid& ga, int64_t a, const BlockGrid& 
   return n;
 }
 
-// Calls visit(block, elements) for every block of `from` that overlaps block `block`
-// (coordinates) of `to`; both grids over the same shape.
+// Calls visit(block, elements) for every block of `from` that overlaps block number
+// `block` of `to`; both grids over the same shape. Allocation-free up to 8 dimensions (the
+// planner runs it for every rank and operand of every node of a plan it prices).
 template <class Visit>
-void forEachOverlap(const BlockGrid& to, const std::vector<int64_t>& block, const BlockGrid& from, Visit visit) {
+void forEachOverlap(const BlockGrid& to, int64_t block, const BlockGrid& from, Visit visit) {
+  constexpr std::size_t kOnStack = 8;
   const std::size_t dims = to.dims();
-  std::vector<int64_t> lo(dims), hi(dims), cur(dims);
-  for (std::size_t d = 0; d < dims; ++d) {
-    const int64_t begin = block[d] * to.extent(d), end = begin + to.extent(d);
-    lo[d] = begin / from.extent(d);
-    hi[d] = (end - 1) / from.extent(d);
+  int64_t onStack[4 * kOnStack];
+  std::vector<int64_t> onHeap;
+  int64_t* lo = onStack;
+  if (dims > kOnStack) {
+    onHeap.resize(4 * dims);
+    lo = onHeap.data();
+  }
+  // Per dimension: the range [lo, hi] of `from` coordinates met, the current one, and
+  // where the block of `to` begins.
+  int64_t* hi = lo + dims;
+  int64_t* cur = hi + dims;
+  int64_t* first = cur + dims;
+  for (std::size_t d = dims; d-- > 0;) {
+    const int64_t coordinate = block % to.parts[d];
+    block /= to.parts[d];
+    first[d] = coordinate * to.extent(d);
+    lo[d] = first[d] / from.extent(d);
+    hi[d] = (first[d] + to.extent(d) - 1) / from.extent(d);
     cur[d] = lo[d];
   }
   for (;;) {
-    visit(from.index(cur), overlapElements(to, block, from, cur));
+    int64_t index = 0, elements = 1;
+    for (std::size_t d = 0; d < dims; ++d) {
+      index = index * from.parts[d] + cur[d];
+      const int64_t ef = from.extent(d), et = to.extent(d);
+      const int64_t a = std::max(first[d], cur[d] * ef), b = std::min(first[d] + et, (cur[d] + 1) * ef);
+      elements *= b - a;
+    }
+    visit(index, elements);
     std::size_t d = dims;
     for (;;) {
       if (d == 0) return;
@@ -143,6 +166,12 @@ void forEachOverlap(const BlockGrid& to, const std::vector<int64_t>& block, cons
       cur[d] = lo[d];
     }
   }
+}
+
+// The same for a block given by its grid coordinates.
+template <class Visit>
+void forEachOverlap(const BlockGrid& to, const std::vector<int64_t>& block, const BlockGrid& from, Visit visit) {
+  forEachOverlap(to, to.index(block), from, visit);
 }
 
 }  // namespace einrt
