@@ -19,6 +19,7 @@
 #include <einrt/traffic.h>
 
 #include "planner/cost/plan_cost.h"
+#include "planner/cost/traffic.h"
 #include "planner/graph/load.h"
 #include "planner/partition/call_geometry.h"
 #include "planner/placement/assignment.h"
@@ -221,5 +222,59 @@ TEST_CASE("the placement rules: canonical keeps block b on rank b; matched never
         }
       }
     }
+  }
+}
+
+TEST_CASE("the search's canonical repartition count equals an element-by-element count") {
+  // Rank r owns block r of the producer's grid and reads block read[r] of the consumer's;
+  // the elements it must receive are those of its read block it does not own, counted
+  // element by element here (no overlap arithmetic), and through repartitionTraffic.
+  const unsigned seed = 20261125;
+  std::cout << "canonical repartition seed " << seed << "\n";
+  std::mt19937 rng(seed);
+  const std::vector<std::vector<int64_t>> shapes{{12}, {8, 6}, {4, 6, 4}, {6, 2, 3, 4}};
+  auto randomParts = [&](const std::vector<int64_t>& shape) {
+    std::vector<int64_t> parts;
+    for (int64_t e : shape) {
+      std::vector<int64_t> divisors;
+      for (int64_t d = 1; d <= e; ++d)
+        if (e % d == 0) divisors.push_back(d);
+      parts.push_back(divisors[rng() % divisors.size()]);
+    }
+    return parts;
+  };
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::vector<int64_t>& shape = shapes[rng() % shapes.size()];
+    const einrt::BlockGrid producer{shape, randomParts(shape)}, consumer{shape, randomParts(shape)};
+    const int64_t ranks = 1 + static_cast<int64_t>(rng() % 12);
+    std::vector<int64_t> read(static_cast<std::size_t>(ranks));
+    for (auto& b : read) b = static_cast<int64_t>(rng() % static_cast<unsigned>(consumer.blockCount()));
+    const int64_t devices = std::max(ranks, producer.blockCount());
+    int64_t total = 1;
+    for (int64_t e : shape) total *= e;
+    int64_t want = 0;
+    for (int64_t r = 0; r < ranks; ++r)
+      for (int64_t flat = 0; flat < total; ++flat) {
+        std::vector<int64_t> pc, cc;
+        int64_t rest = flat;
+        for (std::size_t d = shape.size(); d-- > 0;) {
+          const int64_t i = rest % shape[d];
+          rest /= shape[d];
+          pc.insert(pc.begin(), i / producer.extent(d));
+          cc.insert(cc.begin(), i / consumer.extent(d));
+        }
+        if (consumer.index(cc) == read[static_cast<std::size_t>(r)] && producer.index(pc) != r) ++want;
+      }
+    const int64_t got = canonicalRepartitionElements(producer, ownedBlockCoordinates(producer), consumer,
+                                                     rankBlockCoordinates(consumer, read));
+    std::vector<int> owner(static_cast<std::size_t>(producer.blockCount()));
+    std::iota(owner.begin(), owner.end(), 0);
+    std::vector<int> callRank(static_cast<std::size_t>(ranks));
+    std::iota(callRank.begin(), callRank.end(), 0);
+    const Traffic general = repartitionTraffic(BlockHomes(producer, owner, devices), consumer, read, callRank, devices,
+                                               TrafficDetail::Total);
+    CAPTURE(trial);
+    CHECK(got == want);
+    CHECK(general.elements == want);
   }
 }
