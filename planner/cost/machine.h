@@ -8,6 +8,12 @@
 //   memory_bandwidth: 2.0e11   # optional: bytes/s per rank for the other kernels
 //                              # (default: they are costed at `flops` per FLOP)
 //
+// A cluster (SPEC 9) adds its nodes: `latency` and `bandwidth` are then the link inside a
+// node, and
+//   ranks_per_node: 8                # ranks k*8 .. k*8+7 share node k (mpirun's block mapping)
+//   inter_node_latency: 5 us         # the network between nodes
+//   inter_node_bandwidth: 25 GB/s    # bytes/s per rank while every rank exchanges
+//
 // plus the informational keys einrt-calibrate records (ranks, p2p_bandwidth,
 // alltoallv_bandwidth, ..., see machineInformationKeys). Numbers may carry a unit
 // suffix; any other key is an error, as is a missing, negative or non-numeric value.
@@ -17,6 +23,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <einrt/nodes.h>
 
 namespace eindecomp {
 
@@ -28,7 +36,20 @@ struct Machine {
   std::optional<double> flopsBf16PerSecond;     // bf16 GEMM (oneDNN or f32 conversions)
   std::optional<double> flopsF16PerSecond;      // f16 GEMM
   std::optional<double> memoryBytesPerSecond;   // non-GEMM kernels
+  // A cluster: ranks per node and the link between nodes (absent: one node, one link).
+  std::optional<int64_t> ranksPerNode;
+  double interNodeLatencySeconds = 0;
+  double interNodeBandwidthBytesPerSecond = 0;
+
+  einrt::RankNodes rankNodes() const { return {ranksPerNode.value_or(0)}; }
 };
+
+// The rank-to-node rule of an optional machine (none: one node).
+inline einrt::RankNodes rankNodesOf(const std::optional<Machine>& m) { return m ? m->rankNodes() : einrt::RankNodes{}; }
+
+// The machine with its nodes forgotten: every link priced as the intra-node one (what a
+// cluster-blind planner assumes).
+Machine flatMachine(Machine m);
 
 // Throws InputError (exit 2) naming the file, line and field.
 Machine loadMachineFile(const std::string& path);

@@ -19,7 +19,7 @@ int64_t ObjectiveModel::nodeTerm(const Node& n, const NodeSpace& space, const Pa
       return checkedMul(t.elements, elementBytes(), "traffic bytes");
     }
     case Objective::Time: {
-      const Traffic t = aggregationTraffic(geometry, placement.callRank, placement.blockOwner, devices, TrafficDetail::PerRank);
+      const Traffic t = aggregationTraffic(geometry, placement.callRank, placement.blockOwner, devices, TrafficDetail::PerRank, nodes());
       const int64_t compute = computePicoseconds(*machine, callWork(n, space, parts, runsAsGemm(n)), 1, dtype);
       return checkedAdd(compute, phasePicoseconds(*machine, t, elementBytes()), "estimated time");
     }
@@ -37,7 +37,7 @@ int64_t ObjectiveModel::edgeTerm(const std::vector<int64_t>& bounds, const Parts
       return checkedMul(t.elements, elementBytes(), "traffic bytes");
     }
     case Objective::Time: {
-      const Traffic t = repartitionTraffic(*producer, consumer, callBlock, callRank, devices, TrafficDetail::PerRank);
+      const Traffic t = repartitionTraffic(*producer, consumer, callBlock, callRank, devices, TrafficDetail::PerRank, nodes());
       return phasePicoseconds(*machine, t, elementBytes());
     }
   }
@@ -60,7 +60,9 @@ int64_t ObjectiveModel::total(const PlanCost& c) const {
 
 bool ObjectiveModel::fits(const PlanCost& c) const { return !memLimitBytes || c.peakBytesPerDevice <= *memLimitBytes; }
 
-ObjectiveModel::Key ObjectiveModel::key(const PlanCost& c) const { return {!fits(c), total(c), c.trafficBytes}; }
+ObjectiveModel::Key ObjectiveModel::key(const PlanCost& c) const {
+  return {!fits(c), total(c), c.interNodeBytes, c.trafficBytes};
+}
 
 std::string ObjectiveModel::totalText(const PlanCost& c) const {
   switch (objective) {

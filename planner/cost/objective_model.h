@@ -8,6 +8,7 @@
 //   paper    node = join + agg                     edge = repart(dP, dC)       elements
 //   traffic  node = aggregation traffic            edge = repartition traffic  bytes
 //   time     node = compute + aggregation phase    edge = repartition phase    picoseconds
+// On a cluster (SPEC 9) the time objective prices each link on its own (time_model.h).
 // Memory is a constraint, not a term: a plan whose peak (memory.h) exceeds the limit loses
 // to every plan that fits, whatever its objective.
 #pragma once
@@ -37,6 +38,9 @@ struct ObjectiveModel {
   DType dtype = DType::F32;
   std::optional<int64_t> memLimitBytes;  // every rank's whole-program peak
 
+  // The machine's nodes (none: one node), which the time objective prices link by link.
+  einrt::RankNodes nodes() const { return rankNodesOf(machine); }
+
   int64_t elementBytes() const { return static_cast<int64_t>(dtypeSize(dtype)); }
 
   // A node's local term for one partition (its calls placed by `placement`).
@@ -61,7 +65,9 @@ struct ObjectiveModel {
   // The whole plan: what the objective minimizes (its unit above).
   int64_t total(const PlanCost& c) const;
   bool fits(const PlanCost& c) const;
-  using Key = std::tuple<bool, int64_t, int64_t>;  // (over the limit, total, traffic)
+  // (over the limit, total, bytes between nodes, traffic): of two plans equal under the
+  // objective, the one that sends less over the network wins.
+  using Key = std::tuple<bool, int64_t, int64_t, int64_t>;
   Key key(const PlanCost& c) const;
   // "123 bytes of traffic", "456 (paper cost, elements)", "789 ps estimated".
   std::string totalText(const PlanCost& c) const;

@@ -15,7 +15,9 @@ namespace eindecomp {
 PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine, MemoryDetail memory) {
   const int64_t elementBytes = static_cast<int64_t>(dtypeSize(g.dtype));
   const auto detail = machine ? TrafficDetail::PerRank : TrafficDetail::Total;
+  const einrt::RankNodes nodes = rankNodesOf(machine);
   PlanCost pc;
+  pc.ranksPerNode = nodes.ranksPerNode;
   pc.nodes.resize(plan.nodes.size());
   std::vector<NodeSpace> spaces;
   std::vector<CallGeometry> geometry;
@@ -30,8 +32,9 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     c.agg = paper.agg;
     c.flops = nodeFlops(n);
     c.bytesPerDevice = paper.bytesPerDevice;
-    const Traffic agg = aggregationTraffic(geometry.back(), np.placement.callRank, np.placement.blockOwner, plan.devices, detail);
+    const Traffic agg = aggregationTraffic(geometry.back(), np.placement.callRank, np.placement.blockOwner, plan.devices, detail, nodes);
     c.trafficAggBytes = checkedMul(agg.elements, elementBytes, "traffic bytes");
+    c.interNodeBytes = checkedMul(agg.interNodeElements, elementBytes, "traffic bytes");
     if (machine) {
       std::map<int, int64_t> callsPerRank;
       int64_t busiest = 0;
@@ -51,12 +54,14 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     const CallGeometry& reads = geometry[static_cast<std::size_t>(edge.toNode)];
     const Traffic t = repartitionTraffic(homes, reads.operandGrid[static_cast<std::size_t>(edge.operand)],
                                          reads.operandBlock[static_cast<std::size_t>(edge.operand)],
-                                         consumer.placement.callRank, plan.devices, detail);
+                                         consumer.placement.callRank, plan.devices, detail, nodes);
     c.trafficBytes = checkedMul(t.elements, elementBytes, "traffic bytes");
+    c.interNodeBytes = checkedMul(t.interNodeElements, elementBytes, "traffic bytes");
     if (machine) c.timePs = phasePicoseconds(*machine, t, elementBytes);
     NodePlanCost& to = pc.nodes[static_cast<std::size_t>(edge.toNode)];
     to.repartIn = checkedAdd(to.repartIn, c.paper, "repart_in");
     to.trafficInBytes = checkedAdd(to.trafficInBytes, c.trafficBytes, "traffic bytes");
+    to.interNodeBytes = checkedAdd(to.interNodeBytes, c.interNodeBytes, "traffic bytes");
     to.timePs = checkedAdd(to.timePs, c.timePs, "estimated time");
   }
   int64_t time = 0;
@@ -65,6 +70,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     c.trafficBytes = checkedAdd(c.trafficInBytes, c.trafficAggBytes, "traffic bytes");
     pc.paper = checkedAdd(pc.paper, c.paper, "total cost");
     pc.trafficBytes = checkedAdd(pc.trafficBytes, c.trafficBytes, "total traffic");
+    pc.interNodeBytes = checkedAdd(pc.interNodeBytes, c.interNodeBytes, "total traffic");
     pc.flops = checkedAdd(pc.flops, c.flops, "total FLOPs");
     time = checkedAdd(time, c.timePs, "estimated time");
   }

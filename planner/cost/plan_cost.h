@@ -7,6 +7,7 @@
 //            reads from another node, and the aggregation of its partial results; a
 //            node's traffic is what the emitted program's counters measure for it;
 //   time     with a machine: the phases of time_model.h, summed;
+//   links    on a cluster machine (SPEC 9), each traffic figure's bytes between nodes;
 //   memory   each rank's peak (memory.h), the program's measured high-water mark.
 #pragma once
 
@@ -27,6 +28,7 @@ struct NodePlanCost {
   int64_t trafficInBytes = 0;                          // repartition into its operands
   int64_t trafficAggBytes = 0;                         // aggregation of its partial results
   int64_t trafficBytes = 0;                            // the two together
+  int64_t interNodeBytes = 0;                          // of those, between nodes (SPEC 9; 0 on one node)
   int64_t timePs = 0;                                  // with a machine: all its phases
   int64_t computePs = 0;                               // with a machine: its kernel calls
   int64_t flops = 0;
@@ -36,6 +38,7 @@ struct NodePlanCost {
 struct EdgePlanCost {
   int64_t paper = 0;         // repartition, elements
   int64_t trafficBytes = 0;
+  int64_t interNodeBytes = 0;  // of those, between nodes
   int64_t timePs = 0;        // with a machine
 };
 
@@ -45,6 +48,8 @@ struct PlanCost {
   int64_t paper = 0;                // elements
   int64_t paperBytes = 0;           // paper * dtype size
   int64_t trafficBytes = 0;
+  int64_t interNodeBytes = 0;       // of those, between nodes (intra-node: the rest)
+  int64_t ranksPerNode = 0;         // the machine's nodes (0: one node)
   std::optional<int64_t> timePs;    // with a machine
   int64_t flops = 0;
   int64_t peakBytesPerDevice = 0;  // memory.peakBytesPerDevice

@@ -17,10 +17,20 @@ int64_t toPicoseconds(double seconds) {
 
 }  // namespace
 
+namespace {
+
+double linkSeconds(const LinkLoad& load, double latency, double bandwidth, int64_t elementBytes) {
+  if (load.busiestElements == 0) return 0;
+  return latency * static_cast<double>(load.busiestMessages) +
+         static_cast<double>(load.busiestElements) * static_cast<double>(elementBytes) / bandwidth;
+}
+
+}  // namespace
+
 int64_t phasePicoseconds(const Machine& m, const Traffic& t, int64_t elementBytes) {
   if (t.elements == 0) return 0;
-  return toPicoseconds(m.latencySeconds * static_cast<double>(t.busiestMessages) +
-                       static_cast<double>(t.busiestElements) * static_cast<double>(elementBytes) / m.bandwidthBytesPerSecond);
+  return toPicoseconds(linkSeconds(t.intraNode, m.latencySeconds, m.bandwidthBytesPerSecond, elementBytes) +
+                       linkSeconds(t.interNode, m.interNodeLatencySeconds, m.interNodeBandwidthBytesPerSecond, elementBytes));
 }
 
 CallWork callWork(const Node& n, const NodeSpace& space, const Parts& parts, bool gemm) {

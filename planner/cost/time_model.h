@@ -3,8 +3,10 @@
 // real traffic, per rank. A node runs as phases, one after another (as the emitted
 // program runs them): the repartition of each operand another node produced, its kernel
 // calls, the aggregation of partial results. Its time is the sum of
-//   phase(t)  = latency * t.busiestMessages + t.busiestElements * dtype bytes / bandwidth
-//               (0 when nothing crosses ranks)
+//   phase(t)  = link(intra-node load, latency, bandwidth)
+//             + link(inter-node load, inter_node_latency, inter_node_bandwidth)
+//   link(l, a, b) = a * l.busiestMessages + l.busiestElements * dtype bytes / b
+//               (0 when nothing crosses that link; on one node everything is intra-node)
 //   compute   = calls on the busiest rank * per call:
 //               FLOPs / flops (flops_f64 for f64)            for GEMM kernels,
 //               (|X| + |Y| + |Z| blocks) bytes / memory_bandwidth  for the others

@@ -18,39 +18,53 @@ BlockHomes::BlockHomes(einrt::BlockGrid grid, std::vector<int> owner, int64_t de
 
 namespace {
 
-// Per-rank sums and the distinct (sender, receiver) pairs that carry data.
+// Per-rank sums and the distinct (sender, receiver) pairs that carry data, per link.
 class RankTally {
  public:
-  explicit RankTally(int64_t devices) : sent_(static_cast<std::size_t>(devices)), received_(static_cast<std::size_t>(devices)) {}
+  RankTally(int64_t devices, const einrt::RankNodes& nodes) : nodes_(nodes) {
+    for (Link& l : links_) {
+      l.sent.assign(static_cast<std::size_t>(devices), 0);
+      l.received.assign(static_cast<std::size_t>(devices), 0);
+    }
+  }
   void add(int from, int to, int64_t elements) {
-    sent_[static_cast<std::size_t>(from)] += elements;
-    received_[static_cast<std::size_t>(to)] += elements;
-    pairs_.emplace_back(from, to);
+    Link& l = links_[nodes_.sameNode(from, to) ? 0 : 1];
+    l.sent[static_cast<std::size_t>(from)] += elements;
+    l.received[static_cast<std::size_t>(to)] += elements;
+    l.pairs.emplace_back(from, to);
   }
   void finish(Traffic& t) {
-    std::sort(pairs_.begin(), pairs_.end());
-    pairs_.erase(std::unique(pairs_.begin(), pairs_.end()), pairs_.end());
-    std::vector<int64_t> messages(sent_.size(), 0);
-    for (const auto& [from, to] : pairs_) {
-      ++messages[static_cast<std::size_t>(from)];
-      ++messages[static_cast<std::size_t>(to)];
-    }
-    for (std::size_t r = 0; r < sent_.size(); ++r) {
-      t.busiestElements = std::max({t.busiestElements, sent_[r], received_[r]});
-      t.busiestMessages = std::max(t.busiestMessages, messages[r]);
-    }
+    finish(links_[0], t.intraNode);
+    finish(links_[1], t.interNode);
   }
 
  private:
-  std::vector<int64_t> sent_, received_;
-  std::vector<std::pair<int, int>> pairs_;
+  struct Link {
+    std::vector<int64_t> sent, received;
+    std::vector<std::pair<int, int>> pairs;
+  };
+  static void finish(Link& l, LinkLoad& load) {
+    std::sort(l.pairs.begin(), l.pairs.end());
+    l.pairs.erase(std::unique(l.pairs.begin(), l.pairs.end()), l.pairs.end());
+    std::vector<int64_t> messages(l.sent.size(), 0);
+    for (const auto& [from, to] : l.pairs) {
+      ++messages[static_cast<std::size_t>(from)];
+      ++messages[static_cast<std::size_t>(to)];
+    }
+    for (std::size_t r = 0; r < l.sent.size(); ++r) {
+      load.busiestElements = std::max({load.busiestElements, l.sent[r], l.received[r]});
+      load.busiestMessages = std::max(load.busiestMessages, messages[r]);
+    }
+  }
+  einrt::RankNodes nodes_;
+  Link links_[2];  // intra-node, inter-node
 };
 
 }  // namespace
 
 Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& consumerGrid,
                            const std::vector<int64_t>& callBlock, const std::vector<int>& callRank, int64_t devices,
-                           TrafficDetail detail) {
+                           TrafficDetail detail, const einrt::RankNodes& nodes) {
   const char* what = "repartition traffic";
   // Each rank receives each block its calls read once.
   std::vector<std::pair<int, int64_t>> needs;  // (rank, block)
@@ -63,20 +77,32 @@ Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& c
   const int64_t blockElements = consumerGrid.blockElements();
   const einrt::BlockGrid& from = producer.grid();
   if (detail == TrafficDetail::Total) {
+    const bool cluster = nodes.spansNodes(devices);
+    auto ownedBy = [&](int64_t rank, int64_t block) {
+      int64_t n = 0;
+      for (const int64_t* o = producer.ownedBegin(static_cast<int>(rank)); o != producer.ownedEnd(static_cast<int>(rank)); ++o)
+        n += einrt::overlapElements(consumerGrid, block, from, *o);
+      return n;
+    };
     for (const auto& [rank, block] : needs) {
-      int64_t local = 0;
-      for (const int64_t* o = producer.ownedBegin(rank); o != producer.ownedEnd(rank); ++o)
-        local += einrt::overlapElements(consumerGrid, block, from, *o);
+      const int64_t local = ownedBy(rank, block);
       t.elements = checkedAdd(t.elements, blockElements - local, what);
+      if (!cluster) continue;
+      // What the ranks of its node hold does not cross the network.
+      const int64_t first = nodes.nodeOf(rank) * nodes.ranksPerNode, end = std::min(first + nodes.ranksPerNode, devices);
+      int64_t onNode = 0;
+      for (int64_t q = first; q < end; ++q) onNode += q == rank ? local : ownedBy(q, block);
+      t.interNodeElements = checkedAdd(t.interNodeElements, blockElements - onNode, what);
     }
     return t;
   }
-  RankTally tally(devices);
+  RankTally tally(devices, nodes);
   for (const auto& [rank, block] : needs)
     einrt::forEachOverlap(consumerGrid, block, from, [&](int64_t o, int64_t elements) {
       const int owner = producer.owner(o);
       if (owner == rank) return;
       t.elements = checkedAdd(t.elements, elements, what);
+      if (!nodes.sameNode(owner, rank)) t.interNodeElements = checkedAdd(t.interNodeElements, elements, what);
       tally.add(owner, rank, elements);
     });
   tally.finish(t);
@@ -124,7 +150,7 @@ int64_t canonicalRepartitionElements(const einrt::BlockGrid& producer, const Ran
 }
 
 Traffic aggregationTraffic(const CallGeometry& g, const std::vector<int>& callRank, const std::vector<int>& blockOwner,
-                           int64_t devices, TrafficDetail detail) {
+                           int64_t devices, TrafficDetail detail, const einrt::RankNodes& nodes) {
   const char* what = "aggregation traffic";
   std::vector<std::pair<int64_t, int>> partials;  // (output block, rank holding a partial)
   partials.reserve(callRank.size());
@@ -133,11 +159,12 @@ Traffic aggregationTraffic(const CallGeometry& g, const std::vector<int>& callRa
   partials.erase(std::unique(partials.begin(), partials.end()), partials.end());
   Traffic t;
   const int64_t blockElements = g.outputGrid.blockElements();
-  RankTally tally(detail == TrafficDetail::PerRank ? devices : 0);
+  RankTally tally(detail == TrafficDetail::PerRank ? devices : 0, nodes);
   for (const auto& [block, rank] : partials) {
     const int owner = blockOwner[static_cast<std::size_t>(block)];
     if (rank == owner) continue;
     t.elements = checkedAdd(t.elements, blockElements, what);
+    if (!nodes.sameNode(rank, owner)) t.interNodeElements = checkedAdd(t.interNodeElements, blockElements, what);
     if (detail == TrafficDetail::PerRank) tally.add(rank, owner, blockElements);
   }
   if (detail == TrafficDetail::PerRank) tally.finish(t);

@@ -14,22 +14,31 @@
 //   graph inputs cost nothing: every rank makes (or reads) the blocks its calls need.
 //
 // The totals are all the planner's traffic objective needs; the per-rank view (the
-// busiest rank's elements and messages) feeds the time estimate (time_model.h).
+// busiest rank's elements and messages) feeds the time estimate (time_model.h). On a
+// cluster (einrt/nodes.h) every count is split by link: a piece between ranks of one
+// node crosses the intra-node link, any other the inter-node network.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include <einrt/block_grid.h>
+#include <einrt/nodes.h>
 
 #include "planner/partition/call_geometry.h"
 
 namespace eindecomp {
 
+// One link's load on its busiest rank (PerRank only).
+struct LinkLoad {
+  int64_t busiestElements = 0;  // max over ranks of max(sent, received) over this link
+  int64_t busiestMessages = 0;  // max over ranks of messages sent + received over this link
+};
+
 struct Traffic {
-  int64_t elements = 0;          // over all ranks
-  int64_t busiestElements = 0;   // max over ranks of max(sent, received)   (PerRank only)
-  int64_t busiestMessages = 0;   // max over ranks of messages sent + received (PerRank only)
+  int64_t elements = 0;           // over all ranks
+  int64_t interNodeElements = 0;  // of those, between ranks on different nodes
+  LinkLoad intraNode, interNode;  // PerRank only
 };
 
 enum class TrafficDetail { Total, PerRank };
@@ -54,7 +63,7 @@ class BlockHomes {
 // of `consumerGrid` (a grid over the same shape as the producer's).
 Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& consumerGrid,
                            const std::vector<int64_t>& callBlock, const std::vector<int>& callRank, int64_t devices,
-                           TrafficDetail detail);
+                           TrafficDetail detail, const einrt::RankNodes& nodes = {});
 
 // The same repartition's total under the canonical placement (placement.h), which the
 // search prices for every pair of layouts: rank r owns block r of the producer's grid (if
@@ -76,6 +85,7 @@ int64_t canonicalRepartitionElements(const einrt::BlockGrid& producer, const Ran
 
 // Aggregation of a node's partial results into the owners of its output blocks.
 Traffic aggregationTraffic(const CallGeometry& geometry, const std::vector<int>& callRank,
-                           const std::vector<int>& blockOwner, int64_t devices, TrafficDetail detail);
+                           const std::vector<int>& blockOwner, int64_t devices, TrafficDetail detail,
+                           const einrt::RankNodes& nodes = {});
 
 }  // namespace eindecomp

@@ -20,7 +20,7 @@ const std::vector<std::string>& topKeys() {
   static const std::vector<std::string> keys{
       "schema_version", "tool",        "command",       "command_line",        "graph_sha256", "graph",
       "devices",        "algorithm",   "objective",     "dtype",               "nodes",        "edges",
-      "total_cost",     "total_bytes", "total_traffic_bytes", "total_flops", "peak_bytes_per_device",
+      "total_cost",     "total_bytes", "total_traffic_bytes", "intra_node_bytes", "inter_node_bytes", "ranks_per_node", "total_flops", "peak_bytes_per_device",
       "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "search_time_s", "optimal",   "notes",               "bytes_predicted"};
   return keys;
 }
@@ -28,7 +28,7 @@ const std::vector<std::string>& topKeys() {
 const std::vector<std::string>& nodeKeys() {
   static const std::vector<std::string> keys{
       "name",          "partition",        "kernel_calls",      "output_partition", "placement", "cost",
-      "traffic_bytes", "traffic_in_bytes", "traffic_agg_bytes", "flops",            "bytes_per_device",
+      "traffic_bytes", "traffic_in_bytes", "traffic_agg_bytes", "intra_node_bytes", "inter_node_bytes", "flops",            "bytes_per_device",
       "live_bytes",    "resident_input_bytes", "fallback",      "estimated_time_s", "kernel",            "bytes_predicted"};
   return keys;
 }

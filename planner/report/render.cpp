@@ -53,6 +53,8 @@ nlohmann::ordered_json partitionJson(const Labels& labels, const Parts& parts) {
 TextTable nodeTable(const Report& r, bool human) {
   TextTable t;
   t.header = {"node", "partition", "calls", "traffic", "join", "agg", "repart_in", "paper", "flops", "live_bytes"};
+  const bool cluster = r.ranksPerNode > 0;
+  if (cluster) t.header.push_back("inter_node");
   if (r.estimatedTimeSeconds) t.header.push_back("time");
   t.numeric.assign(t.header.size(), true);
   t.numeric[0] = t.numeric[1] = false;
@@ -62,6 +64,7 @@ TextTable nodeTable(const Report& r, bool human) {
                                  std::to_string(n.kernelCalls), bytes(n.trafficBytes), std::to_string(n.join),
                                  std::to_string(n.agg), std::to_string(n.repartIn), std::to_string(n.total),
                                  human ? formatFlops(n.flops) : std::to_string(n.flops), bytes(n.liveBytes)};
+    if (cluster) row.push_back(bytes(n.interNodeBytes));
     if (r.estimatedTimeSeconds) row.push_back(human ? formatSeconds(*n.timeSeconds) : numberText(*n.timeSeconds));
     t.rows.push_back(std::move(row));
   }
@@ -71,6 +74,7 @@ TextTable nodeTable(const Report& r, bool human) {
     std::vector<std::string> total{"TOTAL", "", "", std::to_string(r.totalTrafficBytes), std::to_string(join),
                                    std::to_string(agg), std::to_string(repart), std::to_string(r.totalCost),
                                    std::to_string(r.totalFlops), std::to_string(r.peakBytesPerDevice)};
+    if (cluster) total.push_back(std::to_string(r.totalInterNodeBytes));
     if (r.estimatedTimeSeconds) total.push_back(numberText(*r.estimatedTimeSeconds));
     t.rows.push_back(std::move(total));
   }
@@ -91,6 +95,9 @@ std::string summaryLine(const Report& r) {
   std::string s = "objective " + std::string(objectiveName(r.objective)) + ": traffic " + formatBytes(r.totalTrafficBytes) +
                   " per execution, paper cost " + std::to_string(r.totalCost) + " elements (" + formatBytes(r.totalBytes) +
                   "), " + formatFlops(r.totalFlops) + ", peak " + formatBytes(r.peakBytesPerDevice) + " on the busiest rank";
+  if (r.ranksPerNode > 0)
+    s += ", between nodes " + formatBytes(r.totalInterNodeBytes) + " of the traffic (" + std::to_string(r.ranksPerNode) +
+         " ranks per node)";
   if (r.estimatedTimeSeconds) s += ", estimated time " + formatSeconds(*r.estimatedTimeSeconds);
   if (r.searchSeconds) s += ", search " + formatSeconds(*r.searchSeconds);
   return s;
@@ -175,6 +182,8 @@ nlohmann::ordered_json reportJson(const Report& r) {
     node["traffic_bytes"] = n.trafficBytes;
     node["traffic_in_bytes"] = n.trafficInBytes;
     node["traffic_agg_bytes"] = n.trafficAggBytes;
+    node["intra_node_bytes"] = n.trafficBytes - n.interNodeBytes;
+    node["inter_node_bytes"] = n.interNodeBytes;
     node["flops"] = n.flops;
     node["bytes_per_device"] = n.bytesPerDevice;
     node["live_bytes"] = n.liveBytes;
@@ -186,13 +195,17 @@ nlohmann::ordered_json reportJson(const Report& r) {
   j["edges"] = nlohmann::ordered_json::array();
   for (const auto& e : r.edges) {
     nlohmann::ordered_json edge{{"from", e.from}, {"to", e.to}, {"operand", e.operand}, {"cost", e.cost},
-                                {"traffic_bytes", e.trafficBytes}};
+                                {"traffic_bytes", e.trafficBytes}, {"intra_node_bytes", e.trafficBytes - e.interNodeBytes},
+                                {"inter_node_bytes", e.interNodeBytes}};
     if (e.timeSeconds) edge["estimated_time_s"] = *e.timeSeconds;
     j["edges"].push_back(std::move(edge));
   }
   j["total_cost"] = r.totalCost;
   j["total_bytes"] = r.totalBytes;
   j["total_traffic_bytes"] = r.totalTrafficBytes;
+  j["intra_node_bytes"] = r.totalTrafficBytes - r.totalInterNodeBytes;
+  j["inter_node_bytes"] = r.totalInterNodeBytes;
+  j["ranks_per_node"] = r.ranksPerNode > 0 ? r.ranksPerNode : r.devices;
   j["total_flops"] = r.totalFlops;
   j["peak_bytes_per_device"] = r.peakBytesPerDevice;
   j["peak_bytes_per_rank"] = r.peakBytesPerRank;

@@ -46,6 +46,7 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
     n.trafficBytes = c.trafficBytes;
     n.trafficInBytes = c.trafficInBytes;
     n.trafficAggBytes = c.trafficAggBytes;
+    n.interNodeBytes = c.interNodeBytes;
     n.flops = c.flops;
     n.bytesPerDevice = c.bytesPerDevice;
     n.liveBytes = cost.memory.nodeLiveBytes[i];
@@ -55,13 +56,16 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
   }
   for (std::size_t e = 0; e < plan.edges.size(); ++e) {
     const PlanEdge& pe = plan.edges[e];
-    EdgeReport er{pe.from, pe.to, pe.operand, cost.edges[e].paper, cost.edges[e].trafficBytes, std::nullopt};
+    EdgeReport er{pe.from, pe.to, pe.operand, cost.edges[e].paper, cost.edges[e].trafficBytes, cost.edges[e].interNodeBytes,
+                  std::nullopt};
     if (machine) er.timeSeconds = picosecondsToSeconds(cost.edges[e].timePs);
     r.edges.push_back(std::move(er));
   }
   r.totalCost = cost.paper;
   r.totalBytes = cost.paperBytes;
   r.totalTrafficBytes = cost.trafficBytes;
+  r.totalInterNodeBytes = cost.interNodeBytes;
+  r.ranksPerNode = cost.ranksPerNode;
   r.totalFlops = cost.flops;
   r.peakBytesPerDevice = cost.peakBytesPerDevice;
   r.peakBytesPerRank = cost.memory.peakBytesPerRank;

@@ -40,6 +40,7 @@ struct NodeReport {
   int64_t join = 0, agg = 0, repartIn = 0, total = 0;  // paper model, elements
   int64_t trafficBytes = 0;                            // in + aggregation
   int64_t trafficInBytes = 0, trafficAggBytes = 0;
+  int64_t interNodeBytes = 0;                          // of trafficBytes, between nodes (SPEC 9)
   int64_t flops = 0;
   int64_t bytesPerDevice = 0;         // the paper's working set of one call (nX + nY + nZ)
   int64_t liveBytes = 0;              // held on the busiest rank while its step runs (SPEC 3.2)
@@ -52,6 +53,7 @@ struct EdgeReport {
   int operand = 0;
   int64_t cost = 0;  // paper repartition, elements
   int64_t trafficBytes = 0;
+  int64_t interNodeBytes = 0;
   std::optional<double> timeSeconds;
 };
 
@@ -67,6 +69,8 @@ struct Report {
   int64_t totalCost = 0;          // paper model, elements
   int64_t totalBytes = 0;         // totalCost * dtype size
   int64_t totalTrafficBytes = 0;  // what crosses between ranks per execution
+  int64_t totalInterNodeBytes = 0;  // of that, what crosses between nodes (intra-node: the rest)
+  int64_t ranksPerNode = 0;         // the machine's nodes (SPEC 9; 0: one node)
   int64_t totalFlops = 0;
   int64_t peakBytesPerDevice = 0;            // max of peakBytesPerRank
   std::vector<int64_t> peakBytesPerRank;      // the program's predicted high-water mark, one thread
