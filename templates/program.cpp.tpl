@@ -35,6 +35,8 @@ einrt::program::ProgramSpec<Real> makeSpec() {
   p.memory = EIN_MEMORY;
   p.devices = {{DEVICES}};
   p.bytesPredicted = {{BYTES_PREDICTED}};
+  p.interNodeBytesPredicted = {{INTER_NODE_BYTES_PREDICTED}};
+  p.ranksPerNode = {{RANKS_PER_NODE}};
   p.flops = {{FLOPS}};
 {{#TENSOR}}
   p.tensors.push_back({"{{NAME}}", { {{SHAPE}} }, {{IS_INPUT}}, {{IS_OUTPUT}}, {{PRODUCER}}, { {{FILE_SHAPE}} } });
@@ -55,6 +57,7 @@ einrt::program::ProgramSpec<Real> makeSpec() {
     n.callRank = { {{CALL_RANKS}} };
     n.blockOwner = { {{BLOCK_OWNERS}} };
     n.bytesPredicted = {{NODE_BYTES_PREDICTED}};
+    n.interNodeBytesPredicted = {{NODE_INTER_NODE_BYTES_PREDICTED}};
     n.flops = {{NODE_FLOPS}};
     n.reductionLength = {{REDUCTION_LENGTH}};
     n.kernel = "{{KERNEL_KIND}}";

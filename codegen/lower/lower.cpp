@@ -58,6 +58,7 @@ NodeProgram describeNode(const Graph& g, const Node& node, int index, const Node
   n.callRank = np.placement.callRank;
   n.blockOwner = np.placement.blockOwner;
   n.bytesPredicted = cost.trafficBytes;
+  n.interNodeBytesPredicted = cost.interNodeBytes;
   n.flops = cost.flops;
   return n;
 }
@@ -73,6 +74,8 @@ RankProgram lowerPlan(const Graph& g, const Plan& plan, const PlanCost& cost) {
   rp.devices = static_cast<int>(plan.devices);
   rp.algorithm = plan.algorithm;
   rp.bytesPredicted = cost.trafficBytes;
+  rp.interNodeBytesPredicted = cost.interNodeBytes;
+  rp.ranksPerNode = cost.ranksPerNode;
   rp.flops = cost.flops;
   rp.peakBytesPredicted = cost.memory.peakBytesPerRank;
   rp.tileWorkspaceBytes = cost.memory.tileWorkspaceBytesPerRank;

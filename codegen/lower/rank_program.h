@@ -62,6 +62,7 @@ struct NodeProgram {
   std::vector<int> callRank;      // rank of each kernel call (the plan's placement)
   std::vector<int> blockOwner;    // rank owning each output block (row-major over output dims)
   int64_t bytesPredicted = 0;     // the plan's traffic for the node (SPEC 3.1)
+  int64_t interNodeBytesPredicted = 0;  // of it, between nodes (SPEC 9)
   int64_t flops = 0;
 };
 
@@ -74,6 +75,8 @@ struct RankProgram {
   std::vector<NodeProgram> nodes;
   std::vector<int> outputs;            // tensor indices of the graph outputs
   int64_t bytesPredicted = 0;
+  int64_t interNodeBytesPredicted = 0;
+  int64_t ranksPerNode = 0;            // the cluster the split assumes (0: one node)
   int64_t flops = 0;
   // The plan's memory model per rank (planner/cost/memory.h): the peak with one thread,
   // the fused-tile workspace per further thread, the staging each rank reserves.

@@ -103,6 +103,7 @@ void fillNode(ctemplate::TemplateDictionary& d, const NodeProgram& n, std::size_
   d.SetValue("CALL_RANKS", joinedNumbers(n.callRank));
   d.SetValue("BLOCK_OWNERS", joinedNumbers(n.blockOwner));
   d.SetValue("NODE_BYTES_PREDICTED", std::to_string(n.bytesPredicted));
+  d.SetValue("NODE_INTER_NODE_BYTES_PREDICTED", std::to_string(n.interNodeBytesPredicted));
   d.SetValue("NODE_FLOPS", std::to_string(n.flops));
   d.SetValue("REDUCTION_LENGTH", std::to_string(n.reductionLength));
   d.SetValue("CALLS", std::to_string(n.calls));
@@ -146,6 +147,8 @@ void fillProject(ctemplate::TemplateDictionary& d, const RankProgram& p, const R
   d.SetIntValue("DEVICES", p.devices);
   d.SetValue("ALGORITHM", isValidIdentifier(p.algorithm) ? p.algorithm : std::string("given"));
   d.SetValue("BYTES_PREDICTED", std::to_string(p.bytesPredicted));
+  d.SetValue("INTER_NODE_BYTES_PREDICTED", std::to_string(p.interNodeBytesPredicted));
+  d.SetValue("RANKS_PER_NODE", std::to_string(p.ranksPerNode));
   d.SetValue("FLOPS", std::to_string(p.flops));
   d.SetValue("PEAK_BYTES_PREDICTED", joinedNumbers(p.peakBytesPredicted));
   d.SetValue("TILE_WORKSPACE_BYTES", joinedNumbers(p.tileWorkspaceBytes));

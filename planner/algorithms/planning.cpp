@@ -9,6 +9,7 @@
 
 #include "planner/algorithms/search_space.h"
 #include "planner/cost/plan_cost.h"
+#include "planner/cost/time_model.h"
 #include "planner/graph/identifiers.h"
 #include "planner/graph/units.h"
 
@@ -40,6 +41,17 @@ PartitionChoice choosePartitions(const std::string& algorithm, const Graph& g, c
   return partitionFixed(g, options);
 }
 
+// The matched placement's weights on this machine: an element between nodes is worth the
+// ratio of the two links' bandwidths in elements inside one.
+LinkWeights linkWeights(const PlanOptions& options) {
+  LinkWeights w;
+  if (!options.machine || !options.machine->rankNodes().spansNodes(options.devices)) return w;
+  w.nodes = options.machine->rankNodes();
+  w.interNodeWeight = std::max<int64_t>(1, std::llround(options.machine->bandwidthBytesPerSecond /
+                                                        options.machine->interNodeBandwidthBytesPerSecond));
+  return w;
+}
+
 struct PricedPlan {
   Plan plan;
   PlanCost cost;
@@ -56,7 +68,8 @@ PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::
   std::optional<PricedPlan> best;
   for (PlacementRule rule : options.placementRules) {
     Plan plan = makePlan(g, options.devices, algorithm, parts,
-                         placeNodes(g, parts, rule, options.pinnedPlacements, options.devices));
+                         placeNodes(g, parts, rule, options.pinnedPlacements, options.devices, linkWeights(options)));
+    plan.ranksPerNode = options.ranksPerNode;
     PlanCost cost = costPlan(g, plan, options.machine, memory);
     if (!best || model.key(cost) < model.key(best->cost))
       best = PricedPlan{std::move(plan), std::move(cost), rule};
@@ -172,6 +185,34 @@ std::string bytesText(int64_t b) { return std::to_string(b) + " bytes (" + forma
                    kExitNoPlan);
 }
 
+// On a cluster the plan is also made for the same machine with its nodes forgotten (every
+// link priced as the intra-node one: what a cluster-blind planner returns) and priced on
+// the cluster. The cluster-aware plan is kept when it sends no more bytes between nodes and
+// takes no longer there; otherwise the flat plan is returned. So a plan for a cluster is
+// never worse on the network, nor slower by the model, than the one made without its nodes.
+void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, PricedPlan& best, std::vector<std::string>& notes) {
+  PlanOptions flatOptions = options;
+  flatOptions.machine = flatMachine(*options.machine);
+  Plan flat;
+  try {
+    flat = planGraph("eindecomp", g, flatOptions);
+  } catch (const InputError& e) {
+    if (e.exitCode() != kExitNoPlan) throw;
+    return;
+  }
+  const PlanCost onCluster =
+      costPlan(g, flat, options.machine, options.memLimitBytes ? MemoryDetail::Peak : MemoryDetail::None);
+  const ObjectiveModel model = objectiveModel(g, options);
+  const bool dominates = best.cost.interNodeBytes <= onCluster.interNodeBytes && *best.cost.timePs <= *onCluster.timePs;
+  if (dominates || !model.fits(onCluster)) return;
+  notes.push_back("cluster: the plan made for the nodes sends " + formatBytes(best.cost.interNodeBytes) + " between nodes in " +
+                  formatSeconds(picosecondsToSeconds(*best.cost.timePs)) + "; the plan made without them sends " +
+                  formatBytes(onCluster.interNodeBytes) + " in " + formatSeconds(picosecondsToSeconds(*onCluster.timePs)) +
+                  " on this cluster, so it is returned");
+  best.plan = std::move(flat);
+  best.cost = onCluster;
+}
+
 }  // namespace
 
 Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& options) {
@@ -249,12 +290,16 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
       }
     }
   }
+  if (algorithm == "eindecomp" && options.machine && options.machine->rankNodes().spansNodes(options.devices) &&
+      model.fits(best.cost))
+    keepClusterPlanOrFlat(g, options, best, notes);
   if (!model.fits(best.cost)) throwNoPlan(options, algorithm == "fixed" ? "the given plan" : algorithm, smallestPeak);
   if (options.placementRules.size() > 1)
     notes.push_back(std::string("placement: ") + placementRuleName(best.rule) + " rule (the cheaper of " +
                     std::to_string(options.placementRules.size()) + " rules under the objective)");
   Plan plan = std::move(best.plan);
   plan.notes = std::move(notes);
+  plan.ranksPerNode = options.machine ? options.machine->ranksPerNode.value_or(0) : options.ranksPerNode;
   plan.optimal = optimal;
   plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return plan;

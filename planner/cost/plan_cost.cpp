@@ -15,7 +15,7 @@ namespace eindecomp {
 PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine, MemoryDetail memory) {
   const int64_t elementBytes = static_cast<int64_t>(dtypeSize(g.dtype));
   const auto detail = machine ? TrafficDetail::PerRank : TrafficDetail::Total;
-  const einrt::RankNodes nodes = rankNodesOf(machine);
+  const einrt::RankNodes nodes = machine ? machine->rankNodes() : einrt::RankNodes{plan.ranksPerNode};
   PlanCost pc;
   pc.ranksPerNode = nodes.ranksPerNode;
   pc.nodes.resize(plan.nodes.size());

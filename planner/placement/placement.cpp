@@ -75,37 +75,82 @@ bool receivesNothing(const CallGeometry& g, const std::vector<std::optional<Prod
   return true;
 }
 
-// Exact: minimise received elements, then distance from the canonical rank (lexicographic).
-std::vector<int> exactAssignment(const std::vector<RankElements>& benefit, const std::vector<int>& canonical,
+// What call c pays on each rank: received elements, those from other nodes weighted.
+// (need - on rank) + (weight - 1) * (need - on the rank's node), from the sparse
+// benefit list: ranks that hold nothing of the call's operands pay the same as each
+// other within a node.
+class ReceiveCost {
+ public:
+  ReceiveCost(const std::vector<RankElements>& benefit, const LinkWeights& links) : benefit_(benefit), links_(links) {
+    for (const auto& b : benefit)
+      for (const auto& [rank, elements] : b) most_ = std::max(most_, elements);
+    if (links.interNodeWeight > 1) {
+      onNode_.resize(benefit.size());
+      for (std::size_t c = 0; c < benefit.size(); ++c)
+        for (const auto& [rank, elements] : benefit[c]) {
+          const int64_t node = links.nodes.nodeOf(rank);
+          auto it = std::find_if(onNode_[c].begin(), onNode_[c].end(), [&](const auto& e) { return e.first == node; });
+          if (it == onNode_[c].end()) onNode_[c].emplace_back(node, elements);
+          else it->second += elements;
+        }
+    }
+  }
+  // Non-negative: `most` stands in for the call's need (the largest benefit of any call).
+  int64_t operator()(std::size_t call, int rank) const {
+    int64_t cost = most_ - elementsOn(benefit_[call], rank);
+    if (!onNode_.empty()) {
+      const int64_t node = links_.nodes.nodeOf(rank);
+      int64_t held = 0;
+      for (const auto& [n, elements] : onNode_[call])
+        if (n == node) held = elements;
+      cost += (links_.interNodeWeight - 1) * (most_ - held);
+    }
+    return cost;
+  }
+  // The nodes holding some of the call's operands (cluster only).
+  const std::vector<std::pair<int64_t, int64_t>>& nodesOf(std::size_t call) const { return onNode_[call]; }
+  bool weighted() const { return !onNode_.empty(); }
+
+ private:
+  const std::vector<RankElements>& benefit_;
+  LinkWeights links_;
+  int64_t most_ = 0;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> onNode_;  // [call]: (node, elements)
+};
+
+// Exact: minimise the weighted received elements, then distance from the canonical rank
+// (lexicographic).
+std::vector<int> exactAssignment(const ReceiveCost& receive, std::size_t calls, const std::vector<int>& canonical,
                                  int64_t devices) {
-  const std::size_t calls = benefit.size();
-  int64_t most = 0;
-  for (const auto& b : benefit)
-    for (const auto& [rank, elements] : b) most = std::max(most, elements);
-  // received = most - benefit is non-negative; scale it so the tie-break (0 or 1 per call)
-  // never outweighs one element.
+  // The tie-break (0 or 1 per call) never outweighs one element.
   const int64_t scale = static_cast<int64_t>(calls) + 1;
   std::vector<std::vector<int64_t>> cost(calls, std::vector<int64_t>(static_cast<std::size_t>(devices)));
   for (std::size_t c = 0; c < calls; ++c)
-    for (int r = 0; r < devices; ++r) {
-      const int64_t received = most - elementsOn(benefit[c], r);
-      cost[c][static_cast<std::size_t>(r)] = received * scale + (r == canonical[c] ? 0 : 1);
-    }
+    for (int r = 0; r < devices; ++r) cost[c][static_cast<std::size_t>(r)] = receive(c, r) * scale + (r == canonical[c] ? 0 : 1);
   return solveAssignment(cost);
 }
 
-// Greedy for many calls: the largest (call, rank) benefits first, then the canonical rank
-// where it is free, then the lowest free rank.
-std::vector<int> greedyAssignment(const std::vector<RankElements>& benefit, const std::vector<int>& canonical,
-                                  int64_t devices) {
-  std::vector<std::tuple<int64_t, int, int>> pairs;  // (-elements, call, rank)
-  for (std::size_t c = 0; c < benefit.size(); ++c)
+// Greedy for many calls: the cheapest (call, rank) pairs among the ranks holding data of
+// the call (and, on a cluster, every rank of a node holding some) first, then the
+// canonical rank where it is free, then the lowest free rank.
+std::vector<int> greedyAssignment(const std::vector<RankElements>& benefit, const ReceiveCost& receive,
+                                  const std::vector<int>& canonical, const LinkWeights& links, int64_t devices) {
+  std::vector<std::tuple<int64_t, int, int>> pairs;  // (cost, call, rank)
+  for (std::size_t c = 0; c < benefit.size(); ++c) {
+    if (receive.weighted()) {
+      for (const auto& [node, elements] : receive.nodesOf(c)) {
+        const int64_t first = node * links.nodes.ranksPerNode, end = std::min(first + links.nodes.ranksPerNode, devices);
+        for (int64_t r = first; r < end; ++r) pairs.emplace_back(receive(c, static_cast<int>(r)), static_cast<int>(c), static_cast<int>(r));
+      }
+      continue;
+    }
     for (const auto& [rank, elements] : benefit[c])
-      if (elements > 0) pairs.emplace_back(-elements, static_cast<int>(c), rank);
+      if (elements > 0) pairs.emplace_back(receive(c, rank), static_cast<int>(c), rank);
+  }
   std::sort(pairs.begin(), pairs.end());
   std::vector<int> rankOf(benefit.size(), -1);
   std::vector<char> taken(static_cast<std::size_t>(devices), 0);
-  for (const auto& [negative, call, rank] : pairs) {
+  for (const auto& [cost, call, rank] : pairs) {
     if (rankOf[static_cast<std::size_t>(call)] >= 0 || taken[static_cast<std::size_t>(rank)]) continue;
     rankOf[static_cast<std::size_t>(call)] = rank;
     taken[static_cast<std::size_t>(rank)] = 1;
@@ -127,16 +172,17 @@ std::vector<int> greedyAssignment(const std::vector<RankElements>& benefit, cons
 }  // namespace
 
 Placement matchedPlacement(const CallGeometry& g, const std::vector<std::optional<ProducerBlocks>>& producers,
-                           int64_t devices) {
+                           int64_t devices, const LinkWeights& links) {
   const Placement canonical = canonicalPlacement(g);
   const bool anyProducer = std::any_of(producers.begin(), producers.end(), [](const auto& p) { return p.has_value(); });
   if (!anyProducer) return canonical;
   const std::vector<RankElements> benefit = localElements(g, producers);
   if (receivesNothing(g, producers, benefit, canonical.callRank)) return canonical;  // nothing to improve
+  const ReceiveCost receive(benefit, links.nodes.spansNodes(devices) ? links : LinkWeights{});
   Placement p;
   p.callRank = g.calls <= kExactAssignmentCalls && devices <= 4 * kExactAssignmentCalls
-                   ? exactAssignment(benefit, canonical.callRank, devices)
-                   : greedyAssignment(benefit, canonical.callRank, devices);
+                   ? exactAssignment(receive, benefit.size(), canonical.callRank, devices)
+                   : greedyAssignment(benefit, receive, canonical.callRank, links, devices);
   p.blockOwner = ownersOfBlocks(g, p.callRank);
   return p;
 }

@@ -13,7 +13,10 @@
 //  - matched: given where the producers' output blocks live, the calls are assigned to
 //    ranks so that as little operand data as possible has to be received (the
 //    assignment problem: exact up to kExactAssignmentCalls calls, greedy beyond), ties
-//    broken towards the canonical rank.
+//    broken towards the canonical rank. On a cluster an element received from another
+//    node weighs `interNodeWeight` elements from the rank's own node (the ratio of the
+//    two links' bandwidths), so heavy exchanges stay inside nodes where they can.
+//    The canonical rule stays node-blind: the search prices the links through it.
 // In both, each output block is owned by the rank of its call with the lowest aggregation
 // coordinate, so a block never travels when nothing is aggregated.
 // This unit places; it neither searches partitions nor computes costs.
@@ -25,6 +28,7 @@
 #include <vector>
 
 #include <einrt/block_grid.h>
+#include <einrt/nodes.h>
 
 #include "planner/partition/call_geometry.h"
 
@@ -61,8 +65,15 @@ struct ProducerBlocks {
   std::vector<int> owner;  // per block
 };
 
+// The matched rule's view of the machine: its nodes and how many intra-node elements one
+// inter-node element is worth (1 on one node).
+struct LinkWeights {
+  einrt::RankNodes nodes;
+  int64_t interNodeWeight = 1;
+};
+
 Placement matchedPlacement(const CallGeometry& geometry, const std::vector<std::optional<ProducerBlocks>>& producers,
-                           int64_t devices);
+                           int64_t devices, const LinkWeights& links = {});
 
 // Checks a placement written by hand (a plan file): one rank per call, each in
 // [0, devices). Returns "" or what is wrong.

@@ -19,7 +19,7 @@ using MatchKey = std::tuple<std::vector<int64_t>, std::vector<std::vector<int>>,
 }  // namespace
 
 std::vector<Placement> placeNodes(const Graph& g, const std::vector<Parts>& nodeParts, PlacementRule rule,
-                                  const PinnedPlacements& pinned, int64_t devices) {
+                                  const PinnedPlacements& pinned, int64_t devices, const LinkWeights& links) {
   const GraphIndex index(g);
   std::map<MatchKey, Placement> matched;
   std::vector<Placement> placements(g.nodes.size());
@@ -52,7 +52,7 @@ std::vector<Placement> placeNodes(const Graph& g, const std::vector<Parts>& node
       std::get<4>(key).emplace_back(std::make_pair(producers.back()->grid.parts, producers.back()->owner));
     }
     auto [it, inserted] = matched.try_emplace(std::move(key));
-    if (inserted) it->second = matchedPlacement(geometry, producers, devices);
+    if (inserted) it->second = matchedPlacement(geometry, producers, devices, links);
     placements[i] = it->second;
   }
   return placements;

@@ -47,6 +47,7 @@ struct Plan {
   std::vector<PlanEdge> edges;       // every node-to-node edge, consumers in node order
   std::vector<std::string> notes;    // fallbacks, truncated enumerations, the search's guarantee
   bool optimal = false;              // proven optimal under the objective over the partitions considered
+  int64_t ranksPerNode = 0;          // the cluster it was made for (SPEC 9; 0: one node), which prices its links
   double searchSeconds = 0;
 };
 
@@ -56,7 +57,7 @@ using PinnedPlacements = std::map<std::string, std::vector<int>>;
 // The placement of every node under `rule`, in topological order (the matched rule looks
 // at the producers' placements); nodes in `pinned` keep theirs (owners derived).
 std::vector<Placement> placeNodes(const Graph& g, const std::vector<Parts>& nodeParts, PlacementRule rule,
-                                  const PinnedPlacements& pinned, int64_t devices);
+                                  const PinnedPlacements& pinned, int64_t devices, const LinkWeights& links = {});
 
 // True when every node runs its fullCalls (a plan that leaves devices idle moves less by
 // doing less; planners and comparisons treat it apart).

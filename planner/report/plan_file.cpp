@@ -115,6 +115,7 @@ PlanFile parsePlanText(const std::string& text, const std::string& displayName) 
     plan.graphSha256Loc = at(displayName, sha);
   }
   if (root["devices"]) plan.devices = positiveField(displayName, root["devices"], "'devices'");
+  if (root["ranks_per_node"]) plan.ranksPerNode = positiveField(displayName, root["ranks_per_node"], "'ranks_per_node'");
   const YAML::Node nodes = root["nodes"];
   if (!nodes) throw InputError({at(displayName, root), "plan file has no 'nodes' list"});
   if (!nodes.IsSequence()) throw InputError({at(displayName, nodes), "'nodes' must be a list"});

@@ -32,6 +32,7 @@ struct PlanFile {
   std::optional<std::string> graphSha256;
   SourceLoc graphSha256Loc;
   std::optional<int64_t> devices;
+  std::optional<int64_t> ranksPerNode;  // the cluster the plan was made for (read back from ranks_per_node)
   std::vector<PlanFileNode> nodes;
 };
 

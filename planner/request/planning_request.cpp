@@ -45,6 +45,7 @@ ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest&
   if (planFile) {
     ResolvedPlanFile file = resolvePlanFile(g, *planFile, o.devices, loaded.sha256);
     o.pinned = std::move(file.partitions);
+    if (planFile->ranksPerNode && *planFile->ranksPerNode < o.devices) o.ranksPerNode = *planFile->ranksPerNode;
     o.pinnedPlacements = std::move(file.placements);
   }
   std::set<std::string> fixed;

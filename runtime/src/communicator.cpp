@@ -37,6 +37,7 @@ Communicator::Communicator(Communicator&& other) noexcept
       rank_(other.rank_),
       size_(other.size_),
       counters_(std::move(other.counters_)),
+      nodes_(other.nodes_),
       pool_(std::move(other.pool_)) {}
 
 Communicator& Communicator::operator=(Communicator&& other) noexcept {
@@ -45,14 +46,16 @@ Communicator& Communicator::operator=(Communicator&& other) noexcept {
     rank_ = other.rank_;
     size_ = other.size_;
     counters_ = std::move(other.counters_);
+    nodes_ = other.nodes_;
     std::swap(pool_, other.pool_);
   }
   return *this;
 }
 
 void Communicator::recordSent(const std::string& operation, const std::string& transport,
-                              const std::string& tensor, uint64_t bytes, uint64_t messages) {
+                              const std::string& tensor, uint64_t bytes, uint64_t messages, uint64_t interNodeBytes) {
   counters_.bytesSent += bytes;
+  counters_.interNodeBytesSent += interNodeBytes;
   counters_.messagesSent += messages;
   counters_.executions += 1;
   counters_.byOperation[operation] += bytes;

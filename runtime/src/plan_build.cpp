@@ -360,6 +360,7 @@ RedistributePlan makeRedistributePlan(Communicator& comm, const std::string& ope
     const uint64_t bytes = static_cast<uint64_t>(volume(p.box)) * dtypeSize(dtype);
     if (p.from == st->rank) {
       st->bytesSent += bytes;
+      if (!comm.rankNodes().sameNode(p.from, p.to)) st->interNodeBytesSent += bytes;
       sendsTo[p.to] = true;
     }
     if (p.to == st->rank) st->bytesRecv += bytes;

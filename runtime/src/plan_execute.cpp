@@ -233,7 +233,7 @@ void RedistributePlan::execute(const BlockMap& srcBlocks, const BlockMap& dstBlo
     ex.mpiRecv = ex.staged ? pool.pinned(Side::Recv, st.recvBytes, device) : ex.recv;
   }
   ex.execute();
-  st.comm->recordSent(st.operation, transportName(st.transport), st.tensor, st.bytesSent, st.messagesSent);
+  st.comm->recordSent(st.operation, transportName(st.transport), st.tensor, st.bytesSent, st.messagesSent, st.interNodeBytesSent);
 }
 
 Transport RedistributePlan::transport() const { return checked(state_).transport; }

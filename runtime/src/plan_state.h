@@ -57,6 +57,7 @@ struct RedistributePlan::State {
   std::size_t sendBytes = 0, recvBytes = 0;
 
   uint64_t bytesSent = 0, bytesRecv = 0, messagesSent = 0;
+  uint64_t interNodeBytesSent = 0;  // of bytesSent, to ranks on other nodes (Communicator::rankNodes)
 
   // Pack buffers come from the communicator's pool (host, or device with pinned mirrors).
   bool deviceBuffersToMpi = false;  // CUDA-aware MPI in use

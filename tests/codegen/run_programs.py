@@ -5,8 +5,11 @@ For every p: `einplan plan GRAPH -p p -o plan.json`, `eincodegen GRAPH --plan pl
 PROJECT` (the same project folder and command line for every p, so kernels.cpp stays as it
 was and `make` recompiles only the plan's tables in program.cpp),
 `make -C PROJECT`, then `mpirun -np p PROJECT/NAME --check --seed S --outputs OUT --report
-R.json`. It requires: exit 0, check passed, measured bytes == predicted bytes == the plan's
-traffic_bytes (total and per node), no bytes at p = 1, and every output equal to `einplan eval --seed S` (the reference
+R.json`. Plans are made for a cluster of two ranks per node (a machine file with
+ranks_per_node: 2, SPEC 9), so every run with more than two ranks also has bytes between
+nodes. It requires: exit 0, check passed, measured bytes == predicted bytes == the plan's
+traffic_bytes (total and per node), the same for the split by link (intra_node_bytes and
+inter_node_bytes, total and per node, measured by the program's counters == the plan's), no bytes at p = 1, and every output equal to `einplan eval --seed S` (the reference
 evaluator, a separate implementation) within the dtype's tolerance, compared with NumPy.
 At one p (the largest up to 4) it also checks that `eincodegen -p p` emits the same plan as
 `einplan plan -p p`, that a wrong rank count is a clear error, that random
@@ -36,6 +39,17 @@ import sanitizer_flake  # noqa: E402
 # Against einplan eval (double arithmetic, each node's result rounded once to the dtype):
 # the programs round at the same places, but from f32 sums taken in another order, so an
 # output may differ by a few roundings of the type after the nodes before it.
+# A cluster of two ranks per node with slow links between nodes: the plans' bytes are
+# split by link, which the programs measure (the program learns ranks_per_node from the plan).
+CLUSTER_MACHINE = """latency: 2 us
+bandwidth: 100 GB/s
+flops: 1 TFLOP/s
+memory_bandwidth: 100 GB/s
+ranks_per_node: 2
+inter_node_latency: 10 us
+inter_node_bandwidth: 10 GB/s
+"""
+
 TOLERANCE = {"f32": 1e-4, "f64": 1e-10, "bf16": 6e-2, "f16": 8e-3}
 NPY_INPUT_TYPE = {"f32": np.float32, "f64": np.float64, "bf16": np.float32, "f16": np.float16}
 
@@ -162,13 +176,15 @@ def main():
     require(p.returncode == 0, "einplan eval", p)
 
     project = work / "project"
+    machine = work / "cluster.yaml"
+    machine.write_text(CLUSTER_MACHINE)
     plan = work / "plan.json"
     counts = [int(r) for r in a.ranks.split(",")]
     # The input-file and rank-count checks run at one p: the largest up to 4 (scattering
     # from rank 0 to several ranks), not at 8, where starting the ranks dominates.
     extras_at = max([r for r in counts if r <= 4] or counts)
     for ranks in counts:
-        p = run([a.einplan, "plan", a.graph, "-p", ranks, "--algorithm", a.algorithm, "-o", plan], env=env)
+        p = run([a.einplan, "plan", a.graph, "-p", ranks, "--algorithm", a.algorithm, "--machine", machine, "-o", plan], env=env)
         require(p.returncode == 0, f"einplan plan -p {ranks}", p)
         p = run([a.eincodegen, a.graph, "--plan", plan, "-o", project], env=env)
         require(p.returncode == 0, f"eincodegen for p={ranks}", p)
@@ -198,10 +214,19 @@ def main():
         planned = json.loads(plan.read_text())
         require(r["bytes_sent"] == planned["total_traffic_bytes"],
                 f"measured {r['bytes_sent']} == the plan's total_traffic_bytes {planned['total_traffic_bytes']}")
-        traffic = {n["name"]: n["traffic_bytes"] for n in planned["nodes"]}
+        traffic = {n["name"]: n for n in planned["nodes"]}
         for n in r["nodes"]:
-            require(n["bytes_sent"] == traffic[n["name"]],
-                    f"node {n['name']}: measured {n['bytes_sent']} == the plan's traffic_bytes {traffic[n['name']]}")
+            require(n["bytes_sent"] == traffic[n["name"]]["traffic_bytes"],
+                    f"node {n['name']}: measured {n['bytes_sent']} == the plan's traffic_bytes {traffic[n['name']]['traffic_bytes']}")
+        # The split by link (SPEC 9): what the counters saw cross nodes is the plan's.
+        require(r["ranks_per_node"] == 2 or ranks <= 2, f"the program splits by the plan's 2 ranks per node ({r['ranks_per_node']})")
+        for key in ["intra_node_bytes", "inter_node_bytes"]:
+            require(r[key] == planned[key], f"measured {key} {r[key]} == the plan's {planned[key]}")
+            for n in r["nodes"]:
+                require(n[key] == traffic[n["name"]][key],
+                        f"node {n['name']}: measured {key} {n[key]} == the plan's {traffic[n['name']][key]}")
+        if ranks <= 2:
+            require(r["inter_node_bytes"] == 0, "one node sends nothing between nodes")
         # Memory (SPEC 3.2): each rank's allocator high-water mark is the plan's peak.
         require(r["peak_bytes_per_rank"] == r["peak_bytes_predicted_per_rank"],
                 f"measured peak per rank {r['peak_bytes_per_rank']} == predicted {r['peak_bytes_predicted_per_rank']}")
@@ -216,7 +241,7 @@ def main():
             # Both tools plan alike: `eincodegen -p N` emits exactly the plan `einplan plan
             # -p N` wrote (same options), apart from who wrote it and the search time.
             direct = work / "project_direct"
-            p = run([a.eincodegen, a.graph, "-p", ranks, "--algorithm", a.algorithm, "-o", direct], env=env)
+            p = run([a.eincodegen, a.graph, "-p", ranks, "--algorithm", a.algorithm, "--machine", machine, "-o", direct], env=env)
             require(p.returncode == 0, f"eincodegen -p {ranks}", p)
             def comparable(path):
                 d = json.loads(path.read_text())

@@ -4,7 +4,8 @@
 // exceptions instead of aborting), and counts the bytes this rank sent to *other* ranks:
 // per operation ("redistribute", "reduce-redistribute", "scatter", "gather"), per MPI
 // transport actually used ("alltoallv", "p2p", "allgatherv", ...) and per tensor name.
-// Local copies count 0. It also owns the pack buffers its plans share. Counted bytes are the message plan's payload (see traffic.h), so
+// Local copies count 0. Given the ranks' nodes (setRankNodes, before plans are built) it
+// also counts the bytes sent to ranks on other nodes (SPEC 9). It also owns the pack buffers its plans share. Counted bytes are the message plan's payload (see traffic.h), so
 // they equal predictTraffic() exactly, whichever transport ran.
 #pragma once
 
@@ -16,6 +17,7 @@
 #include <string>
 
 #include "einrt/memory_counter.h"
+#include "einrt/nodes.h"
 
 namespace einrt {
 
@@ -27,6 +29,7 @@ class BufferPool;
 
 struct ByteCounters {
   uint64_t bytesSent = 0;     // this rank -> other ranks, all operations
+  uint64_t interNodeBytesSent = 0;  // of those, to ranks on other nodes
   uint64_t messagesSent = 0;  // point-to-point messages (or collective segments) with data
   uint64_t executions = 0;    // plan executions on this communicator
   std::map<std::string, uint64_t> byOperation;
@@ -52,7 +55,12 @@ class Communicator {
   void resetCounters() { counters_ = ByteCounters{}; }
   // Called by executing plans; public so that programs can account their own traffic.
   void recordSent(const std::string& operation, const std::string& transport,
-                  const std::string& tensor, uint64_t bytes, uint64_t messages);
+                  const std::string& tensor, uint64_t bytes, uint64_t messages, uint64_t interNodeBytes = 0);
+
+  // Which node each rank is on (einrt/nodes.h; default: one node). Plans built after this
+  // call split their bytes by link.
+  void setRankNodes(const RankNodes& nodes) { nodes_ = nodes; }
+  const RankNodes& rankNodes() const { return nodes_; }
 
   // Sum of bytesSent over all ranks (collective).
   uint64_t totalBytesSentAllRanks() const;
@@ -76,6 +84,7 @@ class Communicator {
   int rank_ = 0;
   int size_ = 1;
   ByteCounters counters_;
+  RankNodes nodes_;
   std::unique_ptr<detail::BufferPool> pool_;
 };
 

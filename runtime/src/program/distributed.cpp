@@ -146,7 +146,7 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
       for (int64_t b : ns.aggregation ? ns.ownedNeed : ns.partialNeed) ns.finished().emplace(b, block(blockElems));
     nodes_.push_back(std::move(ns));
   }
-  lastBytes_.assign(spec_.nodes.size(), 0);
+  lastBytes_.assign(spec_.nodes.size(), SentBytes{});
   // A node output dies when the step of its last reader ends (its own step if none reads it).
   std::vector<int> lastReader(spec_.nodes.size());
   for (std::size_t i = 0; i < spec_.nodes.size(); ++i) {
@@ -236,9 +236,9 @@ template <class T>
 void DistributedProgram<T>::runGroup(FusedGroup<T>& group) {
   const auto first = static_cast<std::size_t>(group.first()), last = static_cast<std::size_t>(group.last());
   for (std::size_t m = first; m <= last; ++m) {
-    const uint64_t before = comm_.counters().bytesSent;
+    const SentBytes before = sentSoFar();
     repartitionOperands(m);
-    lastBytes_.at(m) = comm_.counters().bytesSent - before;
+    lastBytes_.at(m) = sentSince(before);
   }
   std::vector<typename FusedGroup<T>::MemberBlocks> blocks(last - first + 1);
   for (const auto& entry : nodes_[first].callOfBlock) {
@@ -281,7 +281,7 @@ void DistributedProgram<T>::runNode(std::size_t i) {
     endStep(first, last);
     return;
   }
-  const uint64_t before = comm_.counters().bytesSent;
+  const SentBytes before = sentSoFar();
   beginStep(i, i);
   repartitionOperands(i);
   std::set<int64_t> written;
@@ -295,7 +295,7 @@ void DistributedProgram<T>::runNode(std::size_t i) {
   if (device_) device_->synchronize();
   if (ns.aggregation) ns.aggregation->execute(blockMap(ns.partial), blockMap(ns.owned));
   endStep(i, i);
-  lastBytes_.at(i) = comm_.counters().bytesSent - before;
+  lastBytes_.at(i) = sentSince(before);
 }
 
 template <class T>

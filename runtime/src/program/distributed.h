@@ -77,7 +77,8 @@ class DistributedProgram {
   // The bytes this rank sent for node i the last time it ran: a fused group's are counted
   // per member (each member's operands are repartitioned on their own), so that per-node
   // traffic is the plan's even where members run as one step.
-  uint64_t lastBytesSent(std::size_t i) const { return lastBytes_.at(i); }
+  uint64_t lastBytesSent(std::size_t i) const { return lastBytes_.at(i).all; }
+  uint64_t lastInterNodeBytesSent(std::size_t i) const { return lastBytes_.at(i).interNode; }
 
   // The whole tensor of a node output on rank 0 (collective; empty elsewhere).
   std::vector<T> gather(int tensor);
@@ -98,7 +99,16 @@ class DistributedProgram {
   std::vector<NodeState<T>> nodes_;
   std::vector<std::unique_ptr<FusedGroup<T>>> groups_;
   Buffer<T> workspace_;  // the fused groups' tiles, threads x the largest group's need
-  std::vector<uint64_t> lastBytes_;
+  // What this rank sent in each node's last step: all bytes, and those to other nodes.
+  struct SentBytes {
+    uint64_t all = 0, interNode = 0;
+  };
+  SentBytes sentSoFar() const { return {comm_.counters().bytesSent, comm_.counters().interNodeBytesSent}; }
+  SentBytes sentSince(const SentBytes& before) const {
+    const SentBytes now = sentSoFar();
+    return {now.all - before.all, now.interNode - before.interNode};
+  }
+  std::vector<SentBytes> lastBytes_;
 };
 
 }  // namespace einrt::program::detail

@@ -133,6 +133,12 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
   const std::map<int, std::vector<T>>* inputs = opt.inputs.empty() ? nullptr : &rootInputs;
 
   setBlasThreads(opt.threads);
+  // Bytes are split by link as the plan's machine places ranks on nodes, or as asked.
+  const int64_t ranksPerNode = opt.ranksPerNode > 0 ? opt.ranksPerNode : spec.ranksPerNode;
+  if (me == 0 && opt.ranksPerNode > 0 && spec.ranksPerNode != opt.ranksPerNode)
+    std::fprintf(stderr, "note: --ranks-per-node %d: the plan's split between nodes (*_predicted) assumes %s\n", opt.ranksPerNode,
+                 spec.ranksPerNode > 0 ? (std::to_string(spec.ranksPerNode) + " ranks per node").c_str() : "one node");
+  comm.setRankNodes(RankNodes{ranksPerNode});
   detail::DistributedProgram<T> program(spec, comm, device, opt.threads);
   program.setUp(opt.seed, inputs);
   // The measured run starts here: the --inputs scatter's staging goes, the plan's staging
@@ -149,7 +155,7 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
   const std::size_t nodes = spec.nodes.size();
   std::vector<std::vector<double>> nodeTimes(nodes);
   std::vector<double> totalTimes;
-  std::vector<long long> nodeBytes(nodes, 0);
+  std::vector<long long> nodeBytes(nodes, 0), nodeInterBytes(nodes, 0);
   for (int it = 0; it < opt.warmup + opt.iters; ++it) {
     const bool timed = it >= opt.warmup;
     MPI_Barrier(MPI_COMM_WORLD);
@@ -162,7 +168,10 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
     }
     // Per node, fused members included (their group ran at its first member).
     if (timed)
-      for (std::size_t i = 0; i < nodes; ++i) nodeBytes[i] += static_cast<long long>(program.lastBytesSent(i));
+      for (std::size_t i = 0; i < nodes; ++i) {
+        nodeBytes[i] += static_cast<long long>(program.lastBytesSent(i));
+        nodeInterBytes[i] += static_cast<long long>(program.lastInterNodeBytesSent(i));
+      }
     double elapsed = MPI_Wtime() - start;
     if (!timed) continue;
     std::vector<double> slowest(nodes);
@@ -172,6 +181,7 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
     totalTimes.push_back(elapsed);
   }
   MPI_Allreduce(MPI_IN_PLACE, nodeBytes.data(), static_cast<int>(nodes), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, nodeInterBytes.data(), static_cast<int>(nodes), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   long long myPeak = static_cast<long long>(comm.memory().peak());
   std::vector<long long> peaks(static_cast<std::size_t>(comm.size()));
   MPI_Gather(&myPeak, 1, MPI_LONG_LONG, peaks.data(), 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
@@ -199,6 +209,8 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
   r.timeS = median(totalTimes);
   r.gflops = r.timeS > 0 ? static_cast<double>(spec.flops) / r.timeS / 1e9 : 0;
   r.bytesPredicted = spec.bytesPredicted;
+  r.ranksPerNode = ranksPerNode;
+  r.interNodeBytesPredicted = spec.interNodeBytesPredicted;
   r.peakBytesPerRank.assign(peaks.begin(), peaks.end());
   // The plan predicts one thread; every further thread adds its fused-tile workspace.
   for (std::size_t k = 0; k < spec.peakBytesPredicted.size(); ++k)
@@ -210,8 +222,10 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
     const int lead = program.fusedWith(i);
     if (spec.nodes[i].fusion.group >= 0 && lead < 0) kernel = "elementwise (fused on CPUs only)";
     else if (lead >= 0 && lead != static_cast<int>(i)) kernel += " (timed with " + spec.nodes[static_cast<std::size_t>(lead)].name + ")";
-    NodeReport nr{spec.nodes[i].name, kernel, median(nodeTimes[i]), nodeBytes[i] / opt.iters, spec.nodes[i].bytesPredicted};
+    NodeReport nr{spec.nodes[i].name, kernel, median(nodeTimes[i]), nodeBytes[i] / opt.iters, spec.nodes[i].bytesPredicted,
+                  nodeInterBytes[i] / opt.iters, spec.nodes[i].interNodeBytesPredicted};
     r.bytesSent += nr.bytesSent;
+    r.interNodeBytesSent += nr.interNodeBytesSent;
     r.nodes.push_back(nr);
   }
   int status = 0;

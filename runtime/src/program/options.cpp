@@ -24,6 +24,7 @@ uint64_t wholeNumber(const std::string& flag, const std::string& text, uint64_t 
 const char* programUsage() {
   return "usage: mpirun -np P PROGRAM [--check] [--iters N] [--warmup N] [--seed S] [--inputs DIR]\n"
          "                            [--outputs DIR] [--report FILE] [--timeout SECONDS] [--threads N]\n"
+         "                            [--ranks-per-node K]\n"
          "  --check        compute the outputs again on rank 0 (the same kernels over whole tensors, and the\n"
          "                 plain reference loops on small graphs) and compare; exit 1 on a mismatch\n"
          "  --iters N      timed iterations (default 1, at most 1000000); times are medians\n"
@@ -34,6 +35,8 @@ const char* programUsage() {
          "  --report FILE  write the report as JSON (its folder is made first)\n"
          "  --timeout S    a rank still running after S seconds reports it and ends the job (exit 124)\n"
          "  --threads N    threads per rank for the kernels and the BLAS (default 1; use when ranks < cores)\n"
+         "  --ranks-per-node K  count bytes by link as if ranks k*K .. k*K+K-1 shared node k (default: the\n"
+         "                 plan's machine; reported as intra_node_bytes and inter_node_bytes)\n"
          "  --version      print the tool version and the graph's and plan's hashes\n";
 }
 
@@ -60,6 +63,7 @@ ProgramOptions parseProgramOptions(int argc, const char* const* argv) {
     else if (a == "--report") o.report = value();
     else if (a == "--timeout") o.timeoutSeconds = static_cast<int>(wholeNumber(a, value(), 1, kMaxTimeoutSeconds));
     else if (a == "--threads") o.threads = static_cast<int>(wholeNumber(a, value(), 1, kMaxThreads));
+    else if (a == "--ranks-per-node") o.ranksPerNode = static_cast<int>(wholeNumber(a, value(), 1, INT32_MAX));
     else if (a == "--help") o.help = true;
     else if (a == "--version") o.version = true;
     else throw UsageError("unknown option '" + a + "'");

@@ -56,12 +56,21 @@ std::string reportJson(const Report& r) {
   s += "  \"gflops\": " + number(r.gflops) + ",\n";
   s += "  \"bytes_sent\": " + std::to_string(r.bytesSent) + ",\n";
   s += "  \"bytes_predicted\": " + std::to_string(r.bytesPredicted) + ",\n";
+  s += "  \"ranks_per_node\": " + std::to_string(r.ranksPerNode) + ",\n";
+  s += "  \"intra_node_bytes\": " + std::to_string(r.bytesSent - r.interNodeBytesSent) + ",\n";
+  s += "  \"inter_node_bytes\": " + std::to_string(r.interNodeBytesSent) + ",\n";
+  s += "  \"intra_node_bytes_predicted\": " + std::to_string(r.bytesPredicted - r.interNodeBytesPredicted) + ",\n";
+  s += "  \"inter_node_bytes_predicted\": " + std::to_string(r.interNodeBytesPredicted) + ",\n";
   s += "  \"nodes\": [";
   for (std::size_t i = 0; i < r.nodes.size(); ++i) {
     const NodeReport& n = r.nodes[i];
     s += std::string(i ? "," : "") + "\n    {\"name\": " + quoted(n.name) + ", \"kernel\": " + quoted(n.kernel) +
          ", \"time_s\": " + number(n.timeS) + ", \"bytes_sent\": " + std::to_string(n.bytesSent) +
-         ", \"bytes_predicted\": " + std::to_string(n.bytesPredicted) + "}";
+         ", \"bytes_predicted\": " + std::to_string(n.bytesPredicted) +
+         ", \"intra_node_bytes\": " + std::to_string(n.bytesSent - n.interNodeBytesSent) +
+         ", \"inter_node_bytes\": " + std::to_string(n.interNodeBytesSent) +
+         ", \"intra_node_bytes_predicted\": " + std::to_string(n.bytesPredicted - n.interNodeBytesPredicted) +
+         ", \"inter_node_bytes_predicted\": " + std::to_string(n.interNodeBytesPredicted) + "}";
   }
   s += r.nodes.empty() ? "]" : "\n  ]";
   auto list = [](const std::vector<int64_t>& v) {
@@ -108,6 +117,9 @@ void printReport(const Report& r) {
   row("total", "", number("%.6g", r.timeS).c_str(), number("%lld", static_cast<long long>(r.bytesSent)).c_str(),
       number("%lld", static_cast<long long>(r.bytesPredicted)).c_str());
   std::printf("GFLOP/s: %.4g\n", r.gflops);
+  if (r.ranksPerNode > 0 && r.ranksPerNode < r.ranks)
+    std::printf("between nodes (%lld ranks per node): %lld bytes, predicted %lld\n", static_cast<long long>(r.ranksPerNode),
+                static_cast<long long>(r.interNodeBytesSent), static_cast<long long>(r.interNodeBytesPredicted));
   std::printf("peak memory: %lld bytes (busiest rank)", static_cast<long long>(maxOf(r.peakBytesPerRank)));
   if (!r.peakBytesPredictedPerRank.empty())
     std::printf(", predicted %lld%s", static_cast<long long>(maxOf(r.peakBytesPredictedPerRank)),

@@ -1,6 +1,6 @@
 // The emitted program's command line (SPEC 7):
 //   [--check] [--iters N] [--warmup N] [--seed S] [--inputs DIR] [--outputs DIR]
-//   [--report FILE] [--timeout SECONDS] [--threads N] [--version] [--help]
+//   [--report FILE] [--timeout SECONDS] [--threads N] [--ranks-per-node K] [--version] [--help]
 // parsed strictly: every count is a whole number in its range (no wrap-around: --iters
 // 2147483648 is an error, not a run of nothing), every option once, values present.
 // Problems are UsageError (exit 2 with the usage text).
@@ -20,6 +20,7 @@ struct ProgramOptions {
   std::string inputs, outputs, report;
   int timeoutSeconds = 0;  // 0: no watchdog
   int threads = 1;         // threads per rank for the kernels (OpenMP) and the BLAS
+  int ranksPerNode = 0;    // count bytes by link as if ranks k*K .. k*K+K-1 shared node k (0: the plan's)
   bool help = false;
   bool version = false;
 };

@@ -2,7 +2,9 @@
 // backend, dtype, gemm_path, iters, threads, time_s, gflops, bytes_sent, bytes_predicted, nodes
 // [name, kernel, time_s, bytes_sent, bytes_predicted], check {passed, max_abs_err,
 // max_rel_err, tolerance, reference} when --check ran, peak_bytes, peak_bytes_per_rank,
-// peak_bytes_predicted, peak_bytes_predicted_per_rank (SPEC 3.2), and the provenance
+// peak_bytes_predicted, peak_bytes_predicted_per_rank (SPEC 3.2), ranks_per_node and the
+// bytes by link: intra_node_bytes, inter_node_bytes and their _predicted (SPEC 9, at the
+// top and per node), and the provenance
 // (tool version, graph and plan hashes). Files are written whole or not at all.
 #pragma once
 
@@ -18,6 +20,8 @@ struct NodeReport {
   double timeS = 0;
   int64_t bytesSent = 0;
   int64_t bytesPredicted = 0;
+  int64_t interNodeBytesSent = 0;
+  int64_t interNodeBytesPredicted = 0;
 };
 
 struct CheckReport {
@@ -43,6 +47,9 @@ struct Report {
   double gflops = 0;
   int64_t bytesSent = 0;
   int64_t bytesPredicted = 0;
+  int64_t ranksPerNode = 0;  // how bytes were split by link (the plan's unless --ranks-per-node)
+  int64_t interNodeBytesSent = 0;
+  int64_t interNodeBytesPredicted = 0;
   std::vector<NodeReport> nodes;
   // High-water marks of the ranks' memory counters over the run, and the plan's figures
   // (empty when the plan predicted none).

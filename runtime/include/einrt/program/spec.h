@@ -75,6 +75,7 @@ struct NodeSpec {
   std::vector<int> callRank;                    // the plan's placement
   std::vector<int> blockOwner;
   int64_t bytesPredicted = 0;                   // the plan's traffic for the node
+  int64_t interNodeBytesPredicted = 0;          // of it, between nodes (SPEC 9)
   int64_t flops = 0;
   int64_t reductionLength = 1;                  // product of the aggregated labels' sizes
   std::optional<GemmSpec> gemm;
@@ -95,6 +96,9 @@ struct ProgramSpec {
   MemorySpace memory = MemorySpace::Host;
   int devices = 1;
   int64_t bytesPredicted = 0;
+  int64_t interNodeBytesPredicted = 0;
+  // The ranks per node the plan's split assumes (0: one node); --ranks-per-node overrides.
+  int64_t ranksPerNode = 0;
   int64_t flops = 0;
   std::vector<TensorSpec> tensors;
   std::vector<NodeSpec<T>> nodes;
