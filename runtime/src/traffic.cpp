@@ -6,7 +6,7 @@
 namespace einrt {
 
 TrafficPrediction predictTraffic(const Layout& src, const Layout& dst, DType dtype, int nranks,
-                                 const std::string& tensor) {
+                                 const std::string& tensor, const RankNodes& nodes) {
   validatePair(src, dst, nranks, tensor);
   const detail::MessagePlan plan = detail::planMessages(src, dst, nranks);
   TrafficPrediction t;
@@ -16,6 +16,7 @@ TrafficPrediction predictTraffic(const Layout& src, const Layout& dst, DType dty
     if (piece.from == piece.to) continue;
     const uint64_t bytes = static_cast<uint64_t>(volume(piece.box)) * dtypeSize(dtype);
     t.totalBytes += bytes;
+    if (!nodes.sameNode(piece.from, piece.to)) t.interNodeBytes += bytes;
     t.bytesSentByRank[piece.from] += bytes;
     t.bytesRecvByRank[piece.to] += bytes;
   }

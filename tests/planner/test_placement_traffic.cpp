@@ -115,7 +115,18 @@ std::vector<std::vector<int>> holders(const NodePlan& np, const std::vector<int>
   return out;
 }
 
-uint64_t predictedNodeBytes(const Graph& g, const Plan& plan, std::size_t i) {
+// einrt's prediction of a node's bytes: all of them, and those between nodes of
+// `ranksPerNode` ranks (0: one node).
+struct NodeBytes {
+  uint64_t all = 0, interNode = 0;
+  void add(const einrt::TrafficPrediction& t) {
+    all += t.totalBytes;
+    interNode += t.interNodeBytes;
+  }
+};
+
+NodeBytes predictedNodeBytes(const Graph& g, const Plan& plan, std::size_t i, int64_t ranksPerNode = 0) {
+  const einrt::RankNodes nodes{ranksPerNode};
   const Node& n = g.nodes[i];
   const NodePlan& np = plan.nodes[i];
   const NodeSpace space = nodeSpace(n);
@@ -125,14 +136,14 @@ uint64_t predictedNodeBytes(const Graph& g, const Plan& plan, std::size_t i) {
     for (int o : plan.nodes[node].placement.blockOwner) owners.push_back({o});
     return einrt::Layout::grid(outputShape(g.nodes[node]), plan.nodes[node].outputParts, owners);
   };
-  uint64_t bytes = 0;
+  NodeBytes bytes;
   for (const PlanEdge& e : plan.edges) {
     if (static_cast<std::size_t>(e.toNode) != i) continue;
     const einrt::Layout need = einrt::Layout::grid(e.bounds, e.consumerParts, holders(np, space.operandDims[static_cast<std::size_t>(e.operand)]));
-    bytes += einrt::predictTraffic(owned(static_cast<std::size_t>(e.fromNode)), need, dt, static_cast<int>(plan.devices)).totalBytes;
+    bytes.add(einrt::predictTraffic(owned(static_cast<std::size_t>(e.fromNode)), need, dt, static_cast<int>(plan.devices), "t", nodes));
   }
   const einrt::Layout partial = einrt::Layout::grid(outputShape(n), np.outputParts, holders(np, space.outputDims), einrt::Holding::Partial);
-  bytes += einrt::predictTraffic(partial, owned(i), dt, static_cast<int>(plan.devices)).totalBytes;
+  bytes.add(einrt::predictTraffic(partial, owned(i), dt, static_cast<int>(plan.devices), "t", nodes));
   return bytes;
 }
 
@@ -155,7 +166,17 @@ std::vector<Parts> randomPartitions(const Graph& g, int64_t devices, std::mt1993
 
 }  // namespace
 
-TEST_CASE("traffic equals einrt's prediction on the program's layouts, for every placement") {
+TEST_CASE("traffic equals einrt's prediction on the program's layouts, for every placement, split by link") {
+  // On a cluster of two ranks per node, the bytes between nodes too: priced without a
+  // machine (totals; the plan's ranks_per_node) and with one (per rank, for the time model).
+  Machine cluster;
+  cluster.latencySeconds = 1e-6;
+  cluster.bandwidthBytesPerSecond = 1e11;
+  cluster.flopsPerSecond = 1e12;
+  cluster.ranksPerNode = 2;
+  cluster.interNodeLatencySeconds = 1e-5;
+  cluster.interNodeBandwidthBytesPerSecond = 1e10;
+  const LinkWeights weights{{2}, 10};
   const unsigned seed = 777;
   std::cout << "partition seed " << seed << "\n";
   std::mt19937 rng(seed);
@@ -165,7 +186,8 @@ TEST_CASE("traffic equals einrt's prediction on the program's layouts, for every
       for (int trial = 0; trial < 6; ++trial) {
         const std::vector<Parts> parts = randomPartitions(g, devices, rng);
         std::vector<std::vector<Placement>> placements{placeNodes(g, parts, PlacementRule::Canonical, {}, devices),
-                                                       placeNodes(g, parts, PlacementRule::Matched, {}, devices)};
+                                                       placeNodes(g, parts, PlacementRule::Matched, {}, devices),
+                                                       placeNodes(g, parts, PlacementRule::Matched, {}, devices, weights)};
         PinnedPlacements hand;  // any rank for any call, repeats allowed
         for (std::size_t i = 0; i < g.nodes.size(); ++i) {
           std::vector<int> ranks;
@@ -175,16 +197,28 @@ TEST_CASE("traffic equals einrt's prediction on the program's layouts, for every
         }
         placements.push_back(placeNodes(g, parts, PlacementRule::Canonical, hand, devices));
         for (const auto& placement : placements) {
-          const Plan plan = makePlan(g, devices, "test", parts, placement);
+          Plan plan = makePlan(g, devices, "test", parts, placement);
           const PlanCost cost = costPlan(g, plan, std::nullopt);
-          int64_t total = 0;
+          const PlanCost perRank = costPlan(g, plan, cluster);
+          plan.ranksPerNode = 2;
+          const PlanCost totals = costPlan(g, plan, std::nullopt);
+          int64_t total = 0, inter = 0;
           for (std::size_t i = 0; i < g.nodes.size(); ++i) {
             CAPTURE(g.nodes[i].name);
             CAPTURE(devices);
-            CHECK(static_cast<uint64_t>(cost.nodes[i].trafficBytes) == predictedNodeBytes(g, plan, i));
+            CHECK(static_cast<uint64_t>(cost.nodes[i].trafficBytes) == predictedNodeBytes(g, plan, i).all);
+            CHECK(cost.nodes[i].interNodeBytes == 0);
+            const NodeBytes split = predictedNodeBytes(g, plan, i, 2);
+            CHECK(static_cast<uint64_t>(totals.nodes[i].interNodeBytes) == split.interNode);
+            CHECK(static_cast<uint64_t>(perRank.nodes[i].interNodeBytes) == split.interNode);
+            CHECK(perRank.nodes[i].trafficBytes == cost.nodes[i].trafficBytes);
             total += cost.nodes[i].trafficBytes;
+            inter += totals.nodes[i].interNodeBytes;
           }
           CHECK(cost.trafficBytes == total);
+          CHECK(totals.interNodeBytes == inter);
+          CHECK(perRank.interNodeBytes == inter);
+          if (devices <= 2) CHECK(inter == 0);
           if (devices == 1) CHECK(total == 0);
         }
       }

@@ -15,18 +15,20 @@
 #include <vector>
 
 #include "einrt/layout.h"
+#include "einrt/nodes.h"
 #include "einrt/types.h"
 
 namespace einrt {
 
 struct TrafficPrediction {
   uint64_t totalBytes = 0;              // over all ranks
+  uint64_t interNodeBytes = 0;          // of those, between ranks on different nodes (`nodes`)
   std::vector<uint64_t> bytesSentByRank;  // index: rank
   std::vector<uint64_t> bytesRecvByRank;  // index: rank
 };
 
 // Validates the pair (LayoutError, naming `tensor`) and returns the implied bytes.
 TrafficPrediction predictTraffic(const Layout& src, const Layout& dst, DType dtype, int nranks,
-                                 const std::string& tensor = "tensor");
+                                 const std::string& tensor = "tensor", const RankNodes& nodes = {});
 
 }  // namespace einrt
