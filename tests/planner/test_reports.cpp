@@ -293,6 +293,12 @@ TEST_CASE("machine files: alpha-beta time per node, bad fields named") {
     std::ofstream(dir + "/neg.json") << "{\"bandwidth\": 1e9, \"latency\": -1, \"flops\": 1e12}";
     std::ofstream(dir + "/unknown.yaml") << "bandwidth: 1e9\nlatency: 1e-6\nflops: 1e12\nbandwith: 2e9\n";
     std::ofstream(dir + "/unit.yaml") << "bandwidth: 1 GFLOP/s\nlatency: 1e-6\nflops: 1e12\n";
+    const std::string base = "bandwidth: 1e9\nlatency: 1e-6\nflops: 1e12\n";
+    std::ofstream(dir + "/cluster.yaml") << base << "ranks_per_node: 8\ninter_node_latency: 10 us\ninter_node_bandwidth: 100 MB/s\n";
+    std::ofstream(dir + "/no_link.yaml") << base << "ranks_per_node: 8\ninter_node_latency: 10 us\n";
+    std::ofstream(dir + "/no_nodes.yaml") << base << "inter_node_bandwidth: 1e8\ninter_node_latency: 1e-5\n";
+    std::ofstream(dir + "/zero_nodes.yaml") << base << "ranks_per_node: 0\ninter_node_latency: 1e-5\ninter_node_bandwidth: 1e8\n";
+    std::ofstream(dir + "/word_nodes.yaml") << base << "ranks_per_node: eight\ninter_node_latency: 1e-5\ninter_node_bandwidth: 1e8\n";
   }
   Machine m = loadMachineFile(dir + "/m.yaml");
   const Machine u = loadMachineFile(dir + "/units.yaml");
@@ -314,7 +320,19 @@ TEST_CASE("machine files: alpha-beta time per node, bad fields named") {
   o.placementRules = {PlacementRule::Canonical};
   r = reportOf(g, planGraph("eindecomp", g, o), m);
   CHECK(*r.estimatedTimeSeconds == doctest::Approx(1e-6 + 32.0 / 1e9 + 64.0 / 1e12));
-  for (const char* bad : {"/bad.yaml", "/neg.json", "/missing.yaml", "/unknown.yaml", "/unit.yaml"}) {
+  CHECK(r.totalInterNodeBytes == 0);
+  // The same plan on two nodes of 8 ranks (SPEC 9): the calls of aggregation coordinate 1
+  // run on ranks 8..15 and send their partials to ranks 0..7, all across the network:
+  // 8 blocks of 32 B between nodes, and the busiest rank's phase priced on that link.
+  const Machine c = loadMachineFile(dir + "/cluster.yaml");
+  REQUIRE(c.ranksPerNode == 8);
+  r = reportOf(g, planGraph("eindecomp", g, [&] { PlanOptions oc = o; oc.machine = c; return oc; }()), c);
+  CHECK(r.ranksPerNode == 8);
+  CHECK(r.totalTrafficBytes == 256);
+  CHECK(r.totalInterNodeBytes == 256);
+  CHECK(*r.estimatedTimeSeconds == doctest::Approx(1e-5 + 32.0 / 1e8 + 64.0 / 1e12));
+  for (const char* bad : {"/bad.yaml", "/neg.json", "/missing.yaml", "/unknown.yaml", "/unit.yaml", "/no_link.yaml",
+                          "/no_nodes.yaml", "/zero_nodes.yaml", "/word_nodes.yaml"}) {
     CAPTURE(bad);
     CHECK_THROWS_AS(loadMachineFile(dir + bad), InputError);
   }
