@@ -72,7 +72,7 @@ std::optional<int64_t> readRanksPerNode(const YAML::Node& root, const std::strin
 }  // namespace
 
 const std::vector<std::string>& machineInformationKeys() {
-  static const std::vector<std::string> keys{"ranks", "tool", "host", "measured", "p2p_latency", "p2p_bandwidth",
+  static const std::vector<std::string> keys{"ranks", "tool", "host", "measured", "links_measured", "p2p_latency", "p2p_bandwidth",
                                              "allreduce_bandwidth"};
   return keys;
 }

@@ -12,7 +12,15 @@
 // and, for the record, point-to-point latency and bandwidth (ping-pong between ranks 0
 // and 1) and einrt's reduce-redistribute rate. Every figure is the median over
 // repetitions of the slowest rank. Run it once per job layout:
-//   mpirun -np P einrt-calibrate -o machine.yaml [--quick]
+//   mpirun -np P einrt-calibrate -o machine.yaml [--quick] [--ranks-per-node K]
+// With --ranks-per-node K (a cluster, SPEC 9: ranks k*K .. k*K+K-1 on node k) the two
+// links are measured apart where the ranks really span machines (MPI_COMM_TYPE_SHARED):
+// latency/bandwidth by the same exchange within each node's K ranks at once, and
+// inter_node_latency/inter_node_bandwidth within groups of one rank per node (every rank
+// exchanging only with other nodes, all groups at once); the file then carries
+// ranks_per_node. Where every rank shares one machine there is no network to measure: the
+// intra-node link is measured and `links_measured` says so. `links_measured` always
+// records which links the figures come from.
 #include <cblas.h>
 #include <mpi.h>
 
@@ -38,12 +46,18 @@ namespace {
 struct Options {
   std::string output = "-";
   bool quick = false;
+  int ranksPerNode = 0;  // 0: one node
+  bool asCluster = false;  // measure the layout's two links even on one machine (tests)
 };
 
 const char* kUsage =
     "usage: mpirun -np P einrt-calibrate [-o FILE] [--quick]\n"
     "  -o FILE   the machine file to write (YAML; default: standard output)\n"
     "  --quick   fewer and smaller repetitions (seconds instead of a minute; for tests)\n"
+    "  --ranks-per-node K  ranks k*K .. k*K+K-1 share node k: measure the intra-node and the\n"
+    "            inter-node link apart (where the ranks span machines) and write a cluster file\n"
+    "  --as-cluster  with --ranks-per-node: measure both links even where all ranks share one\n"
+    "            machine (both are then shared memory; for testing the cluster path)\n"
     "  --version print the version\n";
 
 // The median over `reps` runs of the slowest rank's time for `body` (collective).
@@ -120,6 +134,47 @@ Exchange repartition(einrt::Communicator& comm, int64_t n, bool partial, int rep
   return e;
 }
 
+// One link's latency and bandwidth, fitted from two sizes of the dense exchange among the
+// ranks of `comm` (every rank of the job runs its own group's exchange at once): time =
+// latency * messages of the busiest rank + its bytes / bandwidth. Also einrt's
+// reduce-redistribute rate on that link.
+struct Link {
+  double latency = 0, bandwidth = 0, reduceBandwidth = 0;
+};
+
+Link measureLink(einrt::Communicator& comm, bool quick, int reps) {
+  const int ranks = comm.size();
+  const int64_t small = 16 * ranks, big = (quick ? 1024 : 4096) / ranks * ranks;
+  const Exchange s = repartition(comm, small, false, reps), b = repartition(comm, big, false, reps);
+  Link l;
+  l.bandwidth = (b.busiestBytes - s.busiestBytes) / std::max(b.seconds - s.seconds, 1e-9);
+  l.latency = std::max(0.0, (s.seconds - s.busiestBytes / l.bandwidth) / s.busiestMessages);
+  const Exchange r = repartition(comm, big, true, reps);
+  l.reduceBandwidth = r.busiestBytes / std::max(r.seconds - l.latency * r.busiestMessages, 1e-9);
+  return l;
+}
+
+// Ranks of `world` whose `color` is equal, as an einrt communicator.
+einrt::Communicator groupOf(int color, int rank) {
+  MPI_Comm group = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, color, rank, &group);
+  einrt::Communicator c(group);
+  MPI_Comm_free(&group);
+  return c;
+}
+
+// How many machines the job's ranks run on (ranks sharing memory count as one).
+int machinesSpanned() {
+  MPI_Comm shared = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+  int sharedRank = 0;
+  MPI_Comm_rank(shared, &sharedRank);
+  MPI_Comm_free(&shared);
+  int leader = sharedRank == 0 ? 1 : 0, machines = 0;
+  MPI_Allreduce(&leader, &machines, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  return machines;
+}
+
 // GEMM FLOP/s per rank, every rank at once.
 template <class T>
 double gemmRate(int64_t n, int reps) {
@@ -158,6 +213,14 @@ bool parse(int argc, char** argv, Options& o, std::string& error) {
       o.output = argv[++i];
     } else if (a == "--quick") {
       o.quick = true;
+    } else if (a == "--as-cluster") {
+      o.asCluster = true;
+    } else if (a == "--ranks-per-node") {
+      if (i + 1 >= argc) return error = a + " needs a value", false;
+      const std::string v = argv[++i];
+      const bool digits = !v.empty() && v.size() <= 9 && v.find_first_not_of("0123456789") == std::string::npos;
+      o.ranksPerNode = digits ? std::stoi(v) : 0;
+      if (o.ranksPerNode <= 0) return error = a + " expects a positive whole number, got '" + v + "'", false;
     } else {
       error = "unknown option '" + a + "'";
       return false;
@@ -185,7 +248,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   Options o;
   std::string error;
-  if (!parse(argc, argv, o, error)) {
+  if (parse(argc, argv, o, error) && o.asCluster && o.ranksPerNode == 0) error = "--as-cluster needs --ranks-per-node K";
+  if (!error.empty()) {
     if (rank == 0) std::fprintf(stderr, "einrt-calibrate: error: %s\n%s", error.c_str(), kUsage);
     MPI_Finalize();
     return 2;
@@ -193,22 +257,39 @@ int main(int argc, char** argv) {
   const int reps = o.quick ? 3 : 9;
   einrt::Communicator comm(MPI_COMM_WORLD);
 
-  double p2pLatency = 0, p2pBandwidth = 0, latency = 0, bandwidth = 0, reduceBandwidth = 0;
+  double p2pLatency = 0, p2pBandwidth = 0;
+  Link intra, inter;
   const double triad = triadRate(o.quick ? (1u << 21) : (1u << 23), reps);
+  const int machines = machinesSpanned();
+  // The cluster layout asked for, and whether there is a network under it to measure.
+  const int perNode = o.ranksPerNode > 0 && o.ranksPerNode < ranks ? o.ranksPerNode : ranks;
+  const bool cluster = perNode < ranks && (machines > 1 || o.asCluster);
+  std::string links;
   if (ranks >= 2) {
     p2pLatency = pingPong(rank, 8, reps);
     const std::size_t large = o.quick ? (1u << 20) : (1u << 23);
     p2pBandwidth = static_cast<double>(large) / pingPong(rank, large, reps);
-    // Two sizes of the same exchange: the difference gives the bandwidth, the rest the
-    // per-message latency (time = latency * messages + bytes / bandwidth).
-    const int64_t small = 16 * ranks, big = (o.quick ? 1024 : 4096) / ranks * ranks;
-    const Exchange s = repartition(comm, small, false, reps), b = repartition(comm, big, false, reps);
-    bandwidth = (b.busiestBytes - s.busiestBytes) / std::max(b.seconds - s.seconds, 1e-9);
-    latency = std::max(0.0, (s.seconds - s.busiestBytes / bandwidth) / s.busiestMessages);
-    const Exchange r = repartition(comm, big, true, reps);
-    reduceBandwidth = r.busiestBytes / std::max(r.seconds - latency * r.busiestMessages, 1e-9);
+    if (perNode >= 2) {
+      einrt::Communicator node = groupOf(rank / perNode, rank);
+      intra = measureLink(node, o.quick, reps);
+    } else {
+      intra.bandwidth = triad / 3.0;  // one rank per node never talks inside it; a copy's rate stands in
+    }
+    if (cluster) {
+      einrt::Communicator acrossNodes = groupOf(rank % perNode, rank);
+      inter = measureLink(acrossNodes, o.quick, reps);
+      links = "intra-node and inter-node: " + std::to_string(perNode) + " ranks per node on " + std::to_string(machines) +
+              (machines > 1 ? " machines" : " machine (--as-cluster: both links are shared memory here)");
+    } else if (perNode < ranks) {
+      links = "intra-node only: --ranks-per-node " + std::to_string(perNode) + " asked for a cluster, but all " +
+              std::to_string(ranks) + " ranks share one machine, so there is no network to measure; for a cluster file add "
+              "ranks_per_node, inter_node_latency and inter_node_bandwidth (docs/cost-model.md)";
+    } else {
+      links = "intra-node: " + std::to_string(ranks) + " ranks" + (machines > 1 ? " on " + std::to_string(machines) + " machines, measured as one link" : " on one machine");
+    }
   } else {
-    bandwidth = triad / 3.0;  // one rank never communicates; a copy's rate stands in
+    intra.bandwidth = triad / 3.0;  // one rank never communicates; a copy's rate stands in
+    links = "none: one rank (bandwidth is a copy's rate)";
   }
   const double flops = gemmRate<float>(o.quick ? 512 : 1536, reps);
   const double flopsF64 = gemmRate<double>(o.quick ? 512 : 1024, reps);
@@ -228,7 +309,7 @@ int main(int argc, char** argv) {
     const std::time_t now = std::time(nullptr);
     char when[64];
     std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    char text[4096];
+    char text[8192];
     std::snprintf(text, sizeof text,
                   "# Machine file written by einrt-calibrate (read by einplan --machine; docs/cost-model.md).\n"
                   "tool: \"einrt-calibrate %s\"\n"
@@ -244,14 +325,24 @@ int main(int argc, char** argv) {
                   "memory_bandwidth: %.6g # bytes/s per rank, triad, all ranks at once\n"
                   "p2p_latency: %.6g      # s, ping-pong ranks 0-1 (for the record)\n"
                   "p2p_bandwidth: %.6g    # bytes/s, ping-pong ranks 0-1 (for the record)\n"
-                  "allreduce_bandwidth: %.6g  # bytes/s per rank, einrt reduce-redistribute (for the record)\n",
-                  EINRT_VERSION, host, when, ranks, latency, bandwidth, flops, flopsF64, flopsBf16, lowPath.c_str(), flopsF16, f16Path.c_str(), triad, p2pLatency,
-                  p2pBandwidth, reduceBandwidth);
+                  "allreduce_bandwidth: %.6g  # bytes/s per rank, einrt reduce-redistribute (for the record)\n"
+                  "links_measured: \"%s\"\n",
+                  EINRT_VERSION, host, when, ranks, intra.latency, intra.bandwidth, flops, flopsF64, flopsBf16, lowPath.c_str(), flopsF16, f16Path.c_str(), triad, p2pLatency,
+                  p2pBandwidth, intra.reduceBandwidth, links.c_str());
+    std::string file = text;
+    if (cluster) {
+      std::snprintf(text, sizeof text,
+                    "ranks_per_node: %d\n"
+                    "inter_node_latency: %.6g    # s per message, exchanges between nodes only (fitted)\n"
+                    "inter_node_bandwidth: %.6g  # bytes/s per rank, exchanges between nodes only (fitted)\n",
+                    perNode, inter.latency, inter.bandwidth);
+      file += text;
+    }
     if (o.output == "-") {
-      std::fputs(text, stdout);
+      std::fputs(file.c_str(), stdout);
     } else {
       try {
-        einrt::writeFile(o.output, text);
+        einrt::writeFile(o.output, file);
         std::fprintf(stderr, "einrt-calibrate: wrote %s (%d ranks)\n", o.output.c_str(), ranks);
       } catch (const einrt::FileError& e) {
         std::fprintf(stderr, "einrt-calibrate: error: %s\n", e.what());
