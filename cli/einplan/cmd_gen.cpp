@@ -136,6 +136,7 @@ struct OutputOptions {
   PathArgs paths;  // for --split
   std::string strategy;  // llama: --strategy megatron|sequence|heads
   int64_t devices = 0;   // with --strategy
+  int64_t tensorParallel = 0;  // with --strategy megatron: tensor parallelism inside groups of T ranks
 };
 
 // One family: `configure` declares its options, `make` builds the graph, `sizeOptions`
@@ -158,6 +159,7 @@ std::string canonicalCommand(const CLI::App* cmd) {
   for (const CLI::Option* o : cmd->get_options()) {
     const std::string name = o->get_name();
     if (o->count() == 0 || name == "-o" || name == "--output" || name == "--strategy" || name == "-p" || name == "--devices" ||
+        name == "--tensor-parallel" ||
         name == "--help" || name == "-h")
       continue;
     const std::string flag = o->get_lnames().empty() ? name : "--" + o->get_lnames()[0];
@@ -169,11 +171,14 @@ std::string canonicalCommand(const CLI::App* cmd) {
 }
 
 // --strategy: the plan of `strategy` for the graph `text` (as written), as a plan file.
-std::string strategyPlanText(const std::string& text, const std::string& strategy, int64_t devices, const std::string& output) {
+std::string strategyPlanText(const std::string& text, const std::string& strategy, int64_t devices, int64_t tensorParallel,
+                             const std::string& output) {
   const LoadedGraph loaded = loadGraphTextForPlanning(text, "generated graph", GraphFormat::Yaml, PathOptions{});
   PlanOptions options;
   options.devices = devices;
-  options.pinned = strategyPartitions(strategy, loaded.graph, devices);
+  StrategyPlan hand = strategyPlan(strategy, loaded.graph, devices, tensorParallel);
+  options.pinned = std::move(hand.partitions);
+  options.pinnedPlacements = std::move(hand.placements);
   Plan plan = planGraph("fixed", loaded.graph, options);
   plan.algorithm = strategy;
   const PlanCost cost = costPlan(loaded.graph, plan, std::nullopt);
@@ -206,6 +211,10 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
                                             "options write as YAML: megatron, sequence or heads (docs/planner.md)")
                                 ->type_name("WORD");
     cmd->add_option("-p,--devices", out->devices, "the device count of the --strategy plan")->type_name("N")->needs(strategy);
+    cmd->add_option("--tensor-parallel", out->tensorParallel,
+                    "megatron inside groups of T consecutive ranks (a node of a cluster), data parallel across the p/T groups")
+        ->type_name("T")
+        ->needs(strategy);
   }
   cmd->callback([&status, spec, options, out, cmd] {
     status = runCommand([&] {
@@ -225,7 +234,7 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
         return kExitOk;
       }
       if (out->devices <= 0) throw InputError({{}, "--strategy needs the device count: add -p N"});
-      writeFileAtomically(out->output, strategyPlanText(text, out->strategy, out->devices, out->output));
+      writeFileAtomically(out->output, strategyPlanText(text, out->strategy, out->devices, out->tensorParallel, out->output));
       return kExitOk;
     });
   });

@@ -185,6 +185,17 @@ std::string bytesText(int64_t b) { return std::to_string(b) + " bytes (" + forma
                    kExitNoPlan);
 }
 
+// Whether every node runs as many kernel calls as it can (usesAllDevices of the plan these
+// partitions make), from the search space's per-node counts.
+bool runsFullCalls(const SearchSpace& s, const std::vector<Parts>& parts) {
+  for (std::size_t v = 0; v < parts.size(); ++v) {
+    int64_t calls = 1;
+    for (int64_t d : parts[v]) calls *= d;
+    if (calls != s.nodes[v]->kernelCalls) return false;
+  }
+  return true;
+}
+
 // On a cluster the plan is also made for the same machine with its nodes forgotten (every
 // link priced as the intra-node one: what a cluster-blind planner returns) and priced on
 // the cluster. The cluster-aware plan is kept when it sends no more bytes between nodes and
@@ -272,6 +283,9 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
       try {
         std::vector<Parts> parts = choosePartitions(baseline, g, options).parts;
         if (std::find(priced.begin(), priced.end(), parts) != priced.end()) continue;
+        // Without --mem-limit (whose message names the smallest peak any plan reached), a
+        // baseline leaving devices idle cannot be returned (below): it is not priced.
+        if (!options.memLimitBytes && !runsFullCalls(*space, parts)) continue;
         priced.push_back(parts);
         other = placeAndPrice(g, options, "eindecomp", parts);
       } catch (const InputError& e) {

@@ -28,6 +28,40 @@ Parts deal(const NodeSpace& space, int64_t devices, const std::vector<Label>& or
   return parts;
 }
 
+// The tensor-parallel labels of a node under megatron (inner), and the data-parallel ones.
+std::vector<Label> megatronInner(const NodeSpace& space) {
+  if (has(space, "h")) return {"h"};
+  if (has(space, "f")) return {"f"};
+  if (has(space, "v")) return {"v"};
+  return {"s", "t"};
+}
+
+// Megatron inside nodes of T ranks, data parallel across them: inner and outer parts per
+// label, and each call's rank outer * T + inner (the coordinate of a label with inner
+// parts i and outer parts o is outer * i + inner: a data-parallel chunk is contiguous).
+void megatronOnNodes(const NodeSpace& space, int64_t p, int64_t t, Parts& parts, std::vector<int>& ranks) {
+  const Parts inner = deal(space, t, megatronInner(space));
+  NodeSpace rest = space;
+  for (std::size_t k = 0; k < rest.sizes.size(); ++k) rest.sizes[k] /= inner[k];
+  const Parts outer = deal(rest, p / t, {"b", "s", "t"});
+  parts.assign(space.labels.size(), 1);
+  int64_t calls = 1;
+  for (std::size_t k = 0; k < parts.size(); ++k) calls *= (parts[k] = inner[k] * outer[k]);
+  ranks.assign(static_cast<std::size_t>(calls), 0);
+  for (int64_t c = 0; c < calls; ++c) {
+    int64_t remaining = c, innerIndex = 0, outerIndex = 0, innerScale = 1, outerScale = 1;
+    for (std::size_t k = parts.size(); k-- > 0;) {
+      const int64_t x = remaining % parts[k];
+      remaining /= parts[k];
+      innerIndex += (x % inner[k]) * innerScale;
+      outerIndex += (x / inner[k]) * outerScale;
+      innerScale *= inner[k];
+      outerScale *= outer[k];
+    }
+    ranks[static_cast<std::size_t>(c)] = static_cast<int>(outerIndex * t + innerIndex);
+  }
+}
+
 Parts megatron(const NodeSpace& space, int64_t p) {
   if (has(space, "h")) return deal(space, p, {"h", "b", "s", "t"});
   if (has(space, "f")) return deal(space, p, {"f", "b", "s"});
@@ -49,24 +83,31 @@ const std::vector<std::string>& strategyNames() {
   return names;
 }
 
-std::map<std::string, Parts> strategyPartitions(const std::string& strategy, const Graph& g, int64_t devices) {
+StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t devices, int64_t tensorParallel) {
   Parts (*rule)(const NodeSpace&, int64_t) = strategy == "megatron" ? megatron : strategy == "sequence" ? sequence
                                            : strategy == "heads"    ? heads
                                                                     : nullptr;
   if (!rule)
     throw InputError({{}, "--strategy: unknown strategy " + quoted(strategy) + didYouMean(strategy, strategyNames()) +
                               " (known: megatron, sequence, heads)"});
+  if (tensorParallel != 0 && strategy != "megatron")
+    throw InputError({{}, "--tensor-parallel is a degree of the megatron strategy, not of " + strategy});
+  if (tensorParallel < 0 || (tensorParallel != 0 && devices % tensorParallel != 0))
+    throw InputError({{}, "--tensor-parallel " + std::to_string(tensorParallel) + " must divide -p " + std::to_string(devices) +
+                              " (T ranks of a node, p/T nodes)"});
+  const bool onNodes = tensorParallel != 0 && tensorParallel < devices;
   bool cut = false;
-  std::map<std::string, Parts> parts;
+  StrategyPlan plan;
   for (const Node& n : g.nodes) {
     const NodeSpace space = nodeSpace(n);
     cut = cut || has(space, "h") || has(space, "s");
-    parts[n.name] = rule(space, devices);
+    if (onNodes) megatronOnNodes(space, devices, tensorParallel, plan.partitions[n.name], plan.placements[n.name]);
+    else plan.partitions[n.name] = rule(space, devices);
   }
   if (!cut)
     throw InputError({{}, "--strategy " + strategy + ": the graph has no head (h) or sequence (s) label; hand strategies "
                               "are for the graphs `einplan gen llama` writes"});
-  return parts;
+  return plan;
 }
 
 }  // namespace eindecomp

@@ -15,6 +15,13 @@
 // A label gets the largest divisor of the parts still to give that divides its size, in
 // the order above; a node that cannot use p parts that way keeps fewer calls (the plan
 // says so). The partitions are then placed and priced like any plan (algorithm "fixed").
+//
+// megatron with a tensor-parallel degree T < p (Megatron-LM's layout on a cluster: tensor
+// parallelism inside a node of T ranks, data parallelism across nodes): each node's T
+// inner parts go as above (h, f or v; the norms and residuals by sequence), the p/T outer
+// parts to the batch, then the sequence; call c runs on rank outer(c) * T + inner(c), so
+// the T ranks of a tensor-parallel group are consecutive: one node under mpirun's block
+// mapping. The plan carries that placement.
 #pragma once
 
 #include <map>
@@ -23,13 +30,20 @@
 
 #include "planner/graph/graph.h"
 #include "planner/partition/partition.h"
+#include "planner/placement/plan.h"
 
 namespace eindecomp {
 
 const std::vector<std::string>& strategyNames();  // megatron, sequence, heads
 
-// Node name -> partition over iterationLabels(node); InputError (exit 2) for an unknown
-// strategy or a graph without the labels the strategy cuts.
-std::map<std::string, Parts> strategyPartitions(const std::string& strategy, const Graph& g, int64_t devices);
+struct StrategyPlan {
+  std::map<std::string, Parts> partitions;  // node name -> partition over iterationLabels(node)
+  PinnedPlacements placements;              // megatron with a tensor-parallel degree: the groups' ranks
+};
+
+// InputError (exit 2) for an unknown strategy, a graph without the labels the strategy
+// cuts, or a tensor-parallel degree that is not a divisor of p (or given to another strategy).
+// tensorParallel 0: none (megatron over all p ranks).
+StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t devices, int64_t tensorParallel = 0);
 
 }  // namespace eindecomp

@@ -46,6 +46,8 @@ int64_t ObjectiveModel::edgeTerm(const std::vector<int64_t>& bounds, const Parts
 
 int64_t ObjectiveModel::canonicalEdgeTerm(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
                                           const einrt::BlockGrid& consumer, const RankBlockCoordinates& read) const {
+  if (objective == Objective::Time)
+    return phasePicoseconds(*machine, canonicalRepartitionTraffic(producer, owned, consumer, read, devices, nodes()), elementBytes());
   return checkedMul(canonicalRepartitionElements(producer, owned, consumer, read), elementBytes(), "traffic bytes");
 }
 

@@ -55,10 +55,10 @@ struct ObjectiveModel {
                    const std::vector<int>& callRank) const;
   // Whether the edge term needs the consumer's reads and the producer's homes (not paper).
   bool edgeNeedsPlacement() const { return objective != Objective::Paper; }
-  // The traffic objective's edge term under the canonical placement, from the block
-  // coordinates each rank owns and reads (traffic.h): equal to edgeTerm with the canonical
-  // homes, without its per-pair bookkeeping (the search's fast path).
-  bool hasCanonicalEdgeTerm() const { return objective == Objective::Traffic; }
+  // The traffic and time objectives' edge term under the canonical placement, from the
+  // block coordinates each rank owns and reads (traffic.h): equal to edgeTerm with the
+  // canonical homes, without enumerating pieces (the search's fast path).
+  bool hasCanonicalEdgeTerm() const { return objective != Objective::Paper; }
   int64_t canonicalEdgeTerm(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
                             const einrt::BlockGrid& consumer, const RankBlockCoordinates& read) const;
 

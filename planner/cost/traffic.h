@@ -83,6 +83,18 @@ RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid);
 int64_t canonicalRepartitionElements(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
                                      const einrt::BlockGrid& consumer, const RankBlockCoordinates& read);
 
+// The same repartition per rank and link (the time objective's fast path): exactly
+// repartitionTraffic(..., PerRank, nodes) with the canonical homes, given that every block
+// of the consumer's grid is read by the same number of ranks (as a node's calls read the
+// blocks of an operand). With R readers per block, rank s sends R |owned block| elements
+// less what it reads of its own block; a rank's messages are the blocks overlapping its
+// read block (or the readers of the blocks overlapping its own), counted per dimension;
+// only the split by link looks at the other ranks of the node. O(ranks x dims x
+// ranks per node), where enumerating the pieces of an all-to-all costs ranks^2.
+Traffic canonicalRepartitionTraffic(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
+                                    const einrt::BlockGrid& consumer, const RankBlockCoordinates& read, int64_t devices,
+                                    const einrt::RankNodes& nodes);
+
 // Aggregation of a node's partial results into the owners of its output blocks.
 Traffic aggregationTraffic(const CallGeometry& geometry, const std::vector<int>& callRank,
                            const std::vector<int>& blockOwner, int64_t devices, TrafficDetail detail,

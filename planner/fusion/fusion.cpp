@@ -31,17 +31,19 @@ int labelIndex(const Labels& labels, const Label& l) {
 
 // The rank running the call of `n` that writes output block `block`, when only the group
 // dimensions (the first k output dimensions) are cut.
+// (The block's coordinates over the group dimensions, row-major, each at its label's
+// stride in the row-major call grid; the other labels are uncut. No allocation: it runs
+// for every block of every candidate member.)
 int rankOfBlock(const FusionNode& n, int k, int64_t block) {
-  std::vector<int64_t> groupParts;
-  for (int q = 0; q < k; ++q)
-    groupParts.push_back(n.parts[static_cast<std::size_t>(n.outputLabelOfDim[static_cast<std::size_t>(q)])]);
-  const einrt::BlockGrid grid{groupParts, groupParts};
-  const std::vector<int64_t> coords = grid.coords(block);
-  std::vector<int64_t> cell(n.parts.size(), 0);
-  for (int q = 0; q < k; ++q)
-    cell[static_cast<std::size_t>(n.outputLabelOfDim[static_cast<std::size_t>(q)])] = coords[static_cast<std::size_t>(q)];
   int64_t call = 0;
-  for (std::size_t l = 0; l < n.parts.size(); ++l) call = call * n.parts[l] + cell[l];
+  for (int q = k; q-- > 0;) {
+    const auto label = static_cast<std::size_t>(n.outputLabelOfDim[static_cast<std::size_t>(q)]);
+    const int64_t coordinate = block % n.parts[label];
+    block /= n.parts[label];
+    int64_t stride = 1;
+    for (std::size_t l = label + 1; l < n.parts.size(); ++l) stride *= n.parts[l];
+    call += coordinate * stride;
+  }
   return (*n.callRank)[static_cast<std::size_t>(call)];
 }
 

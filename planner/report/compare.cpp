@@ -37,10 +37,15 @@ Comparison makeComparison(Objective objective, std::vector<ComparisonEntry> entr
 namespace {
 
 TextTable comparisonTable(const Comparison& c, bool human) {
-  bool timed = false;
-  for (const auto& e : c.entries) timed = timed || (e.report && e.report->estimatedTimeSeconds);
+  bool timed = false, cluster = false;
+  for (const auto& e : c.entries) {
+    timed = timed || (e.report && e.report->estimatedTimeSeconds);
+    cluster = cluster || (e.report && e.report->ranksPerNode > 0 && e.report->ranksPerNode < e.report->devices);
+  }
   TextTable t;
-  t.header = {"best", "algorithm", "traffic_bytes", "paper_cost", "paper_bytes"};
+  t.header = {"best", "algorithm", "traffic_bytes"};
+  if (cluster) t.header.push_back("inter_node_bytes");
+  for (const char* h : {"paper_cost", "paper_bytes"}) t.header.push_back(h);
   if (timed) t.header.push_back("estimated_time");
   for (const char* h : {"peak_bytes_per_device", "search_time", "reduced_calls"}) t.header.push_back(h);
   t.numeric.assign(t.header.size(), true);
@@ -56,7 +61,9 @@ TextTable comparisonTable(const Comparison& c, bool human) {
       continue;
     }
     const Report& r = *e.report;
-    row.insert(row.end(), {bytes(r.totalTrafficBytes), std::to_string(r.totalCost), bytes(r.totalBytes)});
+    row.push_back(bytes(r.totalTrafficBytes));
+    if (cluster) row.push_back(bytes(r.totalInterNodeBytes));
+    row.insert(row.end(), {std::to_string(r.totalCost), bytes(r.totalBytes)});
     if (timed) row.push_back(r.estimatedTimeSeconds ? seconds(*r.estimatedTimeSeconds) : "n/a");
     row.insert(row.end(), {bytes(r.peakBytesPerDevice), seconds(r.searchSeconds.value_or(0)), std::to_string(reducedParallelismNodes(r))});
     t.rows.push_back(std::move(row));

@@ -312,3 +312,50 @@ TEST_CASE("the search's canonical repartition count equals an element-by-element
     CHECK(general.elements == want);
   }
 }
+
+TEST_CASE("the search's canonical per-rank repartition equals repartitionTraffic's, link by link") {
+  // Rank r owns producer block r and reads consumer block read[r]; every consumer block is
+  // read by the same number of ranks (as a node's calls read an operand's blocks).
+  const unsigned seed = 20261126;
+  std::cout << "canonical per-rank seed " << seed << "\n";
+  std::mt19937 rng(seed);
+  const std::vector<std::vector<int64_t>> shapes{{12}, {8, 6}, {4, 6, 4}, {6, 2, 3, 4}};
+  auto randomParts = [&](const std::vector<int64_t>& shape) {
+    std::vector<int64_t> parts;
+    for (int64_t e : shape) {
+      std::vector<int64_t> divisors;
+      for (int64_t d = 1; d <= e; ++d)
+        if (e % d == 0) divisors.push_back(d);
+      parts.push_back(divisors[rng() % divisors.size()]);
+    }
+    return parts;
+  };
+  for (int trial = 0; trial < 400; ++trial) {
+    const std::vector<int64_t>& shape = shapes[rng() % shapes.size()];
+    einrt::BlockGrid producer{shape, randomParts(shape)}, consumer{shape, randomParts(shape)};
+    if (producer.blockCount() > 24 || consumer.blockCount() > 24) continue;
+    const int64_t perBlock = 1 + static_cast<int64_t>(rng() % 3);
+    std::vector<int64_t> read;
+    for (int64_t b = 0; b < consumer.blockCount(); ++b)
+      for (int64_t k = 0; k < perBlock; ++k) read.push_back(b);
+    std::shuffle(read.begin(), read.end(), rng);
+    const int64_t devices = std::max<int64_t>(static_cast<int64_t>(read.size()), producer.blockCount()) + static_cast<int64_t>(rng() % 3);
+    const einrt::RankNodes nodes{static_cast<int64_t>(rng() % 5)};
+    std::vector<int> owner(static_cast<std::size_t>(producer.blockCount()));
+    std::iota(owner.begin(), owner.end(), 0);
+    std::vector<int> callRank(read.size());
+    std::iota(callRank.begin(), callRank.end(), 0);
+    const Traffic want = repartitionTraffic(BlockHomes(producer, owner, devices), consumer, read, callRank, devices,
+                                            TrafficDetail::PerRank, nodes);
+    const Traffic got = canonicalRepartitionTraffic(producer, ownedBlockCoordinates(producer), consumer,
+                                                    rankBlockCoordinates(consumer, read), devices, nodes);
+    CAPTURE(trial);
+    CAPTURE(nodes.ranksPerNode);
+    CHECK(got.elements == want.elements);
+    CHECK(got.interNodeElements == want.interNodeElements);
+    CHECK(got.intraNode.busiestElements == want.intraNode.busiestElements);
+    CHECK(got.intraNode.busiestMessages == want.intraNode.busiestMessages);
+    CHECK(got.interNode.busiestElements == want.interNode.busiestElements);
+    CHECK(got.interNode.busiestMessages == want.interNode.busiestMessages);
+  }
+}

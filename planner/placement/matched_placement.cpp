@@ -1,0 +1,248 @@
+// The matched placement rule (placement.h): calls assigned to ranks so that as little
+// operand data as possible is received, an element from another node weighing the
+// ratio of the links' bandwidths, ties towards the canonical rank. Exact (the assignment
+// problem) up to kExactAssignmentCalls calls, greedy beyond.
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <tuple>
+#include <utility>
+
+#include "planner/placement/assignment.h"
+#include "planner/placement/placement.h"
+
+namespace eindecomp {
+
+namespace {
+
+// Operand elements a call finds already on some ranks: (rank, elements) pairs in rank
+// order (the owners of the producer blocks its operand blocks overlap: a few, or every
+// rank where an operand is gathered whole).
+using RankElements = std::vector<std::pair<int, int64_t>>;
+
+int64_t elementsOn(const RankElements& list, int rank) {
+  const auto it = std::lower_bound(list.begin(), list.end(), std::make_pair(rank, int64_t{0}),
+                                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  return it != list.end() && it->first == rank ? it->second : 0;
+}
+
+// What each call finds on each rank. Calls reading the same blocks of the produced
+// operands find the same: they share one list (a gathered operand read by every call
+// would otherwise cost calls x ranks).
+struct Benefits {
+  std::vector<RankElements> lists;  // distinct
+  std::vector<int> listOf;          // per call
+  const RankElements& of(std::size_t call) const { return lists[static_cast<std::size_t>(listOf[call])]; }
+};
+
+Benefits localElements(const CallGeometry& g, const std::vector<std::optional<ProducerBlocks>>& producers, int64_t devices) {
+  Benefits b;
+  b.listOf.resize(static_cast<std::size_t>(g.calls));
+  std::map<std::vector<int64_t>, int> listOfReads;  // the produced operands' blocks -> list
+  std::vector<int64_t> onRank(static_cast<std::size_t>(devices), 0);
+  std::vector<int> touched;
+  for (std::size_t c = 0; c < b.listOf.size(); ++c) {
+    std::vector<int64_t> reads;
+    for (std::size_t k = 0; k < producers.size(); ++k)
+      if (producers[k]) reads.push_back(g.operandBlock[k][c]);
+    auto [it, inserted] = listOfReads.emplace(std::move(reads), static_cast<int>(b.lists.size()));
+    b.listOf[c] = it->second;
+    if (!inserted) continue;
+    for (std::size_t k = 0; k < producers.size(); ++k) {
+      if (!producers[k]) continue;
+      einrt::forEachOverlap(g.operandGrid[k], g.operandBlock[k][c], producers[k]->grid, [&](int64_t block, int64_t elements) {
+        const int owner = producers[k]->owner[static_cast<std::size_t>(block)];
+        if (onRank[static_cast<std::size_t>(owner)] == 0) touched.push_back(owner);
+        onRank[static_cast<std::size_t>(owner)] += elements;
+      });
+    }
+    // In rank order: sorted, or (where most ranks hold some) read off in order.
+    RankElements& list = b.lists.emplace_back();
+    if (touched.size() * 16 < onRank.size()) {
+      std::sort(touched.begin(), touched.end());
+      for (int r : touched) list.emplace_back(r, std::exchange(onRank[static_cast<std::size_t>(r)], 0));
+    } else {
+      for (std::size_t r = 0; r < onRank.size(); ++r)
+        if (onRank[r] != 0) list.emplace_back(static_cast<int>(r), std::exchange(onRank[r], 0));
+    }
+    touched.clear();
+  }
+  return b;
+}
+
+// True when every call finds all of its operands from producers on its canonical rank.
+bool receivesNothing(const CallGeometry& g, const std::vector<std::optional<ProducerBlocks>>& producers,
+                     const Benefits& benefit, const std::vector<int>& rank) {
+  int64_t needed = 0;
+  for (std::size_t k = 0; k < producers.size(); ++k)
+    if (producers[k]) needed += g.operandGrid[k].blockElements();
+  for (std::size_t c = 0; c < benefit.listOf.size(); ++c)
+    if (elementsOn(benefit.of(c), rank[c]) != needed) return false;
+  return true;
+}
+
+// What a call pays on each rank: received elements, those from other nodes weighted.
+// (need - on rank) + (weight - 1) * (need - on the rank's node), from the sparse
+// benefit list: ranks that hold nothing of the call's operands pay the same as each
+// other within a node. Per benefit list (calls sharing a list pay alike).
+class ReceiveCost {
+ public:
+  ReceiveCost(const Benefits& benefit, const LinkWeights& links) : benefit_(benefit), links_(links) {
+    for (const auto& list : benefit.lists)
+      for (const auto& [rank, elements] : list) most_ = std::max(most_, elements);
+    if (links.interNodeWeight > 1) {
+      onNode_.resize(benefit.lists.size());
+      for (std::size_t i = 0; i < benefit.lists.size(); ++i)
+        for (const auto& [rank, elements] : benefit.lists[i]) {
+          const int64_t node = links.nodes.nodeOf(rank);
+          // Ranks come in order, so their nodes do too.
+          if (onNode_[i].empty() || onNode_[i].back().first != node) onNode_[i].emplace_back(node, elements);
+          else onNode_[i].back().second += elements;
+        }
+    }
+  }
+  // Non-negative: `most` stands in for the call's need (the largest benefit of any call).
+  int64_t onList(std::size_t list, int rank) const {
+    int64_t cost = most_ - elementsOn(benefit_.lists[list], rank);
+    if (!onNode_.empty()) {
+      const int64_t node = links_.nodes.nodeOf(rank);
+      const auto& held = onNode_[list];
+      const auto it = std::lower_bound(held.begin(), held.end(), std::make_pair(node, int64_t{0}),
+                                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      cost += (links_.interNodeWeight - 1) * (most_ - (it != held.end() && it->first == node ? it->second : 0));
+    }
+    return cost;
+  }
+  int64_t operator()(std::size_t call, int rank) const { return onList(static_cast<std::size_t>(benefit_.listOf[call]), rank); }
+  // The nodes holding some of a list's operands (cluster only).
+  const std::vector<std::pair<int64_t, int64_t>>& nodesOf(std::size_t list) const { return onNode_[list]; }
+  bool weighted() const { return !onNode_.empty(); }
+  int64_t most() const { return most_; }
+
+ private:
+  const Benefits& benefit_;
+  LinkWeights links_;
+  int64_t most_ = 0;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> onNode_;  // [list]: (node, elements)
+};
+
+// Exact: minimise the weighted received elements, then distance from the canonical rank
+// (lexicographic).
+std::vector<int> exactAssignment(const ReceiveCost& receive, std::size_t calls, const std::vector<int>& canonical,
+                                 int64_t devices) {
+  // The tie-break (0 or 1 per call) never outweighs one element.
+  const int64_t scale = static_cast<int64_t>(calls) + 1;
+  std::vector<std::vector<int64_t>> cost(calls, std::vector<int64_t>(static_cast<std::size_t>(devices)));
+  for (std::size_t c = 0; c < calls; ++c)
+    for (int r = 0; r < devices; ++r) cost[c][static_cast<std::size_t>(r)] = receive(c, r) * scale + (r == canonical[c] ? 0 : 1);
+  return solveAssignment(cost);
+}
+
+// The smallest rank >= r not yet taken (devices when none), by path-halving union-find.
+class FreeRanks {
+ public:
+  explicit FreeRanks(int64_t devices) : next_(static_cast<std::size_t>(devices) + 1) {
+    std::iota(next_.begin(), next_.end(), 0);
+  }
+  int find(int r) {
+    while (next_[static_cast<std::size_t>(r)] != r) {
+      next_[static_cast<std::size_t>(r)] = next_[static_cast<std::size_t>(next_[static_cast<std::size_t>(r)])];
+      r = next_[static_cast<std::size_t>(r)];
+    }
+    return r;
+  }
+  bool taken(int r) { return find(r) != r; }
+  void take(int r) { next_[static_cast<std::size_t>(r)] = r + 1; }
+
+ private:
+  std::vector<int> next_;
+};
+
+// Greedy for many calls: the cheapest (call, rank) pairs among the ranks holding data of
+// the call (and, on a cluster, every rank of a node holding some) first — in the order of
+// one sort of all pairs by (cost, call, rank), each taken when both are still free — then
+// the canonical rank where it is free, then the lowest free rank. The sort is a merge of
+// the calls' own (cost, rank) lists (shared by calls reading alike) that skips the ranks
+// already taken: a gathered operand offers every call every rank.
+std::vector<int> greedyAssignment(const Benefits& benefit, const ReceiveCost& receive, const std::vector<int>& canonical,
+                                  const LinkWeights& links, int64_t devices) {
+  std::vector<std::vector<std::pair<int64_t, int>>> offers(benefit.lists.size());  // per list: (cost, rank), sorted
+  for (std::size_t i = 0; i < offers.size(); ++i) {
+    auto& list = offers[i];
+    if (receive.weighted()) {
+      for (const auto& [node, elements] : receive.nodesOf(i)) {
+        const int64_t first = node * links.nodes.ranksPerNode, end = std::min(first + links.nodes.ranksPerNode, devices);
+        for (int64_t r = first; r < end; ++r) list.emplace_back(receive.onList(i, static_cast<int>(r)), static_cast<int>(r));
+      }
+    } else {
+      for (const auto& [rank, elements] : benefit.lists[i])
+        if (elements > 0) list.emplace_back(receive.most() - elements, rank);
+    }
+    if (!std::is_sorted(list.begin(), list.end())) std::sort(list.begin(), list.end());
+  }
+  FreeRanks free(devices);
+  // The first offer at or after `at` of a call's list whose rank is free now (ranks only
+  // ever get taken, so an offer skipped now would be skipped later too).
+  auto nextOffer = [&](const std::vector<std::pair<int64_t, int>>& list, std::size_t at) {
+    while (at < list.size() && free.taken(list[at].second)) {
+      // Jump within the run of equal cost to the first rank not below the next free one.
+      const int64_t cost = list[at].first;
+      const auto runEnd = std::upper_bound(list.begin() + static_cast<std::ptrdiff_t>(at), list.end(),
+                                           std::make_pair(cost, std::numeric_limits<int>::max()));
+      const auto jump = std::lower_bound(list.begin() + static_cast<std::ptrdiff_t>(at), runEnd,
+                                         std::make_pair(cost, free.find(list[at].second)));
+      at = static_cast<std::size_t>(jump - list.begin());
+    }
+    return at;
+  };
+  using Head = std::tuple<int64_t, int, int, std::size_t>;  // (cost, call, rank, position in the call's list)
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+  for (std::size_t c = 0; c < benefit.listOf.size(); ++c) {
+    const auto& list = offers[static_cast<std::size_t>(benefit.listOf[c])];
+    if (!list.empty()) heads.emplace(list[0].first, static_cast<int>(c), list[0].second, 0);
+  }
+  std::vector<int> rankOf(benefit.listOf.size(), -1);
+  while (!heads.empty()) {
+    const auto [cost, call, rank, at] = heads.top();
+    heads.pop();
+    if (!free.taken(rank)) {
+      rankOf[static_cast<std::size_t>(call)] = rank;
+      free.take(rank);
+      continue;
+    }
+    const auto& list = offers[static_cast<std::size_t>(benefit.listOf[static_cast<std::size_t>(call)])];
+    const std::size_t next = nextOffer(list, at + 1);
+    if (next < list.size()) heads.emplace(list[next].first, call, list[next].second, next);
+  }
+  for (std::size_t c = 0; c < rankOf.size(); ++c) {
+    if (rankOf[c] >= 0) continue;
+    int r = canonical[c];
+    if (free.taken(r)) r = free.find(0);
+    rankOf[c] = r;
+    free.take(r);
+  }
+  return rankOf;
+}
+
+}  // namespace
+
+Placement matchedPlacement(const CallGeometry& g, const std::vector<std::optional<ProducerBlocks>>& producers,
+                           int64_t devices, const LinkWeights& links) {
+  const Placement canonical = canonicalPlacement(g);
+  const bool anyProducer = std::any_of(producers.begin(), producers.end(), [](const auto& p) { return p.has_value(); });
+  if (!anyProducer) return canonical;
+  const Benefits benefit = localElements(g, producers, devices);
+  if (receivesNothing(g, producers, benefit, canonical.callRank)) return canonical;  // nothing to improve
+  const ReceiveCost receive(benefit, links.nodes.spansNodes(devices) ? links : LinkWeights{});
+  Placement p;
+  p.callRank = g.calls <= kExactAssignmentCalls && devices <= 4 * kExactAssignmentCalls
+                   ? exactAssignment(receive, benefit.listOf.size(), canonical.callRank, devices)
+                   : greedyAssignment(benefit, receive, canonical.callRank, links, devices);
+  p.blockOwner = ownersOfBlocks(g, p.callRank);
+  return p;
+}
+
+}  // namespace eindecomp
