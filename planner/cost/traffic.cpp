@@ -183,81 +183,139 @@ int64_t canonicalRepartitionElements(const einrt::BlockGrid& producer, const Ran
 
 namespace {
 
-// The overlap of rank r's read block with the block rank o owns, per dimension.
-struct OverlapOf {
-  const einrt::BlockGrid& producer;
-  const RankBlockCoordinates& owned;
-  const einrt::BlockGrid& consumer;
-  const RankBlockCoordinates& read;
-  int64_t operator()(std::size_t r, std::size_t o) const {
-    int64_t n = 1;
-    for (std::size_t d = 0; d < consumer.dims() && n > 0; ++d) {
-      const int64_t ec = consumer.extent(d), ep = producer.extent(d);
-      const int64_t loC = read.byDim[d][r] * ec, loP = owned.byDim[d][o] * ep;
-      n *= std::max<int64_t>(0, std::min(loC + ec, loP + ep) - std::max(loC, loP));
-    }
-    return n;
-  }
+// How many intervals of extent `other` the interval `i` of extent `mine` meets, for every i
+// of a dimension cut into `parts`; empty when it is the same for every i (nested cuts, as
+// with power-of-two parts), which `nestedMet` gives.
+std::vector<int64_t> intervalsMet(int64_t parts, int64_t mine, int64_t other) {
+  std::vector<int64_t> met;
+  if (mine % other == 0 || other % mine == 0) return met;
+  met.resize(static_cast<std::size_t>(parts));
+  for (int64_t i = 0; i < parts; ++i) met[static_cast<std::size_t>(i)] = ((i + 1) * mine - 1) / other - (i * mine) / other + 1;
+  return met;
+}
+int64_t nestedMet(int64_t mine, int64_t other) { return mine % other == 0 ? mine / other : 1; }
+
+// The per-rank loads of canonicalRepartitionTraffic, [intra, inter] per quantity. Built for
+// AVX-512 and AVX2 too (target_clones): the search runs it for every pair of layouts.
+struct RankLoads {
+  std::vector<int64_t> received[2], sent[2], messages[2];
 };
 
-// How many intervals of extent `other` the interval `i` of extent `mine` meets.
-int64_t intervalsMet(int64_t i, int64_t mine, int64_t other) { return ((i + 1) * mine - 1) / other - (i * mine) / other + 1; }
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+void rankLoads(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned, const einrt::BlockGrid& consumer,
+               const RankBlockCoordinates& read, int64_t devices, const einrt::RankNodes& nodes, RankLoads& out, int64_t& elements,
+               int64_t& interElements) {
+  const auto P = static_cast<std::size_t>(devices);
+  const std::size_t readers = read.ranks(), holders = owned.ranks(), both = std::min(readers, holders), dims = consumer.dims();
+  const int64_t perBlock = static_cast<int64_t>(readers) / consumer.blockCount();  // readers of each consumer block
+  const int64_t readElements = consumer.blockElements(), ownedElements = producer.blockElements();
+  for (int l = 0; l < 2; ++l) {
+    out.received[l].assign(P, 0);
+    out.sent[l].assign(P, 0);
+    out.messages[l].assign(P, 0);
+  }
+  // What each rank already owns of the block it reads, and how many blocks meet its read
+  // block (received messages) or its own block (times the readers of each: sent messages).
+  std::vector<int64_t> self(both, 1), recvMet(readers, 1), sendMet(holders, perBlock);
+  int64_t recvNested = 1, sendNested = 1;
+  for (std::size_t d = 0; d < dims; ++d) {
+    const int64_t ec = consumer.extent(d), ep = producer.extent(d);
+    const int32_t* rc = read.byDim[d].data();
+    const int32_t* oc = owned.byDim[d].data();
+    for (std::size_t r = 0; r < both; ++r) {
+      const int64_t loC = rc[r] * ec, loP = oc[r] * ep;
+      self[r] *= std::max<int64_t>(0, std::min(loC + ec, loP + ep) - std::max(loC, loP));
+    }
+    const std::vector<int64_t> metC = intervalsMet(consumer.parts[d], ec, ep), metP = intervalsMet(producer.parts[d], ep, ec);
+    if (metC.empty()) recvNested *= nestedMet(ec, ep);
+    else for (std::size_t r = 0; r < readers; ++r) recvMet[r] *= metC[static_cast<std::size_t>(rc[r])];
+    if (metP.empty()) sendNested *= nestedMet(ep, ec);
+    else for (std::size_t r = 0; r < holders; ++r) sendMet[r] *= metP[static_cast<std::size_t>(oc[r])];
+  }
+  for (int64_t& m : recvMet) m *= recvNested;
+  for (int64_t& m : sendMet) m *= sendNested;
+  elements = 0;
+  for (std::size_t r = 0; r < readers; ++r) {
+    const int64_t own = r < both ? self[r] : 0;
+    out.received[0][r] = readElements - own;
+    out.messages[0][r] += recvMet[r] - (own > 0 ? 1 : 0);
+    elements += readElements - own;
+  }
+  for (std::size_t r = 0; r < holders; ++r) {
+    const int64_t own = r < both ? self[r] : 0;
+    out.sent[0][r] = perBlock * ownedElements - own;
+    out.messages[0][r] += sendMet[r] - (own > 0 ? 1 : 0);
+  }
+  interElements = 0;
+  if (!nodes.spansNodes(devices)) return;
+  // On a cluster everything starts as inter-node and what stays inside a node moves back:
+  // per node, the overlaps between its ranks' read blocks and its ranks' own blocks.
+  for (int l = 0; l < 3; ++l) {
+    std::vector<int64_t>* v[3] = {out.received, out.sent, out.messages};
+    std::swap(v[l][0], v[l][1]);
+  }
+  // near[i][j]: what reader i of the node takes from owner j of the node (i != j); its row
+  // sums stay inside the node for the reader, its column sums for the owner.
+  const auto K = static_cast<std::size_t>(nodes.ranksPerNode);
+  std::vector<int64_t> near(K * K), rowSum(K), rowPieces(K), colSum(K), colPieces(K);
+  for (std::size_t first = 0; first < P; first += K) {
+    const std::size_t readEnd = std::min(first + K, readers), ownEnd = std::min(first + K, holders);
+    if (readEnd <= first || ownEnd <= first) continue;
+    const std::size_t ni = readEnd - first, nj = ownEnd - first;
+    std::fill(near.begin(), near.end(), 1);
+    for (std::size_t d = 0; d < dims; ++d) {
+      const int64_t ec = consumer.extent(d), ep = producer.extent(d);
+      const int32_t* rc = read.byDim[d].data() + first;
+      const int32_t* oc = owned.byDim[d].data() + first;
+      for (std::size_t i = 0; i < ni; ++i) {
+        const int64_t loC = rc[i] * ec;
+        int64_t* row = near.data() + i * K;
+        for (std::size_t j = 0; j < nj; ++j) {
+          const int64_t loP = oc[j] * ep;
+          row[j] *= std::max<int64_t>(0, std::min(loC + ec, loP + ep) - std::max(loC, loP));
+        }
+      }
+    }
+    for (std::size_t i = 0; i < std::min(ni, nj); ++i) near[i * K + i] = 0;  // a rank's own block is no piece
+    std::fill(colSum.begin(), colSum.end(), 0);
+    std::fill(colPieces.begin(), colPieces.end(), 0);
+    for (std::size_t i = 0; i < ni; ++i) {
+      const int64_t* row = near.data() + i * K;
+      int64_t sum = 0, pieces = 0;
+      for (std::size_t j = 0; j < nj; ++j) {
+        sum += row[j];
+        pieces += row[j] > 0 ? 1 : 0;
+        colSum[j] += row[j];
+        colPieces[j] += row[j] > 0 ? 1 : 0;
+      }
+      rowSum[i] = sum, rowPieces[i] = pieces;
+    }
+    for (std::size_t i = 0; i < ni; ++i) {
+      out.received[1][first + i] -= rowSum[i], out.received[0][first + i] += rowSum[i];
+      out.messages[1][first + i] -= rowPieces[i], out.messages[0][first + i] += rowPieces[i];
+    }
+    for (std::size_t j = 0; j < nj; ++j) {
+      out.sent[1][first + j] -= colSum[j], out.sent[0][first + j] += colSum[j];
+      out.messages[1][first + j] -= colPieces[j], out.messages[0][first + j] += colPieces[j];
+    }
+  }
+  for (std::size_t r = 0; r < readers; ++r) interElements += out.received[1][r];
+}
 
 }  // namespace
 
 Traffic canonicalRepartitionTraffic(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
                                     const einrt::BlockGrid& consumer, const RankBlockCoordinates& read, int64_t devices,
                                     const einrt::RankNodes& nodes) {
-  const auto readers = static_cast<int64_t>(read.ranks()), holders = static_cast<int64_t>(owned.ranks());
-  const int64_t perBlock = readers / consumer.blockCount();  // readers of each consumer block
-  const int64_t readElements = consumer.blockElements(), ownedElements = producer.blockElements();
-  const OverlapOf overlap{producer, owned, consumer, read};
-  const bool cluster = nodes.spansNodes(devices);
+  RankLoads loads;
   Traffic t;
-  for (int64_t x = 0; x < devices; ++x) {
-    const auto r = static_cast<std::size_t>(x);
-    // The ranks of x's node (x alone on one node: every piece is intra-node there).
-    const int64_t first = cluster ? nodes.nodeOf(x) * nodes.ranksPerNode : 0;
-    const int64_t end = cluster ? std::min(first + nodes.ranksPerNode, devices) : 0;
-    int64_t received[2] = {0, 0}, sent[2] = {0, 0}, messages[2] = {0, 0};  // [intra, inter]
-    if (x < readers) {
-      const int64_t self = x < holders ? overlap(r, r) : 0;
-      int64_t met = 1;
-      for (std::size_t d = 0; d < consumer.dims(); ++d) met *= intervalsMet(read.byDim[d][r], consumer.extent(d), producer.extent(d));
-      int64_t all = readElements - self, pieces = met - (self > 0 ? 1 : 0), near = 0, nearPieces = 0;
-      for (int64_t o = first; o < std::min(end, holders); ++o) {
-        if (o == x) continue;
-        const int64_t n = overlap(r, static_cast<std::size_t>(o));
-        near += n;
-        nearPieces += n > 0;
-      }
-      if (!cluster) near = all, nearPieces = pieces;
-      received[0] = near, received[1] = all - near;
-      messages[0] += nearPieces, messages[1] += pieces - nearPieces;
-      t.elements = checkedAdd(t.elements, all, "repartition traffic");
-      t.interNodeElements = checkedAdd(t.interNodeElements, all - near, "repartition traffic");
+  rankLoads(producer, owned, consumer, read, devices, nodes, loads, t.elements, t.interNodeElements);
+  LinkLoad* load[2] = {&t.intraNode, &t.interNode};
+  for (int l = 0; l < 2; ++l)
+    for (std::size_t r = 0; r < static_cast<std::size_t>(devices); ++r) {
+      load[l]->busiestElements = std::max({load[l]->busiestElements, loads.sent[l][r], loads.received[l][r]});
+      load[l]->busiestMessages = std::max(load[l]->busiestMessages, loads.messages[l][r]);
     }
-    if (x < holders) {
-      const int64_t self = x < readers ? overlap(r, r) : 0;
-      int64_t met = perBlock;
-      for (std::size_t d = 0; d < consumer.dims(); ++d) met *= intervalsMet(owned.byDim[d][r], producer.extent(d), consumer.extent(d));
-      int64_t all = perBlock * ownedElements - self, pieces = met - (self > 0 ? 1 : 0), near = 0, nearPieces = 0;
-      for (int64_t q = first; q < std::min(end, readers); ++q) {
-        if (q == x) continue;
-        const int64_t n = overlap(static_cast<std::size_t>(q), r);
-        near += n;
-        nearPieces += n > 0;
-      }
-      if (!cluster) near = all, nearPieces = pieces;
-      sent[0] = near, sent[1] = all - near;
-      messages[0] += nearPieces, messages[1] += pieces - nearPieces;
-    }
-    LinkLoad* load[2] = {&t.intraNode, &t.interNode};
-    for (int l = 0; l < 2; ++l) {
-      load[l]->busiestElements = std::max({load[l]->busiestElements, sent[l], received[l]});
-      load[l]->busiestMessages = std::max(load[l]->busiestMessages, messages[l]);
-    }
-  }
   return t;
 }
 
