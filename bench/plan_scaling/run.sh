@@ -1,43 +1,54 @@
 #!/bin/bash
-# Planning time and peak memory of `einplan plan` against graph size and device count:
-# a chain of 250..2000 matmuls and, when `einplan gen llama` exists, LLaMA-7B prefill
-# (32 layers). Baseline measured in the same run: the `balanced` heuristic (one pass per
-# node, no search) on the same graph; the ratios are eindecomp's wall time and plan cost
-# over balanced's. Usage: bench/plan_scaling/run.sh [EINPLAN] (default build/bin/einplan)
+# Planning time and peak memory of `einplan plan` (default objective, eindecomp) against the
+# device count and the number of nodes (issue 24), and, given a second einplan, the same
+# for it (the build before a change: "before"; the ratio is before / after):
+#   LLaMA-7B (32 layers, 1,061 nodes) and LLaMA-65B (80 layers, 2,645 nodes), prefill at
+#   `einplan gen llama --preset` sizes, at p = 64, 256, 1024, 2048, 4096;
+#   LLaMA-65B with 10, 20, 40 and 80 layers at p = 1024 (time against the node count);
+#   a chain of 2000 matmuls at p = 64 (the graph-size limit of docs/hardening.md).
+# Each run is one process: wall seconds and maximum resident set (GNU time). A run of the
+# "before" binary past BEFORE_LIMIT seconds (default 300) is stopped and shown as ">LIMIT".
+# Usage: bench/plan_scaling/run.sh [EINPLAN] [BEFORE_EINPLAN]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 EINPLAN=${1:-$HERE/../../build/bin/einplan}
+BEFORE=${2:-}
+LIMIT=${BEFORE_LIMIT:-300}
 PY=/usr/bin/python3
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# measure GRAPH P ALGORITHM -> "wall_s rss_mib search_s total_cost"
+# measure EINPLAN GRAPH P [TIMEOUT] -> "wall_s rss_mib" (or ">T -" when stopped)
 measure() {
-  /usr/bin/time -f "%e %M" -o "$WORK/time" "$EINPLAN" plan "$1" -p "$2" --algorithm "$3" --format json >"$WORK/report.json"
+  if ! timeout "${4:-100000}" /usr/bin/time -f "%e %M" -o "$WORK/time" "$1" plan "$2" -p "$3" --format json >"$WORK/report.json" 2>/dev/null; then
+    echo ">$4 -"
+    return
+  fi
   read -r wall rss <"$WORK/time"
-  $PY - "$WORK/report.json" "$wall" "$rss" <<'PYEOF'
-import json, sys
-r = json.load(open(sys.argv[1]))
-print(sys.argv[2], "%.1f" % (int(sys.argv[3]) / 1024), "%.3f" % r["search_time_s"], r["total_cost"])
-PYEOF
+  echo "$wall $($PY -c "print('%.0f' % ($rss / 1024))")"
 }
 
-printf "%-22s %5s %4s %9s %9s %9s %10s %14s %11s %11s\n" graph nodes p wall_s search_s rss_MiB base_wall_s cost wall_ratio cost_ratio
-row() {  # LABEL GRAPH NODES P
-  read -r wall rss search cost < <(measure "$2" "$4" eindecomp)
-  read -r bwall _ _ bcost < <(measure "$2" "$4" balanced)
-  printf "%-22s %5s %4s %9s %9s %9s %10s %14s %11s %11s\n" "$1" "$3" "$4" "$wall" "$search" "$rss" "$bwall" "$cost" \
-    "$($PY -c "print('%.2f' % ($wall / max($bwall, 0.01)))")" "$($PY -c "print('%.3f' % ($cost / $bcost))")"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"
+printf "%-24s %6s %5s %9s %9s %11s %11s %8s\n" graph nodes p wall_s rss_MiB before_s before_MiB speedup
+row() {  # LABEL GRAPH P
+  local nodes
+  nodes=$(grep -c "einsum" "$2")
+  read -r wall rss < <(measure "$EINPLAN" "$2" "$3")
+  local bwall="-" brss="-" ratio="-"
+  if [ -n "$BEFORE" ]; then
+    read -r bwall brss < <(measure "$BEFORE" "$2" "$3" "$LIMIT")
+    ratio=$($PY -c "b='$bwall'; print(('>' if b.startswith('>') else '') + '%.1f' % (float(b.lstrip('>')) / max($wall, 0.01)))")
+  fi
+  printf "%-24s %6s %5s %9s %9s %11s %11s %8s\n" "$1" "$nodes" "$3" "$wall" "$rss" "$bwall" "$brss" "$ratio"
 }
 
-for n in 250 500 1000 2000; do
-  $PY "$HERE/make_chain.py" "$n" "$WORK/chain_$n.yaml"
-  for p in 8 16 64; do row "matmul chain" "$WORK/chain_$n.yaml" "$n" "$p"; done
+"$EINPLAN" gen llama --preset 7b -o "$WORK/llama7b.yaml" >/dev/null
+"$EINPLAN" gen llama --preset 65b -o "$WORK/llama65b.yaml" >/dev/null
+for p in 64 256 1024 2048 4096; do row "llama-7b" "$WORK/llama7b.yaml" "$p"; done
+for p in 64 256 1024 2048 4096; do row "llama-65b" "$WORK/llama65b.yaml" "$p"; done
+for layers in 10 20 40; do
+  "$EINPLAN" gen llama --preset 65b --layers "$layers" -o "$WORK/llama65b_$layers.yaml" >/dev/null
+  row "llama-65b, $layers layers" "$WORK/llama65b_$layers.yaml" 1024
 done
-
-if "$EINPLAN" gen llama --preset 7b -o "$WORK/llama7b.yaml" >/dev/null 2>&1; then
-  nodes=$(grep -c "einsum" "$WORK/llama7b.yaml")
-  for p in 8 16 64; do row "llama 7b (32 layers)" "$WORK/llama7b.yaml" "$nodes" "$p"; done
-else
-  echo "skipped LLaMA-7B: this einplan has no 'gen llama'"
-fi
+$PY "$HERE/make_chain.py" 2000 "$WORK/chain.yaml"
+row "matmul chain" "$WORK/chain.yaml" 64

@@ -63,13 +63,13 @@ std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node&
   c->fallback = viable.fallback;
   c->truncated = viable.truncated;
   std::vector<Parts> candidates = pin ? std::vector<Parts>{*pin} : std::move(viable.partitions);
-  std::map<Parts, int> outIndex;
+  std::map<OutputSide, int> outIndex;
   std::vector<std::map<OperandSide, int>> sideIndex(c->space.operandDims.size());
   c->operandSides.resize(c->space.operandDims.size());
   c->operandIndex.resize(c->space.operandDims.size());
   for (Parts& parts : candidates) {
     const CallGeometry geometry = callGeometry(c->space, parts);
-    const Placement placement = canonicalPlacement(geometry);
+    const Placement placement = canonicalPlacement(geometry, s.onCluster);
     c->local.push_back(s.model.nodeTerm(n, c->space, parts, geometry, placement));
     // What the candidate keeps on a rank for long: the graph-input blocks its calls read
     // (resident all run) and its output block.
@@ -77,7 +77,8 @@ std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node&
     for (std::size_t k = 0; k < produced.size(); ++k)
       if (!produced[k]) keeps = checkedAdd(keeps, geometry.operandGrid[k].blockElements(), "memory");
     c->memoryBytes.push_back(checkedMul(keeps, s.model.elementBytes(), "memory"));
-    c->outIndex.push_back(intern(c->outs, outIndex, projectParts(parts, c->space.outputDims)));
+    c->outIndex.push_back(intern(c->outs, outIndex,
+                                 OutputSide{projectParts(parts, c->space.outputDims), s.onCluster ? geometry.aggParts : 1}));
     for (std::size_t k = 0; k < c->space.operandDims.size(); ++k)
       c->operandIndex[k].push_back(
           intern(c->operandSides[k], sideIndex[k], operandSide(s, c->space, parts, geometry, placement, k, produced[k])));
@@ -92,6 +93,7 @@ std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node&
 SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
   SearchSpace s;
   s.model = objectiveModel(g, options);
+  s.onCluster = s.model.nodes().spansNodes(options.devices);
   s.ranks.resize(static_cast<std::size_t>(options.devices));
   std::iota(s.ranks.begin(), s.ranks.end(), 0);
   s.nodes.resize(g.nodes.size());
@@ -158,22 +160,25 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
 namespace {
 
 int64_t computeEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
-  const Parts& producer = (*m.rows)[static_cast<std::size_t>(out)];
+  const OutputSide& side = (*m.rows)[static_cast<std::size_t>(out)];
+  const Parts& producer = side.parts;
   const OperandSide& consumer = (*m.cols)[static_cast<std::size_t>(in)];
   const einrt::BlockGrid grid{m.bounds, consumer.parts};
   if (s.model.hasCanonicalEdgeTerm()) {
     const einrt::BlockGrid from{m.bounds, producer};
     auto& owned = m.owned[static_cast<std::size_t>(out)];
-    if (!owned) owned = std::make_unique<RankBlockCoordinates>(ownedBlockCoordinates(from));
+    if (!owned) owned = std::make_unique<RankBlockCoordinates>(ownedBlockCoordinates(from, side.ownerStride));
     auto& read = m.read[static_cast<std::size_t>(in)];
     if (!read) read = std::make_unique<RankBlockCoordinates>(rankBlockCoordinates(grid, consumer.readByRank));
     return s.model.canonicalEdgeTerm(from, *owned, grid, *read);
   }
   std::unique_ptr<BlockHomes>& homes = m.homes[static_cast<std::size_t>(out)];
   if (!homes && s.model.edgeNeedsPlacement()) {
-    // The canonical placement keeps block b of every tensor on rank b.
+    // The canonical placement keeps block b of every tensor on rank b * ownerStride.
     const einrt::BlockGrid from{m.bounds, producer};
-    homes = std::make_unique<BlockHomes>(from, std::vector<int>(s.ranks.begin(), s.ranks.begin() + from.blockCount()), s.model.devices);
+    std::vector<int> owner(static_cast<std::size_t>(from.blockCount()));
+    for (std::size_t b = 0; b < owner.size(); ++b) owner[b] = static_cast<int>(static_cast<int64_t>(b) * side.ownerStride);
+    homes = std::make_unique<BlockHomes>(from, std::move(owner), s.model.devices);
   }
   const std::vector<int> callRank(s.ranks.begin(), s.ranks.begin() + static_cast<std::ptrdiff_t>(consumer.readByRank.size()));
   return s.model.edgeTerm(m.bounds, producer, consumer.parts, homes.get(), grid, consumer.readByRank, callRank);

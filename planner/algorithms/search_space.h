@@ -35,6 +35,15 @@ struct OperandSide {
   friend auto operator<=>(const OperandSide&, const OperandSide&) = default;
 };
 
+// Where a candidate leaves its output: the tensor's layout and the rank owning each block,
+// block b on rank b * ownerStride (the canonical rule: 1, or on a cluster the node's
+// aggregation parts).
+struct OutputSide {
+  Parts parts;
+  int64_t ownerStride = 1;
+  friend auto operator<=>(const OutputSide&, const OutputSide&) = default;
+};
+
 struct NodeCandidates {
   NodeSpace space;
   int64_t kernelCalls = 1;
@@ -46,7 +55,7 @@ struct NodeCandidates {
   std::vector<int64_t> memoryBytes;            // what it keeps per rank: its graph-input blocks and output block
   std::vector<int> outIndex;                   // candidate -> index into outs
   std::vector<std::vector<int>> operandIndex;  // [operand][candidate] -> index into operandSides[operand]
-  std::vector<Parts> outs;                     // distinct output layouts
+  std::vector<OutputSide> outs;                // distinct output sides
   std::vector<std::vector<OperandSide>> operandSides;
 };
 
@@ -58,7 +67,7 @@ struct SearchEdge {
 // Edge costs of one edge shape; rows: producer output layouts, cols: consumer sides.
 struct EdgeMatrix {
   std::vector<int64_t> bounds;
-  const std::vector<Parts>* rows = nullptr;
+  const std::vector<OutputSide>* rows = nullptr;
   const std::vector<OperandSide>* cols = nullptr;
   std::vector<int64_t> cost;                       // rows x cols, -1 until computed; empty when too large to cache
   std::vector<std::unique_ptr<BlockHomes>> homes;  // per row, made when first needed (time)
@@ -70,6 +79,7 @@ struct EdgeMatrix {
 struct SearchSpace {
   ObjectiveModel model;              // the terms it adds up (objective_model.h)
   std::vector<int> ranks;            // 0 .. devices-1: the canonical placement's call ranks
+  bool onCluster = false;            // the canonical rule's cluster form (placement.h)
   std::vector<std::unique_ptr<NodeCandidates>> shapes;  // one per distinct node shape
   std::vector<NodeCandidates*> nodes;  // aligned with Graph::nodes: each node's shape
   std::vector<SearchEdge> edges;

@@ -134,10 +134,18 @@ RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const st
   return c;
 }
 
-RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid) {
+RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid, int64_t ownerStride) {
   std::vector<int64_t> blocks(static_cast<std::size_t>(grid.blockCount()));
   for (std::size_t b = 0; b < blocks.size(); ++b) blocks[b] = static_cast<int64_t>(b);
-  return rankBlockCoordinates(grid, blocks);
+  RankBlockCoordinates c = rankBlockCoordinates(grid, blocks);
+  if (ownerStride == 1) return c;
+  c.ownerStride = ownerStride;
+  for (auto& coordinates : c.byDim) {
+    std::vector<int32_t> spread(static_cast<std::size_t>((grid.blockCount() - 1) * ownerStride + 1), -1);
+    for (std::size_t b = 0; b < coordinates.size(); ++b) spread[b * static_cast<std::size_t>(ownerStride)] = coordinates[b];
+    coordinates = std::move(spread);
+  }
+  return c;
 }
 
 namespace {
@@ -230,7 +238,9 @@ void rankLoads(const einrt::BlockGrid& producer, const RankBlockCoordinates& own
     if (metC.empty()) recvNested *= nestedMet(ec, ep);
     else for (std::size_t r = 0; r < readers; ++r) recvMet[r] *= metC[static_cast<std::size_t>(rc[r])];
     if (metP.empty()) sendNested *= nestedMet(ep, ec);
-    else for (std::size_t r = 0; r < holders; ++r) sendMet[r] *= metP[static_cast<std::size_t>(oc[r])];
+    else
+      for (std::size_t r = 0; r < holders; ++r)
+        if (oc[r] >= 0) sendMet[r] *= metP[static_cast<std::size_t>(oc[r])];
   }
   for (int64_t& m : recvMet) m *= recvNested;
   for (int64_t& m : sendMet) m *= sendNested;
@@ -242,6 +252,7 @@ void rankLoads(const einrt::BlockGrid& producer, const RankBlockCoordinates& own
     elements += readElements - own;
   }
   for (std::size_t r = 0; r < holders; ++r) {
+    if (!owned.holds(r)) continue;
     const int64_t own = r < both ? self[r] : 0;
     out.sent[0][r] = perBlock * ownedElements - own;
     out.messages[0][r] += sendMet[r] - (own > 0 ? 1 : 0);

@@ -66,20 +66,23 @@ Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& c
                            TrafficDetail detail, const einrt::RankNodes& nodes = {});
 
 // The same repartition's total under the canonical placement (placement.h), which the
-// search prices for every pair of layouts: rank r owns block r of the producer's grid (if
-// it has that many blocks) and reads one block of the consumer's (the calls run on ranks
-// 0..calls-1, one each), so
-//   elements = sum over reading ranks r of  |read block| - |read block ∩ owned block r|
+// search prices for every pair of layouts: rank r owns block r / s of the producer's grid
+// when r is a multiple of s (s = 1, or on a cluster the producer's aggregation parts), and
+// reads one block of the consumer's (the calls run on ranks 0..calls-1, one each), so
+//   elements = sum over reading ranks r of  |read block| - |read block ∩ owned block|
 // — repartitionTraffic's count without its sort, in O(ranks x dims) over coordinates
 // decoded once per layout (RankBlockCoordinates).
 struct RankBlockCoordinates {
-  std::vector<std::vector<int32_t>> byDim;  // [dim][rank]: the grid coordinate of the rank's block
+  std::vector<std::vector<int32_t>> byDim;  // [dim][rank]: the grid coordinate of the rank's block (-1: none)
+  int64_t ownerStride = 1;                  // owned coordinates: the ranks holding a block are its multiples
   std::size_t ranks() const { return byDim.empty() ? 0 : byDim[0].size(); }
+  bool holds(std::size_t rank) const { return ownerStride == 1 || static_cast<int64_t>(rank) % ownerStride == 0; }
 };
 // blockOfRank[r]: the block rank r owns or reads.
 RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const std::vector<int64_t>& blockOfRank);
-// The canonical owners: rank r owns block r, for every block of `grid`.
-RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid);
+// The canonical owners: rank b * ownerStride owns block b, for every block of `grid`
+// (the ranks between own none: coordinate -1, which meets no block).
+RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid, int64_t ownerStride = 1);
 int64_t canonicalRepartitionElements(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
                                      const einrt::BlockGrid& consumer, const RankBlockCoordinates& read);
 

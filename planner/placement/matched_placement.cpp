@@ -231,7 +231,7 @@ std::vector<int> greedyAssignment(const Benefits& benefit, const ReceiveCost& re
 
 Placement matchedPlacement(const CallGeometry& g, const std::vector<std::optional<ProducerBlocks>>& producers,
                            int64_t devices, const LinkWeights& links) {
-  const Placement canonical = canonicalPlacement(g);
+  const Placement canonical = canonicalPlacement(g, links.nodes.spansNodes(devices));
   const bool anyProducer = std::any_of(producers.begin(), producers.end(), [](const auto& p) { return p.has_value(); });
   if (!anyProducer) return canonical;
   const Benefits benefit = localElements(g, producers, devices);

@@ -4,12 +4,13 @@ namespace eindecomp {
 
 const char* placementRuleName(PlacementRule rule) { return rule == PlacementRule::Canonical ? "canonical" : "matched"; }
 
-Placement canonicalPlacement(const CallGeometry& g) {
+Placement canonicalPlacement(const CallGeometry& g, bool onCluster) {
   Placement p;
   const int64_t blocks = g.outputGrid.blockCount();
   p.callRank.resize(static_cast<std::size_t>(g.calls));
   for (std::size_t c = 0; c < p.callRank.size(); ++c)
-    p.callRank[c] = static_cast<int>(g.aggCoordinate[c] * blocks + g.outputBlock[c]);
+    p.callRank[c] = static_cast<int>(onCluster ? g.outputBlock[c] * g.aggParts + g.aggCoordinate[c]
+                                               : g.aggCoordinate[c] * blocks + g.outputBlock[c]);
   p.blockOwner = ownersOfBlocks(g, p.callRank);
   return p;
 }

@@ -9,7 +9,11 @@
 //    rank a * blocks + b, so block b of every tensor lives on rank b whatever the node's
 //    label order. It depends on the node's partition alone, which is what keeps the
 //    planner's dynamic program exact under the traffic and time objectives: the traffic
-//    of an edge is then a function of the two partitions it joins.
+//    of an edge is then a function of the two partitions it joins. On a cluster (ranks on
+//    several nodes) it runs that call on rank b * aggParts + a instead: the partial sums of
+//    a block sit on consecutive ranks, inside a node where they fit, and are reduced there
+//    (Megatron's row-parallel layers reduce inside a node this way); block b then lives on
+//    rank b * aggParts, a function of the partition still.
 //  - matched: given where the producers' output blocks live, the calls are assigned to
 //    ranks so that as little operand data as possible has to be received (the
 //    assignment problem: exact up to kExactAssignmentCalls calls, greedy beyond), ties
@@ -52,7 +56,13 @@ const char* placementRuleName(PlacementRule rule);  // "canonical" | "matched"
 // The matched rule solves the assignment problem exactly up to this many calls per node.
 inline constexpr int64_t kExactAssignmentCalls = 256;
 
-Placement canonicalPlacement(const CallGeometry& geometry);
+// `onCluster`: the ranks span several nodes (the partial sums of a block go to
+// consecutive ranks).
+Placement canonicalPlacement(const CallGeometry& geometry, bool onCluster = false);
+
+// The rank owning output block `block` under the canonical rule (aggParts: the node's
+// aggregation parts).
+inline int64_t canonicalOwner(int64_t block, int64_t aggParts, bool onCluster) { return onCluster ? block * aggParts : block; }
 
 // Owners from call ranks: each output block goes to the rank of its call with the lowest
 // aggregation coordinate.

@@ -35,7 +35,7 @@ std::vector<Placement> placeNodes(const Graph& g, const std::vector<Parts>& node
       continue;
     }
     if (rule == PlacementRule::Canonical) {
-      placements[i] = canonicalPlacement(geometry);
+      placements[i] = canonicalPlacement(geometry, links.nodes.spansNodes(devices));
       continue;
     }
     std::vector<std::optional<ProducerBlocks>> producers;

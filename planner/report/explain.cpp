@@ -138,7 +138,8 @@ std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::s
   for (const Parts& candidate : viable.partitions) {
     parts[node] = candidate;
     placements[node] = candidate == plan.nodes[node].parts ? plan.nodes[node].placement
-                                                           : canonicalPlacement(callGeometry(space, candidate));
+                                                           : canonicalPlacement(callGeometry(space, candidate),
+                                                                                model.nodes().spansNodes(plan.devices));
     rows.push_back({candidate, costPlan(g, makePlan(g, plan.devices, plan.algorithm, parts, placements), model.machine)});
   }
   std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) { return model.key(a.cost) < model.key(b.cost); });

@@ -196,7 +196,7 @@ def main():
         out = work / f"out{ranks}"
         out.mkdir()
         report = work / f"report{ranks}.json"
-        p = run(["mpirun", "--oversubscribe", "-np", ranks, program, "--check", "--seed", a.seed, "--outputs", out,
+        p = run(["mpirun", "--oversubscribe", "-np", ranks, program, "--check", "--seed", a.seed, "--ranks-per-node", 2, "--outputs", out,
                  "--report", report, "--iters", 2, "--warmup", 1], env=env)
         print(p.stdout)
         require(p.returncode == 0, f"program run with p={ranks}", p)

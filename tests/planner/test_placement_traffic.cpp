@@ -339,18 +339,24 @@ TEST_CASE("the search's canonical per-rank repartition equals repartitionTraffic
     for (int64_t b = 0; b < consumer.blockCount(); ++b)
       for (int64_t k = 0; k < perBlock; ++k) read.push_back(b);
     std::shuffle(read.begin(), read.end(), rng);
-    const int64_t devices = std::max<int64_t>(static_cast<int64_t>(read.size()), producer.blockCount()) + static_cast<int64_t>(rng() % 3);
+    // Block b on rank b * stride (the canonical rule's cluster form spaces a producer's
+    // blocks by its aggregation parts).
+    const int64_t stride = 1 + static_cast<int64_t>(rng() % 3);
+    const int64_t devices = std::max<int64_t>(static_cast<int64_t>(read.size()), (producer.blockCount() - 1) * stride + 1) +
+                            static_cast<int64_t>(rng() % 3);
     const einrt::RankNodes nodes{static_cast<int64_t>(rng() % 5)};
     std::vector<int> owner(static_cast<std::size_t>(producer.blockCount()));
-    std::iota(owner.begin(), owner.end(), 0);
+    for (std::size_t b = 0; b < owner.size(); ++b) owner[b] = static_cast<int>(static_cast<int64_t>(b) * stride);
     std::vector<int> callRank(read.size());
     std::iota(callRank.begin(), callRank.end(), 0);
     const Traffic want = repartitionTraffic(BlockHomes(producer, owner, devices), consumer, read, callRank, devices,
                                             TrafficDetail::PerRank, nodes);
-    const Traffic got = canonicalRepartitionTraffic(producer, ownedBlockCoordinates(producer), consumer,
-                                                    rankBlockCoordinates(consumer, read), devices, nodes);
+    const RankBlockCoordinates owns = ownedBlockCoordinates(producer, stride), reads = rankBlockCoordinates(consumer, read);
+    const Traffic got = canonicalRepartitionTraffic(producer, owns, consumer, reads, devices, nodes);
     CAPTURE(trial);
     CAPTURE(nodes.ranksPerNode);
+    CAPTURE(stride);
+    CHECK(canonicalRepartitionElements(producer, owns, consumer, reads) == want.elements);
     CHECK(got.elements == want.elements);
     CHECK(got.interNodeElements == want.interNodeElements);
     CHECK(got.intraNode.busiestElements == want.intraNode.busiestElements);

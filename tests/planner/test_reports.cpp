@@ -295,6 +295,7 @@ TEST_CASE("machine files: alpha-beta time per node, bad fields named") {
     std::ofstream(dir + "/unit.yaml") << "bandwidth: 1 GFLOP/s\nlatency: 1e-6\nflops: 1e12\n";
     const std::string base = "bandwidth: 1e9\nlatency: 1e-6\nflops: 1e12\n";
     std::ofstream(dir + "/cluster.yaml") << base << "ranks_per_node: 8\ninter_node_latency: 10 us\ninter_node_bandwidth: 100 MB/s\n";
+    std::ofstream(dir + "/singles.yaml") << base << "ranks_per_node: 1\ninter_node_latency: 10 us\ninter_node_bandwidth: 100 MB/s\n";
     std::ofstream(dir + "/no_link.yaml") << base << "ranks_per_node: 8\ninter_node_latency: 10 us\n";
     std::ofstream(dir + "/no_nodes.yaml") << base << "inter_node_bandwidth: 1e8\ninter_node_latency: 1e-5\n";
     std::ofstream(dir + "/zero_nodes.yaml") << base << "ranks_per_node: 0\ninter_node_latency: 1e-5\ninter_node_bandwidth: 1e8\n";
@@ -321,13 +322,23 @@ TEST_CASE("machine files: alpha-beta time per node, bad fields named") {
   r = reportOf(g, planGraph("eindecomp", g, o), m);
   CHECK(*r.estimatedTimeSeconds == doctest::Approx(1e-6 + 32.0 / 1e9 + 64.0 / 1e12));
   CHECK(r.totalInterNodeBytes == 0);
-  // The same plan on two nodes of 8 ranks (SPEC 9): the calls of aggregation coordinate 1
-  // run on ranks 8..15 and send their partials to ranks 0..7, all across the network:
-  // 8 blocks of 32 B between nodes, and the busiest rank's phase priced on that link.
+  // The same plan on two nodes of 8 ranks (SPEC 9): the canonical rule's cluster form runs
+  // the two partial sums of block b on ranks 2b and 2b+1, one node: 8 blocks of 32 B move,
+  // none between nodes, and the phase is priced on the intra-node link.
+  auto onMachine = [&](const Machine& m) {
+    PlanOptions oc = o;
+    oc.machine = m;
+    return reportOf(g, planGraph("eindecomp", g, oc), m);
+  };
   const Machine c = loadMachineFile(dir + "/cluster.yaml");
   REQUIRE(c.ranksPerNode == 8);
-  r = reportOf(g, planGraph("eindecomp", g, [&] { PlanOptions oc = o; oc.machine = c; return oc; }()), c);
+  r = onMachine(c);
   CHECK(r.ranksPerNode == 8);
+  CHECK(r.totalTrafficBytes == 256);
+  CHECK(r.totalInterNodeBytes == 0);
+  CHECK(*r.estimatedTimeSeconds == doctest::Approx(1e-6 + 32.0 / 1e9 + 64.0 / 1e12));
+  // One rank per node: every partial crosses the network, priced on its link.
+  r = onMachine(loadMachineFile(dir + "/singles.yaml"));
   CHECK(r.totalTrafficBytes == 256);
   CHECK(r.totalInterNodeBytes == 256);
   CHECK(*r.estimatedTimeSeconds == doctest::Approx(1e-5 + 32.0 / 1e8 + 64.0 / 1e12));
