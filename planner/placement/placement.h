@@ -20,7 +20,6 @@
 //    broken towards the canonical rank. On a cluster an element received from another
 //    node weighs `interNodeWeight` elements from the rank's own node (the ratio of the
 //    two links' bandwidths), so heavy exchanges stay inside nodes where they can.
-//    The canonical rule stays node-blind: the search prices the links through it.
 // In both, each output block is owned by the rank of its call with the lowest aggregation
 // coordinate, so a block never travels when nothing is aggregated.
 // This unit places; it neither searches partitions nor computes costs.
