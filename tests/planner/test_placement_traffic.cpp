@@ -259,6 +259,24 @@ TEST_CASE("the placement rules: canonical keeps block b on rank b; matched never
   }
 }
 
+namespace {
+
+// Tensor shapes for the canonical-placement tests, and a random divisor of each extent.
+const std::vector<std::vector<int64_t>> shapes{{12}, {8, 6}, {4, 6, 4}, {6, 2, 3, 4}};
+
+std::vector<int64_t> randomDivisors(const std::vector<int64_t>& shape, std::mt19937& rng) {
+  std::vector<int64_t> parts;
+  for (int64_t e : shape) {
+    std::vector<int64_t> divisors;
+    for (int64_t d = 1; d <= e; ++d)
+      if (e % d == 0) divisors.push_back(d);
+    parts.push_back(divisors[rng() % divisors.size()]);
+  }
+  return parts;
+}
+
+}  // namespace
+
 TEST_CASE("the search's canonical repartition count equals an element-by-element count") {
   // Rank r owns block r of the producer's grid and reads block read[r] of the consumer's;
   // the elements it must receive are those of its read block it does not own, counted
@@ -266,17 +284,7 @@ TEST_CASE("the search's canonical repartition count equals an element-by-element
   const unsigned seed = 20261125;
   std::cout << "canonical repartition seed " << seed << "\n";
   std::mt19937 rng(seed);
-  const std::vector<std::vector<int64_t>> shapes{{12}, {8, 6}, {4, 6, 4}, {6, 2, 3, 4}};
-  auto randomParts = [&](const std::vector<int64_t>& shape) {
-    std::vector<int64_t> parts;
-    for (int64_t e : shape) {
-      std::vector<int64_t> divisors;
-      for (int64_t d = 1; d <= e; ++d)
-        if (e % d == 0) divisors.push_back(d);
-      parts.push_back(divisors[rng() % divisors.size()]);
-    }
-    return parts;
-  };
+  auto randomParts = [&](const std::vector<int64_t>& shape) { return randomDivisors(shape, rng); };
   for (int trial = 0; trial < 300; ++trial) {
     const std::vector<int64_t>& shape = shapes[rng() % shapes.size()];
     const einrt::BlockGrid producer{shape, randomParts(shape)}, consumer{shape, randomParts(shape)};
@@ -319,17 +327,7 @@ TEST_CASE("the search's canonical per-rank repartition equals repartitionTraffic
   const unsigned seed = 20261126;
   std::cout << "canonical per-rank seed " << seed << "\n";
   std::mt19937 rng(seed);
-  const std::vector<std::vector<int64_t>> shapes{{12}, {8, 6}, {4, 6, 4}, {6, 2, 3, 4}};
-  auto randomParts = [&](const std::vector<int64_t>& shape) {
-    std::vector<int64_t> parts;
-    for (int64_t e : shape) {
-      std::vector<int64_t> divisors;
-      for (int64_t d = 1; d <= e; ++d)
-        if (e % d == 0) divisors.push_back(d);
-      parts.push_back(divisors[rng() % divisors.size()]);
-    }
-    return parts;
-  };
+  auto randomParts = [&](const std::vector<int64_t>& shape) { return randomDivisors(shape, rng); };
   for (int trial = 0; trial < 400; ++trial) {
     const std::vector<int64_t>& shape = shapes[rng() % shapes.size()];
     einrt::BlockGrid producer{shape, randomParts(shape)}, consumer{shape, randomParts(shape)};
