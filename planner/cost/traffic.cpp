@@ -261,10 +261,7 @@ void rankLoads(const einrt::BlockGrid& producer, const RankBlockCoordinates& own
   if (!nodes.spansNodes(devices)) return;
   // On a cluster everything starts as inter-node and what stays inside a node moves back:
   // per node, the overlaps between its ranks' read blocks and its ranks' own blocks.
-  for (int l = 0; l < 3; ++l) {
-    std::vector<int64_t>* v[3] = {out.received, out.sent, out.messages};
-    std::swap(v[l][0], v[l][1]);
-  }
+  for (std::vector<int64_t>* perLink : {out.received, out.sent, out.messages}) std::swap(perLink[0], perLink[1]);
   // near[i][j]: what reader i of the node takes from owner j of the node (i != j); its row
   // sums stay inside the node for the reader, its column sums for the owner.
   const auto K = static_cast<std::size_t>(nodes.ranksPerNode);
