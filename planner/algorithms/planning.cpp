@@ -52,25 +52,34 @@ LinkWeights linkWeights(const PlanOptions& options) {
   return w;
 }
 
+// Plans compared without --mem-limit need no memory plan: every plan fits, and the report
+// prices the plan returned.
+MemoryDetail memoryToCompare(const PlanOptions& options) {
+  return options.memLimitBytes ? MemoryDetail::Peak : MemoryDetail::None;
+}
+
+// The cluster a plan's links are split for: the machine's, else a plan file's.
+int64_t ranksPerNodeOf(const PlanOptions& options) {
+  return options.machine ? options.machine->ranksPerNode.value_or(0) : options.ranksPerNode;
+}
+
 struct PricedPlan {
   Plan plan;
   PlanCost cost;
   PlacementRule rule = PlacementRule::Canonical;
 };
 
-// The partitions placed by every rule of the options; the cheapest plan. Its memory is
-// priced only under --mem-limit: without one every plan fits, and the report prices the
-// plan returned.
+// The partitions placed by every rule of the options; the cheapest plan (its memory priced
+// only under --mem-limit).
 PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::string& algorithm,
                          const std::vector<Parts>& parts) {
   const ObjectiveModel model = objectiveModel(g, options);
-  const MemoryDetail memory = options.memLimitBytes ? MemoryDetail::Peak : MemoryDetail::None;
   std::optional<PricedPlan> best;
   for (PlacementRule rule : options.placementRules) {
     Plan plan = makePlan(g, options.devices, algorithm, parts,
                          placeNodes(g, parts, rule, options.pinnedPlacements, options.devices, linkWeights(options)));
-    plan.ranksPerNode = options.ranksPerNode;
-    PlanCost cost = costPlan(g, plan, options.machine, memory);
+    plan.ranksPerNode = ranksPerNodeOf(options);
+    PlanCost cost = costPlan(g, plan, options.machine, memoryToCompare(options));
     if (!best || model.key(cost) < model.key(best->cost))
       best = PricedPlan{std::move(plan), std::move(cost), rule};
   }
@@ -211,8 +220,8 @@ void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, PricedPla
     if (e.exitCode() != kExitNoPlan) throw;
     return;
   }
-  const PlanCost onCluster =
-      costPlan(g, flat, options.machine, options.memLimitBytes ? MemoryDetail::Peak : MemoryDetail::None);
+  flat.ranksPerNode = ranksPerNodeOf(options);
+  const PlanCost onCluster = costPlan(g, flat, options.machine, memoryToCompare(options));
   const ObjectiveModel model = objectiveModel(g, options);
   const bool dominates = best.cost.interNodeBytes <= onCluster.interNodeBytes && *best.cost.timePs <= *onCluster.timePs;
   if (dominates || !model.fits(onCluster)) return;
@@ -313,7 +322,6 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
                     std::to_string(options.placementRules.size()) + " rules under the objective)");
   Plan plan = std::move(best.plan);
   plan.notes = std::move(notes);
-  plan.ranksPerNode = options.machine ? options.machine->ranksPerNode.value_or(0) : options.ranksPerNode;
   plan.optimal = optimal;
   plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return plan;

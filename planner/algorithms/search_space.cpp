@@ -42,10 +42,6 @@ OperandSide operandSide(const SearchSpace& s, const NodeSpace& space, const Part
   return side;
 }
 
-}  // namespace
-
-namespace {
-
 // What a node's candidates depend on: the shape of its iteration space, which operands
 // other nodes produce, its FLOPs and kernel class (the time objective's compute term) and
 // a pinned partition. Nodes with equal keys share one NodeCandidates.

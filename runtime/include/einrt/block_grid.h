@@ -89,24 +89,8 @@ inline BlockGrid tensorGrid(const std::vector<int64_t>& labelSizes, const std::v
   return g;
 }
 
-// Elements shared by block `a` of grid `ga` and block `b` of grid `gb` (two grids over
-// the same shape).
-inline int64_t overlapElements(const BlockGrid& ga, const std::vector<int64_t>& a, const BlockGrid& gb,
-                               const std::vector<int64_t>& b) {
-  int64_t n = 1;
-  for (std::size_t d = 0; d < ga.dims(); ++d) {
-    const int64_t ea = ga.extent(d), eb = gb.extent(d);
-    const int64_t lo = a[d] * ea > b[d] * eb ? a[d] * ea : b[d] * eb;
-    const int64_t hiA = (a[d] + 1) * ea, hiB = (b[d] + 1) * eb;
-    const int64_t hi = hiA < hiB ? hiA : hiB;
-    if (hi <= lo) return 0;
-    n *= hi - lo;
-  }
-  return n;
-}
-
-// The same for two blocks given by their numbers (no allocation: the planner's search
-// evaluates this many times).
+// Elements shared by block number `a` of grid `ga` and block number `b` of grid `gb` (two
+// grids over the same shape; no allocation: the planner evaluates this many times).
 inline int64_t overlapElements(const BlockGrid& ga, int64_t a, const BlockGrid& gb, int64_t b) {
   int64_t n = 1;
   for (std::size_t d = ga.dims(); d-- > 0;) {
