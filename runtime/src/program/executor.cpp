@@ -25,6 +25,7 @@
 #include "einrt/program/gemm.h"
 #include "einrt/program/options.h"
 #include "einrt/program/report.h"
+#include "heap_policy.h"
 
 namespace einrt::program {
 
@@ -266,6 +267,7 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
 template <class T>
 int run(const ProgramSpec<T>& spec, int argc, char** argv, const DeviceOps* device) {
   MPI_Init(&argc, &argv);
+  detail::keepFreedHostMemory();
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int status = 0;
