@@ -1,19 +1,28 @@
 #!/usr/bin/python3
 """bench/time_estimate: einplan's estimated time against the emitted program's measured time.
 
-For each p: `mpirun -np p einrt-calibrate -o machine.yaml` (this machine, this layout of
-ranks), then for each workload `einplan plan G -p p --machine machine.yaml -o plan.json`
-(the estimate, SPEC 3 / docs/cost-model.md), `eincodegen G --plan plan.json`, make, and
+Calibrate, plan, run — the one command to repeat on a new machine or cluster:
+for each p, `mpirun -np p einrt-calibrate -o machine.yaml` (this machine, this layout of
+ranks; its kernel model, docs/cost-model.md), then for each workload
+`einplan plan G -p p --machine machine.yaml -o plan.json` (the estimate),
+`eincodegen G --plan plan.json`, make, and
 `mpirun -np p PROGRAM --iters N --warmup 2 --report r.json` (the measurement: median over
-the timed iterations of the slowest rank). Prints estimate, measurement and their ratio
-per workload, and per node for the largest gaps with --nodes.
+the timed iterations of the slowest rank). Prints estimate, measurement and their ratio per
+workload, and per node the worst ratios (fused groups compared as the program times them,
+at their first member; nodes under 2 % of the workload's time left out).
 
-usage: bench/time_estimate/run.py [--build build] [--ranks 2,4] [--iters 7] [--nodes]
+With --objectives, also plans each workload with --objective time and --objective traffic
+and, where the plans differ, runs both: the time plan should never be slower.
+
+usage: bench/time_estimate/run.py [--build build] [--ranks 1,2] [--iters 5] [--nodes]
+                                  [--sizes tuned,other] [--objectives] [--mpirun "mpirun --oversubscribe"]
+                                  [--machine-dir DIR]  (reuse DIR/machineP.yaml instead of calibrating)
 """
 import argparse
 import json
 import os
 import pathlib
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -21,15 +30,28 @@ import tempfile
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OPENBLAS_NUM_THREADS="1",
            OMP_NUM_THREADS="1")
 
-# (name, gen arguments): the bench workloads, sized to run in tens to hundreds of ms.
-WORKLOADS = [
-    ("matrix-chain square", ["matrix-chain", "--shape", "square", "--scale", "1024"]),
-    ("matrix-chain skewed", ["matrix-chain", "--shape", "skewed", "--scale", "1000"]),
-    ("ffnn", ["ffnn", "--batch", "1024", "--features", "1024", "--hidden", "2048", "--classes", "256"]),
-    ("attention", ["attention", "--batch", "4", "--seq", "256", "--dim", "512", "--heads", "8"]),
-    ("llama layer", ["llama", "--layers", "1", "--dim", "1024", "--heads", "8", "--ffn", "2752", "--seq", "256",
-                     "--vocab", "4096"]),
-]
+# (name, gen arguments) per size set: "tuned" are the sizes the model was checked on while
+# it was built; "other" are other sizes of the same families.
+WORKLOADS = {
+    "tuned": [
+        ("matrix-chain square", ["matrix-chain", "--shape", "square", "--scale", "1024"]),
+        ("matrix-chain skewed", ["matrix-chain", "--shape", "skewed", "--scale", "1000"]),
+        ("ffnn", ["ffnn", "--batch", "1024", "--features", "1024", "--hidden", "2048", "--classes", "256"]),
+        ("attention", ["attention", "--batch", "4", "--seq", "256", "--dim", "512", "--heads", "8"]),
+        ("llama layer", ["llama", "--layers", "1", "--dim", "1024", "--heads", "8", "--ffn", "2752", "--seq", "256",
+                         "--vocab", "4096"]),
+        ("syn", ["syn"]), ("tt", ["tt"]), ("fctn", ["fctn"]), ("tw", ["tw"]), ("getd", ["getd"]), ("trn", ["trn"]),
+    ],
+    "other": [
+        ("matrix-chain square 640", ["matrix-chain", "--shape", "square", "--scale", "640"]),
+        ("ffnn 512", ["ffnn", "--batch", "512", "--features", "768", "--hidden", "1536", "--classes", "128"]),
+        ("attention seq 128", ["attention", "--batch", "8", "--seq", "128", "--dim", "256", "--heads", "4"]),
+        ("llama layer 768", ["llama", "--layers", "1", "--dim", "768", "--heads", "12", "--ffn", "2048", "--seq", "128",
+                             "--vocab", "2048"]),
+        ("syn / 2", ["syn", "--scale", "2"]), ("tt / 2", ["tt", "--scale", "2"]), ("fctn / 2", ["fctn", "--scale", "2"]),
+        ("getd / 2", ["getd", "--scale", "2"]), ("trn / 2", ["trn", "--scale", "2"]),
+    ],
+}
 
 
 def sh(cmd, cwd=None):
@@ -39,50 +61,93 @@ def sh(cmd, cwd=None):
     return p.stdout
 
 
+def node_ratios(planned, measured):
+    """(ratio, node, estimated s, measured s) per node as the program times it."""
+    est = {n["name"]: n["estimated_time_s"] for n in planned["nodes"]}
+    timed = {}
+    for n in measured["nodes"]:
+        kernel = n["kernel"]
+        owner = kernel.split("timed with ")[1].rstrip(")") if "timed with " in kernel else n["name"]
+        e, t = timed.get(owner, (0.0, 0.0))
+        timed[owner] = (e + est[n["name"]], t + n["time_s"])
+    total = measured["time_s"]
+    return sorted(((e / t, name, e, t) for name, (e, t) in timed.items() if t >= 0.02 * total and t > 0),
+                  key=lambda r: abs(__import__("math").log(r[0])), reverse=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
-    ap.add_argument("--ranks", default="2,4")
-    ap.add_argument("--iters", type=int, default=7)
-    ap.add_argument("--nodes", action="store_true", help="also print the nodes with the largest gaps")
+    ap.add_argument("--ranks", default="1,2")
+    ap.add_argument("--iters", type=int, default=5)
+    ap.add_argument("--nodes", action="store_true", help="print the nodes with the largest gaps")
+    ap.add_argument("--sizes", default="tuned,other")
+    ap.add_argument("--only", default="", help="comma-separated workload names to run (default: all)")
+    ap.add_argument("--objectives", action="store_true", help="compare --objective time plans with traffic plans")
+    ap.add_argument("--mpirun", default="mpirun --oversubscribe")
+    ap.add_argument("--machine-dir", default="", help="reuse DIR/machineP.yaml instead of calibrating")
     a = ap.parse_args()
     bin_dir = pathlib.Path(a.build).resolve() / "bin"
     einplan, eincodegen, calibrate = bin_dir / "einplan", bin_dir / "eincodegen", bin_dir / "einrt-calibrate"
+    mpirun = shlex.split(a.mpirun)
     work = pathlib.Path(tempfile.mkdtemp(prefix="time_estimate_"))
-    print(f"load average before: {os.getloadavg()[0]:.2f}")
-    rows = []
+    print(f"work folder {work}; load average before: {os.getloadavg()[0]:.2f}", flush=True)
+    only = set(a.only.split(",")) if a.only else None
+    workloads = [(s, n, g) for s in a.sizes.split(",") for n, g in WORKLOADS[s] if not only or n in only]
+    rows, choices = [], []
+
+    def run(stem, graph, plan, p):
+        project = work / f"{stem}_prog"
+        sh([eincodegen, graph, "--plan", plan, "-o", project])
+        sh(["make", "-C", project, "JOBS=2"])
+        program = next(f for f in project.iterdir() if f.is_file() and os.access(f, os.X_OK) and f.suffix == "")
+        report = plan.with_suffix(".report.json")
+        sh(mpirun + ["-np", p, program, "--iters", a.iters, "--warmup", 2, "--report", report])
+        return json.loads(report.read_text())
+
     for p in [int(r) for r in a.ranks.split(",")]:
-        machine = work / f"machine{p}.yaml"
-        sh(["mpirun", "--oversubscribe", "-np", p, calibrate, "-o", machine])
-        print(f"p={p}: {machine.read_text()}")
-        for name, args in WORKLOADS:
-            stem = name.replace(" ", "_")
+        machine = pathlib.Path(a.machine_dir) / f"machine{p}.yaml" if a.machine_dir else work / f"machine{p}.yaml"
+        if not a.machine_dir:
+            sh(mpirun + ["-np", p, calibrate, "-o", machine])
+        for size, name, args in workloads:
+            stem = name.replace(" ", "_").replace("/", "by")
             graph = work / f"{stem}.yaml"
             if not graph.exists():
                 sh([einplan, "gen"] + args + ["-o", graph])
             plan = work / f"{stem}_{p}.json"
             sh([einplan, "plan", graph, "-p", p, "--machine", machine, "-o", plan])
-            project = work / f"{stem}_prog"
-            sh([eincodegen, graph, "--plan", plan, "-o", project])
-            sh(["make", "-C", project, "JOBS=2"])
-            program = next(f for f in project.iterdir() if f.is_file() and os.access(f, os.X_OK) and f.suffix == "")
-            report = work / f"{stem}_{p}_report.json"
-            sh(["mpirun", "--oversubscribe", "-np", p, program, "--iters", a.iters, "--warmup", 2, "--report", report])
-            planned, measured = json.loads(plan.read_text()), json.loads(report.read_text())
-            rows.append((name, p, planned["estimated_time_s"], measured["time_s"], planned, measured))
+            planned, measured = json.loads(plan.read_text()), run(stem, graph, plan, p)
+            rows.append((size, name, p, planned["estimated_time_s"], measured["time_s"], node_ratios(planned, measured)))
+            print(f"  {name} p={p}: estimated {planned['estimated_time_s'] * 1e3:.2f} ms, measured {measured['time_s'] * 1e3:.2f} ms",
+                  flush=True)
+            if a.objectives:
+                tplan = work / f"{stem}_{p}_time.json"
+                sh([einplan, "plan", graph, "-p", p, "--machine", machine, "--objective", "time", "-o", tplan])
+                tp = json.loads(tplan.read_text())
+                same = [n["partition"] for n in tp["nodes"]] == [n["partition"] for n in planned["nodes"]]
+                tmeasured = measured if same else run(stem, graph, tplan, p)
+                choices.append((name, p, same, planned["estimated_time_s"], tp["estimated_time_s"], measured["time_s"],
+                                tmeasured["time_s"]))
     print(f"load average after: {os.getloadavg()[0]:.2f}\n")
-    print("| workload | p | estimated ms | measured ms | estimate / measured |")
-    print("|---|---:|---:|---:|---:|")
-    for name, p, est, got, _, _ in rows:
-        print(f"| {name} | {p} | {est * 1e3:.2f} | {got * 1e3:.2f} | {est / got:.2f} |")
+    print("| sizes | workload | p | estimated ms | measured ms | estimate / measured | worst node (estimate / measured) |")
+    print("|---|---|---:|---:|---:|---:|---|")
+    for size, name, p, est, got, nodes in rows:
+        worst = f"{nodes[0][1]} {nodes[0][0]:.2f}" if nodes else "-"
+        print(f"| {size} | {name} | {p} | {est * 1e3:.2f} | {got * 1e3:.2f} | {est / got:.2f} | {worst} |")
+    ratios = [est / got for _, _, _, est, got, _ in rows]
+    node_worst = [n[0][0] for *_, n in rows if n]
+    print(f"\nworkload ratios {min(ratios):.2f} .. {max(ratios):.2f}; node ratios {min(node_worst + [1]):.2f} .. "
+          f"{max(node_worst + [1]):.2f} (nodes of at least 2 % of their workload's time)")
     if a.nodes:
-        for name, p, _, _, planned, measured in rows:
-            est = {n["name"]: n["estimated_time_s"] for n in planned["nodes"]}
-            gaps = sorted(((n["time_s"] - est[n["name"]], n["name"], est[n["name"]], n["time_s"]) for n in measured["nodes"]),
-                          reverse=True)[:5]
-            print(f"\n{name}, p={p}: nodes measured slower than estimated (ms)")
-            for gap, node, e, t in gaps:
-                print(f"  {node:24s} estimated {e * 1e3:8.3f}  measured {t * 1e3:8.3f}")
+        for size, name, p, _, _, nodes in rows:
+            print(f"\n{name}, p={p}: nodes by |log(estimate / measured)| (ms)")
+            for ratio, node, e, t in nodes[:5]:
+                print(f"  {node:24s} estimated {e * 1e3:8.3f}  measured {t * 1e3:8.3f}  ratio {ratio:.2f}")
+    if choices:
+        print("\n| workload | p | same plan | traffic plan: estimated / measured ms | time plan: estimated / measured ms | time / traffic measured |")
+        print("|---|---:|---|---:|---:|---:|")
+        for name, p, same, e1, e2, m1, m2 in choices:
+            print(f"| {name} | {p} | {'yes' if same else 'no'} | {e1 * 1e3:.2f} / {m1 * 1e3:.2f} | {e2 * 1e3:.2f} / {m2 * 1e3:.2f} | {m2 / m1:.2f} |")
 
 
 if __name__ == "__main__":

@@ -320,6 +320,9 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   if (options.placementRules.size() > 1)
     notes.push_back(std::string("placement: ") + placementRuleName(best.rule) + " rule (the cheaper of " +
                     std::to_string(options.placementRules.size()) + " rules under the objective)");
+  if (options.machine && !options.machine->kernels)
+    notes.push_back("machine: the machine file has no kernel_model, so times come from the coarse model (one GEMM rate, "
+                    "one memory bandwidth); einrt-calibrate measures the kernel model (docs/cost-model.md)");
   Plan plan = std::move(best.plan);
   plan.notes = std::move(notes);
   plan.optimal = optimal;

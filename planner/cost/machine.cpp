@@ -89,13 +89,14 @@ Machine parseMachineText(const std::string& text, const std::string& path) {
   std::vector<std::string> known;
   for (const Field& f : estimateFields()) known.push_back(f.key);
   known.push_back("ranks_per_node");
+  known.push_back("kernel_model");
   for (const auto& k : machineInformationKeys()) known.push_back(k);
   for (const auto& entry : root) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       std::string list;
       for (const Field& f : estimateFields()) list += (list.empty() ? "" : ", ") + std::string(f.key);
-      list += ", ranks_per_node";
+      list += ", ranks_per_node, kernel_model";
       throw InputError({locOf(path, entry.first), "unknown field " + quoted(key) + " in the machine file" +
                                                       didYouMean(key, known) + "; the estimate reads " + list});
     }
@@ -121,6 +122,7 @@ Machine parseMachineText(const std::string& text, const std::string& path) {
                       "inter_node_latency and inter_node_bandwidth describe a cluster: add ranks_per_node (docs/cost-model.md)"});
   m.interNodeLatencySeconds = interLatency.value_or(0);
   m.interNodeBandwidthBytesPerSecond = interBandwidth.value_or(0);
+  if (const YAML::Node k = root["kernel_model"]) m.kernels = parseKernelModel(k, path);
   return m;
 }
 

@@ -14,6 +14,10 @@
 //   inter_node_latency: 5 us         # the network between nodes
 //   inter_node_bandwidth: 25 GB/s    # bytes/s per rank while every rank exchanges
 //
+// A machine einrt-calibrate measured also carries `kernel_model:`, the cost of each kernel
+// class (kernel_model.h); without it the estimate uses `flops` and `memory_bandwidth`
+// alone (the coarse model), and einplan says so.
+//
 // plus the informational keys einrt-calibrate records (ranks, p2p_bandwidth,
 // alltoallv_bandwidth, ..., see machineInformationKeys). Numbers may carry a unit
 // suffix; any other key is an error, as is a missing, negative or non-numeric value.
@@ -25,6 +29,8 @@
 #include <vector>
 
 #include <einrt/nodes.h>
+
+#include "planner/cost/kernel_model.h"
 
 namespace eindecomp {
 
@@ -40,6 +46,7 @@ struct Machine {
   std::optional<int64_t> ranksPerNode;
   double interNodeLatencySeconds = 0;
   double interNodeBandwidthBytesPerSecond = 0;
+  std::optional<KernelModel> kernels;  // the kernel model; absent: the coarse model
 
   einrt::RankNodes rankNodes() const { return {ranksPerNode.value_or(0)}; }
 };

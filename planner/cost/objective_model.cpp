@@ -20,7 +20,7 @@ int64_t ObjectiveModel::nodeTerm(const Node& n, const NodeSpace& space, const Pa
     }
     case Objective::Time: {
       const Traffic t = aggregationTraffic(geometry, placement.callRank, placement.blockOwner, devices, TrafficDetail::PerRank, nodes());
-      const int64_t compute = computePicoseconds(*machine, callWork(n, space, parts, runsAsGemm(n)), 1, dtype);
+      const int64_t compute = computePicoseconds(*machine, n, space, parts, 1, dtype);
       return checkedAdd(compute, phasePicoseconds(*machine, t, elementBytes()), "estimated time");
     }
   }

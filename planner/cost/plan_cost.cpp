@@ -7,6 +7,7 @@
 #include "planner/cost/cost_model.h"
 #include "planner/cost/time_model.h"
 #include "planner/cost/traffic.h"
+#include "planner/fusion/fusion.h"
 #include "planner/partition/call_geometry.h"
 #include "planner/paths/gemm_mapping.h"
 
@@ -21,6 +22,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   pc.nodes.resize(plan.nodes.size());
   std::vector<NodeSpace> spaces;
   std::vector<CallGeometry> geometry;
+  std::vector<int64_t> busiestCalls(plan.nodes.size(), 0);
   for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     const NodePlan& np = plan.nodes[i];
@@ -39,8 +41,19 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
       std::map<int, int64_t> callsPerRank;
       int64_t busiest = 0;
       for (int r : np.placement.callRank) busiest = std::max(busiest, ++callsPerRank[r]);
-      c.computePs = computePicoseconds(*machine, callWork(n, spaces.back(), np.parts, runsAsGemm(n)), busiest, g.dtype);
-      c.timePs = checkedAdd(c.computePs, phasePicoseconds(*machine, agg, elementBytes), "estimated time");
+      busiestCalls[i] = busiest;
+      c.timePs = phasePicoseconds(*machine, agg, elementBytes);
+    }
+  }
+  std::optional<Fusion> fusion;
+  if (machine || memory == MemoryDetail::Peak) fusion = chooseFusion(g, plan);
+  if (machine) {
+    std::vector<Parts> parts;
+    for (const NodePlan& np : plan.nodes) parts.push_back(np.parts);
+    const std::vector<int64_t> compute = planComputePicoseconds(*machine, g, parts, busiestCalls, *fusion);
+    for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
+      pc.nodes[i].computePs = compute[i];
+      pc.nodes[i].timePs = checkedAdd(pc.nodes[i].timePs, compute[i], "estimated time");
     }
   }
   pc.edges.resize(plan.edges.size());
@@ -76,7 +89,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   }
   pc.paperBytes = checkedMul(pc.paper, elementBytes, "total bytes");
   if (memory == MemoryDetail::Peak) {
-    pc.memory = memoryPlan(g, plan, chooseFusion(g, plan));
+    pc.memory = memoryPlan(g, plan, *fusion);
     pc.peakBytesPerDevice = pc.memory.peakBytesPerDevice;
   }
   if (machine) pc.timePs = time;

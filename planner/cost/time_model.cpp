@@ -1,9 +1,15 @@
 #include "planner/cost/time_model.h"
 
 #include <cmath>
+#include <set>
 
 #include "planner/cost/checked_math.h"
 #include "planner/cost/cost_model.h"
+#include "planner/fusion/fusion.h"
+#include "planner/graph/expr.h"
+#include "planner/graph/scalar_functions.h"
+#include "planner/paths/gemm_mapping.h"
+#include "planner/graph/units.h"
 
 namespace eindecomp {
 
@@ -15,14 +21,117 @@ int64_t toPicoseconds(double seconds) {
   return static_cast<int64_t>(ps);
 }
 
-}  // namespace
-
-namespace {
-
 double linkSeconds(const LinkLoad& load, double latency, double bandwidth, int64_t elementBytes) {
   if (load.busiestElements == 0) return 0;
   return latency * static_cast<double>(load.busiestMessages) +
          static_cast<double>(load.busiestElements) * static_cast<double>(elementBytes) / bandwidth;
+}
+
+// One kernel call's blocks: the extent of every label, the points it visits and the
+// elements of its operand and output blocks.
+struct CallShape {
+  std::vector<int64_t> extent;
+  double points = 1, nX = 0, nY = 0, nZ = 0;
+  bool reduces = false;  // some summed label has extent > 1 in the call
+};
+
+CallShape callShape(const NodeSpace& space, const Parts& parts) {
+  CallShape c;
+  for (std::size_t l = 0; l < space.sizes.size(); ++l) {
+    c.extent.push_back((space.sizes[l] + parts[l] - 1) / parts[l]);
+    c.points *= static_cast<double>(c.extent.back());
+  }
+  auto elements = [&](const std::vector<int>& dims) {
+    double e = 1;
+    for (int d : dims) e *= static_cast<double>(c.extent[static_cast<std::size_t>(d)]);
+    return e;
+  };
+  c.nX = elements(space.operandDims[0]);
+  if (space.operandDims.size() > 1) c.nY = elements(space.operandDims[1]);
+  c.nZ = elements(space.outputDims);
+  for (int d : space.aggregatedDims) c.reduces = c.reduces || c.extent[static_cast<std::size_t>(d)] > 1;
+  return c;
+}
+
+double expressionSeconds(const ElementwiseRates& r, const Expr& e) {
+  double s = 0;
+  if (e.kind == Expr::Kind::Call) s += r.functionSeconds[static_cast<std::size_t>(e.function)];
+  if (e.kind == Expr::Kind::Div) s += r.divSeconds;
+  for (const Expr& a : e.args) s += expressionSeconds(r, a);
+  return s;
+}
+
+// The seconds per point a node's join and aggregation add to a streaming kernel.
+double perPointSeconds(const ElementwiseRates& r, const Node& n, bool reduces) {
+  double s = expressionSeconds(r, n.join);
+  if (reduces && n.agg == Reduce::Max) s += r.functionSeconds[static_cast<std::size_t>(ScalarFunction::Max)];
+  if (reduces && n.agg == Reduce::Min) s += r.functionSeconds[static_cast<std::size_t>(ScalarFunction::Min)];
+  return s;
+}
+
+struct GemmShape {
+  GemmMapping mapping;
+  int64_t m, n;  // as the BLAS is called (a result stored N-major is computed transposed)
+};
+
+std::optional<GemmShape> gemmShape(const Node& n, const CallShape& c) {
+  if (!runsAsGemm(n)) return std::nullopt;
+  std::optional<GemmMapping> g = mapContractionToGemm(n, c.extent);
+  if (!g) return std::nullopt;
+  const bool swapped = g->permZ.empty() && g->transZ;
+  return GemmShape{*g, swapped ? g->n : g->m, swapped ? g->m : g->n};
+}
+
+// The coarse model: one GEMM rate and one memory bandwidth per rank.
+double coarseCallSeconds(const Machine& m, const Node& n, const CallShape& c, int64_t calls, DType dtype) {
+  std::optional<double> own;
+  if (dtype == DType::F64) own = m.flopsF64PerSecond;
+  else if (dtype == DType::BF16) own = m.flopsBf16PerSecond;
+  else if (dtype == DType::F16) own = m.flopsF16PerSecond;
+  const double flopRate = own ? *own : m.flopsPerSecond;
+  if (runsAsGemm(n) || !m.memoryBytesPerSecond)
+    return static_cast<double>(nodeFlops(n) / std::max<int64_t>(calls, 1)) / flopRate;
+  return (c.nX + c.nY + c.nZ) * static_cast<double>(dtypeSize(dtype)) / *m.memoryBytesPerSecond;
+}
+
+double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, DType dtype) {
+  const CallShape c = callShape(space, parts);
+  int64_t calls = 1;
+  for (int64_t d : parts) calls *= d;
+  if (!m.kernels) return coarseCallSeconds(m, n, c, calls, dtype);
+  const KernelModel& k = *m.kernels;
+  const double bytes = static_cast<double>(dtypeSize(dtype));
+  if (const std::optional<std::vector<int>> order = permutationOrder(n)) {
+    const bool innerKept = !order->empty() && order->back() == static_cast<int>(order->size()) - 1;
+    return 2.0 * c.nZ * bytes / (innerKept ? k.permuteRowsBandwidth : k.permuteBandwidth);
+  }
+  if (const std::optional<GemmShape> g = gemmShape(n, c)) {
+    const double flops = 2.0 * static_cast<double>(g->m) * static_cast<double>(g->n) * static_cast<double>(g->mapping.k);
+    return static_cast<double>(g->mapping.batch) * flops / k.gemmFlopsPerSecond(dtype, g->m, g->n, g->mapping.k) +
+           2.0 * static_cast<double>(g->mapping.permutedElements) * bytes / k.permuteBandwidth;
+  }
+  const ElementwiseRates& r = k.rates(dtype);
+  return (c.nX + c.nY + c.nZ) * bytes / (c.reduces ? r.reduceBandwidth : r.bandwidth) + c.points * perPointSeconds(r, n, c.reduces);
+}
+
+// One call of a fused group: every member's per-point costs, and the bytes of each tensor
+// the group reads from memory or writes back, once.
+double fusedCallSeconds(const Machine& m, const Graph& g, const std::vector<Parts>& parts, const Fusion& fusion,
+                        const FusionGroup& group) {
+  const ElementwiseRates& r = m.kernels->rates(g.dtype);
+  std::set<std::string> members, read;
+  for (int i = group.first; i <= group.last; ++i) members.insert(g.nodes[static_cast<std::size_t>(i)].name);
+  double seconds = 0, elements = 0;
+  for (int i = group.first; i <= group.last; ++i) {
+    const Node& n = g.nodes[static_cast<std::size_t>(i)];
+    const NodeSpace space = nodeSpace(n);
+    const CallShape c = callShape(space, parts[static_cast<std::size_t>(i)]);
+    seconds += c.points * perPointSeconds(r, n, c.reduces);
+    for (std::size_t k = 0; k < n.inputs.size(); ++k)
+      if (!members.count(n.inputs[k]) && read.insert(n.inputs[k]).second) elements += k == 0 ? c.nX : c.nY;
+    if (!fusion.nodes[static_cast<std::size_t>(i)].scratch) elements += c.nZ;
+  }
+  return seconds + elements * static_cast<double>(dtypeSize(g.dtype)) / r.bandwidth;
 }
 
 }  // namespace
@@ -33,28 +142,51 @@ int64_t phasePicoseconds(const Machine& m, const Traffic& t, int64_t elementByte
                        linkSeconds(t.interNode, m.interNodeLatencySeconds, m.interNodeBandwidthBytesPerSecond, elementBytes));
 }
 
-CallWork callWork(const Node& n, const NodeSpace& space, const Parts& parts, bool gemm) {
-  CallWork w;
-  w.gemm = gemm;
-  int64_t calls = 1;
-  for (int64_t d : parts) calls = checkedMul(calls, d, "kernel calls");
-  w.flops = nodeFlops(n) / calls;
-  const NodeCost c = nodeCost(space, parts, dtypeSize(DType::F32));
-  w.elements = checkedAdd(checkedAdd(c.nX, c.nY, "call elements"), c.nZ, "call elements");
-  return w;
+int64_t computePicoseconds(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, int64_t calls,
+                           DType dtype) {
+  return toPicoseconds(static_cast<double>(calls) * callSeconds(m, n, space, parts, dtype));
 }
 
-int64_t computePicoseconds(const Machine& m, const CallWork& w, int64_t callsOnBusiestRank, DType dtype) {
-  const double calls = static_cast<double>(callsOnBusiestRank);
-  // The element type's own GEMM rate where the machine file has it, else f32's.
-  std::optional<double> own;
-  if (dtype == DType::F64) own = m.flopsF64PerSecond;
-  else if (dtype == DType::BF16) own = m.flopsBf16PerSecond;
-  else if (dtype == DType::F16) own = m.flopsF16PerSecond;
-  const double flopRate = own ? *own : m.flopsPerSecond;
-  if (w.gemm || !m.memoryBytesPerSecond) return toPicoseconds(calls * static_cast<double>(w.flops) / flopRate);
-  const double bytes = static_cast<double>(w.elements) * static_cast<double>(dtypeSize(dtype));
-  return toPicoseconds(calls * bytes / *m.memoryBytesPerSecond);
+std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, const std::vector<Parts>& parts,
+                                            const std::vector<int64_t>& busiestCalls, const Fusion& fusion) {
+  std::vector<int64_t> ps(g.nodes.size(), 0);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const int group = m.kernels ? fusion.nodes[i].group : -1;
+    if (group < 0) {
+      ps[i] = computePicoseconds(m, g.nodes[i], nodeSpace(g.nodes[i]), parts[i], busiestCalls[i], g.dtype);
+    } else if (fusion.groups[static_cast<std::size_t>(group)].first == static_cast<int>(i)) {
+      ps[i] = toPicoseconds(static_cast<double>(busiestCalls[i]) *
+                            fusedCallSeconds(m, g, parts, fusion, fusion.groups[static_cast<std::size_t>(group)]));
+    }
+  }
+  return ps;
+}
+
+std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, DType dtype) {
+  const CallShape c = callShape(space, parts);
+  const double bytes = static_cast<double>(dtypeSize(dtype));
+  const std::string total = formatSeconds(callSeconds(m, n, space, parts, dtype));
+  if (!m.kernels) return total + " (coarse model: the machine file has no kernel_model)";
+  const KernelModel& k = *m.kernels;
+  if (permutationOrder(n)) return total + ": permutation of " + formatBytes(static_cast<int64_t>(c.nZ * bytes));
+  if (const std::optional<GemmShape> g = gemmShape(n, c)) {
+    const double rate = k.gemmFlopsPerSecond(dtype, g->m, g->n, g->mapping.k);
+    std::string s = total + ": GEMM " + std::to_string(g->m) + "x" + std::to_string(g->n) + "x" + std::to_string(g->mapping.k);
+    if (g->mapping.batch > 1) s += " x" + std::to_string(g->mapping.batch);
+    char r[32];
+    std::snprintf(r, sizeof r, " at %.1f GFLOP/s", rate * 1e-9);
+    s += r;
+    if (g->mapping.permutedElements > 0)
+      s += " + permutations " + formatBytes(static_cast<int64_t>(static_cast<double>(g->mapping.permutedElements) * bytes));
+    return s;
+  }
+  const ElementwiseRates& r = k.rates(dtype);
+  const double perPoint = perPointSeconds(r, n, c.reduces);
+  std::string s = total + ": " + (c.reduces ? "reduction " : "elementwise ") +
+                  formatBytes(static_cast<int64_t>((c.nX + c.nY + c.nZ) * bytes)) + " in " +
+                  formatSeconds((c.nX + c.nY + c.nZ) * bytes / (c.reduces ? r.reduceBandwidth : r.bandwidth));
+  if (perPoint > 0) s += " + functions " + formatSeconds(c.points * perPoint);
+  return s;
 }
 
 }  // namespace eindecomp

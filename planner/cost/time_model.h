@@ -1,21 +1,36 @@
-// The time estimate (SPEC 3 `--machine`, `--objective time`), formula by formula: the
-// alpha-beta model of the tensor-relational-algebra paper (4.3) applied to the plan's
-// real traffic, per rank. A node runs as phases, one after another (as the emitted
-// program runs them): the repartition of each operand another node produced, its kernel
-// calls, the aggregation of partial results. Its time is the sum of
+// The estimate of time (SPEC 3 `--machine`, `--objective time`), formula by formula. A
+// node runs as phases, one after another (as the emitted program runs them): the
+// repartition of each operand another node produced, its kernel calls, the aggregation of
+// partial results. Its time is the sum of
 //   phase(t)  = link(intra-node load, latency, bandwidth)
 //             + link(inter-node load, inter_node_latency, inter_node_bandwidth)
 //   link(l, a, b) = a * l.busiestMessages + l.busiestElements * dtype bytes / b
 //               (0 when nothing crosses that link; on one node everything is intra-node)
-//   compute   = calls on the busiest rank * per call:
-//               FLOPs / flops (flops_f64 for f64)            for GEMM kernels,
-//               (|X| + |Y| + |Z| blocks) bytes / memory_bandwidth  for the others
-//               (FLOPs / flops when the machine gives no memory bandwidth)
-// and a plan's time is the sum over its nodes. Every term is rounded to whole
-// picoseconds, so the planner's search adds exactly the numbers reports print.
+//   compute   = calls on the busiest rank * the time of one call,
+// and a plan's time is the sum over its nodes. One call's time comes from
+//   - the kernel model (kernel_model.h) where the machine file has one, by kernel class:
+//       GEMM          batch * 2mnk / rate(m, n, k) interpolated on the calibrated grid
+//                     + the permutations into and out of GEMM layout (elements moved *
+//                     2 * dtype bytes / permute_bandwidth);
+//       permutation   elements * 2 * dtype bytes / permute(_rows)_bandwidth (innermost
+//                     dimension moved or kept);
+//       elementwise,  (|X| + |Y| + |Z| blocks) * dtype bytes / bandwidth (reduce_bandwidth
+//       reduction     when a label is summed in the call) + points * the seconds per point
+//                     of every scalar function and division in the join, and of max/min
+//                     aggregations;
+//     and a fused group (planner/fusion) as the one pass it runs: its members' per-point
+//     costs plus the bytes of the tensors it reads from and writes to memory (each once),
+//     charged to its first member, where the program reports the group's time;
+//   - else the coarse model: FLOPs / flops (of the element type) for GEMM kernels,
+//     (|X| + |Y| + |Z| blocks) bytes / memory_bandwidth for the others.
+// The search prices elementwise nodes one by one (fusion is decided from the finished
+// plan); reports and the comparisons between finished plans price them fused. Every term
+// is rounded to whole picoseconds, so sums are exact.
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "planner/cost/machine.h"
 #include "planner/cost/traffic.h"
@@ -24,18 +39,23 @@
 
 namespace eindecomp {
 
+struct Fusion;
+
 int64_t phasePicoseconds(const Machine& m, const Traffic& t, int64_t elementBytes);
 
-// What one kernel call of a node does under a partition.
-struct CallWork {
-  int64_t flops = 0;
-  int64_t elements = 0;  // of the operand and output blocks it touches
-  bool gemm = false;  // runsAsGemm(node)
-};
+// The time of `calls` kernel calls of node `n` under partition `parts` (the busiest
+// rank's), unfused.
+int64_t computePicoseconds(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, int64_t calls,
+                           DType dtype);
 
-CallWork callWork(const Node& n, const NodeSpace& space, const Parts& parts, bool gemm);
+// The same for every node of a plan, fused groups priced as one pass (at their first
+// member, 0 for the others). `parts` and `busiestCalls` per node.
+std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, const std::vector<Parts>& parts,
+                                            const std::vector<int64_t>& busiestCalls, const Fusion& fusion);
 
-int64_t computePicoseconds(const Machine& m, const CallWork& work, int64_t callsOnBusiestRank, DType dtype);
+// Where one call's time goes, for `einplan explain`: "GEMM 256x256x64 x32 at 41 GFLOP/s
+// + permutations 2.0 MiB", "elementwise 8.0 MiB at 30 GB/s + exp 2.1M points".
+std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, DType dtype);
 
 inline double picosecondsToSeconds(int64_t ps) { return static_cast<double>(ps) * 1e-12; }
 

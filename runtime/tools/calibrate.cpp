@@ -37,11 +37,16 @@
 
 #include <einrt/einrt.h>
 #include <einrt/program/gemm.h>
+
+#include "calibrate_kernels.h"
+#include "calibrate_timing.h"
 #if defined(EINRT_WITH_ONEDNN)
 #include <einrt/program/dnnl_gemm.h>
 #endif
 
 namespace {
+
+using einrt::calibrate::medianSeconds;
 
 struct Options {
   std::string output = "-";
@@ -59,22 +64,6 @@ const char* kUsage =
     "  --as-cluster  with --ranks-per-node: measure both links even where all ranks share one\n"
     "            machine (both are then shared memory; for testing the cluster path)\n"
     "  --version print the version\n";
-
-// The median over `reps` runs of the slowest rank's time for `body` (collective).
-double medianSeconds(int reps, const std::function<void()>& body) {
-  body();  // warm-up
-  std::vector<double> times;
-  for (int i = 0; i < reps; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double start = MPI_Wtime();
-    body();
-    double mine = MPI_Wtime() - start, slowest = 0;
-    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    times.push_back(slowest);
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
 
 // Half the round trip of `bytes` between ranks 0 and 1.
 double pingPong(int rank, std::size_t bytes, int reps) {
@@ -301,6 +290,7 @@ int main(int argc, char** argv) {
   const double flopsF16 = gemmRate<einrt::f16>(o.quick ? 512 : 1536, reps);
   // The paths are counted process-wide: f16 fell back where f32-blas appeared only now.
   const std::string f16Path = einrt::program::lowPrecisionGemmPath() != lowPath ? "f32-blas" : lowPath;
+  const std::string kernelModel = einrt::calibrate::measureKernelModel(o.quick);
 
   int status = 0;
   if (rank == 0) {
@@ -330,6 +320,7 @@ int main(int argc, char** argv) {
                   EINRT_VERSION, host, when, ranks, intra.latency, intra.bandwidth, flops, flopsF64, flopsBf16, lowPath.c_str(), flopsF16, f16Path.c_str(), triad, p2pLatency,
                   p2pBandwidth, intra.reduceBandwidth, links.c_str());
     std::string file = text;
+    file += "kernel_model:         # per kernel class, for the planner's kernel model (docs/cost-model.md)\n" + kernelModel;
     if (cluster) {
       std::snprintf(text, sizeof text,
                     "ranks_per_node: %d\n"

@@ -1,0 +1,135 @@
+#include "planner/cost/kernel_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <yaml-cpp/yaml.h>
+
+#include "planner/graph/diagnostic.h"
+#include "planner/graph/identifiers.h"
+#include "planner/graph/scalar_functions.h"
+#include "planner/graph/units.h"
+
+namespace eindecomp {
+
+namespace {
+
+SourceLoc locOf(const std::string& path, const YAML::Node& n) {
+  const YAML::Mark m = n.Mark();
+  return {path, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
+}
+
+[[noreturn]] void fail(const std::string& path, const YAML::Node& at, const std::string& what) {
+  throw InputError({locOf(path, at), "kernel_model: " + what + " (docs/cost-model.md, \"The kernel model\")"});
+}
+
+YAML::Node need(const YAML::Node& map, const std::string& key, const std::string& path, const std::string& where) {
+  const YAML::Node v = map[key];
+  if (!v) fail(path, map, "missing field '" + key + "'" + where);
+  return v;
+}
+
+// A positive number (plain, as einrt-calibrate writes it) or, with `zeroAllowed`, >= 0.
+double positive(const YAML::Node& v, const std::string& path, const std::string& field, bool zeroAllowed) {
+  double x = -1;
+  if (v.IsScalar()) {
+    const std::optional<double> q = parseQuantity(v.Scalar(), Quantity::Seconds);
+    if (q) x = *q;
+  }
+  if (!(x > 0 || (zeroAllowed && x == 0)))
+    fail(path, v, "field '" + field + "' must be a " + (zeroAllowed ? "non-negative" : "positive") + " number");
+  return x;
+}
+
+std::vector<double> numbers(const YAML::Node& v, const std::string& path, const std::string& field, std::size_t count) {
+  if (!v.IsSequence() || v.size() != count)
+    fail(path, v, "field '" + field + "' must be a list of " + std::to_string(count) + " numbers (one per grid point)");
+  std::vector<double> out;
+  for (const YAML::Node& x : v) out.push_back(positive(x, path, field, false));
+  return out;
+}
+
+ElementwiseRates elementwiseRates(const YAML::Node& v, const std::string& path, const std::string& field) {
+  if (!v.IsMap()) fail(path, v, "field '" + field + "' must be a mapping {bandwidth: ..., reduce_bandwidth: ..., exp: ..., ...}");
+  std::vector<std::string> known{"bandwidth", "reduce_bandwidth", "div"};
+  for (const ScalarFunctionInfo& f : scalarFunctions()) known.emplace_back(f.name);
+  for (const auto& entry : v) {
+    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      fail(path, entry.first, "unknown field " + quoted(key) + " in '" + field + "'" + didYouMean(key, known));
+  }
+  const std::string where = " in '" + field + "'";
+  ElementwiseRates r;
+  r.bandwidth = positive(need(v, "bandwidth", path, where), path, field + ".bandwidth", false);
+  r.reduceBandwidth = positive(need(v, "reduce_bandwidth", path, where), path, field + ".reduce_bandwidth", false);
+  r.divSeconds = positive(need(v, "div", path, where), path, field + ".div", true);
+  for (const ScalarFunctionInfo& f : scalarFunctions()) {
+    const std::string name(f.name);
+    r.functionSeconds.push_back(positive(need(v, name, path, where), path, field + "." + name, true));
+  }
+  return r;
+}
+
+// Where x falls on the grid: the lower index and the weight of the upper point, in log x.
+std::pair<std::size_t, double> gridPosition(const std::vector<int64_t>& sizes, int64_t x) {
+  if (sizes.size() == 1 || x <= sizes.front()) return {0, 0.0};
+  if (x >= sizes.back()) return {sizes.size() - 2, 1.0};
+  std::size_t i = 0;
+  while (sizes[i + 1] < x) ++i;
+  const double lo = std::log(static_cast<double>(sizes[i])), hi = std::log(static_cast<double>(sizes[i + 1]));
+  return {i, (std::log(static_cast<double>(x)) - lo) / (hi - lo)};
+}
+
+}  // namespace
+
+double KernelModel::gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k) const {
+  const std::vector<double>& rate = gemmFlops[static_cast<std::size_t>(t)];
+  const std::size_t s = gemmSizes.size();
+  if (s == 1) return rate[0];
+  const auto [i, wi] = gridPosition(gemmSizes, m);
+  const auto [j, wj] = gridPosition(gemmSizes, n);
+  const auto [l, wl] = gridPosition(gemmSizes, k);
+  double logRate = 0;
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b)
+      for (int c = 0; c < 2; ++c) {
+        const double w = (a ? wi : 1 - wi) * (b ? wj : 1 - wj) * (c ? wl : 1 - wl);
+        if (w == 0) continue;
+        logRate += w * std::log(rate[((i + a) * s + (j + b)) * s + (l + c)]);
+      }
+  return std::exp(logRate);
+}
+
+KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
+  if (!v.IsMap()) fail(path, v, "'kernel_model' must be a mapping (as einrt-calibrate writes it)");
+  std::vector<std::string> known{"gemm_sizes", "permute_bandwidth", "permute_rows_bandwidth"};
+  for (einrt::DType t : einrt::kAllDTypes) {
+    known.push_back(std::string("gemm_flops_") + einrt::dtypeName(t));
+    known.push_back(std::string("elementwise_") + einrt::dtypeName(t));
+  }
+  for (const auto& entry : v) {
+    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      fail(path, entry.first, "unknown field " + quoted(key) + didYouMean(key, known));
+  }
+  KernelModel km;
+  const YAML::Node sizes = need(v, "gemm_sizes", path, "");
+  if (!sizes.IsSequence() || sizes.size() == 0) fail(path, sizes, "field 'gemm_sizes' must be a non-empty list of sizes");
+  for (const YAML::Node& x : sizes) {
+    const double d = positive(x, path, "gemm_sizes", false);
+    if (d != std::floor(d) || d > 1e9 || (!km.gemmSizes.empty() && d <= static_cast<double>(km.gemmSizes.back())))
+      fail(path, x, "field 'gemm_sizes' must list increasing whole numbers");
+    km.gemmSizes.push_back(static_cast<int64_t>(d));
+  }
+  const std::size_t points = km.gemmSizes.size() * km.gemmSizes.size() * km.gemmSizes.size();
+  for (einrt::DType t : einrt::kAllDTypes) {
+    const std::string g = std::string("gemm_flops_") + einrt::dtypeName(t), e = std::string("elementwise_") + einrt::dtypeName(t);
+    km.gemmFlops[static_cast<std::size_t>(t)] = numbers(need(v, g, path, ""), path, g, points);
+    km.elementwise[static_cast<std::size_t>(t)] = elementwiseRates(need(v, e, path, ""), path, e);
+  }
+  km.permuteBandwidth = positive(need(v, "permute_bandwidth", path, ""), path, "permute_bandwidth", false);
+  km.permuteRowsBandwidth = positive(need(v, "permute_rows_bandwidth", path, ""), path, "permute_rows_bandwidth", false);
+  return km;
+}
+
+}  // namespace eindecomp

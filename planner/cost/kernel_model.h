@@ -1,0 +1,59 @@
+// The kernel model (issue 25, docs/cost-model.md "The kernel model"): what one kernel call
+// costs on a calibrated machine, per kernel class the executor runs, from the machine
+// file's `kernel_model:` section that einrt-calibrate measures through einrt's own kernels:
+//
+//   gemm_sizes: [1, 8, 32, 128, 512, 2048]     the grid's m, n and k
+//   gemm_flops_f32: [...]                       FLOP/s of one GEMM call at each (m, n, k),
+//   gemm_flops_f64 / _bf16 / _f16: [...]        m slowest, k fastest
+//   permute_bandwidth: B                        einrt's tiled permutation, bytes read and
+//   permute_rows_bandwidth: B                   written per second (innermost dimension
+//                                               moved / kept)
+//   elementwise_f32: {bandwidth: B, reduce_bandwidth: B, exp: s, log: s, ...}
+//   elementwise_f64 / _bf16 / _f16: {...}       the elementwise kernel's copy bandwidth, its
+//                                               reduction's read bandwidth, and the seconds
+//                                               each scalar function (the planner's one
+//                                               function table) and division add per point
+//
+// A GEMM call of (m, n, k) runs at the grid's rate interpolated linearly in log m, log n,
+// log k between grid points (log of the rate; beyond the grid the rate of its edge). Every
+// key is required once the section is there; a file without it gives the coarse model
+// (time_model.h).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <einrt/types.h>
+
+namespace YAML {
+class Node;
+}
+
+namespace eindecomp {
+
+// The per-element costs of one element type.
+struct ElementwiseRates {
+  double bandwidth = 0;        // bytes read + written per s, einrt's elementwise copy
+  double reduceBandwidth = 0;  // bytes read per s, a reduction over contiguous rows
+  std::vector<double> functionSeconds;  // per scalar function (table order), per point
+  double divSeconds = 0;       // a division, per point
+};
+
+struct KernelModel {
+  std::vector<int64_t> gemmSizes;
+  std::array<std::vector<double>, 4> gemmFlops;  // indexed by einrt::DType
+  double permuteBandwidth = 0, permuteRowsBandwidth = 0;
+  std::array<ElementwiseRates, 4> elementwise;    // indexed by einrt::DType
+
+  // FLOP/s of one GEMM call of this shape (the grid interpolated).
+  double gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k) const;
+  const ElementwiseRates& rates(einrt::DType t) const { return elementwise[static_cast<std::size_t>(t)]; }
+};
+
+// The `kernel_model:` mapping of the machine file `path`; InputError (exit 2) naming the
+// line and field of anything missing or malformed.
+KernelModel parseKernelModel(const YAML::Node& section, const std::string& path);
+
+}  // namespace eindecomp

@@ -1,0 +1,189 @@
+#include "calibrate_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <einrt/half.h>
+#include <einrt/program/elementwise.h>
+#include <einrt/program/gemm.h>
+#include <einrt/program/math.h>
+#include <einrt/program/permute.h>
+
+#include "calibrate_timing.h"
+
+namespace einrt::calibrate {
+
+namespace {
+
+using program::GemmCall;
+
+std::string number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.4g", v);
+  return b;
+}
+
+// ---- GEMM: FLOP/s of one hostGemm call at every (m, n, k) of the grid, m slowest --------
+
+template <class T>
+void gemmOnce(const GemmCall& g, const T* a, const T* b, T* c) {
+  if constexpr (std::is_same_v<T, double>) program::hostGemm(g, a, b, c, 1.0, 0.0);
+  else program::hostGemm(g, a, b, c, 1.0f, 0.0f);
+}
+
+template <class T>
+std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, bool quick) {
+  const int64_t top = sizes.back();
+  std::vector<T> a(static_cast<std::size_t>(top * top), T(0.5f)), b(a), c(a);
+  std::vector<double> rates;
+  for (int64_t m : sizes)
+    for (int64_t n : sizes)
+      for (int64_t k : sizes) {
+        GemmCall g;
+        g.m = m, g.n = n, g.k = k, g.lda = k, g.ldb = n, g.ldc = n;
+        g.strideA = m * k, g.strideB = k * n, g.strideC = m * n;
+        const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+        // Enough calls per repetition to time (a fraction of a millisecond), and big
+        // shapes timed once: their time is long and steady.
+        const int calls = static_cast<int>(std::clamp(std::ceil((quick ? 1e7 : 4e7) / flops), 1.0, 4096.0));
+        const bool big = flops * calls > 4e9;
+        const double s = medianSeconds(big || quick ? 1 : 3, [&] {
+          for (int i = 0; i < calls; ++i) gemmOnce<T>(g, a.data(), b.data(), c.data());
+        }, big ? 0 : 1);
+        rates.push_back(flops * calls / std::max(s, 1e-9));
+      }
+  return rates;
+}
+
+std::string list(const std::vector<double>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + number(v[i]);
+  return s + "]";
+}
+
+// ---- The elementwise kernel with each scalar function -----------------------------------
+
+// A node functor (as codegen emits them) joining with `F`, aggregating by sum.
+#define EINRT_CALIBRATE_OPS(NAME, EXPR)                                        \
+  struct NAME {                                                               \
+    template <class T> static T join(T x, T y) { (void)x; (void)y; return EXPR; } \
+    template <class T> static T combine(T a, T b) { return a + b; }           \
+    template <class T> static T identity() { return T(0); }                   \
+  };
+EINRT_CALIBRATE_OPS(CopyOps, x)
+EINRT_CALIBRATE_OPS(AddOps, x + y)
+EINRT_CALIBRATE_OPS(ExpOps, program::exp<T>(x))
+EINRT_CALIBRATE_OPS(LogOps, program::log<T>(x))
+EINRT_CALIBRATE_OPS(SqrtOps, program::sqrt<T>(x))
+EINRT_CALIBRATE_OPS(RsqrtOps, program::rsqrt<T>(x))
+EINRT_CALIBRATE_OPS(AbsOps, program::abs<T>(x))
+EINRT_CALIBRATE_OPS(TanhOps, program::tanh<T>(x))
+EINRT_CALIBRATE_OPS(SigmoidOps, program::sigmoid<T>(x))
+EINRT_CALIBRATE_OPS(ReluOps, program::relu<T>(x))
+EINRT_CALIBRATE_OPS(MaxOps, program::max<T>(x, y))
+EINRT_CALIBRATE_OPS(MinOps, program::min<T>(x, y))
+EINRT_CALIBRATE_OPS(PowOps, program::pow<T>(x, y))
+EINRT_CALIBRATE_OPS(ErfOps, program::erf<T>(x))
+EINRT_CALIBRATE_OPS(WhereOps, program::where<T>(x, y, x))
+EINRT_CALIBRATE_OPS(DivOps, x / y)
+#undef EINRT_CALIBRATE_OPS
+
+template <class T>
+struct Streams {
+  int64_t n;
+  std::vector<T> x, y, z;
+  explicit Streams(int64_t elements) : n(elements), x(static_cast<std::size_t>(n)), y(x.size()), z(x.size()) {
+    // In every function's domain (log, sqrt, pow need positive arguments).
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      x[i] = T(0.5f + static_cast<float>(i % 1000) / 1000.0f);
+      y[i] = T(1.5f - static_cast<float>(i % 777) / 1000.0f);
+    }
+  }
+};
+
+// Seconds of one call of the elementwise kernel over all n elements (z = join(x[, y])).
+template <class T, class Ops>
+double streamSeconds(Streams<T>& s, bool binary, int reps) {
+  const program::LoopNest nest = binary ? program::planLoopNest({s.n}, {{0}, {0}}, {0}) : program::planLoopNest({s.n}, {{0}}, {0});
+  return medianSeconds(reps, [&] {
+    program::elementwise<T, Ops, false>(nest, s.x.data(), binary ? s.y.data() : nullptr, s.z.data(), false, 1);
+  });
+}
+
+// The elementwise kernel's bandwidth (a copy: bytes read and written per second), its
+// reduction's (a sum over rows of 256 contiguous elements: bytes read per second), and the
+// seconds each function adds per element to a streaming call (its call minus the copy's,
+// or the binary add's for two-argument functions).
+template <class T>
+std::string elementwiseModel(bool quick, int reps) {
+  Streams<T> s(quick ? (int64_t(1) << 20) : (int64_t(1) << 22));
+  const double n = static_cast<double>(s.n);
+  const double copy = streamSeconds<T, CopyOps>(s, false, reps), add = streamSeconds<T, AddOps>(s, true, reps);
+  const program::LoopNest rows = program::planLoopNest({s.n / 256, 256}, {{0, 1}}, {0});
+  const double reduce = medianSeconds(reps, [&] {
+    program::elementwise<T, CopyOps, true>(rows, s.x.data(), nullptr, s.z.data(), false, 1);
+  });
+  std::string out = "{bandwidth: " + number(2.0 * n * sizeof(T) / copy) + ", reduce_bandwidth: " + number(n * sizeof(T) / reduce);
+  auto cost = [&](const char* name, double seconds, bool binary) {
+    out += std::string(", ") + name + ": " + number(std::max(0.0, (seconds - (binary ? add : copy)) / n));
+  };
+  cost("exp", streamSeconds<T, ExpOps>(s, false, reps), false);
+  cost("log", streamSeconds<T, LogOps>(s, false, reps), false);
+  cost("sqrt", streamSeconds<T, SqrtOps>(s, false, reps), false);
+  cost("rsqrt", streamSeconds<T, RsqrtOps>(s, false, reps), false);
+  cost("abs", streamSeconds<T, AbsOps>(s, false, reps), false);
+  cost("tanh", streamSeconds<T, TanhOps>(s, false, reps), false);
+  cost("sigmoid", streamSeconds<T, SigmoidOps>(s, false, reps), false);
+  cost("relu", streamSeconds<T, ReluOps>(s, false, reps), false);
+  cost("max", streamSeconds<T, MaxOps>(s, true, reps), true);
+  cost("min", streamSeconds<T, MinOps>(s, true, reps), true);
+  cost("pow", streamSeconds<T, PowOps>(s, true, reps), true);
+  cost("erf", streamSeconds<T, ErfOps>(s, false, reps), false);
+  cost("where", streamSeconds<T, WhereOps>(s, true, reps), true);
+  cost("div", streamSeconds<T, DivOps>(s, true, reps), true);
+  return out + "}";
+}
+
+// ---- Permutations: einrt's tiled copy, bytes read and written per second -----------------
+
+double permuteBandwidth(const std::vector<int64_t>& extent, const std::vector<int>& order, int reps) {
+  const program::Permutation p = program::reorder(extent, order, false);
+  std::vector<float> src(static_cast<std::size_t>(p.elements), 1.0f), dst(src.size());
+  const double s = medianSeconds(reps, [&] { program::hostPermute(p, src.data(), dst.data(), false); });
+  return 2.0 * static_cast<double>(p.elements) * sizeof(float) / s;
+}
+
+}  // namespace
+
+std::string measureKernelModel(bool quick) {
+  const int reps = quick ? 3 : 7;
+  const std::vector<int64_t> sizes = quick ? std::vector<int64_t>{1, 16, 128, 1024} : std::vector<int64_t>{1, 8, 32, 128, 512, 2048};
+  std::string sizeList = "[";
+  for (std::size_t i = 0; i < sizes.size(); ++i) sizeList += (i ? ", " : "") + std::to_string(sizes[i]);
+  sizeList += "]";
+  // Everything measured first: the GEMM paths a program takes are chosen process-wide.
+  const std::string f32 = list(gemmGrid<float>(sizes, quick));
+  const std::string f64 = list(gemmGrid<double>(sizes, quick));
+  const std::string bf16 = list(gemmGrid<einrt::bf16>(sizes, quick));
+  const std::string f16 = list(gemmGrid<einrt::f16>(sizes, quick));
+  const int64_t side = quick ? 1024 : 2048;
+  const double transpose = permuteBandwidth({side, side}, {1, 0}, reps);
+  const double rows = permuteBandwidth({side / 16, 16, side}, {1, 0, 2}, reps);
+  return "  gemm_sizes: " + sizeList + "   # m, n and k of the grid\n"
+         "  gemm_flops_f32: " + f32 + "   # FLOP/s of one GEMM call per (m, n, k), m slowest, k fastest\n"
+         "  gemm_flops_f64: " + f64 + "\n"
+         "  gemm_flops_bf16: " + bf16 + "\n"
+         "  gemm_flops_f16: " + f16 + "\n"
+         "  permute_bandwidth: " + number(transpose) + "   # bytes read + written per s, innermost dimension moved\n"
+         "  permute_rows_bandwidth: " + number(rows) + "   # the same, innermost dimension kept\n"
+         "  elementwise_f32: " + elementwiseModel<float>(quick, reps) + "\n"
+         "  elementwise_f64: " + elementwiseModel<double>(quick, reps) + "\n"
+         "  elementwise_bf16: " + elementwiseModel<einrt::bf16>(quick, reps) + "\n"
+         "  elementwise_f16: " + elementwiseModel<einrt::f16>(quick, reps) + "\n";
+}
+
+}  // namespace einrt::calibrate
