@@ -51,7 +51,7 @@ std::vector<double> numbers(const YAML::Node& v, const std::string& path, const 
 
 ElementwiseRates elementwiseRates(const YAML::Node& v, const std::string& path, const std::string& field) {
   if (!v.IsMap()) fail(path, v, "field '" + field + "' must be a mapping {bandwidth: ..., reduce_bandwidth: ..., exp: ..., ...}");
-  std::vector<std::string> known{"bandwidth", "reduce_bandwidth", "div"};
+  std::vector<std::string> known{"bandwidth", "reduce_bandwidth", "point", "reduce_point", "run", "div"};
   for (const ScalarFunctionInfo& f : scalarFunctions()) known.emplace_back(f.name);
   for (const auto& entry : v) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
@@ -62,6 +62,9 @@ ElementwiseRates elementwiseRates(const YAML::Node& v, const std::string& path, 
   ElementwiseRates r;
   r.bandwidth = positive(need(v, "bandwidth", path, where), path, field + ".bandwidth", false);
   r.reduceBandwidth = positive(need(v, "reduce_bandwidth", path, where), path, field + ".reduce_bandwidth", false);
+  r.pointSeconds = positive(need(v, "point", path, where), path, field + ".point", false);
+  r.reducePointSeconds = positive(need(v, "reduce_point", path, where), path, field + ".reduce_point", false);
+  r.runSeconds = positive(need(v, "run", path, where), path, field + ".run", true);
   r.divSeconds = positive(need(v, "div", path, where), path, field + ".div", true);
   for (const ScalarFunctionInfo& f : scalarFunctions()) {
     const std::string name(f.name);

@@ -8,11 +8,16 @@
 //   permute_bandwidth: B                        einrt's tiled permutation, bytes read and
 //   permute_rows_bandwidth: B                   written per second (innermost dimension
 //                                               moved / kept)
-//   elementwise_f32: {bandwidth: B, reduce_bandwidth: B, exp: s, log: s, ...}
-//   elementwise_f64 / _bf16 / _f16: {...}       the elementwise kernel's copy bandwidth, its
-//                                               reduction's read bandwidth, and the seconds
-//                                               each scalar function (the planner's one
-//                                               function table) and division add per point
+//   elementwise_f32: {bandwidth: B, reduce_bandwidth: B, point: s, reduce_point: s,
+//                     run: s, exp: s, log: s, ..., div: s}
+//   elementwise_f64 / _bf16 / _f16: {...}       the elementwise kernel out of cache (its
+//                                               copy's bandwidth, its reduction's read
+//                                               bandwidth) and in cache, where arithmetic
+//                                               bounds it: seconds per point of a copy and
+//                                               of a reduction, per inner run of the loop
+//                                               nest (einrt's), and what each scalar
+//                                               function (the planner's one function
+//                                               table) and a division add per point
 //
 // A GEMM call of (m, n, k) runs at the grid's rate interpolated linearly in log m, log n,
 // log k between grid points (log of the rate; beyond the grid the rate of its edge). Every
@@ -37,6 +42,9 @@ namespace eindecomp {
 struct ElementwiseRates {
   double bandwidth = 0;        // bytes read + written per s, einrt's elementwise copy
   double reduceBandwidth = 0;  // bytes read per s, a reduction over contiguous rows
+  double pointSeconds = 0;     // per point in cache, a copy
+  double reducePointSeconds = 0;  // per point in cache, a reduction
+  double runSeconds = 0;       // per inner run of the loop nest
   std::vector<double> functionSeconds;  // per scalar function (table order), per point
   double divSeconds = 0;       // a division, per point
 };

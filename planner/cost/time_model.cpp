@@ -1,7 +1,11 @@
 #include "planner/cost/time_model.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
+
+#include <einrt/program/loop_nest.h>
 
 #include "planner/cost/checked_math.h"
 #include "planner/cost/cost_model.h"
@@ -33,6 +37,7 @@ struct CallShape {
   std::vector<int64_t> extent;
   double points = 1, nX = 0, nY = 0, nZ = 0;
   bool reduces = false;  // some summed label has extent > 1 in the call
+  double runs = 1;       // inner runs of the elementwise kernel's loop nest (einrt's)
 };
 
 CallShape callShape(const NodeSpace& space, const Parts& parts) {
@@ -50,6 +55,10 @@ CallShape callShape(const NodeSpace& space, const Parts& parts) {
   if (space.operandDims.size() > 1) c.nY = elements(space.operandDims[1]);
   c.nZ = elements(space.outputDims);
   for (int d : space.aggregatedDims) c.reduces = c.reduces || c.extent[static_cast<std::size_t>(d)] > 1;
+  if (c.extent.size() <= static_cast<std::size_t>(einrt::program::kMaxLoops)) {
+    const einrt::program::LoopNest nest = einrt::program::planLoopNest(c.extent, space.operandDims, space.outputDims);
+    if (nest.depth > 0) c.runs = c.points / static_cast<double>(nest.extent[nest.depth - 1]);
+  }
   return c;
 }
 
@@ -61,12 +70,18 @@ double expressionSeconds(const ElementwiseRates& r, const Expr& e) {
   return s;
 }
 
-// The seconds per point a node's join and aggregation add to a streaming kernel.
+// The seconds per point of a node's elementwise kernel in cache: the kernel's own (a copy
+// or a reduction) and its join's and aggregation's functions.
 double perPointSeconds(const ElementwiseRates& r, const Node& n, bool reduces) {
-  double s = expressionSeconds(r, n.join);
+  double s = (reduces ? r.reducePointSeconds : r.pointSeconds) + expressionSeconds(r, n.join);
   if (reduces && n.agg == Reduce::Max) s += r.functionSeconds[static_cast<std::size_t>(ScalarFunction::Max)];
   if (reduces && n.agg == Reduce::Min) s += r.functionSeconds[static_cast<std::size_t>(ScalarFunction::Min)];
   return s;
+}
+
+// The time a call's arithmetic takes in cache: its points and its inner runs.
+double computeSeconds(const ElementwiseRates& r, const Node& n, const CallShape& c) {
+  return c.points * perPointSeconds(r, n, c.reduces) + c.runs * r.runSeconds;
 }
 
 struct GemmShape {
@@ -111,7 +126,7 @@ double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, cons
            2.0 * static_cast<double>(g->mapping.permutedElements) * bytes / k.permuteBandwidth;
   }
   const ElementwiseRates& r = k.rates(dtype);
-  return (c.nX + c.nY + c.nZ) * bytes / (c.reduces ? r.reduceBandwidth : r.bandwidth) + c.points * perPointSeconds(r, n, c.reduces);
+  return std::max((c.nX + c.nY + c.nZ) * bytes / (c.reduces ? r.reduceBandwidth : r.bandwidth), computeSeconds(r, n, c));
 }
 
 // One call of a fused group: every member's per-point costs, and the bytes of each tensor
@@ -126,12 +141,12 @@ double fusedCallSeconds(const Machine& m, const Graph& g, const std::vector<Part
     const Node& n = g.nodes[static_cast<std::size_t>(i)];
     const NodeSpace space = nodeSpace(n);
     const CallShape c = callShape(space, parts[static_cast<std::size_t>(i)]);
-    seconds += c.points * perPointSeconds(r, n, c.reduces);
+    seconds += computeSeconds(r, n, c);
     for (std::size_t k = 0; k < n.inputs.size(); ++k)
       if (!members.count(n.inputs[k]) && read.insert(n.inputs[k]).second) elements += k == 0 ? c.nX : c.nY;
     if (!fusion.nodes[static_cast<std::size_t>(i)].scratch) elements += c.nZ;
   }
-  return seconds + elements * static_cast<double>(dtypeSize(g.dtype)) / r.bandwidth;
+  return std::max(seconds, elements * static_cast<double>(dtypeSize(g.dtype)) / r.bandwidth);
 }
 
 }  // namespace
@@ -181,12 +196,10 @@ std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& s
     return s;
   }
   const ElementwiseRates& r = k.rates(dtype);
-  const double perPoint = perPointSeconds(r, n, c.reduces);
-  std::string s = total + ": " + (c.reduces ? "reduction " : "elementwise ") +
-                  formatBytes(static_cast<int64_t>((c.nX + c.nY + c.nZ) * bytes)) + " in " +
-                  formatSeconds((c.nX + c.nY + c.nZ) * bytes / (c.reduces ? r.reduceBandwidth : r.bandwidth));
-  if (perPoint > 0) s += " + functions " + formatSeconds(c.points * perPoint);
-  return s;
+  return total + ": " + (c.reduces ? "reduction, the longer of " : "elementwise, the longer of ") +
+         formatBytes(static_cast<int64_t>((c.nX + c.nY + c.nZ) * bytes)) + " moved (" +
+         formatSeconds((c.nX + c.nY + c.nZ) * bytes / (c.reduces ? r.reduceBandwidth : r.bandwidth)) + ") and " +
+         std::to_string(static_cast<int64_t>(c.points)) + " points computed (" + formatSeconds(computeSeconds(r, n, c)) + ")";
 }
 
 }  // namespace eindecomp

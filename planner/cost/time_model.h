@@ -14,13 +14,14 @@
 //                     2 * dtype bytes / permute_bandwidth);
 //       permutation   elements * 2 * dtype bytes / permute(_rows)_bandwidth (innermost
 //                     dimension moved or kept);
-//       elementwise,  (|X| + |Y| + |Z| blocks) * dtype bytes / bandwidth (reduce_bandwidth
-//       reduction     when a label is summed in the call) + points * the seconds per point
-//                     of every scalar function and division in the join, and of max/min
-//                     aggregations;
-//     and a fused group (planner/fusion) as the one pass it runs: its members' per-point
-//     costs plus the bytes of the tensors it reads from and writes to memory (each once),
-//     charged to its first member, where the program reports the group's time;
+//       elementwise,  the longer of moving its blocks, (|X| + |Y| + |Z|) * dtype bytes /
+//       reduction     bandwidth (reduce_bandwidth when a label is summed in the call),
+//                     and computing its points, points * (the kernel's seconds per point
+//                     in cache + those of every scalar function and division in the join,
+//                     and of a max/min aggregation);
+//     and a fused group (planner/fusion) as the one pass it runs: the longer of moving the
+//     tensors it reads from and writes to memory (each once) and computing its members'
+//     points, charged to its first member, where the program reports the group's time;
 //   - else the coarse model: FLOPs / flops (of the element type) for GEMM kernels,
 //     (|X| + |Y| + |Z| blocks) bytes / memory_bandwidth for the others.
 // The search prices elementwise nodes one by one (fusion is decided from the finished

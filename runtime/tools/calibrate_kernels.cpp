@@ -105,46 +105,64 @@ struct Streams {
   }
 };
 
-// Seconds of one call of the elementwise kernel over all n elements (z = join(x[, y])).
+// Seconds per point of the elementwise kernel over all n elements (z = join(x[, y])),
+// called `repeat` times in a row (small n: the data stays in cache).
 template <class T, class Ops>
-double streamSeconds(Streams<T>& s, bool binary, int reps) {
+double pointSeconds(Streams<T>& s, bool binary, int reps, int repeat) {
   const program::LoopNest nest = binary ? program::planLoopNest({s.n}, {{0}, {0}}, {0}) : program::planLoopNest({s.n}, {{0}}, {0});
   return medianSeconds(reps, [&] {
-    program::elementwise<T, Ops, false>(nest, s.x.data(), binary ? s.y.data() : nullptr, s.z.data(), false, 1);
-  });
+    for (int r = 0; r < repeat; ++r)
+      program::elementwise<T, Ops, false>(nest, s.x.data(), binary ? s.y.data() : nullptr, s.z.data(), false, 1);
+  }) / (static_cast<double>(s.n) * repeat);
 }
 
-// The elementwise kernel's bandwidth (a copy: bytes read and written per second), its
-// reduction's (a sum over rows of 256 contiguous elements: bytes read per second), and the
-// seconds each function adds per element to a streaming call (its call minus the copy's,
-// or the binary add's for two-argument functions).
+// The elementwise kernel out of cache — its bandwidth (a copy: bytes read and written per
+// second) and its reduction's (a sum over rows of 256 contiguous elements: bytes read per
+// second) — and in cache, where it is bounded by its arithmetic: seconds per point of a
+// copy (`point`), of the reduction (`reduce_point`), of starting each inner run of the
+// loop nest (`run`), and what each scalar function and a division add to them (over the copy, or over x + y for two-argument functions). A call
+// takes the longer of its bytes over the bandwidth and its points times their cost.
 template <class T>
 std::string elementwiseModel(bool quick, int reps) {
-  Streams<T> s(quick ? (int64_t(1) << 20) : (int64_t(1) << 22));
-  const double n = static_cast<double>(s.n);
-  const double copy = streamSeconds<T, CopyOps>(s, false, reps), add = streamSeconds<T, AddOps>(s, true, reps);
-  const program::LoopNest rows = program::planLoopNest({s.n / 256, 256}, {{0, 1}}, {0});
+  Streams<T> big(quick ? (int64_t(1) << 20) : (int64_t(1) << 22)), small(4096);
+  const double n = static_cast<double>(big.n);
+  const int repeat = quick ? 64 : 256;
+  const double copy = pointSeconds<T, CopyOps>(big, false, reps, 1);
+  const program::LoopNest rows = program::planLoopNest({big.n / 256, 256}, {{0, 1}}, {0});
   const double reduce = medianSeconds(reps, [&] {
-    program::elementwise<T, CopyOps, true>(rows, s.x.data(), nullptr, s.z.data(), false, 1);
+    program::elementwise<T, CopyOps, true>(rows, big.x.data(), nullptr, big.z.data(), false, 1);
   });
-  std::string out = "{bandwidth: " + number(2.0 * n * sizeof(T) / copy) + ", reduce_bandwidth: " + number(n * sizeof(T) / reduce);
+  const program::LoopNest smallRows = program::planLoopNest({small.n / 256, 256}, {{0, 1}}, {0});
+  const double reducePoint = medianSeconds(reps, [&] {
+    for (int r = 0; r < repeat; ++r) program::elementwise<T, CopyOps, true>(smallRows, small.x.data(), nullptr, small.z.data(), false, 1);
+  }) / (static_cast<double>(small.n) * repeat);
+  const double point = pointSeconds<T, CopyOps>(small, false, reps, repeat), add = pointSeconds<T, AddOps>(small, true, reps, repeat);
+  // An inner run's own cost: x + y over rows of 16 (y repeated for every row, so the rows
+  // cannot merge into one run) against one run of the same points.
+  const program::LoopNest shortRows = program::planLoopNest({small.n / 16, 16}, {16, 1}, {0, 1}, {16, 1}, true);
+  const double shortRun = medianSeconds(reps, [&] {
+    for (int r = 0; r < repeat; ++r) program::elementwise<T, AddOps, false>(shortRows, small.x.data(), small.y.data(), small.z.data(), false, 1);
+  }) / repeat;
+  const double run = std::max(0.0, (shortRun - add * static_cast<double>(small.n)) / static_cast<double>(small.n / 16));
+  std::string out = "{bandwidth: " + number(2.0 * sizeof(T) / copy) + ", reduce_bandwidth: " + number(n * sizeof(T) / reduce) +
+                    ", point: " + number(point) + ", reduce_point: " + number(reducePoint) + ", run: " + number(run);
   auto cost = [&](const char* name, double seconds, bool binary) {
-    out += std::string(", ") + name + ": " + number(std::max(0.0, (seconds - (binary ? add : copy)) / n));
+    out += std::string(", ") + name + ": " + number(std::max(0.0, seconds - (binary ? add : point)));
   };
-  cost("exp", streamSeconds<T, ExpOps>(s, false, reps), false);
-  cost("log", streamSeconds<T, LogOps>(s, false, reps), false);
-  cost("sqrt", streamSeconds<T, SqrtOps>(s, false, reps), false);
-  cost("rsqrt", streamSeconds<T, RsqrtOps>(s, false, reps), false);
-  cost("abs", streamSeconds<T, AbsOps>(s, false, reps), false);
-  cost("tanh", streamSeconds<T, TanhOps>(s, false, reps), false);
-  cost("sigmoid", streamSeconds<T, SigmoidOps>(s, false, reps), false);
-  cost("relu", streamSeconds<T, ReluOps>(s, false, reps), false);
-  cost("max", streamSeconds<T, MaxOps>(s, true, reps), true);
-  cost("min", streamSeconds<T, MinOps>(s, true, reps), true);
-  cost("pow", streamSeconds<T, PowOps>(s, true, reps), true);
-  cost("erf", streamSeconds<T, ErfOps>(s, false, reps), false);
-  cost("where", streamSeconds<T, WhereOps>(s, true, reps), true);
-  cost("div", streamSeconds<T, DivOps>(s, true, reps), true);
+  cost("exp", pointSeconds<T, ExpOps>(small, false, reps, repeat), false);
+  cost("log", pointSeconds<T, LogOps>(small, false, reps, repeat), false);
+  cost("sqrt", pointSeconds<T, SqrtOps>(small, false, reps, repeat), false);
+  cost("rsqrt", pointSeconds<T, RsqrtOps>(small, false, reps, repeat), false);
+  cost("abs", pointSeconds<T, AbsOps>(small, false, reps, repeat), false);
+  cost("tanh", pointSeconds<T, TanhOps>(small, false, reps, repeat), false);
+  cost("sigmoid", pointSeconds<T, SigmoidOps>(small, false, reps, repeat), false);
+  cost("relu", pointSeconds<T, ReluOps>(small, false, reps, repeat), false);
+  cost("max", pointSeconds<T, MaxOps>(small, true, reps, repeat), true);
+  cost("min", pointSeconds<T, MinOps>(small, true, reps, repeat), true);
+  cost("pow", pointSeconds<T, PowOps>(small, true, reps, repeat), true);
+  cost("erf", pointSeconds<T, ErfOps>(small, false, reps, repeat), false);
+  cost("where", pointSeconds<T, WhereOps>(small, true, reps, repeat), true);
+  cost("div", pointSeconds<T, DivOps>(small, true, reps, repeat), true);
   return out + "}";
 }
 
