@@ -149,6 +149,12 @@ std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::s
   t.header = {"", "partition", std::string("plan ") + objectiveName(model.objective), "plan traffic", "join", "agg", "repart_in",
               "repart_out", "plan paper cost", "plan peak"};
   t.numeric = {false, false, true, true, true, true, true, true, true, true};
+  // With a machine: where the node's own time goes — its kernel calls on the busiest rank
+  // and its messages (operands in, partial results out) — and what one call runs.
+  if (model.machine) {
+    t.header.insert(t.header.end(), {"node kernels", "node messages", "one call"});
+    t.numeric.insert(t.numeric.end(), {true, true, false});
+  }
   for (const Row& r : rows) {
     const NodePlanCost& c = r.cost.nodes[node];
     int64_t out = 0;
@@ -161,6 +167,12 @@ std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::s
                       formatBytes(r.cost.trafficBytes), std::to_string(c.join), std::to_string(c.agg), std::to_string(c.repartIn),
                       std::to_string(out), std::to_string(r.cost.paper),
                       formatBytes(r.cost.peakBytesPerDevice) + (model.fits(r.cost) ? "" : " (over --mem-limit)")});
+    if (model.machine) {
+      const int64_t kernels = c.computePs, all = c.timePs;
+      t.rows.back().insert(t.rows.back().end(),
+                           {formatSeconds(picosecondsToSeconds(kernels)), formatSeconds(picosecondsToSeconds(all - kernels)),
+                            describeCallTime(*model.machine, g.nodes[node], space, r.parts, g.dtype)});
+    }
   }
   out += renderAligned(t);
   if (viable.truncated) out += "note: enumeration stopped at " + std::to_string(kDefaultPartitionLimit) + " candidates\n";

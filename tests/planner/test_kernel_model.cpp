@@ -1,0 +1,159 @@
+// The kernel model (planner/cost/kernel_model.h, time_model.h): the machine file's
+// kernel_model section read and its errors named; the GEMM grid interpolated (a power law
+// in m, n, k is reproduced exactly inside the grid, the edge's rate beyond it); and the
+// estimate of each kernel class worked out by hand — a GEMM, an elementwise call bounded by
+// its bytes or by its arithmetic, a fused group priced once at its first member — and the
+// coarse model with its note for files without the section.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "planner/algorithms/planning.h"
+#include "planner/cost/machine.h"
+#include "planner/cost/plan_cost.h"
+#include "planner/graph/expr_parser.h"
+#include "planner/graph/scalar_functions.h"
+#include "planner/report/report.h"
+#include "test_graphs.h"
+
+using namespace eindecomp;
+using namespace eindecomp::testing;
+
+namespace {
+
+const double kBandwidth = 1e10, kPoint = 1e-10, kReducePoint = 2e-10, kRun = 5e-9, kExp = 1e-9, kMax = 1e-11;
+
+// rate(m, n, k) = 1e8 * (m n k)^(1/3) FLOP/s on the grid [1, 16, 256].
+std::string rates() {
+  std::string s = "[";
+  const int sizes[] = {1, 16, 256};
+  for (int m : sizes)
+    for (int n : sizes)
+      for (int k : sizes) s += (s.size() > 1 ? ", " : "") + std::to_string(1e8 * std::cbrt(double(m) * n * k));
+  return s + "]";
+}
+
+std::string elementwise() {
+  std::string s = "{bandwidth: 1e10, reduce_bandwidth: 1e10, point: 1e-10, reduce_point: 2e-10, run: 5e-9, div: 0";
+  for (const ScalarFunctionInfo& f : scalarFunctions())
+    s += ", " + std::string(f.name) + ": " + (f.function == ScalarFunction::Exp ? "1e-9" : f.function == ScalarFunction::Max ? "1e-11" : "0");
+  return s + "}";
+}
+
+std::string kernelModelText(const std::string& replaceKey = "", const std::string& replacement = "") {
+  std::string s = "latency: 1e-6\nbandwidth: 1e9\nflops: 1e12\nkernel_model:\n  gemm_sizes: [1, 16, 256]\n";
+  auto line = [&](const std::string& key, const std::string& value) {
+    if (key == replaceKey) s += replacement;
+    else s += "  " + key + ": " + value + "\n";
+  };
+  for (const char* t : {"f32", "f64", "bf16", "f16"}) line(std::string("gemm_flops_") + t, rates());
+  line("permute_bandwidth", "5e9");
+  line("permute_rows_bandwidth", "1e10");
+  for (const char* t : {"f32", "f64", "bf16", "f16"}) line(std::string("elementwise_") + t, elementwise());
+  return s;
+}
+
+Report reportOn(const Graph& g, const Machine& m, int64_t p = 1) {
+  PlanOptions o;
+  o.devices = p;
+  o.machine = m;
+  const Plan plan = planGraph("eindecomp", g, o);
+  return makeReport(g, plan, costPlan(g, plan, m), {"einplan", "test", "einplan plan", "00"}, Objective::Traffic);
+}
+
+void setJoin(Graph& g, const std::string& node, const std::string& join) {
+  for (Node& n : g.nodes)
+    if (n.name == node) {
+      n.join = parseExpr(join);
+      n.joinName = join;
+    }
+}
+
+}  // namespace
+
+TEST_CASE("kernel model: the GEMM grid interpolated in log m, n, k") {
+  const Machine m = parseMachineText(kernelModelText(), "m.yaml");
+  REQUIRE(m.kernels);
+  const KernelModel& k = *m.kernels;
+  for (auto [a, b, c] : {std::tuple{1, 1, 1}, {16, 256, 1}, {64, 4, 100}, {200, 3, 17}, {256, 256, 256}})
+    CHECK(k.gemmFlopsPerSecond(DType::F32, a, b, c) == doctest::Approx(1e8 * std::cbrt(double(a) * b * c)));
+  // Beyond the grid: the edge's rate.
+  CHECK(k.gemmFlopsPerSecond(DType::F32, 4096, 16, 16) == doctest::Approx(1e8 * std::cbrt(256.0 * 16 * 16)));
+}
+
+TEST_CASE("kernel model: each kernel class priced as the formulas say") {
+  const Machine m = parseMachineText(kernelModelText(), "m.yaml");
+  // A GEMM of 64^3 at p = 1: 2 * 64^3 / rate(64, 64, 64), nothing permuted.
+  Graph mm = matmulGraph(64);
+  CHECK(*reportOn(mm, m).estimatedTimeSeconds == doctest::Approx(2.0 * 64 * 64 * 64 / (1e8 * 64)).epsilon(1e-9));
+  // exp(x) over 64 x 512: 32768 points, one inner run (the block is contiguous); its
+  // arithmetic, 32768 * (1e-10 + 1e-9) + 5e-9, outlasts its bytes, 2 * 128 KiB / 1e10.
+  Graph ew;
+  addInput(ew, "X", {64, 512});
+  addNode(ew, "E", "ij->ij", {"X"});
+  sizeLabels(ew, {{"i", 64}, {"j", 512}});
+  ew.outputs = {"E"};
+  setJoin(ew, "E", "exp(x)");
+  CHECK(*reportOn(ew, m).estimatedTimeSeconds == doctest::Approx(32768 * (kPoint + kExp) + kRun).epsilon(1e-9));
+  // A copy of the same block is bounded by its bytes instead.
+  setJoin(ew, "E", "x");
+  CHECK(*reportOn(ew, m).estimatedTimeSeconds == doctest::Approx(2.0 * 32768 * 4 / kBandwidth).epsilon(1e-9));
+  // A softmax-like group (max over j, exp(x - y), the sum, the division) runs fused: its time
+  // sits on its first member; it reads X and writes P (the others stay in tiles): the longer of
+  // 2 * 128 KiB / 1e10 and the members' arithmetic — max: 32768 * (2e-10 + 1e-11) + 64 runs;
+  // exp(x - y): 32768 * (1e-10 + 1e-9) + 64 runs (y's rows break the runs); sum:
+  // 32768 * 2e-10 + 64 runs; division: 32768 * 1e-10 + 64 runs.
+  Graph sm;
+  addInput(sm, "X", {64, 512});
+  addNode(sm, "M", "ij->i", {"X"});
+  addNode(sm, "E", "ij,i->ij", {"X", "M"});
+  addNode(sm, "S", "ij->i", {"E"});
+  addNode(sm, "P", "ij,i->ij", {"E", "S"});
+  sizeLabels(sm, {{"i", 64}, {"j", 512}});
+  sm.outputs = {"P"};
+  sm.nodes[0].agg = Reduce::Max;
+  setJoin(sm, "E", "exp(x - y)");
+  setJoin(sm, "P", "x / y");
+  const Report r = reportOn(sm, m);
+  const double pts = 32768, runs = 64;
+  const double arithmetic = pts * (kReducePoint + kMax) + pts * (kPoint + kExp) + pts * kReducePoint + pts * kPoint + 4 * runs * kRun;
+  CHECK(*r.nodes[0].timeSeconds == doctest::Approx(std::max(arithmetic, 2.0 * pts * 4 / kBandwidth)).epsilon(1e-9));
+  for (std::size_t i = 1; i < 4; ++i) CHECK(*r.nodes[i].timeSeconds == 0);
+}
+
+TEST_CASE("kernel model: bad sections named by line and field; old files keep the coarse model") {
+  struct Bad {
+    std::string key, replacement, says;
+  };
+  const std::vector<Bad> bad{
+      {"gemm_flops_f32", "  gemm_flops_f32: [1, 2, 3]\n", "list of 27 numbers"},
+      {"gemm_flops_bf16", "", "missing field 'gemm_flops_bf16'"},
+      {"permute_bandwidth", "  permute_bandwith: 5e9\n", "unknown field"},
+      {"elementwise_f64", "  elementwise_f64: {bandwidth: 1e10}\n", "missing field 'reduce_bandwidth' in 'elementwise_f64'"},
+      {"elementwise_f16", "  elementwise_f16: {bandwidth: fast}\n", "'elementwise_f16.bandwidth'"},
+      {"permute_rows_bandwidth", "  permute_rows_bandwidth: 0\n", "must be a positive number"},
+  };
+  for (const Bad& b : bad) {
+    CAPTURE(b.key);
+    try {
+      parseMachineText(kernelModelText(b.key, b.replacement), "m.yaml");
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      CHECK(std::string(e.what()).find(b.says) != std::string::npos);
+      CHECK(std::string(e.what()).find("m.yaml:") != std::string::npos);
+    }
+  }
+  std::string sizes = kernelModelText();
+  sizes.replace(sizes.find("[1, 16, 256]"), 12, "[1, 256, 16]");
+  CHECK_THROWS_WITH_AS(parseMachineText(sizes, "m.yaml"), doctest::Contains("increasing"), InputError);
+  // A file of the coarse model plans, and says so.
+  PlanOptions o;
+  o.devices = 2;
+  o.machine = parseMachineText("latency: 1e-6\nbandwidth: 1e9\nflops: 1e12\n", "old.yaml");
+  const Plan plan = planGraph("eindecomp", matmulGraph(8), o);
+  bool noted = false;
+  for (const std::string& n : plan.notes) noted = noted || n.find("no kernel_model") != std::string::npos;
+  CHECK(noted);
+}
