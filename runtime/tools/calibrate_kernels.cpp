@@ -9,6 +9,7 @@
 
 #include <einrt/half.h>
 #include <einrt/program/elementwise.h>
+#include <einrt/program/fused_tiles.h>
 #include <einrt/program/gemm.h>
 #include <einrt/program/math.h>
 #include <einrt/program/permute.h>
@@ -124,9 +125,12 @@ double pointSeconds(Streams<T>& s, bool binary, int reps, int repeat) {
 // takes the longer of its bytes over the bandwidth and its points times their cost.
 template <class T>
 std::string elementwiseModel(bool quick, int reps) {
-  Streams<T> big(quick ? (int64_t(1) << 20) : (int64_t(1) << 22)), small(4096);
+  // "In cache" is the size of a fused group's tile (einrt/program/fused_tiles.h): x, y and z
+  // together about kTileBytes, in the second-level cache as the members' tiles are.
+  Streams<T> big(quick ? (int64_t(1) << 20) : (int64_t(1) << 22)),
+      small(std::max<int64_t>(4096, program::kTileBytes / (3 * static_cast<int64_t>(sizeof(T))) / 4096 * 4096));
   const double n = static_cast<double>(big.n);
-  const int repeat = quick ? 64 : 256;
+  const int repeat = quick ? 16 : 64;
   const double copy = pointSeconds<T, CopyOps>(big, false, reps, 1);
   const program::LoopNest rows = program::planLoopNest({big.n / 256, 256}, {{0, 1}}, {0});
   const double reduce = medianSeconds(reps, [&] {
