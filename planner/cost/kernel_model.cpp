@@ -41,11 +41,25 @@ double positive(const YAML::Node& v, const std::string& path, const std::string&
   return x;
 }
 
-std::vector<double> numbers(const YAML::Node& v, const std::string& path, const std::string& field, std::size_t count) {
+std::vector<double> numbers(const YAML::Node& v, const std::string& path, const std::string& field, std::size_t count,
+                            bool zeroAllowed = false) {
   if (!v.IsSequence() || v.size() != count)
     fail(path, v, "field '" + field + "' must be a list of " + std::to_string(count) + " numbers (one per grid point)");
   std::vector<double> out;
-  for (const YAML::Node& x : v) out.push_back(positive(x, path, field, false));
+  for (const YAML::Node& x : v) out.push_back(positive(x, path, field, zeroAllowed));
+  return out;
+}
+
+// Increasing whole numbers, at least one.
+std::vector<int64_t> sizeList(const YAML::Node& v, const std::string& path, const std::string& field) {
+  if (!v.IsSequence() || v.size() == 0) fail(path, v, "field '" + field + "' must be a non-empty list of sizes");
+  std::vector<int64_t> out;
+  for (const YAML::Node& x : v) {
+    const double d = positive(x, path, field, false);
+    if (d != std::floor(d) || d > 1e15 || (!out.empty() && d <= static_cast<double>(out.back())))
+      fail(path, x, "field '" + field + "' must list increasing whole numbers");
+    out.push_back(static_cast<int64_t>(d));
+  }
   return out;
 }
 
@@ -103,9 +117,17 @@ double KernelModel::gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int
   return std::exp(logRate);
 }
 
+KernelModel::PermuteRates KernelModel::permuteRates(int64_t elements) const {
+  const auto [i, w] = gridPosition(permuteSizes, std::max<int64_t>(elements, 1));
+  const std::size_t j = std::min(i + 1, permuteSizes.size() - 1);
+  auto logMix = [&](const std::vector<double>& v) { return std::exp((1 - w) * std::log(v[i]) + w * std::log(v[j])); };
+  auto mix = [&](const std::vector<double>& v) { return (1 - w) * v[i] + w * v[j]; };
+  return {logMix(permuteBandwidth), mix(permuteTileSeconds), logMix(permuteRowsBandwidth), mix(permuteRunSeconds)};
+}
+
 KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
   if (!v.IsMap()) fail(path, v, "'kernel_model' must be a mapping (as einrt-calibrate writes it)");
-  std::vector<std::string> known{"gemm_sizes", "permute_bandwidth", "permute_rows_bandwidth"};
+  std::vector<std::string> known{"gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run"};
   for (einrt::DType t : einrt::kAllDTypes) {
     known.push_back(std::string("gemm_flops_") + einrt::dtypeName(t));
     known.push_back(std::string("elementwise_") + einrt::dtypeName(t));
@@ -116,22 +138,19 @@ KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
       fail(path, entry.first, "unknown field " + quoted(key) + didYouMean(key, known));
   }
   KernelModel km;
-  const YAML::Node sizes = need(v, "gemm_sizes", path, "");
-  if (!sizes.IsSequence() || sizes.size() == 0) fail(path, sizes, "field 'gemm_sizes' must be a non-empty list of sizes");
-  for (const YAML::Node& x : sizes) {
-    const double d = positive(x, path, "gemm_sizes", false);
-    if (d != std::floor(d) || d > 1e9 || (!km.gemmSizes.empty() && d <= static_cast<double>(km.gemmSizes.back())))
-      fail(path, x, "field 'gemm_sizes' must list increasing whole numbers");
-    km.gemmSizes.push_back(static_cast<int64_t>(d));
-  }
+  km.gemmSizes = sizeList(need(v, "gemm_sizes", path, ""), path, "gemm_sizes");
   const std::size_t points = km.gemmSizes.size() * km.gemmSizes.size() * km.gemmSizes.size();
   for (einrt::DType t : einrt::kAllDTypes) {
     const std::string g = std::string("gemm_flops_") + einrt::dtypeName(t), e = std::string("elementwise_") + einrt::dtypeName(t);
     km.gemmFlops[static_cast<std::size_t>(t)] = numbers(need(v, g, path, ""), path, g, points);
     km.elementwise[static_cast<std::size_t>(t)] = elementwiseRates(need(v, e, path, ""), path, e);
   }
-  km.permuteBandwidth = positive(need(v, "permute_bandwidth", path, ""), path, "permute_bandwidth", false);
-  km.permuteRowsBandwidth = positive(need(v, "permute_rows_bandwidth", path, ""), path, "permute_rows_bandwidth", false);
+  km.permuteSizes = sizeList(need(v, "permute_sizes", path, ""), path, "permute_sizes");
+  const std::size_t n = km.permuteSizes.size();
+  km.permuteBandwidth = numbers(need(v, "permute_bandwidth", path, ""), path, "permute_bandwidth", n);
+  km.permuteRowsBandwidth = numbers(need(v, "permute_rows_bandwidth", path, ""), path, "permute_rows_bandwidth", n);
+  km.permuteTileSeconds = numbers(need(v, "permute_tile", path, ""), path, "permute_tile", n, true);
+  km.permuteRunSeconds = numbers(need(v, "permute_run", path, ""), path, "permute_run", n, true);
   return km;
 }
 

@@ -5,9 +5,11 @@
 //   gemm_sizes: [1, 8, 32, 128, 512, 2048]     the grid's m, n and k
 //   gemm_flops_f32: [...]                       FLOP/s of one GEMM call at each (m, n, k),
 //   gemm_flops_f64 / _bf16 / _f16: [...]        m slowest, k fastest
-//   permute_bandwidth: B                        einrt's tiled permutation, bytes read and
-//   permute_rows_bandwidth: B                   written per second (innermost dimension
-//                                               moved / kept)
+//   permute_sizes: [E, ...]                     einrt's permutation of blocks of E elements
+//   permute_bandwidth: [B, ...]                 (in cache, out of cache): a transpose's bytes
+//   permute_tile: [s, ...]                      read and written per second and seconds per
+//   permute_rows_bandwidth: [B, ...]            tile; a copy of rows' likewise per row;
+//   permute_run: [s, ...]                       interpolated in log E between the sizes
 //   elementwise_f32: {bandwidth: B, reduce_bandwidth: B, point: s, reduce_point: s,
 //                     run: s, exp: s, log: s, ..., div: s}
 //   elementwise_f64 / _bf16 / _f16: {...}       the elementwise kernel out of cache (its
@@ -52,12 +54,19 @@ struct ElementwiseRates {
 struct KernelModel {
   std::vector<int64_t> gemmSizes;
   std::array<std::vector<double>, 4> gemmFlops;  // indexed by einrt::DType
-  double permuteBandwidth = 0, permuteRowsBandwidth = 0;
+  std::vector<int64_t> permuteSizes;
+  std::vector<double> permuteBandwidth, permuteTileSeconds, permuteRowsBandwidth, permuteRunSeconds;
   std::array<ElementwiseRates, 4> elementwise;    // indexed by einrt::DType
 
   // FLOP/s of one GEMM call of this shape (the grid interpolated).
   double gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k) const;
   const ElementwiseRates& rates(einrt::DType t) const { return elementwise[static_cast<std::size_t>(t)]; }
+
+  // The permutation's figures for a block of `elements` (interpolated between the sizes).
+  struct PermuteRates {
+    double bandwidth, tileSeconds, rowsBandwidth, runSeconds;
+  };
+  PermuteRates permuteRates(int64_t elements) const;
 };
 
 // The `kernel_model:` mapping of the machine file `path`; InputError (exit 2) naming the

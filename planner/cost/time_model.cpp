@@ -6,6 +6,7 @@
 #include <set>
 
 #include <einrt/program/loop_nest.h>
+#include <einrt/program/permute.h>
 
 #include "planner/cost/checked_math.h"
 #include "planner/cost/cost_model.h"
@@ -97,6 +98,25 @@ std::optional<GemmShape> gemmShape(const Node& n, const CallShape& c) {
   return GemmShape{*g, swapped ? g->n : g->m, swapped ? g->m : g->n};
 }
 
+// A permutation of a block stored with `extent` into `order` (or back, `scatter`), as
+// einrt's permutation walks it: a transpose in tiles or a copy of rows.
+double permuteSeconds(const KernelModel& k, const std::vector<int64_t>& extent, const std::vector<int>& order, bool scatter,
+                      double elementBytes) {
+  if (order.empty() || extent.size() > static_cast<std::size_t>(einrt::program::kMaxLoops)) return 0;
+  const einrt::program::Permutation p = einrt::program::reorder(extent, order, scatter);
+  const einrt::program::PermutationWork w = einrt::program::permutationWork(p);
+  const double bytes = 2.0 * static_cast<double>(p.elements) * elementBytes;
+  const KernelModel::PermuteRates r = k.permuteRates(p.elements);
+  return w.transposes ? bytes / r.bandwidth + static_cast<double>(w.tiles) * r.tileSeconds
+                      : bytes / r.rowsBandwidth + static_cast<double>(w.runs) * r.runSeconds;
+}
+
+std::vector<int64_t> extentsOf(const std::vector<int>& dims, const CallShape& c) {
+  std::vector<int64_t> e;
+  for (int d : dims) e.push_back(c.extent[static_cast<std::size_t>(d)]);
+  return e;
+}
+
 // The coarse model: one GEMM rate and one memory bandwidth per rank.
 double coarseCallSeconds(const Machine& m, const Node& n, const CallShape& c, int64_t calls, DType dtype) {
   std::optional<double> own;
@@ -116,21 +136,23 @@ double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, cons
   if (!m.kernels) return coarseCallSeconds(m, n, c, calls, dtype);
   const KernelModel& k = *m.kernels;
   const double bytes = static_cast<double>(dtypeSize(dtype));
-  if (const std::optional<std::vector<int>> order = permutationOrder(n)) {
-    const bool innerKept = !order->empty() && order->back() == static_cast<int>(order->size()) - 1;
-    return 2.0 * c.nZ * bytes / (innerKept ? k.permuteRowsBandwidth : k.permuteBandwidth);
-  }
+  if (const std::optional<std::vector<int>> order = permutationOrder(n))
+    return permuteSeconds(k, extentsOf(space.operandDims[0], c), *order, false, bytes);
   if (const std::optional<GemmShape> g = gemmShape(n, c)) {
     const double flops = 2.0 * static_cast<double>(g->m) * static_cast<double>(g->n) * static_cast<double>(g->mapping.k);
     return static_cast<double>(g->mapping.batch) * flops / k.gemmFlopsPerSecond(dtype, g->m, g->n, g->mapping.k) +
-           2.0 * static_cast<double>(g->mapping.permutedElements) * bytes / k.permuteBandwidth;
+           permuteSeconds(k, extentsOf(space.operandDims[0], c), g->mapping.permX, false, bytes) +
+           permuteSeconds(k, extentsOf(space.operandDims[1], c), g->mapping.permY, false, bytes) +
+           permuteSeconds(k, extentsOf(space.outputDims, c), g->mapping.permZ, true, bytes);
   }
   const ElementwiseRates& r = k.rates(dtype);
   return std::max((c.nX + c.nY + c.nZ) * bytes / (c.reduces ? r.reduceBandwidth : r.bandwidth), computeSeconds(r, n, c));
 }
 
-// One call of a fused group: every member's per-point costs, and the bytes of each tensor
-// the group reads from memory or writes back, once.
+// One call of a fused group: every member's arithmetic, and the bytes of each tensor the
+// group reads from memory or writes back, once. Added, not overlapped: within a tile the
+// members run one after another, so the members that stream from memory and those that
+// compute do not run at once (measured: attention's softmax group took the sum).
 double fusedCallSeconds(const Machine& m, const Graph& g, const std::vector<Parts>& parts, const Fusion& fusion,
                         const FusionGroup& group) {
   const ElementwiseRates& r = m.kernels->rates(g.dtype);
@@ -146,7 +168,7 @@ double fusedCallSeconds(const Machine& m, const Graph& g, const std::vector<Part
       if (!members.count(n.inputs[k]) && read.insert(n.inputs[k]).second) elements += k == 0 ? c.nX : c.nY;
     if (!fusion.nodes[static_cast<std::size_t>(i)].scratch) elements += c.nZ;
   }
-  return std::max(seconds, elements * static_cast<double>(dtypeSize(g.dtype)) / r.bandwidth);
+  return seconds + elements * static_cast<double>(dtypeSize(g.dtype)) / r.bandwidth;
 }
 
 }  // namespace

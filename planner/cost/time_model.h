@@ -10,18 +10,19 @@
 // and a plan's time is the sum over its nodes. One call's time comes from
 //   - the kernel model (kernel_model.h) where the machine file has one, by kernel class:
 //       GEMM          batch * 2mnk / rate(m, n, k) interpolated on the calibrated grid
-//                     + the permutations into and out of GEMM layout (elements moved *
-//                     2 * dtype bytes / permute_bandwidth);
-//       permutation   elements * 2 * dtype bytes / permute(_rows)_bandwidth (innermost
-//                     dimension moved or kept);
+//                     + the permutations into and out of GEMM layout, each as below;
+//       permutation   as einrt's permutation walks it (permutationWork): a transpose,
+//                     bytes read and written / permute_bandwidth + tiles * permute_tile,
+//                     or a copy of rows, bytes / permute_rows_bandwidth + rows * permute_run;
 //       elementwise,  the longer of moving its blocks, (|X| + |Y| + |Z|) * dtype bytes /
 //       reduction     bandwidth (reduce_bandwidth when a label is summed in the call),
 //                     and computing its points, points * (the kernel's seconds per point
 //                     in cache + those of every scalar function and division in the join,
 //                     and of a max/min aggregation);
-//     and a fused group (planner/fusion) as the one pass it runs: the longer of moving the
-//     tensors it reads from and writes to memory (each once) and computing its members'
-//     points, charged to its first member, where the program reports the group's time;
+//     and a fused group (planner/fusion) as the one pass it runs: moving the tensors it
+//     reads from and writes to memory (each once) plus computing its members' points (its
+//     members run one after another within a tile), charged to its first member, where
+//     the program reports the group's time;
 //   - else the coarse model: FLOPs / flops (of the element type) for GEMM kernels,
 //     (|X| + |Y| + |Z| blocks) bytes / memory_bandwidth for the others.
 // The search prices elementwise nodes one by one (fusion is decided from the finished

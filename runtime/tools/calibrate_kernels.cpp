@@ -170,13 +170,19 @@ std::string elementwiseModel(bool quick, int reps) {
   return out + "}";
 }
 
-// ---- Permutations: einrt's tiled copy, bytes read and written per second -----------------
+// ---- Permutations: einrt's tiled copy ----------------------------------------------------
 
-double permuteBandwidth(const std::vector<int64_t>& extent, const std::vector<int>& order, int reps) {
+double permuteSeconds(const std::vector<int64_t>& extent, const std::vector<int>& order, int reps) {
   const program::Permutation p = program::reorder(extent, order, false);
   std::vector<float> src(static_cast<std::size_t>(p.elements), 1.0f), dst(src.size());
-  const double s = medianSeconds(reps, [&] { program::hostPermute(p, src.data(), dst.data(), false); });
-  return 2.0 * static_cast<double>(p.elements) * sizeof(float) / s;
+  return medianSeconds(reps, [&] { program::hostPermute(p, src.data(), dst.data(), false); });
+}
+
+// time = bytes read and written / bandwidth + count * each (a tile or a run), fitted to two
+// permutations of the same elements: one of few, one of many tiles (runs).
+std::pair<double, double> fitPermutation(double bytes, double t1, double count1, double t2, double count2) {
+  const double each = std::max(0.0, (t2 - t1) / (count2 - count1));
+  return {bytes / std::max(t1 - count1 * each, 1e-9), each};
 }
 
 }  // namespace
@@ -192,16 +198,36 @@ std::string measureKernelModel(bool quick) {
   const std::string f64 = list(gemmGrid<double>(sizes, quick));
   const std::string bf16 = list(gemmGrid<einrt::bf16>(sizes, quick));
   const std::string f16 = list(gemmGrid<einrt::f16>(sizes, quick));
-  const int64_t side = quick ? 1024 : 2048;
-  const double transpose = permuteBandwidth({side, side}, {1, 0}, reps);
-  const double rows = permuteBandwidth({side / 16, 16, side}, {1, 0, 2}, reps);
+  // Per size of block (in cache, out of cache): transposes, a square one (32 x 32 tiles)
+  // against one of 8-wide tiles, and copies of rows, long rows against rows of 4 elements.
+  // Sides are not powers of two, whose strides alias in the caches and are not typical.
+  std::vector<int64_t> permuteSizes;
+  std::vector<double> transpose, tile, rows, run;
+  for (const int64_t side : quick ? std::vector<int64_t>{500, 1000} : std::vector<int64_t>{1000, 3000}) {
+    const int64_t elements = side * side;
+    const double bytes = 2.0 * static_cast<double>(elements) * sizeof(float);
+    const auto [tb, te] = fitPermutation(bytes, permuteSeconds({side, side}, {1, 0}, reps), std::ceil(side / 32.0) * std::ceil(side / 32.0),
+                                         permuteSeconds({elements / 8, 8}, {1, 0}, reps), std::ceil(elements / 8 / 32.0));
+    const auto [rb, re] = fitPermutation(bytes, permuteSeconds({side / 10, 10, side}, {1, 0, 2}, reps), elements / double(side),
+                                         permuteSeconds({elements / 40, 10, 4}, {1, 0, 2}, reps), elements / 4.0);
+    permuteSizes.push_back(elements);
+    transpose.push_back(tb), tile.push_back(te), rows.push_back(rb), run.push_back(re);
+  }
+  auto ints = [](const std::vector<int64_t>& v) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+    return out + "]";
+  };
   return "  gemm_sizes: " + sizeList + "   # m, n and k of the grid\n"
          "  gemm_flops_f32: " + f32 + "   # FLOP/s of one GEMM call per (m, n, k), m slowest, k fastest\n"
          "  gemm_flops_f64: " + f64 + "\n"
          "  gemm_flops_bf16: " + bf16 + "\n"
          "  gemm_flops_f16: " + f16 + "\n"
-         "  permute_bandwidth: " + number(transpose) + "   # bytes read + written per s, innermost dimension moved\n"
-         "  permute_rows_bandwidth: " + number(rows) + "   # the same, innermost dimension kept\n"
+         "  permute_sizes: " + ints(permuteSizes) + "   # elements of the permuted blocks below\n"
+         "  permute_bandwidth: " + list(transpose) + "   # bytes read + written per s, a transpose\n"
+         "  permute_tile: " + list(tile) + "   # s per transposed tile (up to 32 x 32)\n"
+         "  permute_rows_bandwidth: " + list(rows) + "   # bytes read + written per s, a copy of rows\n"
+         "  permute_run: " + list(run) + "   # s per row copied\n"
          "  elementwise_f32: " + elementwiseModel<float>(quick, reps) + "\n"
          "  elementwise_f64: " + elementwiseModel<double>(quick, reps) + "\n"
          "  elementwise_bf16: " + elementwiseModel<einrt::bf16>(quick, reps) + "\n"

@@ -49,8 +49,11 @@ std::string kernelModelText(const std::string& replaceKey = "", const std::strin
     else s += "  " + key + ": " + value + "\n";
   };
   for (const char* t : {"f32", "f64", "bf16", "f16"}) line(std::string("gemm_flops_") + t, rates());
-  line("permute_bandwidth", "5e9");
-  line("permute_rows_bandwidth", "1e10");
+  line("permute_sizes", "[1000, 1000000]");
+  line("permute_bandwidth", "[5e9, 1e9]");
+  line("permute_tile", "[1e-7, 1e-7]");
+  line("permute_rows_bandwidth", "[1e10, 1e9]");
+  line("permute_run", "[1e-8, 1e-8]");
   for (const char* t : {"f32", "f64", "bf16", "f16"}) line(std::string("elementwise_") + t, elementwise());
   return s;
 }
@@ -97,12 +100,26 @@ TEST_CASE("kernel model: each kernel class priced as the formulas say") {
   ew.outputs = {"E"};
   setJoin(ew, "E", "exp(x)");
   CHECK(*reportOn(ew, m).estimatedTimeSeconds == doctest::Approx(32768 * (kPoint + kExp) + kRun).epsilon(1e-9));
-  // A copy of the same block is bounded by its bytes instead.
-  setJoin(ew, "E", "x");
+  // x + 1 is bounded by its bytes instead: 2 * 128 KiB / 1e10.
+  setJoin(ew, "E", "x + 1");
   CHECK(*reportOn(ew, m).estimatedTimeSeconds == doctest::Approx(2.0 * 32768 * 4 / kBandwidth).epsilon(1e-9));
+  // Permutation nodes, as einrt's permutation walks them, at the rates of their size (32768
+  // elements: a third of the way from 1000 to 10^6 in log size, so bandwidths of
+  // 1e10^(2/3) 1e9^(1/3) and 5e9^(2/3) 1e9^(1/3)): a copy in the same order is one row; a
+  // transpose of 64 x 512 runs ceil(64/32) * ceil(512/32) = 32 tiles.
+  const double w = (std::log(32768.0) - std::log(1000.0)) / (std::log(1e6) - std::log(1000.0));
+  const double rowsBandwidth = std::pow(1e10, 1 - w) * std::pow(1e9, w), transposeBandwidth = std::pow(5e9, 1 - w) * std::pow(1e9, w);
+  setJoin(ew, "E", "x");
+  CHECK(*reportOn(ew, m).estimatedTimeSeconds == doctest::Approx(2.0 * 32768 * 4 / rowsBandwidth + 1e-8).epsilon(1e-9));
+  Graph tr;
+  addInput(tr, "X", {64, 512});
+  addNode(tr, "T", "ij->ji", {"X"});
+  sizeLabels(tr, {{"i", 64}, {"j", 512}});
+  tr.outputs = {"T"};
+  CHECK(*reportOn(tr, m).estimatedTimeSeconds == doctest::Approx(2.0 * 32768 * 4 / transposeBandwidth + 32 * 1e-7).epsilon(1e-9));
   // A softmax-like group (max over j, exp(x - y), the sum, the division) runs fused: its time
-  // sits on its first member; it reads X and writes P (the others stay in tiles): the longer of
-  // 2 * 128 KiB / 1e10 and the members' arithmetic — max: 32768 * (2e-10 + 1e-11) + 64 runs;
+  // sits on its first member; it reads X and writes P (the others stay in tiles): 2 * 128 KiB
+  // / 1e10 plus the members' arithmetic — max: 32768 * (2e-10 + 1e-11) + 64 runs;
   // exp(x - y): 32768 * (1e-10 + 1e-9) + 64 runs (y's rows break the runs); sum:
   // 32768 * 2e-10 + 64 runs; division: 32768 * 1e-10 + 64 runs.
   Graph sm;
@@ -119,7 +136,7 @@ TEST_CASE("kernel model: each kernel class priced as the formulas say") {
   const Report r = reportOn(sm, m);
   const double pts = 32768, runs = 64;
   const double arithmetic = pts * (kReducePoint + kMax) + pts * (kPoint + kExp) + pts * kReducePoint + pts * kPoint + 4 * runs * kRun;
-  CHECK(*r.nodes[0].timeSeconds == doctest::Approx(std::max(arithmetic, 2.0 * pts * 4 / kBandwidth)).epsilon(1e-9));
+  CHECK(*r.nodes[0].timeSeconds == doctest::Approx(arithmetic + 2.0 * pts * 4 / kBandwidth).epsilon(1e-9));
   for (std::size_t i = 1; i < 4; ++i) CHECK(*r.nodes[i].timeSeconds == 0);
 }
 
@@ -130,10 +147,11 @@ TEST_CASE("kernel model: bad sections named by line and field; old files keep th
   const std::vector<Bad> bad{
       {"gemm_flops_f32", "  gemm_flops_f32: [1, 2, 3]\n", "list of 27 numbers"},
       {"gemm_flops_bf16", "", "missing field 'gemm_flops_bf16'"},
-      {"permute_bandwidth", "  permute_bandwith: 5e9\n", "unknown field"},
+      {"permute_bandwidth", "  permute_bandwith: [5e9, 1e9]\n", "unknown field"},
+      {"permute_run", "  permute_run: [1e-8]\n", "list of 2 numbers"},
       {"elementwise_f64", "  elementwise_f64: {bandwidth: 1e10}\n", "missing field 'reduce_bandwidth' in 'elementwise_f64'"},
       {"elementwise_f16", "  elementwise_f16: {bandwidth: fast}\n", "'elementwise_f16.bandwidth'"},
-      {"permute_rows_bandwidth", "  permute_rows_bandwidth: 0\n", "must be a positive number"},
+      {"permute_rows_bandwidth", "  permute_rows_bandwidth: [1e10, 0]\n", "must be a positive number"},
   };
   for (const Bad& b : bad) {
     CAPTURE(b.key);

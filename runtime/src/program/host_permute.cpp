@@ -223,6 +223,27 @@ Permutation reorder(const std::vector<int64_t>& storedExtent, const std::vector<
   return p;
 }
 
+PermutationWork permutationWork(const Permutation& original) {
+  PermutationWork w;
+  if (original.elements == 0) return w;
+  const Permutation p = simplified(original);
+  if (p.dims == 0) return {false, 1, 0};
+  int a = -1, b = -1;  // as permute() finds them
+  for (int d = 0; d < p.dims; ++d) {
+    if (p.srcStride[d] == 1) a = d;
+    if (p.dstStride[d] == 1) b = d;
+  }
+  if (a < 0 || b < 0 || a == b) {
+    const int inner = a >= 0 && a == b ? a : p.dims - 1;
+    w.runs = p.elements / p.extent[inner];
+    return w;
+  }
+  w.transposes = true;
+  const int64_t tilesAB = (p.extent[a] + kTile - 1) / kTile * ((p.extent[b] + kTile - 1) / kTile);
+  w.tiles = p.elements / (p.extent[a] * p.extent[b]) * tilesAB;
+  return w;
+}
+
 void hostPermute(const Permutation& p, const float* src, float* dst, bool accumulate) { permute(p, src, dst, accumulate); }
 void hostPermute(const Permutation& p, const double* src, double* dst, bool accumulate) { permute(p, src, dst, accumulate); }
 void hostPermute(const Permutation& p, const bf16* src, bf16* dst, bool accumulate) { permute(p, src, dst, accumulate); }

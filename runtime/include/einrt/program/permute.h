@@ -28,6 +28,15 @@ struct Permutation {
 // stored order).
 Permutation reorder(const std::vector<int64_t>& storedExtent, const std::vector<int>& order, bool scatter);
 
+// How hostPermute walks p (for the planner's kernel model): a copy of `runs` unit-stride
+// runs (a dimension contiguous in both tensors), or `tiles` transposed tiles of up to
+// 32 x 32 (the source's and the destination's contiguous dimensions differ).
+struct PermutationWork {
+  bool transposes = false;
+  int64_t runs = 0, tiles = 0;
+};
+PermutationWork permutationWork(const Permutation& p);
+
 void hostPermute(const Permutation& p, const float* src, float* dst, bool accumulate);
 void hostPermute(const Permutation& p, const double* src, double* dst, bool accumulate);
 void hostPermute(const Permutation& p, const bf16* src, bf16* dst, bool accumulate);
