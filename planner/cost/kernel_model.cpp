@@ -65,7 +65,7 @@ std::vector<int64_t> sizeList(const YAML::Node& v, const std::string& path, cons
 
 ElementwiseRates elementwiseRates(const YAML::Node& v, const std::string& path, const std::string& field) {
   if (!v.IsMap()) fail(path, v, "field '" + field + "' must be a mapping {bandwidth: ..., reduce_bandwidth: ..., exp: ..., ...}");
-  std::vector<std::string> known{"bandwidth", "reduce_bandwidth", "point", "reduce_point", "run", "div"};
+  std::vector<std::string> known{"bandwidth", "reduce_bandwidth", "point", "reduce_point", "agg_max", "agg_min", "run", "div"};
   for (const ScalarFunctionInfo& f : scalarFunctions()) known.emplace_back(f.name);
   for (const auto& entry : v) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
@@ -78,6 +78,8 @@ ElementwiseRates elementwiseRates(const YAML::Node& v, const std::string& path, 
   r.reduceBandwidth = positive(need(v, "reduce_bandwidth", path, where), path, field + ".reduce_bandwidth", false);
   r.pointSeconds = positive(need(v, "point", path, where), path, field + ".point", false);
   r.reducePointSeconds = positive(need(v, "reduce_point", path, where), path, field + ".reduce_point", false);
+  r.aggMaxSeconds = positive(need(v, "agg_max", path, where), path, field + ".agg_max", true);
+  r.aggMinSeconds = positive(need(v, "agg_min", path, where), path, field + ".agg_min", true);
   r.runSeconds = positive(need(v, "run", path, where), path, field + ".run", true);
   r.divSeconds = positive(need(v, "div", path, where), path, field + ".div", true);
   for (const ScalarFunctionInfo& f : scalarFunctions()) {

@@ -11,12 +11,13 @@
 //   permute_rows_bandwidth: [B, ...]            tile; a copy of rows' likewise per row;
 //   permute_run: [s, ...]                       interpolated in log E between the sizes
 //   elementwise_f32: {bandwidth: B, reduce_bandwidth: B, point: s, reduce_point: s,
-//                     run: s, exp: s, log: s, ..., div: s}
+//                     agg_max: s, agg_min: s, run: s, exp: s, log: s, ..., div: s}
 //   elementwise_f64 / _bf16 / _f16: {...}       the elementwise kernel out of cache (its
 //                                               copy's bandwidth, its reduction's read
 //                                               bandwidth) and in cache, where arithmetic
 //                                               bounds it: seconds per point of a copy and
-//                                               of a reduction, per inner run of the loop
+//                                               of a reduction (and what max and min
+//                                               aggregations add), per inner run of the loop
 //                                               nest (einrt's), and what each scalar
 //                                               function (the planner's one function
 //                                               table) and a division add per point
@@ -46,6 +47,7 @@ struct ElementwiseRates {
   double reduceBandwidth = 0;  // bytes read per s, a reduction over contiguous rows
   double pointSeconds = 0;     // per point in cache, a copy
   double reducePointSeconds = 0;  // per point in cache, a reduction
+  double aggMaxSeconds = 0, aggMinSeconds = 0;  // per point, what a max/min aggregation adds
   double runSeconds = 0;       // per inner run of the loop nest
   std::vector<double> functionSeconds;  // per scalar function (table order), per point
   double divSeconds = 0;       // a division, per point

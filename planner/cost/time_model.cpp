@@ -75,8 +75,8 @@ double expressionSeconds(const ElementwiseRates& r, const Expr& e) {
 // or a reduction) and its join's and aggregation's functions.
 double perPointSeconds(const ElementwiseRates& r, const Node& n, bool reduces) {
   double s = (reduces ? r.reducePointSeconds : r.pointSeconds) + expressionSeconds(r, n.join);
-  if (reduces && n.agg == Reduce::Max) s += r.functionSeconds[static_cast<std::size_t>(ScalarFunction::Max)];
-  if (reduces && n.agg == Reduce::Min) s += r.functionSeconds[static_cast<std::size_t>(ScalarFunction::Min)];
+  if (reduces && n.agg == Reduce::Max) s += r.aggMaxSeconds;
+  if (reduces && n.agg == Reduce::Min) s += r.aggMinSeconds;
   return s;
 }
 

@@ -92,6 +92,17 @@ EINRT_CALIBRATE_OPS(ErfOps, program::erf<T>(x))
 EINRT_CALIBRATE_OPS(WhereOps, program::where<T>(x, y, x))
 EINRT_CALIBRATE_OPS(DivOps, x / y)
 #undef EINRT_CALIBRATE_OPS
+// Reductions by max and min (NaN-propagating, as the emitted functors aggregate).
+struct AggMaxOps {
+  template <class T> static T join(T x, T) { return x; }
+  template <class T> static T combine(T a, T b) { return program::max<T>(a, b); }
+  template <class T> static T identity() { return -program::infinity<T>(); }
+};
+struct AggMinOps {
+  template <class T> static T join(T x, T) { return x; }
+  template <class T> static T combine(T a, T b) { return program::min<T>(a, b); }
+  template <class T> static T identity() { return program::infinity<T>(); }
+};
 
 template <class T>
 struct Streams {
@@ -120,7 +131,8 @@ double pointSeconds(Streams<T>& s, bool binary, int reps, int repeat) {
 // The elementwise kernel out of cache — its bandwidth (a copy: bytes read and written per
 // second) and its reduction's (a sum over rows of 256 contiguous elements: bytes read per
 // second) — and in cache, where it is bounded by its arithmetic: seconds per point of a
-// copy (`point`), of the reduction (`reduce_point`), of starting each inner run of the
+// copy (`point`), of the reduction (`reduce_point`; `agg_max`, `agg_min`: what those
+// aggregations add to it), of starting each inner run of the
 // loop nest (`run`), and what each scalar function and a division add to them (over the copy, or over x + y for two-argument functions). A call
 // takes the longer of its bytes over the bandwidth and its points times their cost.
 template <class T>
@@ -137,9 +149,15 @@ std::string elementwiseModel(bool quick, int reps) {
     program::elementwise<T, CopyOps, true>(rows, big.x.data(), nullptr, big.z.data(), false, 1);
   });
   const program::LoopNest smallRows = program::planLoopNest({small.n / 256, 256}, {{0, 1}}, {0});
-  const double reducePoint = medianSeconds(reps, [&] {
-    for (int r = 0; r < repeat; ++r) program::elementwise<T, CopyOps, true>(smallRows, small.x.data(), nullptr, small.z.data(), false, 1);
-  }) / (static_cast<double>(small.n) * repeat);
+  auto reducePointSeconds = [&](auto ops) {
+    using Ops = decltype(ops);
+    return medianSeconds(reps, [&] {
+      for (int r = 0; r < repeat; ++r) program::elementwise<T, Ops, true>(smallRows, small.x.data(), nullptr, small.z.data(), false, 1);
+    }) / (static_cast<double>(small.n) * repeat);
+  };
+  const double reducePoint = reducePointSeconds(CopyOps{});
+  const double aggMax = std::max(0.0, reducePointSeconds(AggMaxOps{}) - reducePoint);
+  const double aggMin = std::max(0.0, reducePointSeconds(AggMinOps{}) - reducePoint);
   const double point = pointSeconds<T, CopyOps>(small, false, reps, repeat), add = pointSeconds<T, AddOps>(small, true, reps, repeat);
   // An inner run's own cost: x + y over rows of 16 (y repeated for every row, so the rows
   // cannot merge into one run) against one run of the same points.
@@ -149,7 +167,8 @@ std::string elementwiseModel(bool quick, int reps) {
   }) / repeat;
   const double run = std::max(0.0, (shortRun - add * static_cast<double>(small.n)) / static_cast<double>(small.n / 16));
   std::string out = "{bandwidth: " + number(2.0 * sizeof(T) / copy) + ", reduce_bandwidth: " + number(n * sizeof(T) / reduce) +
-                    ", point: " + number(point) + ", reduce_point: " + number(reducePoint) + ", run: " + number(run);
+                    ", point: " + number(point) + ", reduce_point: " + number(reducePoint) + ", agg_max: " + number(aggMax) + ", agg_min: " + number(aggMin) +
+                    ", run: " + number(run);
   auto cost = [&](const char* name, double seconds, bool binary) {
     out += std::string(", ") + name + ": " + number(std::max(0.0, seconds - (binary ? add : point)));
   };
