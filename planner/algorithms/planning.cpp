@@ -10,6 +10,7 @@
 #include "planner/algorithms/search_space.h"
 #include "planner/cost/plan_cost.h"
 #include "planner/cost/time_model.h"
+#include "planner/fusion/fusion.h"
 #include "planner/graph/identifiers.h"
 #include "planner/graph/units.h"
 
@@ -320,6 +321,15 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   if (options.placementRules.size() > 1)
     notes.push_back(std::string("placement: ") + placementRuleName(best.rule) + " rule (the cheaper of " +
                     std::to_string(options.placementRules.size()) + " rules under the objective)");
+  if (algorithm == "eindecomp" && options.objective == Objective::Time && options.machine && options.machine->kernels) {
+    const Fusion fusion = chooseFusion(g, best.plan);
+    if (!fusion.groups.empty()) {
+      optimal = false;
+      notes.push_back("time objective: the search priced elementwise nodes one by one; this plan runs " +
+                      std::to_string(fusion.groups.size()) + " fused group(s), priced as they run, so the partitions are "
+                      "optimal for the unfused prices only");
+    }
+  }
   if (options.machine && !options.machine->kernels)
     notes.push_back("machine: the machine file has no kernel_model, so times come from the coarse model (one GEMM rate, "
                     "one memory bandwidth); einrt-calibrate measures the kernel model (docs/cost-model.md)");
