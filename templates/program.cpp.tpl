@@ -18,6 +18,9 @@
 #if defined(EINRT_WITH_ONEDNN) && !defined(EIN_BACKEND_CUDA)
 #include <einrt/program/dnnl_gemm.h>
 #endif
+#if defined(EINRT_WITH_LIBXSMM) && !defined(EIN_BACKEND_CUDA)
+#include <einrt/program/xsmm_gemm.h>
+#endif
 
 using Real = {{REAL_TYPE}};
 
@@ -96,6 +99,10 @@ int main(int argc, char** argv) {
 #if defined(EINRT_WITH_ONEDNN)
   // Built with oneDNN (einrt_add_program): bf16 and f16 GEMMs use the matrix units.
   einrt::program::useOneDnnGemm();
+#endif
+#if defined(EINRT_WITH_LIBXSMM)
+  // Built with LIBXSMM (einrt_add_program): small and skinny GEMM tiles use its kernels.
+  einrt::program::useLibxsmmGemm();
 #endif
   return einrt::program::runProgram(makeSpec(), argc, argv);
 #endif

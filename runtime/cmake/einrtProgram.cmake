@@ -3,11 +3,21 @@
 # The graph-independent part of an emitted program's build (SPEC 7), provided with
 # einrt's package so that an emitted CMakeLists.txt holds only what depends on its graph:
 #   - the kernel flags: -fno-math-errno (the kernels call no libm function that sets
-#     errno, so loops over exp and sqrt vectorize), -fopenmp-simd, and -march=native unless
-#     -DEIN_NATIVE=OFF (kernels for any CPU of this architecture);
+#     errno, so loops over exp and sqrt vectorize), -fno-trapping-math (the kernels never
+#     read floating-point exception flags; without it GCC keeps every comparison of a
+#     select — relu, max, min, exp's range clamp — as a branch, and such loops do not
+#     vectorize: exp ran at 10 % of the triad on AVX2; results and NaN/inf semantics are
+#     unchanged), -fopenmp-simd, and -march=native unless -DEIN_NATIVE=OFF (kernels for
+#     any CPU of this architecture);
 #   - TABLES: the file of the plan's tables, compiled without optimization (read once at
 #     start-up: half the compile time, and what a plan for another rank count recompiles);
+#   - the vector math library of the elementwise kernels (einrt/program/math.h):
+#     -DEINRT_VECTOR_MATH=sleef (default: SLEEF's GNU-ABI library, Debian's libsleef-dev),
+#     libmvec (glibc's) or none; a library not found means none, said at configure time;
 #   - OpenMP when found (--threads splits the kernels);
+#   - LIBXSMM, optional: where einrt was built with it (einrt::xsmm) and its pkg-config
+#     file is found, small and skinny GEMM tiles run through its JIT kernels
+#     (EINRT_WITH_LIBXSMM); -DEINRT_USE_LIBXSMM=OFF builds without it (the BLAS runs them);
 #   - oneDNN, optional, the way the BLAS is found: where einrt was built with it
 #     (einrt::dnnl) and oneDNN's CMake package is found, bf16 and f16 programs multiply
 #     with it (EINRT_WITH_ONEDNN); -DEINRT_USE_ONEDNN=OFF, or no oneDNN, builds without it
@@ -45,6 +55,7 @@ macro(einrt_add_program _einrt_name)
     _einrt_kernel_flags()
     add_executable(${_einrt_name} ${_einrt_SOURCES})
     target_compile_options(${_einrt_name} PRIVATE ${EIN_KERNEL_FLAGS})
+    _einrt_vector_math(${_einrt_name})
     if(_einrt_TABLES)
       # The tables file comes last on the link line, so where both define the same inline
       # function the linker keeps the optimized copy.
@@ -54,6 +65,14 @@ macro(einrt_add_program _einrt_name)
     find_package(OpenMP COMPONENTS CXX)
     if(OpenMP_CXX_FOUND)
       target_link_libraries(${_einrt_name} PRIVATE OpenMP::OpenMP_CXX)
+    endif()
+    option(EINRT_USE_LIBXSMM "small and skinny f32/f64 GEMMs through LIBXSMM where einrt was built with it" ON)
+    if(EINRT_USE_LIBXSMM AND TARGET einrt::xsmm)
+      target_link_libraries(${_einrt_name} PRIVATE einrt::xsmm)
+      target_compile_definitions(${_einrt_name} PRIVATE EINRT_WITH_LIBXSMM=1)
+      message(STATUS "${_einrt_name}: small GEMMs through LIBXSMM")
+    else()
+      message(STATUS "${_einrt_name}: small GEMMs through the BLAS (no LIBXSMM)")
     endif()
     option(EINRT_USE_ONEDNN "bf16 and f16 GEMMs through oneDNN where einrt was built with it" ON)
     if(EINRT_USE_ONEDNN AND TARGET einrt::dnnl)
@@ -71,6 +90,10 @@ function(_einrt_kernel_flags)
   option(EIN_NATIVE "tune the kernels to this machine's CPU (-march=native)" ON)
   include(CheckCXXCompilerFlag)
   set(flags -fno-math-errno)
+  check_cxx_compiler_flag(-fno-trapping-math EIN_HAVE_NO_TRAPPING_MATH)
+  if(EIN_HAVE_NO_TRAPPING_MATH)
+    list(APPEND flags -fno-trapping-math)
+  endif()
   check_cxx_compiler_flag(-fopenmp-simd EIN_HAVE_OPENMP_SIMD)
   if(EIN_HAVE_OPENMP_SIMD)
     list(APPEND flags -fopenmp-simd)
@@ -82,4 +105,27 @@ function(_einrt_kernel_flags)
     endif()
   endif()
   set(EIN_KERNEL_FLAGS ${flags} PARENT_SCOPE)
+endfunction()
+
+# Links the vector math library EINRT_VECTOR_MATH names into `target` and tells math.h
+# (EINRT_VECTOR_MATH), or says why the kernels go without one.
+function(_einrt_vector_math target)
+  set(EINRT_VECTOR_MATH "sleef" CACHE STRING "vector math library of the elementwise kernels: sleef, libmvec or none")
+  set_property(CACHE EINRT_VECTOR_MATH PROPERTY STRINGS sleef libmvec none)
+  if(EINRT_VECTOR_MATH STREQUAL "sleef")
+    find_library(EIN_SLEEF_GNUABI NAMES sleefgnuabi)
+    set(_einrt_library ${EIN_SLEEF_GNUABI})
+  elseif(EINRT_VECTOR_MATH STREQUAL "libmvec")
+    find_library(EIN_LIBMVEC NAMES mvec)
+    set(_einrt_library ${EIN_LIBMVEC})
+  elseif(NOT EINRT_VECTOR_MATH STREQUAL "none")
+    message(FATAL_ERROR "EINRT_VECTOR_MATH=${EINRT_VECTOR_MATH}: expected sleef, libmvec or none")
+  endif()
+  if(_einrt_library)
+    target_link_libraries(${target} PRIVATE ${_einrt_library})
+    target_compile_definitions(${target} PRIVATE EINRT_VECTOR_MATH=1)
+    message(STATUS "${target}: vector math from ${_einrt_library}")
+  else()
+    message(STATUS "${target}: no vector math library (EINRT_VECTOR_MATH=${EINRT_VECTOR_MATH}): exp vectorizes, log/tanh/erf/pow stay scalar")
+  endif()
 endfunction()

@@ -70,7 +70,7 @@ std::shared_ptr<Prepared> prepare(const GemmCall& g, DType dtype, float alpha, f
 
 bool oneDnnGemm(const GemmCall& g, DType dtype, const void* A, const void* B, void* C, float alpha, float beta) {
   if (!isTwoByte(dtype)) return false;
-  const int threads = blasThreads();
+  const int threads = gemmThreads();
   const Key key{static_cast<int>(dtype), g.transA, g.transB, g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.batch, g.strideA,
                 g.strideB, g.strideC, alpha, beta, threads};
   Engine& e = engine();

@@ -26,7 +26,7 @@ std::map<int, std::vector<T>> evaluateWhole(const ProgramSpec<T>& spec, const st
     int64_t elements = 1;
     for (int l : n.outputLabels) elements *= n.sizes[static_cast<std::size_t>(l)];
     Buffer<T> z(static_cast<std::size_t>(elements), device, nullptr);
-    NodeKernel<T> kernel(n, n.sizes, device, threads, nullptr);
+    NodeKernel<T> kernel(n, n.sizes, device, threads, spec.parallelFor, nullptr);
     kernel.acquire();
     const T* y = n.operandTensor.size() > 1 ? values.at(n.operandTensor[1]).data() : nullptr;
     kernel.run(values.at(n.operandTensor[0]).data(), y, z.data(), false);

@@ -54,7 +54,7 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
     ns.outputGrid = einrt::tensorGrid(n.sizes, n.parts, n.outputLabels);
     std::vector<int64_t> extent;
     for (std::size_t l = 0; l < n.sizes.size(); ++l) extent.push_back(n.sizes[l] / n.parts[l]);
-    ns.kernel = NodeKernel<T>(n, extent, device_, threads_, &comm_.memory());
+    ns.kernel = NodeKernel<T>(n, extent, device_, threads_, spec_.parallelFor, &comm_.memory());
 
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
       const TensorSpec& t = spec_.tensors[static_cast<std::size_t>(n.operandTensor[k])];

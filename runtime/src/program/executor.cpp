@@ -133,7 +133,7 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
     return 2;
   const std::map<int, std::vector<T>>* inputs = opt.inputs.empty() ? nullptr : &rootInputs;
 
-  setBlasThreads(opt.threads);
+  setGemmThreads(opt.threads);
   // Bytes are split by link as the plan's machine places ranks on nodes, or as asked.
   const int64_t ranksPerNode = opt.ranksPerNode > 0 ? opt.ranksPerNode : spec.ranksPerNode;
   if (me == 0 && opt.ranksPerNode > 0 && spec.ranksPerNode != opt.ranksPerNode)

@@ -1,5 +1,6 @@
 #include <cblas.h>
 
+#include <algorithm>
 #include <atomic>
 #include <vector>
 
@@ -16,6 +17,8 @@ namespace einrt::program {
 namespace {
 
 CBLAS_TRANSPOSE op(bool t) { return t ? CblasTrans : CblasNoTrans; }
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
@@ -103,16 +106,154 @@ std::string lowPrecisionGemmPath() {
   return path;
 }
 
+// ---- the split among threads ------------------------------------------------------------
+
+namespace {
+
+std::atomic<const GemmPrimitive*> primitiveRegistered{nullptr};
+
+// Calls below this many FLOPs run on one thread: waking a second one costs more.
+constexpr double kParallelFlops = 1 << 20;
+
+// Where the primitive beats the BLAS (bench/RESULTS.md, issue 29: LIBXSMM's kernels, which
+// do not pack their operands, against single-threaded OpenBLAS on a share of rows, over the
+// tensor networks', attention's and the LLaMA layer's shapes): short reductions, or few
+// columns, as long as the k rows of B a tile reads stay few pages apart. Long reductions
+// over wide operands need the BLAS's packing. LIBXSMM cannot transpose its A (our B).
+bool primitiveFits(const GemmCall& g) {
+  if (g.transB || g.k > 512) return false;
+  if (g.n <= kPrimitiveWideCols) return true;
+  return g.k <= 64 && g.n <= 16384;
+}
+
+}  // namespace
+
+GemmSchedule scheduleGemm(const GemmCall& g, DType t, int threads, bool primitive) {
+  GemmSchedule s;
+  const bool real = t == DType::F32 || t == DType::F64;
+  s.path = primitive && real && primitiveFits(g) ? GemmPath::Primitive : GemmPath::Blas;
+  const double flops = 2.0 * static_cast<double>(g.batch) * static_cast<double>(g.m) * static_cast<double>(g.n) *
+                       static_cast<double>(g.k);
+  threads = std::max(1, threads);
+  if (!real || flops < kParallelFlops) threads = 1;
+  if (s.path == GemmPath::Primitive) {
+    s.rowTile = std::min(g.m, kPrimitiveRows);
+    s.colTile = g.n <= kPrimitiveWideCols ? g.n : kPrimitiveCols;
+  } else {
+    // Whole batch entries where there are enough of them, else each split into as many
+    // bands of its longer side as threads per entry.
+    const int64_t pieces = g.batch >= threads ? 1 : ceilDiv(threads, g.batch);
+    s.rowTile = g.m;
+    s.colTile = g.n;
+    if (g.m >= g.n) s.rowTile = ceilDiv(g.m, std::min(pieces, g.m));
+    else s.colTile = ceilDiv(g.n, std::min(pieces, g.n));
+  }
+  s.rowTile = std::max<int64_t>(1, s.rowTile);
+  s.colTile = std::max<int64_t>(1, s.colTile);
+  s.rowTiles = ceilDiv(g.m, s.rowTile);
+  s.colTiles = ceilDiv(g.n, s.colTile);
+  s.items = g.batch * s.rowTiles * s.colTiles;
+  s.threads = static_cast<int>(std::min<int64_t>(threads, std::max<int64_t>(1, s.items)));
+  return s;
+}
+
+void setGemmPrimitive(const GemmPrimitive* primitive) { primitiveRegistered = primitive; }
+const GemmPrimitive* gemmPrimitive() { return primitiveRegistered.load(); }
+
+template <class T>
+HostGemm<T>::HostGemm(const GemmCall& g, double alpha, int threads, ParallelForFn parallelFor)
+    : call_(g), alpha_(alpha), threads_(threads), parallelFor_(parallelFor) {
+  const GemmPrimitive* primitive = gemmPrimitive();
+  schedule_ = scheduleGemm(g, dtypeOf<T>(), parallelFor ? threads : 1, primitive != nullptr);
+  if (schedule_.path != GemmPath::Primitive) return;
+  const GemmSchedule& s = schedule_;
+  const int64_t lastRows = g.m - (s.rowTiles - 1) * s.rowTile, lastCols = g.n - (s.colTiles - 1) * s.colTile;
+  for (int beta1 = 0; beta1 < 2; ++beta1)
+    for (int fullRows = 0; fullRows < 2; ++fullRows)
+      for (int fullCols = 0; fullCols < 2; ++fullCols)
+        kernels_[beta1][fullRows][fullCols] =
+            primitive->prepare(dtypeOf<T>(), fullRows ? s.rowTile : lastRows, fullCols ? s.colTile : lastCols, g.k, g.lda,
+                               g.ldb, g.ldc, g.transA, beta1 != 0);
+}
+
+template <class T>
+void HostGemm<T>::runItems(int64_t begin, int64_t end, const T* A, const T* B, T* C, bool accumulate) const {
+  const GemmCall& g = call_;
+  const GemmSchedule& s = schedule_;
+  const GemmPrimitive* primitive = s.path == GemmPath::Primitive ? gemmPrimitive() : nullptr;
+  const T alpha = static_cast<T>(alpha_);
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t b = item / (s.rowTiles * s.colTiles), i = item / s.colTiles % s.rowTiles, j = item % s.colTiles;
+    const int64_t r0 = i * s.rowTile, c0 = j * s.colTile;
+    GemmCall tile = g;
+    tile.batch = 1;
+    tile.m = std::min(s.rowTile, g.m - r0);
+    tile.n = std::min(s.colTile, g.n - c0);
+    const T* a = A + b * g.strideA + (g.transA ? r0 : r0 * g.lda);
+    const T* bb = B + b * g.strideB + (g.transB ? c0 * g.ldb : c0);
+    T* c = C + b * g.strideC + r0 * g.ldc + c0;
+    // The primitive multiplies with alpha 1: a scaled call overwrites C and scales the
+    // tile after (in cache); a scaled accumulation takes the BLAS.
+    void* kernel = primitive && (alpha_ == 1.0 || !accumulate)
+                       ? kernels_[accumulate ? 1 : 0][tile.m == s.rowTile ? 1 : 0][tile.n == s.colTile ? 1 : 0]
+                       : nullptr;
+    if (kernel) {
+      primitive->run(dtypeOf<T>(), kernel, a, bb, c);
+      if (alpha_ != 1.0)
+        for (int64_t r = 0; r < tile.m; ++r)
+          for (int64_t q = 0; q < tile.n; ++q) c[r * g.ldc + q] *= alpha;
+    } else {
+      hostGemm(tile, a, bb, c, alpha, accumulate ? T(1) : T(0));
+    }
+  }
+}
+
+template <class T>
+void HostGemm<T>::run(const T* A, const T* B, T* C, bool accumulate) const {
+  if constexpr (kIsTwoByte<T>) {
+    hostGemm(call_, A, B, C, static_cast<float>(alpha_), accumulate ? 1.0f : 0.0f);
+  } else {
+    if (schedule_.threads <= 1 || !parallelFor_) {
+      runItems(0, schedule_.items, A, B, C, accumulate);
+      return;
+    }
+    struct Context {
+      const HostGemm* self;
+      const T *A, *B;
+      T* C;
+      bool accumulate;
+    } context{this, A, B, C, accumulate};
+    parallelFor_(
+        schedule_.items, schedule_.threads,
+        [](void* p, int64_t begin, int64_t end, int) {
+          const auto* c = static_cast<const Context*>(p);
+          c->self->runItems(begin, end, c->A, c->B, c->C, c->accumulate);
+        },
+        &context);
+  }
+}
+
+template <>
+void HostGemm<bf16>::runItems(int64_t, int64_t, const bf16*, const bf16*, bf16*, bool) const {}
+template <>
+void HostGemm<f16>::runItems(int64_t, int64_t, const f16*, const f16*, f16*, bool) const {}
+
+template class HostGemm<float>;
+template class HostGemm<double>;
+template class HostGemm<bf16>;
+template class HostGemm<f16>;
+
 namespace {
 std::atomic<int> threadsSet{1};
 }  // namespace
 
-int blasThreads() { return threadsSet.load(); }
+int gemmThreads() { return threadsSet.load(); }
 
-void setBlasThreads(int threads) {
+void setGemmThreads(int threads) {
   threadsSet = threads < 1 ? 1 : threads;
-  if (openblas_set_num_threads) openblas_set_num_threads(threads);
-  if (bli_thread_set_num_threads) bli_thread_set_num_threads(threads);
+  // einrt splits calls among the program's threads; the BLAS runs each piece on one.
+  if (openblas_set_num_threads) openblas_set_num_threads(1);
+  if (bli_thread_set_num_threads) bli_thread_set_num_threads(1);
 }
 
 }  // namespace einrt::program

@@ -51,28 +51,6 @@ Permutation simplified(const Permutation& in) {
   return p;
 }
 
-// Calls visit(srcOffset, dstOffset) for every index of the dimensions other than `skipA`
-// and `skipB`, as an odometer.
-template <class Visit>
-void outerLoops(const Permutation& p, int skipA, int skipB, Visit visit) {
-  int64_t idx[kMaxLoops] = {};
-  int64_t s = 0, t = 0;
-  for (;;) {
-    visit(s, t);
-    int d = p.dims - 1;
-    for (; d >= 0; --d) {
-      if (d == skipA || d == skipB) continue;
-      s += p.srcStride[d];
-      t += p.dstStride[d];
-      if (++idx[d] < p.extent[d]) break;
-      s -= idx[d] * p.srcStride[d];
-      t -= idx[d] * p.dstStride[d];
-      idx[d] = 0;
-    }
-    if (d < 0) return;
-  }
-}
-
 // Any element type (bf16 and f16 move as 2-byte values; SSE overloads below for f32, f64).
 template <class T>
 void block4(const T* src, T* dst, int64_t sb, int64_t da) {
@@ -151,28 +129,56 @@ void transposeTile(const T* src, T* dst, int64_t wa, int64_t wb, int64_t sb, int
   }
 }
 
+// The dimensions other than `skipA` and `skipB` walked as an odometer from a flat index
+// (row-major over them): the source's and the destination's offsets of the current index.
+struct OuterWalk {
+  const Permutation& p;
+  int skipA, skipB;
+  int64_t idx[kMaxLoops] = {};
+  int64_t s = 0, t = 0;
+
+  OuterWalk(const Permutation& perm, int a, int b, int64_t flat) : p(perm), skipA(a), skipB(b) {
+    for (int d = p.dims - 1; d >= 0; --d) {
+      if (d == skipA || d == skipB) continue;
+      idx[d] = flat % p.extent[d];
+      flat /= p.extent[d];
+      s += idx[d] * p.srcStride[d];
+      t += idx[d] * p.dstStride[d];
+    }
+  }
+  void next() {
+    for (int d = p.dims - 1; d >= 0; --d) {
+      if (d == skipA || d == skipB) continue;
+      s += p.srcStride[d];
+      t += p.dstStride[d];
+      if (++idx[d] < p.extent[d]) return;
+      s -= idx[d] * p.srcStride[d];
+      t -= idx[d] * p.dstStride[d];
+      idx[d] = 0;
+    }
+  }
+};
+
+// Below this many bytes a permutation runs on one thread.
+constexpr int64_t kParallelBytes = int64_t{256} << 10;
+
+// The work of one permutation: `items` independent pieces (rows of a copy, or kBlock x
+// kBlock blocks of a transpose), split among the threads in contiguous ranges.
 template <class T>
-void permute(const Permutation& original, const T* src, T* dst, bool accumulate) {
-  if (original.elements == 0) return;
-  const Permutation p = simplified(original);
-  if (p.dims == 0) {
-    if (accumulate) addTo(dst[0], src[0]);
-    else dst[0] = src[0];
-    return;
-  }
-  int a = -1, b = -1;  // the source's and the destination's contiguous dimensions
-  for (int d = 0; d < p.dims; ++d) {
-    if (p.srcStride[d] == 1) a = d;
-    if (p.dstStride[d] == 1) b = d;
-  }
-  if (a < 0 || b < 0 || a == b) {
-    // One run per row of the innermost (or the commonly contiguous) dimension; unit-stride
-    // runs get loops without strides, which the compiler vectorizes.
-    const int inner = a >= 0 && a == b ? a : p.dims - 1;
+struct PermuteWork {
+  Permutation p;
+  const T* src;
+  T* dst;
+  bool accumulate, stream;
+  int a = -1, b = -1, inner = -1;  // transposed dimensions, or the copy's run dimension
+  int64_t blocksA = 1, blocksB = 1, items = 0;
+
+  void copyRows(int64_t first, int64_t last) const {
     const int64_t n = p.extent[inner], ss = p.srcStride[inner], ds = p.dstStride[inner];
-    outerLoops(p, inner, inner, [&](int64_t s, int64_t t) {
-      const T* from = src + s;
-      T* to = dst + t;
+    OuterWalk walk(p, inner, inner, first);
+    for (int64_t row = first; row < last; ++row, walk.next()) {
+      const T* from = src + walk.s;
+      T* to = dst + walk.t;
       if (ss == 1 && ds == 1) {
         if (accumulate)
           for (int64_t i = 0; i < n; ++i) addTo(to[i], from[i]);
@@ -183,22 +189,67 @@ void permute(const Permutation& original, const T* src, T* dst, bool accumulate)
       } else {
         for (int64_t i = 0; i < n; ++i) to[i * ds] = from[i * ss];
       }
-    });
+    }
+  }
+
+  // Blocks, then tiles, of (a, b): reads run along a, writes along b.
+  void transposeBlocks(int64_t first, int64_t last) const {
+    const int64_t na = p.extent[a], nb = p.extent[b], da = p.dstStride[a], sb = p.srcStride[b];
+    const int64_t blocks = blocksA * blocksB;
+    OuterWalk walk(p, a, b, first / blocks);
+    for (int64_t item = first; item < last; ++item) {
+      if (item != first && item % blocks == 0) walk.next();
+      const int64_t ob = item / blocksA % blocksB * kBlock, oa = item % blocksA * kBlock;
+      const int64_t s = walk.s, t = walk.t;
+      for (int64_t ib = ob; ib < std::min(nb, ob + kBlock); ib += kTile)
+        for (int64_t ia = oa; ia < std::min(na, oa + kBlock); ia += kTile)
+          transposeTile(src + s + ib * sb + ia, dst + t + ia * da + ib, std::min(kTile, na - ia), std::min(kTile, nb - ib),
+                        sb, da, accumulate, stream);
+    }
+    // Non-temporal stores are weakly ordered: each thread makes its own visible before the
+    // permutation is done and anyone reads dst.
+    if (stream) streamFence();
+  }
+
+  void run(int64_t first, int64_t last) const {
+    if (inner >= 0) copyRows(first, last);
+    else transposeBlocks(first, last);
+  }
+};
+
+template <class T>
+void permute(const Permutation& original, const T* src, T* dst, bool accumulate, int threads, ParallelForFn parallelFor) {
+  if (original.elements == 0) return;
+  PermuteWork<T> w{simplified(original), src, dst, accumulate, false};
+  const Permutation& p = w.p;
+  if (p.dims == 0) {
+    if (accumulate) addTo(dst[0], src[0]);
+    else dst[0] = src[0];
     return;
   }
-  // Blocks, then tiles, of (a, b): reads run along a, writes along b.
-  const int64_t na = p.extent[a], nb = p.extent[b], da = p.dstStride[a], sb = p.srcStride[b];
-  const bool stream = !accumulate && p.elements * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
-  outerLoops(p, a, b, [&](int64_t s, int64_t t) {
-    for (int64_t ob = 0; ob < nb; ob += kBlock)
-      for (int64_t oa = 0; oa < na; oa += kBlock)
-        for (int64_t ib = ob; ib < std::min(nb, ob + kBlock); ib += kTile)
-          for (int64_t ia = oa; ia < std::min(na, oa + kBlock); ia += kTile)
-            transposeTile(src + s + ib * sb + ia, dst + t + ia * da + ib, std::min(kTile, na - ia),
-                          std::min(kTile, nb - ib), sb, da, accumulate, stream);
-  });
-  // Non-temporal stores are weakly ordered: make them visible before anyone reads dst.
-  if (stream) streamFence();
+  for (int d = 0; d < p.dims; ++d) {  // the source's and the destination's contiguous dimensions
+    if (p.srcStride[d] == 1) w.a = d;
+    if (p.dstStride[d] == 1) w.b = d;
+  }
+  if (w.a < 0 || w.b < 0 || w.a == w.b) {
+    // One run per row of the innermost (or the commonly contiguous) dimension; unit-stride
+    // runs get loops without strides, which the compiler vectorizes.
+    w.inner = w.a >= 0 && w.a == w.b ? w.a : p.dims - 1;
+    w.items = p.elements / p.extent[w.inner];
+  } else {
+    w.blocksA = (p.extent[w.a] + kBlock - 1) / kBlock;
+    w.blocksB = (p.extent[w.b] + kBlock - 1) / kBlock;
+    w.items = p.elements / (p.extent[w.a] * p.extent[w.b]) * w.blocksA * w.blocksB;
+    w.stream = !accumulate && p.elements * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+  }
+  if (threads > 1 && parallelFor && w.items > 1 && p.elements * static_cast<int64_t>(sizeof(T)) >= kParallelBytes) {
+    parallelFor(
+        w.items, threads,
+        [](void* context, int64_t begin, int64_t end, int) { static_cast<const PermuteWork<T>*>(context)->run(begin, end); },
+        &w);
+  } else {
+    w.run(0, w.items);
+  }
 }
 
 }  // namespace
@@ -244,9 +295,17 @@ PermutationWork permutationWork(const Permutation& original) {
   return w;
 }
 
-void hostPermute(const Permutation& p, const float* src, float* dst, bool accumulate) { permute(p, src, dst, accumulate); }
-void hostPermute(const Permutation& p, const double* src, double* dst, bool accumulate) { permute(p, src, dst, accumulate); }
-void hostPermute(const Permutation& p, const bf16* src, bf16* dst, bool accumulate) { permute(p, src, dst, accumulate); }
-void hostPermute(const Permutation& p, const f16* src, f16* dst, bool accumulate) { permute(p, src, dst, accumulate); }
+void hostPermute(const Permutation& p, const float* src, float* dst, bool accumulate, int threads, ParallelForFn parallelFor) {
+  permute(p, src, dst, accumulate, threads, parallelFor);
+}
+void hostPermute(const Permutation& p, const double* src, double* dst, bool accumulate, int threads, ParallelForFn parallelFor) {
+  permute(p, src, dst, accumulate, threads, parallelFor);
+}
+void hostPermute(const Permutation& p, const bf16* src, bf16* dst, bool accumulate, int threads, ParallelForFn parallelFor) {
+  permute(p, src, dst, accumulate, threads, parallelFor);
+}
+void hostPermute(const Permutation& p, const f16* src, f16* dst, bool accumulate, int threads, ParallelForFn parallelFor) {
+  permute(p, src, dst, accumulate, threads, parallelFor);
+}
 
 }  // namespace einrt::program

@@ -58,8 +58,8 @@ GemmCall gemmCall(const GemmSpec& spec, const std::vector<int64_t>& extent) {
 
 template <class T>
 NodeKernel<T>::NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& extent, const DeviceOps* device, int threads,
-                          MemoryCounter* counter)
-    : node_(&node), device_(device), threads_(threads), counter_(counter) {
+                          ParallelForFn parallelFor, MemoryCounter* counter)
+    : node_(&node), device_(device), threads_(threads), parallelFor_(parallelFor), counter_(counter) {
   if (!node.permutation.empty()) {
     copy_ = reorder(extentsOf(node.operandLabels.at(0), extent), node.permutation, false);
     return;
@@ -71,6 +71,7 @@ NodeKernel<T>::NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& e
   const GemmSpec& g = *node.gemm;
   gemm_ = gemmCall(g, extent);
   alpha_ = g.alpha;
+  if (!device) hostGemm_ = HostGemm<T>(*gemm_, g.alpha, threads, parallelFor);
   swapped_ = g.permZ.empty() && g.transZ;
   auto prepare = [&](const std::vector<int>& perm, const std::vector<int>& labels, bool scatter, std::optional<Permutation>& p) {
     if (perm.empty()) return;
@@ -102,7 +103,7 @@ template <class T>
 void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
   if (copy_) {
     if (device_) device_->permute(*copy_, dtypeOf<T>(), X, Z, accumulate);
-    else hostPermute(*copy_, X, Z, accumulate);
+    else hostPermute(*copy_, X, Z, accumulate, threads_, parallelFor_);
     return;
   }
   if (!gemm_) {
@@ -111,12 +112,11 @@ void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
   }
   auto permute = [&](const Permutation& p, const T* src, T* dst, bool acc) {
     if (device_) device_->permute(p, dtypeOf<T>(), src, dst, acc);
-    else hostPermute(p, src, dst, acc);
+    else hostPermute(p, src, dst, acc, threads_, parallelFor_);
   };
-  using Scalar = Compute<T>;
-  auto gemm = [&](const T* A, const T* B, T* C, Scalar beta) {
-    if (device_) device_->gemm(*gemm_, dtypeOf<T>(), A, B, C, alpha_, static_cast<double>(beta));
-    else hostGemm(*gemm_, A, B, C, static_cast<Scalar>(alpha_), beta);
+  auto gemm = [&](const T* A, const T* B, T* C, bool accumulate) {
+    if (device_) device_->gemm(*gemm_, dtypeOf<T>(), A, B, C, alpha_, accumulate ? 1.0 : 0.0);
+    else hostGemm_.run(A, B, C, accumulate);
   };
   if (permX_) {
     permute(*permX_, X, scratchX_.data(), false);
@@ -129,9 +129,9 @@ void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
   const T* A = swapped_ ? Y : X;
   const T* B = swapped_ ? X : Y;
   if (!permZ_) {
-    gemm(A, B, Z, accumulate ? Scalar(1) : Scalar(0));
+    gemm(A, B, Z, accumulate);
   } else {
-    gemm(A, B, scratchZ_.data(), Scalar(0));
+    gemm(A, B, scratchZ_.data(), false);
     permute(*permZ_, scratchZ_.data(), Z, accumulate);
   }
 }

@@ -23,7 +23,7 @@ class NodeKernel {
   NodeKernel() = default;
   // `extent`: the call's block extent per iteration label.
   NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& extent, const DeviceOps* device, int threads,
-             MemoryCounter* counter);
+             ParallelForFn parallelFor, MemoryCounter* counter);
 
   void acquire();
   void release();
@@ -35,8 +35,10 @@ class NodeKernel {
   const NodeSpec<T>* node_ = nullptr;
   const DeviceOps* device_ = nullptr;
   int threads_ = 1;
+  ParallelForFn parallelFor_ = nullptr;
   LoopNest nest_;
   std::optional<GemmCall> gemm_;
+  HostGemm<T> hostGemm_;  // gemm_ prepared for the rank's threads (host memory)
   double alpha_ = 1.0;
   bool swapped_ = false;  // Z stored N-major: computed as Z^T = Y^T X^T
   std::optional<Permutation> permX_, permY_, permZ_;

@@ -94,7 +94,7 @@ TEST_CASE("GEMM kernel calls (batched, transposed, permuted, alpha) equal the pl
     for (double& v : x) v = static_cast<double>(rng() % 17) - 8;
     for (double& v : y) v = static_cast<double>(rng() % 13) - 6;
     plainEinsum<double, Scaled>(sizes, node.operandLabels, node.outputLabels, x.data(), y.data(), want.data());
-    detail::NodeKernel<double> kernel(node, sizes, nullptr, 1, nullptr);
+    detail::NodeKernel<double> kernel(node, sizes, nullptr, 1, nullptr, nullptr);
     kernel.acquire();
     kernel.run(x.data(), y.data(), got.data(), false);
     CAPTURE(trial);

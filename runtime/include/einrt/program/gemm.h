@@ -1,14 +1,26 @@
 // A row-major (strided-batched) GEMM as a contraction's kernel call runs it:
 //   C_b = alpha * op(A_b) * op(B_b) + beta * C_b   for b < batch,
-// with element strides between batches. On the host every batch is one cblas call (any
-// CBLAS: the emitted project links whatever BLAS CMake's FindBLAS finds); device memory
-// goes through the device backend (device.h: cuBLAS in einrt::cuda).
+// with element strides between batches.
+//
+// How a call runs on a rank's threads (issue 29): einrt splits it into work items itself —
+// tiles of C's rows and columns of one batch entry — and hands contiguous ranges of items
+// to the program's threads (its one pool: the emitted program's OpenMP, spec.h
+// parallelFor); every item runs single-threaded, so the BLAS's own threads are set to one
+// and never compete with the program's. Small and skinny calls (the tensor networks'
+// contractions, attention's heads) run their tiles through a GEMM primitive where the
+// program registered one (einrt::xsmm: LIBXSMM's JIT kernels, xsmm_gemm.h); large ones go
+// to the BLAS on a share of rows (or columns) per thread, where its packing pays.
+// scheduleGemm() is the one rule that decides, read by the executor and by the planner's
+// kernel model alike. Device memory goes through the device backend (device.h: cuBLAS);
+// 2-byte types through the low-precision GEMM (oneDNN, which sizes its own parallel
+// regions by gemmThreads()) or, without one, converted to f32 for the BLAS.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "einrt/half.h"
+#include "einrt/program/parallel_for.h"
 
 namespace einrt::program {
 
@@ -18,6 +30,8 @@ struct GemmCall {
   int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;
 };
 
+// One whole call on the calling thread, through the BLAS (the f32 fallback of 2-byte types
+// included). The building block of HostGemm's BLAS items, and of tests.
 void hostGemm(const GemmCall& g, const float* A, const float* B, float* C, float alpha, float beta);
 void hostGemm(const GemmCall& g, const double* A, const double* B, double* C, double alpha, double beta);
 // 2-byte storage, f32 accumulation, the result rounded once: through the program's
@@ -25,6 +39,72 @@ void hostGemm(const GemmCall& g, const double* A, const double* B, double* C, do
 // else converted to f32 and multiplied by the BLAS.
 void hostGemm(const GemmCall& g, const bf16* A, const bf16* B, bf16* C, float alpha, float beta);
 void hostGemm(const GemmCall& g, const f16* A, const f16* B, f16* C, float alpha, float beta);
+
+// ---- the split among threads --------------------------------------------------------------
+
+enum class GemmPath {
+  Blas,       // items of rows (or columns) of whole batch entries, each one BLAS call
+  Primitive,  // tiles of up to kPrimitiveRows x kPrimitiveCols of C, each one primitive call
+};
+
+// Tiles of the primitive path: rows of C (the kernel's columns) and columns of C (its
+// vectorized dimension), the block sizes the Einsum Trees paper's primitives use (its M
+// up to 128, N up to 64), measured on this project's grid (bench/RESULTS.md, issue 29).
+inline constexpr int64_t kPrimitiveRows = 64;
+inline constexpr int64_t kPrimitiveCols = 64;
+// Up to this many columns a call keeps them in one tile (one kernel per row band).
+inline constexpr int64_t kPrimitiveWideCols = 128;
+
+struct GemmSchedule {
+  GemmPath path = GemmPath::Blas;
+  int64_t rowTile = 1, colTile = 1;    // C rows and columns per item (edges smaller)
+  int64_t rowTiles = 1, colTiles = 1;  // per batch entry
+  int64_t items = 1;                   // batch * rowTiles * colTiles, in that order
+  int threads = 1;                     // threads the items are split among (<= items)
+};
+
+// The one rule: the path and the items of call `g` on `threads` threads, for element type
+// `t`, where a GEMM primitive is (`primitive`) or is not available.
+GemmSchedule scheduleGemm(const GemmCall& g, DType t, int threads, bool primitive);
+
+// A GEMM primitive a program may provide for the tiles of the primitive path:
+// prepare() returns a kernel computing one tile, row-major C (rows x cols, leading
+// dimension ldc) = op(A) (rows x k) * B (k x cols) with alpha 1, overwriting C or (beta1)
+// adding to it — or null where it has none for that shape, whose tiles then go through
+// the BLAS. Kernels are prepared once per node and shape and run from any thread.
+struct GemmPrimitive {
+  const char* name = "";
+  void* (*prepare)(DType t, int64_t rows, int64_t cols, int64_t k, int64_t lda, int64_t ldb, int64_t ldc, bool transA,
+                   bool beta1) = nullptr;
+  void (*run)(DType t, void* kernel, const void* A, const void* B, void* C) = nullptr;
+};
+// Registers the process's primitive (null: none); the emitted program registers LIBXSMM's
+// before it runs, where it was built with einrt::xsmm.
+void setGemmPrimitive(const GemmPrimitive* primitive);
+const GemmPrimitive* gemmPrimitive();
+
+// A call prepared once for a node's blocks (its schedule and, on the primitive path, its
+// kernels) and run for every kernel call of the node: C = alpha op(A) op(B), or C +=
+// with `accumulate`. f32 and f64; 2-byte types run their whole call at once (above).
+template <class T>
+class HostGemm {
+ public:
+  HostGemm() = default;
+  HostGemm(const GemmCall& g, double alpha, int threads, ParallelForFn parallelFor);
+  void run(const T* A, const T* B, T* C, bool accumulate) const;
+  const GemmSchedule& schedule() const { return schedule_; }
+
+ private:
+  void runItems(int64_t begin, int64_t end, const T* A, const T* B, T* C, bool accumulate) const;
+  GemmCall call_;
+  double alpha_ = 1.0;
+  int threads_ = 1;
+  ParallelForFn parallelFor_ = nullptr;
+  GemmSchedule schedule_;
+  // Primitive kernels by [overwrite, accumulate][full row tile?][full column tile?]; null
+  // where the primitive has none (that tile goes through the BLAS).
+  void* kernels_[2][2][2] = {};
+};
 
 // A GEMM over 2-byte storage that a program may provide (the emitted program registers
 // oneDNN's, einrt/program/dnnl_gemm.h, when its build found oneDNN); it returns false for
@@ -36,10 +116,11 @@ void setLowPrecisionGemm(LowPrecisionGemmFn fn, const char* name);
 // fallback), or both joined by '+'; for the program's report.
 std::string lowPrecisionGemmPath();
 
-// BLAS threads per rank (where the BLAS lets a program set them: OpenBLAS, BLIS, MKL
-// through their own calls, found at link time; otherwise the environment decides).
-void setBlasThreads(int threads);
-// The count last set (1 before any), for GEMM providers that size their own threads.
-int blasThreads();
+// The rank's threads for GEMMs (--threads): HostGemm's items are split among them, the
+// BLAS's own threads are set to one (where the BLAS lets a program set them: OpenBLAS,
+// BLIS through their own calls, found at link time), and the low-precision provider
+// sizes its parallel regions by gemmThreads().
+void setGemmThreads(int threads);
+int gemmThreads();
 
 }  // namespace einrt::program

@@ -1,14 +1,22 @@
 // The scalar functions a node's join may call (SPEC 1), for the emitted functors: one
 // template per row of the planner's function table (planner/graph/scalar_functions.h,
 // whose emitted names are these), plus infinity() for the constant inf and the max/min
-// aggregations' identities. On the host, exp (and sigmoid, built on it) is computed here
-// without a libm call, so the elementwise loops that call it vectorize
-// (libm's exp does not, short of -ffast-math, which would also drop NaN and infinity
-// semantics): range reduction to |r| <= ln2/2, a Taylor polynomial (degree 6 for float,
-// 13 for double: under 2 ulp), and the power of two built in the exponent bits; NaN
-// propagates, overflow gives infinity, and results below the smallest normal flush to 0.
-// The rest map to the standard functions (sqrt vectorizes with -fno-math-errno, which
-// the emitted build sets). Under nvcc the device versions are CUDA's.
+// aggregations' identities.
+//
+// Vector math. The elementwise loops are `#pragma omp simd` loops over these functors;
+// a call to a libm function vectorizes only where the compiler knows a vector variant.
+// Where the program is built with a vector math library (einrt_add_program defines
+// EINRT_VECTOR_MATH and links it: SLEEF's GNU-ABI library, docs/codegen.md), the libm
+// functions the table uses are declared `omp declare simd` below, so GCC calls their
+// vector variants (_ZGVdN8v_expf: AVX2, 8 lanes; _ZGVeN16v_expf: AVX-512) by the x86 vector
+// function ABI, whichever instruction set the build targets (-march=native: the machine's
+// own, AVX-512 where it has it). Without one, exp (and sigmoid, built on it) is computed
+// here without a libm call, so that its loops still vectorize: range reduction to
+// |r| <= ln2/2, a Taylor polynomial (degree 6 for float, 13 for double: under 2 ulp), the
+// power of two built in the exponent bits; NaN propagates, overflow gives infinity, results
+// below the smallest normal flush to 0. log, tanh, erf and pow then stay scalar libm calls.
+// sqrt vectorizes with -fno-math-errno, which the emitted build sets. Under nvcc the
+// device versions are CUDA's.
 #pragma once
 
 #include <cmath>
@@ -20,6 +28,32 @@
 #define EINRT_HD __host__ __device__
 #else
 #define EINRT_HD
+#endif
+
+#if defined(EINRT_VECTOR_MATH) && !defined(__CUDACC__)
+// Vector variants of these exist in the linked vector math library (see above).
+extern "C" {
+#pragma omp declare simd notinbranch
+float expf(float) noexcept;
+#pragma omp declare simd notinbranch
+double exp(double) noexcept;
+#pragma omp declare simd notinbranch
+float logf(float) noexcept;
+#pragma omp declare simd notinbranch
+double log(double) noexcept;
+#pragma omp declare simd notinbranch
+float tanhf(float) noexcept;
+#pragma omp declare simd notinbranch
+double tanh(double) noexcept;
+#pragma omp declare simd notinbranch
+float erff(float) noexcept;
+#pragma omp declare simd notinbranch
+double erf(double) noexcept;
+#pragma omp declare simd notinbranch
+float powf(float, float) noexcept;
+#pragma omp declare simd notinbranch
+double pow(double, double) noexcept;
+}
 #endif
 
 namespace einrt::program {
@@ -71,7 +105,7 @@ inline T hostExp(T x) {
 
 template <class T>
 EINRT_HD inline T exp(T a) {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) || defined(EINRT_VECTOR_MATH)
   if constexpr (sizeof(T) == 4) return ::expf(a); else return ::exp(a);
 #else
   return math_detail::hostExp(a);

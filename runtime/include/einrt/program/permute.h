@@ -11,6 +11,7 @@
 
 #include "einrt/half.h"
 #include "einrt/program/loop_nest.h"
+#include "einrt/program/parallel_for.h"
 
 namespace einrt::program {
 
@@ -37,9 +38,15 @@ struct PermutationWork {
 };
 PermutationWork permutationWork(const Permutation& p);
 
-void hostPermute(const Permutation& p, const float* src, float* dst, bool accumulate);
-void hostPermute(const Permutation& p, const double* src, double* dst, bool accumulate);
-void hostPermute(const Permutation& p, const bf16* src, bf16* dst, bool accumulate);
-void hostPermute(const Permutation& p, const f16* src, f16* dst, bool accumulate);
+// With `threads` > 1 and the program's pool, the rows of a copy or the blocks of a
+// transpose are split among the threads (permutations of at least 256 KiB).
+void hostPermute(const Permutation& p, const float* src, float* dst, bool accumulate, int threads = 1,
+                 ParallelForFn parallelFor = nullptr);
+void hostPermute(const Permutation& p, const double* src, double* dst, bool accumulate, int threads = 1,
+                 ParallelForFn parallelFor = nullptr);
+void hostPermute(const Permutation& p, const bf16* src, bf16* dst, bool accumulate, int threads = 1,
+                 ParallelForFn parallelFor = nullptr);
+void hostPermute(const Permutation& p, const f16* src, f16* dst, bool accumulate, int threads = 1,
+                 ParallelForFn parallelFor = nullptr);
 
 }  // namespace einrt::program
