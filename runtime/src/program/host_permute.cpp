@@ -12,21 +12,16 @@ namespace einrt::program {
 
 namespace {
 
-// The 2-D transpose at the heart of every permutation runs in three levels, each for a
-// reason measured on a 4096^2 f32 transpose (6.2 GB/s with 16 x 16 tiles alone, 14-17 now):
-// - kBlock x kBlock blocks keep both the source rows and the destination rows being
-//   visited few enough that each is read or written in runs of kBlock elements, which
-//   the prefetchers and DRAM pages serve well (tiles alone left 64-128 B runs);
-// - kTile x kTile tiles go through a small buffer, so that every source line is read
-//   whole and every destination line written whole, one after the other (straight copies
-//   touch kTile lines of a large power-of-two stride per column, which share an L1 set);
-// - 4 x 4 (f32) or 2 x 2 (f64) sub-blocks are transposed in vector registers.
-// Destinations of at least kStreamBytes are written with non-temporal stores: they do not
-// fit the caches anyway, and skipping the read-for-ownership of each line saves a third
-// of the memory traffic.
-constexpr int64_t kTile = 32;
-constexpr int64_t kBlock = 256;
-constexpr int64_t kStreamBytes = int64_t{16} << 20;
+// The 2-D transpose at the heart of every permutation runs in two levels, each for a
+// reason measured on a 4096^2 f32 transpose (bench/RESULTS.md, issue 29):
+// - kBlock x kBlock blocks (the work items split among threads) keep the source rows and
+//   the destination rows being visited few enough that each is read or written in runs
+//   of kBlock elements, which the prefetchers and DRAM pages serve well;
+// - squares of 8 x 8 (f32, and 2-byte types) or 4 x 4 (f64) elements are transposed in
+//   vector registers, straight from the source's rows into the destination's: AVX where
+//   the processor has it (chosen at run time: einrt is built for any x86-64), SSE2 else.
+//   Plain stores: non-temporal ones were slower here (the 2026-11 reference machine).
+constexpr int64_t kBlock = 64;
 
 // Drops unit extents and merges neighbouring dimensions contiguous in both tensors.
 Permutation simplified(const Permutation& in) {
@@ -51,82 +46,134 @@ Permutation simplified(const Permutation& in) {
   return p;
 }
 
-// Any element type (bf16 and f16 move as 2-byte values; SSE overloads below for f32, f64).
-template <class T>
-void block4(const T* src, T* dst, int64_t sb, int64_t da) {
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j) dst[i * da + j] = src[j * sb + i];
-}
-template <class T>
-void streamRow(const T* row, T* to) {
-  for (int64_t j = 0; j < kTile; ++j) to[j] = row[j];
-}
-
 // Accumulating into 2-byte storage adds in f32 and rounds once.
 template <class T>
 inline void addTo(T& to, T from) {
   to = T(static_cast<Compute<T>>(to) + static_cast<Compute<T>>(from));
 }
 
-#if defined(__SSE2__)
-// 4 x 4 elements: four source rows (along a) become four destination rows (along b).
-inline void block4(const float* src, float* dst, int64_t sb, int64_t da) {
-  __m128 r0 = _mm_loadu_ps(src), r1 = _mm_loadu_ps(src + sb), r2 = _mm_loadu_ps(src + 2 * sb),
-         r3 = _mm_loadu_ps(src + 3 * sb);
-  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-  _mm_storeu_ps(dst, r0);
-  _mm_storeu_ps(dst + da, r1);
-  _mm_storeu_ps(dst + 2 * da, r2);
-  _mm_storeu_ps(dst + 3 * da, r3);
+// dst[i * da + j] = src[j * sb + i] for a square of Square<T> elements, in registers.
+template <class T>
+struct Square {
+  static constexpr int64_t kSide = sizeof(T) == 8 ? 4 : 8;
+  static void portable(const T* src, int64_t sb, T* dst, int64_t da) {
+    for (int64_t i = 0; i < kSide; ++i)
+      for (int64_t j = 0; j < kSide; ++j) dst[i * da + j] = src[j * sb + i];
+  }
+};
+
+#if defined(__x86_64__)
+__attribute__((target("avx"))) void square8(const float* s, int64_t sb, float* d, int64_t da) {
+  const __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + sb), r2 = _mm256_loadu_ps(s + 2 * sb),
+               r3 = _mm256_loadu_ps(s + 3 * sb), r4 = _mm256_loadu_ps(s + 4 * sb), r5 = _mm256_loadu_ps(s + 5 * sb),
+               r6 = _mm256_loadu_ps(s + 6 * sb), r7 = _mm256_loadu_ps(s + 7 * sb);
+  const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),
+               t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+               t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+               u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE),
+               u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+               u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+  _mm256_storeu_ps(d + da, _mm256_permute2f128_ps(u1, u5, 0x20));
+  _mm256_storeu_ps(d + 2 * da, _mm256_permute2f128_ps(u2, u6, 0x20));
+  _mm256_storeu_ps(d + 3 * da, _mm256_permute2f128_ps(u3, u7, 0x20));
+  _mm256_storeu_ps(d + 4 * da, _mm256_permute2f128_ps(u0, u4, 0x31));
+  _mm256_storeu_ps(d + 5 * da, _mm256_permute2f128_ps(u1, u5, 0x31));
+  _mm256_storeu_ps(d + 6 * da, _mm256_permute2f128_ps(u2, u6, 0x31));
+  _mm256_storeu_ps(d + 7 * da, _mm256_permute2f128_ps(u3, u7, 0x31));
 }
 
-inline void block4(const double* src, double* dst, int64_t sb, int64_t da) {
-  for (int h = 0; h < 4; h += 2)
-    for (int v = 0; v < 4; v += 2) {
-      const double* s = src + v * sb + h;
-      double* t = dst + h * da + v;
-      const __m128d r0 = _mm_loadu_pd(s), r1 = _mm_loadu_pd(s + sb);
-      _mm_storeu_pd(t, _mm_unpacklo_pd(r0, r1));
-      _mm_storeu_pd(t + da, _mm_unpackhi_pd(r0, r1));
+__attribute__((target("avx"))) void square4(const double* s, int64_t sb, double* d, int64_t da) {
+  const __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + sb), r2 = _mm256_loadu_pd(s + 2 * sb),
+                r3 = _mm256_loadu_pd(s + 3 * sb);
+  const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1), t2 = _mm256_unpacklo_pd(r2, r3),
+                t3 = _mm256_unpackhi_pd(r2, r3);
+  _mm256_storeu_pd(d, _mm256_permute2f128_pd(t0, t2, 0x20));
+  _mm256_storeu_pd(d + da, _mm256_permute2f128_pd(t1, t3, 0x20));
+  _mm256_storeu_pd(d + 2 * da, _mm256_permute2f128_pd(t0, t2, 0x31));
+  _mm256_storeu_pd(d + 3 * da, _mm256_permute2f128_pd(t1, t3, 0x31));
+}
+
+// 8 x 8 two-byte values (bf16, f16 move as bits): SSE2, part of every x86-64.
+void square8(const uint16_t* s, int64_t sb, uint16_t* d, int64_t da) {
+  __m128i r[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i * sb));
+  __m128i a[8], b[8];
+  for (int i = 0; i < 4; ++i) {
+    a[2 * i] = _mm_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
+    a[2 * i + 1] = _mm_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i)
+    for (int h = 0; h < 2; ++h) {
+      b[4 * i + 2 * h] = _mm_unpacklo_epi32(a[4 * i + h], a[4 * i + 2 + h]);
+      b[4 * i + 2 * h + 1] = _mm_unpackhi_epi32(a[4 * i + h], a[4 * i + 2 + h]);
     }
+  for (int q = 0; q < 4; ++q) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + (2 * q) * da), _mm_unpacklo_epi64(b[q], b[4 + q]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + (2 * q + 1) * da), _mm_unpackhi_epi64(b[q], b[4 + q]));
+  }
 }
-
-// One buffered tile row written with non-temporal stores (`to` 16-byte aligned).
-inline void streamRow(const float* row, float* to) {
-  for (int64_t j = 0; j < kTile; j += 4) _mm_stream_ps(to + j, _mm_load_ps(row + j));
-}
-inline void streamRow(const double* row, double* to) {
-  for (int64_t j = 0; j < kTile; j += 2) _mm_stream_pd(to + j, _mm_load_pd(row + j));
-}
-inline void streamFence() { _mm_sfence(); }
-#else
-inline void streamFence() {}
 #endif
 
-// One tile: dst[i * da + j] (+)= src[j * sb + i] for i in [0, wa), j in [0, wb), through
-// buf[i * kTile + j], with edges narrower than 4 copied element by element.
+// The squares of one tile: whole squares in registers through `square`, inlined into the
+// loops (a call per square cost a fifth of the time), the edges element by element.
+template <class T, class SquareFn>
+inline __attribute__((always_inline)) void tileSquares(const T* src, T* dst, int64_t wa, int64_t wb, int64_t sb,
+                                                       int64_t da, SquareFn square) {
+  constexpr int64_t q = Square<T>::kSide;
+  const int64_t fa = wa / q * q, fb = wb / q * q;
+  for (int64_t j = 0; j < fb; j += q)
+    for (int64_t i = 0; i < fa; i += q) square(src + j * sb + i, sb, dst + i * da + j, da);
+  for (int64_t i = fa; i < wa; ++i)
+    for (int64_t j = 0; j < wb; ++j) dst[i * da + j] = src[j * sb + i];
+  for (int64_t i = 0; i < fa; ++i)
+    for (int64_t j = fb; j < wb; ++j) dst[i * da + j] = src[j * sb + i];
+}
+
 template <class T>
-void transposeTile(const T* src, T* dst, int64_t wa, int64_t wb, int64_t sb, int64_t da, bool accumulate,
-                   bool stream) {
-  alignas(64) T buf[kTile * kTile];
-  const int64_t fa = wa / 4 * 4, fb = wb / 4 * 4;
-  for (int64_t j = 0; j < fb; j += 4) {
-    for (int64_t i = 0; i < fa; i += 4) block4(src + j * sb + i, buf + i * kTile + j, sb, kTile);
-    for (int64_t i = fa; i < wa; ++i)
-      for (int64_t v = j; v < j + 4; ++v) buf[i * kTile + v] = src[v * sb + i];
+void tilePortable(const T* src, T* dst, int64_t wa, int64_t wb, int64_t sb, int64_t da) {
+  tileSquares(src, dst, wa, wb, sb, da, &Square<T>::portable);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx"))) void tileAvx(const float* src, float* dst, int64_t wa, int64_t wb, int64_t sb, int64_t da) {
+  tileSquares(src, dst, wa, wb, sb, da, [](const float* s, int64_t ssb, float* d, int64_t dda) __attribute__((target("avx"))) {
+    square8(s, ssb, d, dda);
+  });
+}
+__attribute__((target("avx"))) void tileAvx(const double* src, double* dst, int64_t wa, int64_t wb, int64_t sb, int64_t da) {
+  tileSquares(src, dst, wa, wb, sb, da, [](const double* s, int64_t ssb, double* d, int64_t dda) __attribute__((target("avx"))) {
+    square4(s, ssb, d, dda);
+  });
+}
+void tileSse2(const uint16_t* src, uint16_t* dst, int64_t wa, int64_t wb, int64_t sb, int64_t da) {
+  tileSquares(src, dst, wa, wb, sb, da, [](const uint16_t* s, int64_t ssb, uint16_t* d, int64_t dda) { square8(s, ssb, d, dda); });
+}
+
+const bool kHaveAvx = __builtin_cpu_supports("avx");
+#endif
+
+// dst[i * da + j] (+)= src[j * sb + i] for i in [0, wa), j in [0, wb).
+template <class T>
+void transposeTile(const T* src, T* dst, int64_t wa, int64_t wb, int64_t sb, int64_t da, bool accumulate) {
+  if (accumulate) {
+    for (int64_t i = 0; i < wa; ++i)
+      for (int64_t j = 0; j < wb; ++j) addTo(dst[i * da + j], src[j * sb + i]);
+    return;
   }
-  for (int64_t j = fb; j < wb; ++j)
-    for (int64_t i = 0; i < wa; ++i) buf[i * kTile + j] = src[j * sb + i];
-  for (int64_t i = 0; i < wa; ++i) {
-    T* to = dst + i * da;
-    const T* row = buf + i * kTile;
-    if (accumulate)
-      for (int64_t j = 0; j < wb; ++j) addTo(to[j], row[j]);
-    else if (stream && wb == kTile && reinterpret_cast<std::uintptr_t>(to) % 16 == 0)
-      streamRow(row, to);
-    else
-      for (int64_t j = 0; j < wb; ++j) to[j] = row[j];
+#if defined(__x86_64__)
+  if constexpr (sizeof(T) == 2) {
+    tileSse2(reinterpret_cast<const uint16_t*>(src), reinterpret_cast<uint16_t*>(dst), wa, wb, sb, da);
+    return;
+  } else {
+    if (kHaveAvx) {
+      tileAvx(src, dst, wa, wb, sb, da);
+      return;
+    }
   }
+#endif
+  tilePortable(src, dst, wa, wb, sb, da);
 }
 
 // The dimensions other than `skipA` and `skipB` walked as an odometer from a flat index
@@ -169,7 +216,7 @@ struct PermuteWork {
   Permutation p;
   const T* src;
   T* dst;
-  bool accumulate, stream;
+  bool accumulate;
   int a = -1, b = -1, inner = -1;  // transposed dimensions, or the copy's run dimension
   int64_t blocksA = 1, blocksB = 1, items = 0;
 
@@ -201,14 +248,9 @@ struct PermuteWork {
       if (item != first && item % blocks == 0) walk.next();
       const int64_t ob = item / blocksA % blocksB * kBlock, oa = item % blocksA * kBlock;
       const int64_t s = walk.s, t = walk.t;
-      for (int64_t ib = ob; ib < std::min(nb, ob + kBlock); ib += kTile)
-        for (int64_t ia = oa; ia < std::min(na, oa + kBlock); ia += kTile)
-          transposeTile(src + s + ib * sb + ia, dst + t + ia * da + ib, std::min(kTile, na - ia), std::min(kTile, nb - ib),
-                        sb, da, accumulate, stream);
+      transposeTile(src + s + ob * sb + oa, dst + t + oa * da + ob, std::min(kBlock, na - oa), std::min(kBlock, nb - ob), sb,
+                    da, accumulate);
     }
-    // Non-temporal stores are weakly ordered: each thread makes its own visible before the
-    // permutation is done and anyone reads dst.
-    if (stream) streamFence();
   }
 
   void run(int64_t first, int64_t last) const {
@@ -220,7 +262,7 @@ struct PermuteWork {
 template <class T>
 void permute(const Permutation& original, const T* src, T* dst, bool accumulate, int threads, ParallelForFn parallelFor) {
   if (original.elements == 0) return;
-  PermuteWork<T> w{simplified(original), src, dst, accumulate, false};
+  PermuteWork<T> w{simplified(original), src, dst, accumulate};
   const Permutation& p = w.p;
   if (p.dims == 0) {
     if (accumulate) addTo(dst[0], src[0]);
@@ -240,7 +282,6 @@ void permute(const Permutation& original, const T* src, T* dst, bool accumulate,
     w.blocksA = (p.extent[w.a] + kBlock - 1) / kBlock;
     w.blocksB = (p.extent[w.b] + kBlock - 1) / kBlock;
     w.items = p.elements / (p.extent[w.a] * p.extent[w.b]) * w.blocksA * w.blocksB;
-    w.stream = !accumulate && p.elements * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
   }
   if (threads > 1 && parallelFor && w.items > 1 && p.elements * static_cast<int64_t>(sizeof(T)) >= kParallelBytes) {
     parallelFor(
@@ -290,7 +331,7 @@ PermutationWork permutationWork(const Permutation& original) {
     return w;
   }
   w.transposes = true;
-  const int64_t tilesAB = (p.extent[a] + kTile - 1) / kTile * ((p.extent[b] + kTile - 1) / kTile);
+  const int64_t tilesAB = (p.extent[a] + kBlock - 1) / kBlock * ((p.extent[b] + kBlock - 1) / kBlock);
   w.tiles = p.elements / (p.extent[a] * p.extent[b]) * tilesAB;
   return w;
 }

@@ -31,7 +31,7 @@ Permutation reorder(const std::vector<int64_t>& storedExtent, const std::vector<
 
 // How hostPermute walks p (for the planner's kernel model): a copy of `runs` unit-stride
 // runs (a dimension contiguous in both tensors), or `tiles` transposed tiles of up to
-// 32 x 32 (the source's and the destination's contiguous dimensions differ).
+// 64 x 64 (the source's and the destination's contiguous dimensions differ).
 struct PermutationWork {
   bool transposes = false;
   int64_t runs = 0, tiles = 0;
