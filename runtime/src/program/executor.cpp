@@ -1,6 +1,9 @@
 #include "einrt/program/executor.h"
 
 #include <mpi.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -64,6 +67,16 @@ class Watchdog {
   bool done_ = false;
   std::thread thread_;
 };
+
+// The cores this rank may run on (its CPU affinity: mpirun binds each rank to one core by
+// default where ranks <= cores); 0 where the system does not say.
+int coresOfThisRank() {
+#if defined(__linux__)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+#endif
+  return 0;
+}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -134,6 +147,15 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
   const std::map<int, std::vector<T>>* inputs = opt.inputs.empty() ? nullptr : &rootInputs;
 
   setGemmThreads(opt.threads);
+  // --threads beyond the cores mpirun bound a rank to share them: say so, once.
+  int cores = coresOfThisRank();
+  MPI_Allreduce(MPI_IN_PLACE, &cores, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (me == 0 && cores > 0 && opt.threads > cores)
+    std::fprintf(stderr,
+                 "warning: --threads %d, but a rank may run on only %d core(s) (its CPU affinity: mpirun binds each rank to "
+                 "one core by default), so its threads share them; give every rank %d cores: mpirun --map-by slot:PE=%d "
+                 "(or --bind-to none)\n",
+                 opt.threads, cores, opt.threads, opt.threads);
   // Bytes are split by link as the plan's machine places ranks on nodes, or as asked.
   const int64_t ranksPerNode = opt.ranksPerNode > 0 ? opt.ranksPerNode : spec.ranksPerNode;
   if (me == 0 && opt.ranksPerNode > 0 && spec.ranksPerNode != opt.ranksPerNode)
@@ -204,9 +226,10 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
   // What ran the GEMMs of the measured run (the --check reference below runs more).
   if (device) r.gemmPath = "cublas";
   else if constexpr (kIsTwoByte<T>) r.gemmPath = lowPrecisionGemmPath();
-  else r.gemmPath = "blas";
+  else r.gemmPath = hostGemmPath();
   r.iters = opt.iters;
   r.threads = opt.threads;
+  r.coresPerRank = cores;
   r.timeS = median(totalTimes);
   r.gflops = r.timeS > 0 ? static_cast<double>(spec.flops) / r.timeS / 1e9 : 0;
   r.bytesPredicted = spec.bytesPredicted;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "einrt/program/gemm.h"
+#include "einrt/program/permute.h"
 
 // OpenBLAS and BLIS export a call that sets their thread count; other BLAS libraries do
 // not, and then the environment (OMP_NUM_THREADS, ...) decides. Weak so that linking any
@@ -111,6 +112,7 @@ std::string lowPrecisionGemmPath() {
 namespace {
 
 std::atomic<const GemmPrimitive*> primitiveRegistered{nullptr};
+std::atomic<bool> ranPrimitive{false};
 
 // Calls below this many FLOPs run on one thread: waking a second one costs more.
 constexpr double kParallelFlops = 1 << 20;
@@ -119,9 +121,9 @@ constexpr double kParallelFlops = 1 << 20;
 // do not pack their operands, against single-threaded OpenBLAS on a share of rows, over the
 // tensor networks', attention's and the LLaMA layer's shapes): short reductions, or few
 // columns, as long as the k rows of B a tile reads stay few pages apart. Long reductions
-// over wide operands need the BLAS's packing. LIBXSMM cannot transpose its A (our B).
+// over wide operands need the BLAS's packing.
 bool primitiveFits(const GemmCall& g) {
-  if (g.transB || g.k > 512) return false;
+  if (g.k > 512) return false;
   if (g.n <= kPrimitiveWideCols) return true;
   return g.k <= 64 && g.n <= 16384;
 }
@@ -137,6 +139,7 @@ GemmSchedule scheduleGemm(const GemmCall& g, DType t, int threads, bool primitiv
   threads = std::max(1, threads);
   if (!real || flops < kParallelFlops) threads = 1;
   if (s.path == GemmPath::Primitive) {
+    s.packB = g.transB;
     s.rowTile = std::min(g.m, kPrimitiveRows);
     s.colTile = g.n <= kPrimitiveWideCols ? g.n : kPrimitiveCols;
   } else {
@@ -158,6 +161,11 @@ GemmSchedule scheduleGemm(const GemmCall& g, DType t, int threads, bool primitiv
 }
 
 void setGemmPrimitive(const GemmPrimitive* primitive) { primitiveRegistered = primitive; }
+
+std::string hostGemmPath() {
+  const GemmPrimitive* primitive = gemmPrimitive();
+  return ranPrimitive && primitive ? std::string(primitive->name) + "+blas" : "blas";
+}
 const GemmPrimitive* gemmPrimitive() { return primitiveRegistered.load(); }
 
 template <class T>
@@ -173,7 +181,7 @@ HostGemm<T>::HostGemm(const GemmCall& g, double alpha, int threads, ParallelForF
       for (int fullCols = 0; fullCols < 2; ++fullCols)
         kernels_[beta1][fullRows][fullCols] =
             primitive->prepare(dtypeOf<T>(), fullRows ? s.rowTile : lastRows, fullCols ? s.colTile : lastCols, g.k, g.lda,
-                               g.ldb, g.ldc, g.transA, beta1 != 0);
+                               s.packB ? s.colTile : g.ldb, g.ldc, g.transA, beta1 != 0);
 }
 
 template <class T>
@@ -182,8 +190,13 @@ void HostGemm<T>::runItems(int64_t begin, int64_t end, const T* A, const T* B, T
   const GemmSchedule& s = schedule_;
   const GemmPrimitive* primitive = s.path == GemmPath::Primitive ? gemmPrimitive() : nullptr;
   const T alpha = static_cast<T>(alpha_);
+  // packB: this thread's copy of the B panel of one column of tiles (k x colTile).
+  std::vector<T> panel;
+  int64_t panelOf = -1;
   for (int64_t item = begin; item < end; ++item) {
-    const int64_t b = item / (s.rowTiles * s.colTiles), i = item / s.colTiles % s.rowTiles, j = item % s.colTiles;
+    const int64_t b = item / (s.rowTiles * s.colTiles);
+    const int64_t i = s.packB ? item % s.rowTiles : item / s.colTiles % s.rowTiles;
+    const int64_t j = s.packB ? item / s.rowTiles % s.colTiles : item % s.colTiles;
     const int64_t r0 = i * s.rowTile, c0 = j * s.colTile;
     GemmCall tile = g;
     tile.batch = 1;
@@ -197,8 +210,24 @@ void HostGemm<T>::runItems(int64_t begin, int64_t end, const T* A, const T* B, T
     void* kernel = primitive && (alpha_ == 1.0 || !accumulate)
                        ? kernels_[accumulate ? 1 : 0][tile.m == s.rowTile ? 1 : 0][tile.n == s.colTile ? 1 : 0]
                        : nullptr;
+    if (kernel && s.packB) {
+      if (panelOf != b * s.colTiles + j) {
+        // B's rows c0.. (tile.n of them, k long) become the panel's columns.
+        panel.resize(static_cast<std::size_t>(g.k * s.colTile));
+        Permutation t;
+        t.dims = 2;
+        t.extent[0] = tile.n, t.extent[1] = g.k;
+        t.srcStride[0] = g.ldb, t.srcStride[1] = 1;
+        t.dstStride[0] = 1, t.dstStride[1] = s.colTile;
+        t.elements = tile.n * g.k;
+        hostPermute(t, bb, panel.data(), false);
+        panelOf = b * s.colTiles + j;
+      }
+      bb = panel.data();
+    }
     if (kernel) {
       primitive->run(dtypeOf<T>(), kernel, a, bb, c);
+      if (!ranPrimitive.load(std::memory_order_relaxed)) ranPrimitive = true;
       if (alpha_ != 1.0)
         for (int64_t r = 0; r < tile.m; ++r)
           for (int64_t q = 0; q < tile.n; ++q) c[r * g.ldc + q] *= alpha;

@@ -52,6 +52,7 @@ std::string reportJson(const Report& r) {
   s += "  \"gemm_path\": " + quoted(r.gemmPath) + ",\n";
   s += "  \"iters\": " + std::to_string(r.iters) + ",\n";
   s += "  \"threads\": " + std::to_string(r.threads) + ",\n";
+  s += "  \"cores_per_rank\": " + std::to_string(r.coresPerRank) + ",\n";
   s += "  \"time_s\": " + number(r.timeS) + ",\n";
   s += "  \"gflops\": " + number(r.gflops) + ",\n";
   s += "  \"bytes_sent\": " + std::to_string(r.bytesSent) + ",\n";

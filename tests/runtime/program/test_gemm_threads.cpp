@@ -115,8 +115,10 @@ TEST_CASE("scheduleGemm: the path and the items of worked calls") {
       {call(1, 1000, 100, 16, false, false), 2, true, GemmPath::Primitive, 64, 100, 16, 2},
       // Short reductions over wide operands: 64 x 64 tiles.
       {call(1, 921600, 384, 32, false, false), 2, true, GemmPath::Primitive, 64, 64, 86400, 2},
-      // A transposed B cannot go to LIBXSMM; a long reduction over wide operands neither.
-      {call(1, 1000, 100, 16, false, true), 2, true, GemmPath::Blas, 500, 100, 2, 2},
+      // A transposed B is packed, panel by panel; a long reduction over wide operands goes
+      // to the BLAS.
+      {call(1, 1000, 100, 16, false, true), 2, true, GemmPath::Primitive, 64, 100, 16, 2},
+      {call(32, 256, 256, 64, false, true), 2, true, GemmPath::Primitive, 64, 64, 512, 2},
       {call(1, 480, 25600, 700, false, false), 2, true, GemmPath::Blas, 480, 12800, 2, 2},
       // Without a primitive, the BLAS; a tiny call runs on one thread.
       {call(1, 114688, 64, 48, false, false), 2, false, GemmPath::Blas, 57344, 64, 2, 2},
@@ -132,6 +134,7 @@ TEST_CASE("scheduleGemm: the path and the items of worked calls") {
     CHECK(s.colTile == c.colTile);
     CHECK(s.items == c.items);
     CHECK(s.threads == c.threadsUsed);
+    CHECK(s.packB == (s.path == GemmPath::Primitive && c.g.transB));
   }
   // 2-byte types run whole calls (oneDNN or the f32 fallback), on the provider's threads.
   CHECK(scheduleGemm(call(1, 114688, 64, 48, false, false), einrt::DType::BF16, 2, true).path == GemmPath::Blas);

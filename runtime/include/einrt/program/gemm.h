@@ -57,9 +57,14 @@ inline constexpr int64_t kPrimitiveWideCols = 128;
 
 struct GemmSchedule {
   GemmPath path = GemmPath::Blas;
+  // Primitive path with a transposed B (LIBXSMM cannot read one): each thread transposes
+  // the k x colTile panel of B a column of tiles needs into a buffer once and runs the
+  // column's row tiles on it; items then go column of tiles by column of tiles.
+  bool packB = false;
   int64_t rowTile = 1, colTile = 1;    // C rows and columns per item (edges smaller)
   int64_t rowTiles = 1, colTiles = 1;  // per batch entry
-  int64_t items = 1;                   // batch * rowTiles * colTiles, in that order
+  int64_t items = 1;                   // batch * rowTiles * colTiles, in that order (packB:
+                                       // batch * colTiles * rowTiles)
   int threads = 1;                     // threads the items are split among (<= items)
 };
 
@@ -69,8 +74,8 @@ GemmSchedule scheduleGemm(const GemmCall& g, DType t, int threads, bool primitiv
 
 // A GEMM primitive a program may provide for the tiles of the primitive path:
 // prepare() returns a kernel computing one tile, row-major C (rows x cols, leading
-// dimension ldc) = op(A) (rows x k) * B (k x cols) with alpha 1, overwriting C or (beta1)
-// adding to it — or null where it has none for that shape, whose tiles then go through
+// dimension ldc) = op(A) (rows x k) * B (k x cols, never transposed: HostGemm packs a
+// transposed one) with alpha 1, overwriting C or (beta1) adding to it — or null where it has none for that shape, whose tiles then go through
 // the BLAS. Kernels are prepared once per node and shape and run from any thread.
 struct GemmPrimitive {
   const char* name = "";
@@ -105,6 +110,10 @@ class HostGemm {
   // where the primitive has none (that tile goes through the BLAS).
   void* kernels_[2][2][2] = {};
 };
+
+// What ran the f32/f64 host GEMMs so far: "blas", or "libxsmm+blas" where the primitive
+// ran some tiles (its name first); for the program's report.
+std::string hostGemmPath();
 
 // A GEMM over 2-byte storage that a program may provide (the emitted program registers
 // oneDNN's, einrt/program/dnnl_gemm.h, when its build found oneDNN); it returns false for

@@ -37,12 +37,14 @@ struct Report {
   std::string program, toolVersion, graphSha256, planSha256;
   int ranks = 1;
   std::string backend, dtype;
-  // What multiplied the contractions: "blas", "cublas", or for bf16 and f16 on CPUs the
+  // What multiplied the contractions: "blas", "libxsmm+blas" (the GEMM primitive ran some
+  // tiles, gemm.h), "cublas", or for bf16 and f16 on CPUs the
   // low-precision GEMM's name ("onednn"), "f32-blas" (converted to f32 for the BLAS), both
   // joined by '+', or "" when no GEMM ran.
   std::string gemmPath;
   int iters = 1;
   int threads = 1;
+  int coresPerRank = 0;  // the fewest cores any rank's CPU affinity allows (0: unknown)
   double timeS = 0;
   double gflops = 0;
   int64_t bytesSent = 0;
