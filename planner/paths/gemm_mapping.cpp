@@ -39,7 +39,20 @@ struct Fit {
   Permutation perm;      // to [C][first][second] when not direct
 };
 
-// Does `stored` read as C then (first, second) or C then (second, first)?
+// Whether `group` appears in `stored` as one run of consecutive dimensions, in its order
+// (so that its dimensions fuse into one of stride `the stride of its last label`).
+bool consecutive(const Labels& stored, const Labels& group) {
+  if (group.empty()) return true;
+  const auto at = std::find(stored.begin(), stored.end(), group.front());
+  return static_cast<std::size_t>(stored.end() - at) >= group.size() && std::equal(group.begin(), group.end(), at);
+}
+
+// Does `stored` read as C then (first, second) or C then (second, first)? Or, as a strided
+// view, as (first, second) or (second, first) with C labels before and between the two
+// groups (each group one run of dimensions, the inner one innermost): the batch loops then
+// step over the C labels by their own strides and the outer group's stride is the
+// leading dimension, so no permutation is needed either (the Einsum Trees paper's loops
+// over a GEMM, section 3; einrt's NodeKernel reads the same view from the stored order).
 Fit fitOperand(const Labels& stored, const Labels& c, const Labels& first, const Labels& second) {
   Fit f;
   if (stored == concat({&c, &first, &second})) {
@@ -48,7 +61,17 @@ Fit fitOperand(const Labels& stored, const Labels& c, const Labels& first, const
     f.direct = true;
     f.transposed = true;
   } else {
-    f.perm = permutationTo(stored, concat({&c, &first, &second}));
+    const Labels rest = restrictTo(stored, concat({&first, &second}));
+    const bool plain = rest == concat({&first, &second}), swapped = rest == concat({&second, &first});
+    const Labels& inner = plain ? second : first;
+    const Labels& outer = plain ? first : second;
+    if ((plain || swapped) && !first.empty() && !second.empty() && consecutive(stored, outer) &&
+        consecutive(stored, inner) && stored.back() == inner.back()) {
+      f.direct = true;
+      f.transposed = swapped;
+    } else {
+      f.perm = permutationTo(stored, concat({&c, &first, &second}));
+    }
   }
   return f;
 }

@@ -87,22 +87,61 @@ std::vector<double> permute(const std::vector<double>& in, const Labels& stored,
   return out;
 }
 
+// How the program reads a GEMM tensor (einrt's NodeKernel): where it is permuted, its
+// canonical copy [C][first][second]; else its stored order, as a strided view — the
+// outer group's stride is the leading dimension and every C label keeps its own stride.
+struct View {
+  int64_t ld = 1;
+  std::map<Label, int64_t> stride;
+};
+
+View viewOf(const Labels& stored, const Permutation& perm, bool transposed, const Labels& first, const Labels& second,
+            const Sizes& s) {
+  Labels layout;
+  if (perm.empty()) layout = stored;
+  else for (int p : perm) layout.push_back(stored[p]);
+  View v;
+  int64_t st = 1;
+  for (std::size_t d = layout.size(); d-- > 0;) {
+    v.stride[layout[d]] = st;
+    st *= s.at(layout[d]);
+  }
+  const Labels& outer = perm.empty() && transposed ? second : first;
+  const Labels& inner = perm.empty() && transposed ? first : second;
+  v.ld = outer.empty() ? count(inner, s) : v.stride.at(outer.back());
+  return v;
+}
+
+// Offset of batch entry `b` (row-major over the C labels in mapping order) in a view.
+int64_t batchOffset(const GemmMapping& g, const View& v, int64_t b, const Sizes& s) {
+  int64_t o = 0;
+  for (std::size_t i = g.batchLabels.size(); i-- > 0;) {
+    const int64_t e = s.at(g.batchLabels[i]);
+    o += (b % e) * v.stride.at(g.batchLabels[i]);
+    b /= e;
+  }
+  return o;
+}
+
 std::vector<double> executeMapping(const Node& n, const GemmMapping& g, const Sizes& s, std::vector<double> X,
                                    std::vector<double> Y) {
   if (!g.permX.empty()) X = permute(X, n.operandLabels[0], g.permX, s);
   if (!g.permY.empty()) Y = permute(Y, n.operandLabels[1], g.permY, s);
   const bool tx = g.permX.empty() && g.transX, ty = g.permY.empty() && g.transY, tz = g.permZ.empty() && g.transZ;
+  const View vx = viewOf(n.operandLabels[0], g.permX, g.transX, g.mLabels, g.kLabels, s);
+  const View vy = viewOf(n.operandLabels[1], g.permY, g.transY, g.kLabels, g.nLabels, s);
+  const View vz = viewOf(n.outputLabels, g.permZ, g.transZ, g.mLabels, g.nLabels, s);
   std::vector<double> Z(g.batch * g.m * g.n, 0.0);
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t i = 0; i < g.m; ++i)
       for (int64_t j = 0; j < g.n; ++j) {
         double acc = 0;
         for (int64_t k = 0; k < g.k; ++k) {
-          const double x = X[b * g.m * g.k + (tx ? k * g.m + i : i * g.k + k)];
-          const double y = Y[b * g.k * g.n + (ty ? j * g.k + k : k * g.n + j)];
+          const double x = X[batchOffset(g, vx, b, s) + (tx ? k * vx.ld + i : i * vx.ld + k)];
+          const double y = Y[batchOffset(g, vy, b, s) + (ty ? j * vy.ld + k : k * vy.ld + j)];
           acc += x * y;
         }
-        Z[b * g.m * g.n + (tz ? j * g.m + i : i * g.n + j)] = acc;
+        Z[batchOffset(g, vz, b, s) + (tz ? j * vz.ld + i : i * vz.ld + j)] = acc;
       }
   if (g.permZ.empty()) return Z;
   // Z was computed in canonical order [C][M][N]; scatter back into the stored order.
@@ -130,10 +169,15 @@ TEST_CASE("GEMM mappings compute the einsum, and avoid permutations where a layo
       {"ij", "jk", "ik", true, true, 1},     {"ji", "jk", "ik", true, true, 1},
       {"ij", "kj", "ik", true, true, 1},     {"ij", "jk", "ki", true, true, 1},
       {"ji", "kj", "ki", true, true, 1},     {"bij", "bjk", "bik", true, true, 3},
-      {"ibj", "bjk", "bik", true, false, 3}, {"ij", "j", "i", true, true, 1},
+      {"ibj", "bjk", "bik", true, true, 3},  {"ij", "j", "i", true, true, 1},
       {"i", "k", "ik", true, true, 1},       {"ijk", "jkl", "il", true, true, 1},
       {"ikj", "jkl", "il", true, false, 1},  {"abij", "jk", "abik", true, true, 1},
-      {"bhqd", "bhkd", "bhqk", true, true, 6}, {"bhqk", "bhkd", "bqhd", true, false, 6},
+      {"bhqd", "bhkd", "bhqk", true, true, 6}, {"bhqk", "bhkd", "bqhd", true, true, 6},
+      // Strided views: C labels before or between the groups; a C label after the inner
+      // group, or one splitting a group, still needs a permutation.
+      {"bqhd", "bkhd", "bhqk", true, true, 6}, {"qhd", "khd", "hqk", true, true, 2},
+      {"ijb", "bjk", "bik", true, false, 3}, {"ibaj", "bjk", "baik", true, false, 3},
+      {"aibj", "bjk", "abik", true, false, 3},
       {"ij", "ik", "i", false, false, 1},    {"ij", "jk", "ikm", false, false, 1},
       {"ii", "ik", "ik", false, false, 1},
   };

@@ -106,7 +106,7 @@ TEST_CASE("kernel model: each kernel class priced as the formulas say") {
   // Permutation nodes, as einrt's permutation walks them, at the rates of their size (32768
   // elements: a third of the way from 1000 to 10^6 in log size, so bandwidths of
   // 1e10^(2/3) 1e9^(1/3) and 5e9^(2/3) 1e9^(1/3)): a copy in the same order is one row; a
-  // transpose of 64 x 512 runs ceil(64/32) * ceil(512/32) = 32 tiles.
+  // transpose of 64 x 512 runs ceil(64/64) * ceil(512/64) = 8 blocks.
   const double w = (std::log(32768.0) - std::log(1000.0)) / (std::log(1e6) - std::log(1000.0));
   const double rowsBandwidth = std::pow(1e10, 1 - w) * std::pow(1e9, w), transposeBandwidth = std::pow(5e9, 1 - w) * std::pow(1e9, w);
   setJoin(ew, "E", "x");
@@ -116,7 +116,7 @@ TEST_CASE("kernel model: each kernel class priced as the formulas say") {
   addNode(tr, "T", "ij->ji", {"X"});
   sizeLabels(tr, {{"i", 64}, {"j", 512}});
   tr.outputs = {"T"};
-  CHECK(*reportOn(tr, m).estimatedTimeSeconds == doctest::Approx(2.0 * 32768 * 4 / transposeBandwidth + 32 * 1e-7).epsilon(1e-9));
+  CHECK(*reportOn(tr, m).estimatedTimeSeconds == doctest::Approx(2.0 * 32768 * 4 / transposeBandwidth + 8 * 1e-7).epsilon(1e-9));
   // A softmax-like group (max over j, exp(x - y), the sum, the division) runs fused: its time
   // sits on its first member; it reads X and writes P (the others stay in tiles): 2 * 128 KiB
   // / 1e10 plus the members' arithmetic — max: 32768 * (2e-10 + 3e-10) + 64 runs;

@@ -18,42 +18,106 @@ int64_t product(const std::vector<int>& labels, const std::vector<int64_t>& exte
   return p;
 }
 
-// The GEMM call of a contraction in canonical layouts (planner/paths/gemm_mapping.h) for
-// blocks of `extent`.
-GemmCall gemmCall(const GemmSpec& spec, const std::vector<int64_t>& extent) {
-  struct {
-    int64_t batch, m, n, k;
-  } g{product(spec.batchLabels, extent), product(spec.mLabels, extent), product(spec.nLabels, extent),
-      product(spec.kLabels, extent)};
-  const GemmSpec& f = spec;
-  GemmCall c;
-  c.batch = g.batch;
-  const bool tx = f.permX.empty() && f.transX, ty = f.permY.empty() && f.transY, tz = f.permZ.empty() && f.transZ;
-  c.strideA = g.m * g.k;
-  c.strideB = g.k * g.n;
-  c.strideC = g.m * g.n;
-  c.k = g.k;
-  if (!tz) {
-    c.m = g.m;
-    c.n = g.n;
-    c.transA = tx;
-    c.lda = tx ? g.m : g.k;
-    c.transB = ty;
-    c.ldb = ty ? g.k : g.n;
-    c.ldc = g.n;
-  } else {  // A := Y^T (n x k), B := X^T (k x m)
-    c.m = g.n;
-    c.n = g.m;
-    std::swap(c.strideA, c.strideB);
-    c.transA = !ty;
-    c.lda = ty ? g.k : g.n;
-    c.transB = !tx;
-    c.ldb = tx ? g.m : g.k;
-    c.ldc = g.m;
-  }
-  return c;
+std::vector<int> concat(const std::vector<int>& a, const std::vector<int>& b, const std::vector<int>& c) {
+  std::vector<int> out = a;
+  out.insert(out.end(), b.begin(), b.end());
+  out.insert(out.end(), c.begin(), c.end());
+  return out;
 }
 
+// A GEMM operand or result as the kernel reads it: the leading dimension of its matrix
+// (the stride of the outer group's last label) and the stride of every C label. A tensor
+// that is permuted first is read in its canonical order [C][first][second]; any other is
+// read where it is stored — the planner's mapping accepts a stored order only where the
+// two groups are each one run of dimensions, the inner one innermost, with C labels
+// before or between them (planner/paths/gemm_mapping.cpp, fitOperand).
+struct View {
+  int64_t ld = 1;
+  std::vector<int64_t> cStride;
+};
+
+View viewOf(const std::vector<int>& stored, bool permuted, bool transposed, const std::vector<int>& c,
+            const std::vector<int>& first, const std::vector<int>& second, const std::vector<int64_t>& extent) {
+  const std::vector<int> layout = permuted ? concat(c, first, second) : stored;
+  const std::vector<int>& outer = !permuted && transposed ? second : first;
+  const std::vector<int>& inner = !permuted && transposed ? first : second;
+  std::vector<int64_t> stride(extent.size(), 0);
+  int64_t s = 1;
+  for (std::size_t d = layout.size(); d-- > 0;) {
+    stride[static_cast<std::size_t>(layout[d])] = s;
+    s *= extent[static_cast<std::size_t>(layout[d])];
+  }
+  if (!inner.empty() && layout.back() != inner.back())
+    throw std::logic_error("einrt: a GEMM operand's inner group is not innermost (planner and runtime disagree)");
+  View v;
+  v.ld = outer.empty() ? product(inner, extent) : stride[static_cast<std::size_t>(outer.back())];
+  for (int l : c) v.cStride.push_back(stride[static_cast<std::size_t>(l)]);
+  return v;
+}
+
+}  // namespace
+
+// The GEMM call of a contraction (planner/paths/gemm_mapping.h) for blocks of `extent`,
+// and the batch loops around it: the C labels, adjacent ones merged where every tensor
+// steps through them as through one; the innermost becomes the call's strided batch.
+void GemmLoops::build(const GemmSpec& f, const std::vector<int>& xLabels, const std::vector<int>& yLabels,
+                      const std::vector<int>& zLabels, const std::vector<int64_t>& extent) {
+  const int64_t m = product(f.mLabels, extent), n = product(f.nLabels, extent), k = product(f.kLabels, extent);
+  const View x = viewOf(xLabels, !f.permX.empty(), f.transX, f.batchLabels, f.mLabels, f.kLabels, extent);
+  const View y = viewOf(yLabels, !f.permY.empty(), f.transY, f.batchLabels, f.kLabels, f.nLabels, extent);
+  const View z = viewOf(zLabels, !f.permZ.empty(), f.transZ, f.batchLabels, f.mLabels, f.nLabels, extent);
+  const bool tx = f.permX.empty() && f.transX, ty = f.permY.empty() && f.transY, tz = f.permZ.empty() && f.transZ;
+  // Batch loops (extent, strides of X, Y, Z), outermost first, merged where contiguous.
+  loops.clear();
+  for (std::size_t i = 0; i < f.batchLabels.size(); ++i) {
+    const Loop l{extent[static_cast<std::size_t>(f.batchLabels[i])], x.cStride[i], y.cStride[i], z.cStride[i]};
+    if (l.extent == 1) continue;
+    if (!loops.empty()) {
+      Loop& o = loops.back();
+      if (o.strideX == l.extent * l.strideX && o.strideY == l.extent * l.strideY && o.strideZ == l.extent * l.strideZ) {
+        o = Loop{o.extent * l.extent, l.strideX, l.strideY, l.strideZ};
+        continue;
+      }
+    }
+    loops.push_back(l);
+  }
+  Loop inner{1, 0, 0, 0};
+  if (!loops.empty()) {
+    inner = loops.back();
+    loops.pop_back();
+  }
+  outerEntries = 1;
+  for (const Loop& l : loops) outerEntries *= l.extent;
+  GemmCall& c = call;
+  c = GemmCall{};
+  c.batch = inner.extent;
+  c.k = k;
+  if (!tz) {
+    c.m = m, c.n = n;
+    c.transA = tx, c.lda = x.ld, c.strideA = inner.strideX;
+    c.transB = ty, c.ldb = y.ld, c.strideB = inner.strideY;
+  } else {  // Z stored N-major: Z^T = Y^T X^T, A := Y^T (n x k), B := X^T (k x m)
+    c.m = n, c.n = m;
+    c.transA = !ty, c.lda = y.ld, c.strideA = inner.strideY;
+    c.transB = !tx, c.ldb = x.ld, c.strideB = inner.strideX;
+  }
+  c.ldc = z.ld;
+  c.strideC = inner.strideZ;
+  swapped = tz;
+}
+
+void GemmLoops::offsets(int64_t entry, int64_t& x, int64_t& y, int64_t& z) const {
+  x = y = z = 0;
+  for (std::size_t i = loops.size(); i-- > 0;) {
+    const int64_t at = entry % loops[i].extent;
+    entry /= loops[i].extent;
+    x += at * loops[i].strideX;
+    y += at * loops[i].strideY;
+    z += at * loops[i].strideZ;
+  }
+}
+
+namespace {
 }  // namespace
 
 template <class T>
@@ -69,10 +133,11 @@ NodeKernel<T>::NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& e
     return;
   }
   const GemmSpec& g = *node.gemm;
-  gemm_ = gemmCall(g, extent);
+  GemmLoops loops;
+  loops.build(g, node.operandLabels[0], node.operandLabels[1], node.outputLabels, extent);
+  gemm_ = loops;
   alpha_ = g.alpha;
-  if (!device) hostGemm_ = HostGemm<T>(*gemm_, g.alpha, threads, parallelFor);
-  swapped_ = g.permZ.empty() && g.transZ;
+  if (!device) hostGemm_ = HostGemm<T>(loops.call, g.alpha, threads, parallelFor);
   auto prepare = [&](const std::vector<int>& perm, const std::vector<int>& labels, bool scatter, std::optional<Permutation>& p) {
     if (perm.empty()) return;
     p = reorder(extentsOf(labels, extent), perm, scatter);
@@ -114,9 +179,16 @@ void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
     if (device_) device_->permute(p, dtypeOf<T>(), src, dst, acc);
     else hostPermute(p, src, dst, acc, threads_, parallelFor_);
   };
-  auto gemm = [&](const T* A, const T* B, T* C, bool accumulate) {
-    if (device_) device_->gemm(*gemm_, dtypeOf<T>(), A, B, C, alpha_, accumulate ? 1.0 : 0.0);
-    else hostGemm_.run(A, B, C, accumulate);
+  // Every entry of the outer batch loops is one (strided-batched) GEMM call.
+  auto gemm = [&](const T* X, const T* Y, T* C, bool accumulate) {
+    for (int64_t e = 0; e < gemm_->outerEntries; ++e) {
+      int64_t ox, oy, oz;
+      gemm_->offsets(e, ox, oy, oz);
+      const T* A = gemm_->swapped ? Y + oy : X + ox;
+      const T* B = gemm_->swapped ? X + ox : Y + oy;
+      if (device_) device_->gemm(gemm_->call, dtypeOf<T>(), A, B, C + oz, alpha_, accumulate ? 1.0 : 0.0);
+      else hostGemm_.run(A, B, C + oz, accumulate);
+    }
   };
   if (permX_) {
     permute(*permX_, X, scratchX_.data(), false);
@@ -126,12 +198,10 @@ void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
     permute(*permY_, Y, scratchY_.data(), false);
     Y = scratchY_.data();
   }
-  const T* A = swapped_ ? Y : X;
-  const T* B = swapped_ ? X : Y;
   if (!permZ_) {
-    gemm(A, B, Z, accumulate);
+    gemm(X, Y, Z, accumulate);
   } else {
-    gemm(A, B, scratchZ_.data(), false);
+    gemm(X, Y, scratchZ_.data(), false);
     permute(*permZ_, scratchZ_.data(), Z, accumulate);
   }
 }

@@ -17,6 +17,24 @@
 
 namespace einrt::program::detail {
 
+// A contraction's GEMM for blocks of one shape: one (strided-batched) call and the batch
+// loops around it — C labels that no single stride steps through (a strided view of a
+// stored order, gemm_mapping.cpp's fitOperand) — as extents and strides per tensor.
+struct GemmLoops {
+  struct Loop {
+    int64_t extent, strideX, strideY, strideZ;
+  };
+  GemmCall call;
+  bool swapped = false;       // Z stored N-major: computed as Z^T = Y^T X^T (A is Y)
+  std::vector<Loop> loops;    // outside the call's batch, outermost first
+  int64_t outerEntries = 1;   // product of their extents
+
+  void build(const GemmSpec& spec, const std::vector<int>& xLabels, const std::vector<int>& yLabels,
+             const std::vector<int>& zLabels, const std::vector<int64_t>& extent);
+  // Element offsets of X, Y and Z at entry `entry` of the loops (row-major over them).
+  void offsets(int64_t entry, int64_t& x, int64_t& y, int64_t& z) const;
+};
+
 template <class T>
 class NodeKernel {
  public:
@@ -37,10 +55,9 @@ class NodeKernel {
   int threads_ = 1;
   ParallelForFn parallelFor_ = nullptr;
   LoopNest nest_;
-  std::optional<GemmCall> gemm_;
-  HostGemm<T> hostGemm_;  // gemm_ prepared for the rank's threads (host memory)
+  std::optional<GemmLoops> gemm_;
+  HostGemm<T> hostGemm_;  // gemm_'s call prepared for the rank's threads (host memory)
   double alpha_ = 1.0;
-  bool swapped_ = false;  // Z stored N-major: computed as Z^T = Y^T X^T
   std::optional<Permutation> permX_, permY_, permZ_;
   std::optional<Permutation> copy_;  // a permutation node
   MemoryCounter* counter_ = nullptr;

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "einrt/program/parallel_for.h"
 #include "einrt/program/permute.h"
 #include "einrt/program/reference.h"
 #include "runtime/src/program/node_kernel.h"
@@ -101,6 +102,66 @@ TEST_CASE("GEMM kernel calls (batched, transposed, permuted, alpha) equal the pl
     for (std::size_t i = 0; i < want.size(); ++i) CHECK(got[i] == doctest::Approx(want[i]));
     kernel.run(x.data(), y.data(), got.data(), true);  // accumulate: twice the result
     for (std::size_t i = 0; i < want.size(); ++i) CHECK(got[i] == doctest::Approx(2 * want[i]));
+  }
+}
+
+// Strided views (gemm_mapping.cpp's fitOperand): C labels b, h stored anywhere before or
+// between the two groups of each tensor, read in place by the batch loops around the GEMM
+// (no permutation), in every combination of transposes; against the plain loops.
+TEST_CASE("GEMM kernel calls over strided views (C labels between the groups) equal the plain loops") {
+  const unsigned seed = 17;
+  std::printf("gemm view seed %u\n", seed);
+  std::mt19937 rng(seed);
+  // Labels: 0 = b, 1 = h (C), 2 = i (M), 3 = j (K), 4 = k (N).
+  auto stored = [&](int first, int second, bool transposed) {
+    std::vector<int> groups = transposed ? std::vector<int>{second, first} : std::vector<int>{first, second};
+    // C labels before the first group or between the groups (never after the inner one).
+    std::vector<int> out;
+    std::vector<int> slots{static_cast<int>(rng() % 2), static_cast<int>(rng() % 2)};
+    for (int pass = 0; pass < 2; ++pass) {
+      std::vector<int> here;
+      for (int c = 0; c < 2; ++c)
+        if (slots[static_cast<std::size_t>(c)] == pass) here.push_back(c);
+      if (rng() % 2) std::reverse(here.begin(), here.end());
+      out.insert(out.end(), here.begin(), here.end());
+      out.push_back(groups[static_cast<std::size_t>(pass)]);
+    }
+    return out;
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    const bool tx = rng() % 2, ty = rng() % 2, tz = rng() % 2;
+    NodeSpec<double> node;
+    node.sizes = {1 + static_cast<int64_t>(rng() % 4), 1 + static_cast<int64_t>(rng() % 4), 1 + static_cast<int64_t>(rng() % 6),
+                  1 + static_cast<int64_t>(rng() % 6), 1 + static_cast<int64_t>(rng() % 6)};
+    node.parts = {1, 1, 1, 1, 1};
+    node.operandLabels = {stored(2, 3, tx), stored(3, 4, ty)};
+    node.outputLabels = stored(2, 4, tz);
+    GemmSpec g;
+    g.batchLabels = rng() % 2 ? std::vector<int>{0, 1} : std::vector<int>{1, 0};
+    g.mLabels = {2};
+    g.nLabels = {4};
+    g.kLabels = {3};
+    g.transX = tx, g.transY = ty, g.transZ = tz;
+    g.alpha = Scaled::kScale;
+    node.gemm = g;
+    auto count = [&](const std::vector<int>& dims) {
+      int64_t e = 1;
+      for (int l : dims) e *= node.sizes[static_cast<std::size_t>(l)];
+      return static_cast<std::size_t>(e);
+    };
+    std::vector<double> x(count(node.operandLabels[0])), y(count(node.operandLabels[1])), want(count(node.outputLabels)),
+        got(want.size(), 5.0);
+    for (double& v : x) v = static_cast<double>(rng() % 17) - 8;
+    for (double& v : y) v = static_cast<double>(rng() % 13) - 6;
+    plainEinsum<double, Scaled>(node.sizes, node.operandLabels, node.outputLabels, x.data(), y.data(), want.data());
+    for (int threads : {1, 2}) {
+      detail::NodeKernel<double> kernel(node, node.sizes, nullptr, threads, &parallelFor, nullptr);
+      kernel.acquire();
+      kernel.run(x.data(), y.data(), got.data(), false);
+      CAPTURE(trial);
+      CAPTURE(threads);
+      for (std::size_t i = 0; i < want.size(); ++i) CHECK(got[i] == doctest::Approx(want[i]));
+    }
   }
 }
 
