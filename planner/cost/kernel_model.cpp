@@ -129,7 +129,7 @@ KernelModel::PermuteRates KernelModel::permuteRates(int64_t elements) const {
 
 KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
   if (!v.IsMap()) fail(path, v, "'kernel_model' must be a mapping (as einrt-calibrate writes it)");
-  std::vector<std::string> known{"gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run"};
+  std::vector<std::string> known{"gemm_primitive", "gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run"};
   for (einrt::DType t : einrt::kAllDTypes) {
     known.push_back(std::string("gemm_flops_") + einrt::dtypeName(t));
     known.push_back(std::string("elementwise_") + einrt::dtypeName(t));
@@ -140,6 +140,11 @@ KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
       fail(path, entry.first, "unknown field " + quoted(key) + didYouMean(key, known));
   }
   KernelModel km;
+  if (const YAML::Node primitive = v["gemm_primitive"]) {
+    if (!primitive.IsScalar() || !isIdentifier(primitive.Scalar()))
+      fail(path, primitive, "field 'gemm_primitive' must name the GEMM primitive (as einrt-calibrate writes it: libxsmm)");
+    km.gemmPrimitive = primitive.Scalar();
+  }
   km.gemmSizes = sizeList(need(v, "gemm_sizes", path, ""), path, "gemm_sizes");
   const std::size_t points = km.gemmSizes.size() * km.gemmSizes.size() * km.gemmSizes.size();
   for (einrt::DType t : einrt::kAllDTypes) {

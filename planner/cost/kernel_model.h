@@ -2,6 +2,10 @@
 // costs on a calibrated machine, per kernel class the executor runs, from the machine
 // file's `kernel_model:` section that einrt-calibrate measures through einrt's own kernels:
 //
+//   gemm_primitive: libxsmm                    optional: the programs' GEMM primitive
+//                                               (einrt's scheduleGemm sends small and
+//                                               skinny calls to it; the grid below was
+//                                               measured through the same schedule)
 //   gemm_sizes: [1, 8, 32, 128, 512, 2048]     the grid's m, n and k
 //   gemm_flops_f32: [...]                       FLOP/s of one GEMM call at each (m, n, k),
 //   gemm_flops_f64 / _bf16 / _f16: [...]        m slowest, k fastest
@@ -54,6 +58,7 @@ struct ElementwiseRates {
 };
 
 struct KernelModel {
+  std::string gemmPrimitive;  // empty: the programs have none (every GEMM goes to the BLAS)
   std::vector<int64_t> gemmSizes;
   std::array<std::vector<double>, 4> gemmFlops;  // indexed by einrt::DType
   std::vector<int64_t> permuteSizes;

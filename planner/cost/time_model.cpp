@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include <einrt/program/gemm.h>
 #include <einrt/program/loop_nest.h>
 #include <einrt/program/permute.h>
 
@@ -87,15 +88,28 @@ double computeSeconds(const ElementwiseRates& r, const Node& n, const CallShape&
 
 struct GemmShape {
   GemmMapping mapping;
-  int64_t m, n;  // as the BLAS is called (a result stored N-major is computed transposed)
+  einrt::program::GemmCall call;  // as einrt's NodeKernel calls it (a result stored N-major
+                                  // is computed transposed: m and n swapped)
 };
 
 std::optional<GemmShape> gemmShape(const Node& n, const CallShape& c) {
   if (!runsAsGemm(n)) return std::nullopt;
   std::optional<GemmMapping> g = mapContractionToGemm(n, c.extent);
   if (!g) return std::nullopt;
-  const bool swapped = g->permZ.empty() && g->transZ;
-  return GemmShape{*g, swapped ? g->n : g->m, swapped ? g->m : g->n};
+  const bool tx = g->permX.empty() && g->transX, ty = g->permY.empty() && g->transY, tz = g->permZ.empty() && g->transZ;
+  einrt::program::GemmCall call;
+  call.batch = g->batch;
+  call.k = g->k;
+  call.m = tz ? g->n : g->m;
+  call.n = tz ? g->m : g->n;
+  call.transA = tz ? !ty : tx;
+  call.transB = tz ? !tx : ty;
+  return GemmShape{*g, call};
+}
+
+// How einrt runs the call on one thread of a rank (its one rule, scheduleGemm).
+einrt::program::GemmSchedule gemmSchedule(const KernelModel& k, const GemmShape& g, DType dtype) {
+  return einrt::program::scheduleGemm(g.call, dtype, 1, !k.gemmPrimitive.empty());
 }
 
 // A permutation of a block stored with `extent` into `order` (or back, `scatter`), as
@@ -116,6 +130,23 @@ std::vector<int64_t> extentsOf(const std::vector<int>& dims, const CallShape& c)
   for (int d : dims) e.push_back(c.extent[static_cast<std::size_t>(d)]);
   return e;
 }
+
+// One GEMM call: its FLOPs at the grid's rate for its shape (measured through einrt's
+// schedule, so the primitive's tiles where it takes them), but no faster than moving its
+// operands and result once (a tall call streaming its result from memory: the grid's
+// largest shapes stay in the last-level cache); on the primitive's path a transposed B is
+// transposed panel by panel first (each element once).
+double gemmSeconds(const KernelModel& k, const GemmShape& g, DType dtype) {
+  const einrt::program::GemmCall& c = g.call;
+  const double batch = static_cast<double>(c.batch), m = static_cast<double>(c.m), n = static_cast<double>(c.n),
+               kk = static_cast<double>(c.k), bytes = static_cast<double>(dtypeSize(dtype));
+  const double compute = batch * 2.0 * m * n * kk / k.gemmFlopsPerSecond(dtype, c.m, c.n, c.k);
+  const double stream = batch * (m * kk + kk * n + m * n) * bytes / k.rates(dtype).bandwidth;
+  double seconds = std::max(compute, stream);
+  if (gemmSchedule(k, g, dtype).packB) seconds += permuteSeconds(k, {c.n, c.k}, {1, 0}, false, bytes) * batch;
+  return seconds;
+}
+
 
 // The coarse model: one GEMM rate and one memory bandwidth per rank.
 double coarseCallSeconds(const Machine& m, const Node& n, const CallShape& c, int64_t calls, DType dtype) {
@@ -138,13 +169,10 @@ double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, cons
   const double bytes = static_cast<double>(dtypeSize(dtype));
   if (const std::optional<std::vector<int>> order = permutationOrder(n))
     return permuteSeconds(k, extentsOf(space.operandDims[0], c), *order, false, bytes);
-  if (const std::optional<GemmShape> g = gemmShape(n, c)) {
-    const double flops = 2.0 * static_cast<double>(g->m) * static_cast<double>(g->n) * static_cast<double>(g->mapping.k);
-    return static_cast<double>(g->mapping.batch) * flops / k.gemmFlopsPerSecond(dtype, g->m, g->n, g->mapping.k) +
-           permuteSeconds(k, extentsOf(space.operandDims[0], c), g->mapping.permX, false, bytes) +
+  if (const std::optional<GemmShape> g = gemmShape(n, c))
+    return gemmSeconds(k, *g, dtype) + permuteSeconds(k, extentsOf(space.operandDims[0], c), g->mapping.permX, false, bytes) +
            permuteSeconds(k, extentsOf(space.operandDims[1], c), g->mapping.permY, false, bytes) +
            permuteSeconds(k, extentsOf(space.outputDims, c), g->mapping.permZ, true, bytes);
-  }
   const ElementwiseRates& r = k.rates(dtype);
   return std::max((c.nX + c.nY + c.nZ) * bytes / (c.reduces ? r.reduceBandwidth : r.bandwidth), computeSeconds(r, n, c));
 }
@@ -207,11 +235,18 @@ std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& s
   const KernelModel& k = *m.kernels;
   if (permutationOrder(n)) return total + ": permutation of " + formatBytes(static_cast<int64_t>(c.nZ * bytes));
   if (const std::optional<GemmShape> g = gemmShape(n, c)) {
-    const double rate = k.gemmFlopsPerSecond(dtype, g->m, g->n, g->mapping.k);
-    std::string s = total + ": GEMM " + std::to_string(g->m) + "x" + std::to_string(g->n) + "x" + std::to_string(g->mapping.k);
-    if (g->mapping.batch > 1) s += " x" + std::to_string(g->mapping.batch);
-    char r[32];
-    std::snprintf(r, sizeof r, " at %.1f GFLOP/s", rate * 1e-9);
+    const einrt::program::GemmCall& call = g->call;
+    const double rate = k.gemmFlopsPerSecond(dtype, call.m, call.n, call.k);
+    const einrt::program::GemmSchedule sched = gemmSchedule(k, *g, dtype);
+    std::string s = total + ": GEMM " + std::to_string(call.m) + "x" + std::to_string(call.n) + "x" + std::to_string(call.k);
+    if (call.batch > 1) s += " x" + std::to_string(call.batch);
+    char r[96];
+    if (sched.path == einrt::program::GemmPath::Primitive)
+      std::snprintf(r, sizeof r, " on %s tiles %lldx%lld%s at %.1f GFLOP/s", k.gemmPrimitive.c_str(),
+                    static_cast<long long>(sched.rowTile), static_cast<long long>(sched.colTile),
+                    sched.packB ? " (B packed)" : "", rate * 1e-9);
+    else
+      std::snprintf(r, sizeof r, " on the BLAS at %.1f GFLOP/s", rate * 1e-9);
     s += r;
     if (g->mapping.permutedElements > 0)
       s += " + permutations " + formatBytes(static_cast<int64_t>(static_cast<double>(g->mapping.permutedElements) * bytes));

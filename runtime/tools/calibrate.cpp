@@ -43,6 +43,9 @@
 #if defined(EINRT_WITH_ONEDNN)
 #include <einrt/program/dnnl_gemm.h>
 #endif
+#if defined(EINRT_WITH_LIBXSMM)
+#include <einrt/program/xsmm_gemm.h>
+#endif
 
 namespace {
 
@@ -244,6 +247,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int reps = o.quick ? 3 : 9;
+#if defined(EINRT_WITH_LIBXSMM)
+  // As the programs built with it: small and skinny GEMM tiles through LIBXSMM.
+  einrt::program::useLibxsmmGemm();
+#endif
   einrt::Communicator comm(MPI_COMM_WORLD);
 
   double p2pLatency = 0, p2pBandwidth = 0;

@@ -28,13 +28,10 @@ std::string number(double v) {
   return b;
 }
 
-// ---- GEMM: FLOP/s of one hostGemm call at every (m, n, k) of the grid, m slowest --------
-
-template <class T>
-void gemmOnce(const GemmCall& g, const T* a, const T* b, T* c) {
-  if constexpr (std::is_same_v<T, double>) program::hostGemm(g, a, b, c, 1.0, 0.0);
-  else program::hostGemm(g, a, b, c, 1.0f, 0.0f);
-}
+// ---- GEMM: FLOP/s of one call at every (m, n, k) of the grid, m slowest -----------------
+// Through HostGemm on one thread, as a rank of a program runs it: the GEMM primitive's
+// tiles where scheduleGemm sends the shape there (and the primitive is registered), else
+// the BLAS; 2-byte types through the low-precision GEMM or the f32 fallback.
 
 template <class T>
 std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, bool quick) {
@@ -52,8 +49,9 @@ std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, bool quick) {
         // shapes timed once: their time is long and steady.
         const int calls = static_cast<int>(std::clamp(std::ceil((quick ? 1e7 : 4e7) / flops), 1.0, 4096.0));
         const bool big = flops * calls > 4e9;
+        const program::HostGemm<T> gemm(g, 1.0, 1, nullptr);
         const double s = medianSeconds(big || quick ? 1 : 3, [&] {
-          for (int i = 0; i < calls; ++i) gemmOnce<T>(g, a.data(), b.data(), c.data());
+          for (int i = 0; i < calls; ++i) gemm.run(a.data(), b.data(), c.data(), false);
         }, big ? 0 : 1);
         rates.push_back(flops * calls / std::max(s, 1e-9));
       }
@@ -191,17 +189,23 @@ std::string elementwiseModel(bool quick, int reps) {
 
 // ---- Permutations: einrt's tiled copy ----------------------------------------------------
 
-double permuteSeconds(const std::vector<int64_t>& extent, const std::vector<int>& order, int reps) {
+struct Timed {
+  double seconds, count;  // and the tiles (a transpose) or rows (a copy) einrt walked
+};
+
+Timed permuteSeconds(const std::vector<int64_t>& extent, const std::vector<int>& order, int reps) {
   const program::Permutation p = program::reorder(extent, order, false);
+  const program::PermutationWork w = program::permutationWork(p);
   std::vector<float> src(static_cast<std::size_t>(p.elements), 1.0f), dst(src.size());
-  return medianSeconds(reps, [&] { program::hostPermute(p, src.data(), dst.data(), false); });
+  return {medianSeconds(reps, [&] { program::hostPermute(p, src.data(), dst.data(), false); }),
+          static_cast<double>(w.transposes ? w.tiles : w.runs)};
 }
 
 // time = bytes read and written / bandwidth + count * each (a tile or a run), fitted to two
 // permutations of the same elements: one of few, one of many tiles (runs).
-std::pair<double, double> fitPermutation(double bytes, double t1, double count1, double t2, double count2) {
-  const double each = std::max(0.0, (t2 - t1) / (count2 - count1));
-  return {bytes / std::max(t1 - count1 * each, 1e-9), each};
+std::pair<double, double> fitPermutation(double bytes, Timed few, Timed many) {
+  const double each = std::max(0.0, (many.seconds - few.seconds) / (many.count - few.count));
+  return {bytes / std::max(few.seconds - few.count * each, 1e-9), each};
 }
 
 }  // namespace
@@ -217,18 +221,18 @@ std::string measureKernelModel(bool quick) {
   const std::string f64 = list(gemmGrid<double>(sizes, quick));
   const std::string bf16 = list(gemmGrid<einrt::bf16>(sizes, quick));
   const std::string f16 = list(gemmGrid<einrt::f16>(sizes, quick));
-  // Per size of block (in cache, out of cache): transposes, a square one (32 x 32 tiles)
-  // against one of 8-wide tiles, and copies of rows, long rows against rows of 4 elements.
+  // Per size of block (in cache, out of cache): transposes, a square one (whole blocks)
+  // against one of 8-wide blocks, and copies of rows, long rows against rows of 4 elements.
   // Sides are not powers of two, whose strides alias in the caches and are not typical.
   std::vector<int64_t> permuteSizes;
   std::vector<double> transpose, tile, rows, run;
   for (const int64_t side : quick ? std::vector<int64_t>{500, 1000} : std::vector<int64_t>{1000, 3000}) {
     const int64_t elements = side * side;
     const double bytes = 2.0 * static_cast<double>(elements) * sizeof(float);
-    const auto [tb, te] = fitPermutation(bytes, permuteSeconds({side, side}, {1, 0}, reps), std::ceil(side / 32.0) * std::ceil(side / 32.0),
-                                         permuteSeconds({elements / 8, 8}, {1, 0}, reps), std::ceil(elements / 8 / 32.0));
-    const auto [rb, re] = fitPermutation(bytes, permuteSeconds({side / 10, 10, side}, {1, 0, 2}, reps), elements / double(side),
-                                         permuteSeconds({elements / 40, 10, 4}, {1, 0, 2}, reps), elements / 4.0);
+    const auto [tb, te] =
+        fitPermutation(bytes, permuteSeconds({side, side}, {1, 0}, reps), permuteSeconds({elements / 8, 8}, {1, 0}, reps));
+    const auto [rb, re] = fitPermutation(bytes, permuteSeconds({side / 10, 10, side}, {1, 0, 2}, reps),
+                                         permuteSeconds({elements / 40, 10, 4}, {1, 0, 2}, reps));
     permuteSizes.push_back(elements);
     transpose.push_back(tb), tile.push_back(te), rows.push_back(rb), run.push_back(re);
   }
@@ -237,14 +241,16 @@ std::string measureKernelModel(bool quick) {
     for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
     return out + "]";
   };
-  return "  gemm_sizes: " + sizeList + "   # m, n and k of the grid\n"
+  const program::GemmPrimitive* primitive = program::gemmPrimitive();
+  return std::string(primitive ? "  gemm_primitive: " + std::string(primitive->name) + "   # small and skinny GEMM tiles\n" : "") +
+         "  gemm_sizes: " + sizeList + "   # m, n and k of the grid\n"
          "  gemm_flops_f32: " + f32 + "   # FLOP/s of one GEMM call per (m, n, k), m slowest, k fastest\n"
          "  gemm_flops_f64: " + f64 + "\n"
          "  gemm_flops_bf16: " + bf16 + "\n"
          "  gemm_flops_f16: " + f16 + "\n"
          "  permute_sizes: " + ints(permuteSizes) + "   # elements of the permuted blocks below\n"
          "  permute_bandwidth: " + list(transpose) + "   # bytes read + written per s, a transpose\n"
-         "  permute_tile: " + list(tile) + "   # s per transposed tile (up to 32 x 32)\n"
+         "  permute_tile: " + list(tile) + "   # s per transposed block (up to 64 x 64)\n"
          "  permute_rows_bandwidth: " + list(rows) + "   # bytes read + written per s, a copy of rows\n"
          "  permute_run: " + list(run) + "   # s per row copied\n"
          "  elementwise_f32: " + elementwiseModel<float>(quick, reps) + "\n"

@@ -1,0 +1,60 @@
+// The one rule of how a GEMM call runs on a rank's threads (gemm.h: scheduleGemm): read
+// by HostGemm, which runs the items, and by the planner's kernel model, which prices
+// them — kept apart from the BLAS so that the planner links it without one.
+#include <algorithm>
+
+#include "einrt/program/gemm.h"
+
+namespace einrt::program {
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Calls below this many FLOPs run on one thread: waking a second one costs more.
+constexpr double kParallelFlops = 1 << 20;
+
+// Where the primitive beats the BLAS (bench/RESULTS.md, issue 29: LIBXSMM's kernels, which
+// do not pack their operands, against single-threaded OpenBLAS on a share of rows, over the
+// tensor networks', attention's and the LLaMA layer's shapes): short reductions, or few
+// columns, as long as the k rows of B a tile reads stay few pages apart. Long reductions
+// over wide operands need the BLAS's packing.
+bool primitiveFits(const GemmCall& g) {
+  if (g.k > 512) return false;
+  if (g.n <= kPrimitiveWideCols) return true;
+  return g.k <= 64 && g.n <= 16384;
+}
+
+}  // namespace
+
+GemmSchedule scheduleGemm(const GemmCall& g, DType t, int threads, bool primitive) {
+  GemmSchedule s;
+  const bool real = t == DType::F32 || t == DType::F64;
+  s.path = primitive && real && primitiveFits(g) ? GemmPath::Primitive : GemmPath::Blas;
+  const double flops = 2.0 * static_cast<double>(g.batch) * static_cast<double>(g.m) * static_cast<double>(g.n) *
+                       static_cast<double>(g.k);
+  threads = std::max(1, threads);
+  if (!real || flops < kParallelFlops) threads = 1;
+  if (s.path == GemmPath::Primitive) {
+    s.packB = g.transB;
+    s.rowTile = std::min(g.m, kPrimitiveRows);
+    s.colTile = g.n <= kPrimitiveWideCols ? g.n : kPrimitiveCols;
+  } else {
+    // Whole batch entries where there are enough of them, else each split into as many
+    // bands of its longer side as threads per entry.
+    const int64_t pieces = g.batch >= threads ? 1 : ceilDiv(threads, g.batch);
+    s.rowTile = g.m;
+    s.colTile = g.n;
+    if (g.m >= g.n) s.rowTile = ceilDiv(g.m, std::min(pieces, g.m));
+    else s.colTile = ceilDiv(g.n, std::min(pieces, g.n));
+  }
+  s.rowTile = std::max<int64_t>(1, s.rowTile);
+  s.colTile = std::max<int64_t>(1, s.colTile);
+  s.rowTiles = ceilDiv(g.m, s.rowTile);
+  s.colTiles = ceilDiv(g.n, s.colTile);
+  s.items = g.batch * s.rowTiles * s.colTiles;
+  s.threads = static_cast<int>(std::min<int64_t>(threads, std::max<int64_t>(1, s.items)));
+  return s;
+}
+
+}  // namespace einrt::program
