@@ -104,6 +104,9 @@ std::optional<GemmShape> gemmShape(const Node& n, const CallShape& c) {
   call.n = tz ? g->m : g->n;
   call.transA = tz ? !ty : tx;
   call.transB = tz ? !tx : ty;
+  call.lda = tz ? g->ldY : g->ldX;
+  call.ldb = tz ? g->ldX : g->ldY;
+  call.ldc = g->ldZ;
   return GemmShape{*g, call};
 }
 
@@ -134,8 +137,8 @@ std::vector<int64_t> extentsOf(const std::vector<int>& dims, const CallShape& c)
 // One GEMM call: its FLOPs at the grid's rate for its shape (measured through einrt's
 // schedule, so the primitive's tiles where it takes them), but no faster than moving its
 // operands and result once (a tall call streaming its result from memory: the grid's
-// largest shapes stay in the last-level cache); on the primitive's path a transposed B is
-// transposed panel by panel first (each element once).
+// largest shapes stay in the last-level cache); on the primitive's path a packed B is
+// transposed or copied panel by panel first (each element once).
 double gemmSeconds(const KernelModel& k, const GemmShape& g, DType dtype) {
   const einrt::program::GemmCall& c = g.call;
   const double batch = static_cast<double>(c.batch), m = static_cast<double>(c.m), n = static_cast<double>(c.n),
@@ -143,7 +146,10 @@ double gemmSeconds(const KernelModel& k, const GemmShape& g, DType dtype) {
   const double compute = batch * 2.0 * m * n * kk / k.gemmFlopsPerSecond(dtype, c.m, c.n, c.k);
   const double stream = batch * (m * kk + kk * n + m * n) * bytes / k.rates(dtype).bandwidth;
   double seconds = std::max(compute, stream);
-  if (gemmSchedule(k, g, dtype).packB) seconds += permuteSeconds(k, {c.n, c.k}, {1, 0}, false, bytes) * batch;
+  const einrt::program::GemmSchedule sched = gemmSchedule(k, g, dtype);
+  if (sched.packB)  // a transpose of B, or a copy of its rows a tile wide
+    seconds += batch * (c.transB ? permuteSeconds(k, {c.n, c.k}, {1, 0}, false, bytes)
+                                 : permuteSeconds(k, {c.k, sched.colTiles, sched.colTile}, {1, 0, 2}, false, bytes));
   return seconds;
 }
 

@@ -82,6 +82,19 @@ int64_t product(const Labels& ls, const Labels& order, const std::vector<int64_t
   return p;
 }
 
+// The leading dimension of a tensor's matrix: the stride of the outer group's last label
+// in the order the kernel reads (stored, or canonical [C][first][second] when permuted).
+int64_t leadingDimension(const Labels& stored, const Fit& f, const Labels& c, const Labels& first, const Labels& second,
+                         const Labels& order, const std::vector<int64_t>& extent) {
+  const Labels layout = f.perm.empty() ? stored : concat({&c, &first, &second});
+  const Labels& outer = f.perm.empty() && f.transposed ? second : first;
+  const Labels& inner = f.perm.empty() && f.transposed ? first : second;
+  if (outer.empty()) return product(inner, order, extent);
+  int64_t stride = 1;
+  for (std::size_t d = layout.size(); d-- > 0 && layout[d] != outer.back();) stride *= product({layout[d]}, order, extent);
+  return stride;
+}
+
 std::string joined(const Labels& ls) {
   std::string s;
   for (const auto& l : ls) s += (s.empty() ? "" : ",") + l;
@@ -175,6 +188,9 @@ std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector
           g.permZ = fz.perm;
           g.permutedElements = cost;
           g.alpha = *alpha;
+          g.ldX = leadingDimension(x, fx, co, mo, ko, order, blockExtent);
+          g.ldY = leadingDimension(y, fy, co, ko, no, order, blockExtent);
+          g.ldZ = leadingDimension(z, fz, co, mo, no, order, blockExtent);
           best = g;
           bestCost = cost;
         }

@@ -45,6 +45,10 @@ struct GemmMapping {
   bool transZ = false;    // Z stored [C][N][M]: the kernel computes Z^T = Y^T X^T
   Permutation permX, permY, permZ;  // non-empty where the stored order fits no GEMM layout
   int64_t permutedElements = 0;     // elements moved by the permutations, per kernel call
+  // Leading dimensions of X, Y and Z as the kernel reads them (the outer group's stride in
+  // the stored order of a strided view, or in the canonical order of a permuted tensor);
+  // einrt's NodeKernel derives the same from the stored orders.
+  int64_t ldX = 1, ldY = 1, ldZ = 1;
   double alpha = 1.0;               // a scaled contraction (join c * x * y): C = alpha * X Y
 };
 

@@ -200,6 +200,10 @@ TEST_CASE("GEMM mappings compute the einsum, and avoid permutations where a layo
     std::vector<double> X(count(n.operandLabels[0], sizes)), Y(count(n.operandLabels[1], sizes));
     for (auto& v : X) v = u(rng);
     for (auto& v : Y) v = u(rng);
+    // The mapping's leading dimensions are the ones the kernel reads.
+    CHECK(g->ldX == viewOf(n.operandLabels[0], g->permX, g->transX, g->mLabels, g->kLabels, sizes).ld);
+    CHECK(g->ldY == viewOf(n.operandLabels[1], g->permY, g->transY, g->kLabels, g->nLabels, sizes).ld);
+    CHECK(g->ldZ == viewOf(n.outputLabels, g->permZ, g->transZ, g->mLabels, g->nLabels, sizes).ld);
     const auto want = einsum(n, sizes, X, Y);
     const auto got = executeMapping(n, *g, sizes, X, Y);
     REQUIRE(got.size() == want.size());

@@ -36,9 +36,12 @@ GemmSchedule scheduleGemm(const GemmCall& g, DType t, int threads, bool primitiv
   threads = std::max(1, threads);
   if (!real || flops < kParallelFlops) threads = 1;
   if (s.path == GemmPath::Primitive) {
-    s.packB = g.transB;
     s.rowTile = std::min(g.m, kPrimitiveRows);
     s.colTile = g.n <= kPrimitiveWideCols ? g.n : kPrimitiveCols;
+    // LIBXSMM reads B's k rows of a tile where they are: a transposed B cannot be read, and
+    // rows farther apart than the tile (a wide B, a strided view) cost the caches and TLB a
+    // quarter to a third of the rate (bench/RESULTS.md): their panels are copied first.
+    s.packB = g.transB || g.ldb != s.colTile;
   } else {
     // Whole batch entries where there are enough of them, else each split into as many
     // bands of its longer side as threads per entry.

@@ -167,13 +167,14 @@ void HostGemm<T>::runItems(int64_t begin, int64_t end, const T* A, const T* B, T
                        : nullptr;
     if (kernel && s.packB) {
       if (panelOf != b * s.colTiles + j) {
-        // B's rows c0.. (tile.n of them, k long) become the panel's columns.
+        // The panel: k rows of tile.n columns, row stride colTile. A transposed B's rows c0..
+        // (k long) become its columns; another B's k rows are copied.
         panel.resize(static_cast<std::size_t>(g.k * s.colTile));
         Permutation t;
         t.dims = 2;
-        t.extent[0] = tile.n, t.extent[1] = g.k;
+        t.extent[0] = g.transB ? tile.n : g.k, t.extent[1] = g.transB ? g.k : tile.n;
         t.srcStride[0] = g.ldb, t.srcStride[1] = 1;
-        t.dstStride[0] = 1, t.dstStride[1] = s.colTile;
+        t.dstStride[0] = g.transB ? 1 : s.colTile, t.dstStride[1] = g.transB ? s.colTile : 1;
         t.elements = tile.n * g.k;
         hostPermute(t, bb, panel.data(), false);
         panelOf = b * s.colTiles + j;

@@ -113,7 +113,7 @@ TEST_CASE("scheduleGemm: the path and the items of worked calls") {
       {call(1, 114688, 64, 48, false, false), 2, true, GemmPath::Primitive, 64, 64, 1792, 2},
       // Up to 128 columns stay one tile; edges count as items.
       {call(1, 1000, 100, 16, false, false), 2, true, GemmPath::Primitive, 64, 100, 16, 2},
-      // Short reductions over wide operands: 64 x 64 tiles.
+      // Short reductions over wide operands: 64 x 64 tiles (B's panels copied).
       {call(1, 921600, 384, 32, false, false), 2, true, GemmPath::Primitive, 64, 64, 86400, 2},
       // A transposed B is packed, panel by panel; a long reduction over wide operands goes
       // to the BLAS.
@@ -134,7 +134,8 @@ TEST_CASE("scheduleGemm: the path and the items of worked calls") {
     CHECK(s.colTile == c.colTile);
     CHECK(s.items == c.items);
     CHECK(s.threads == c.threadsUsed);
-    CHECK(s.packB == (s.path == GemmPath::Primitive && c.g.transB));
+    // Panels are copied where B is transposed or its rows are wider than a tile.
+    CHECK(s.packB == (s.path == GemmPath::Primitive && (c.g.transB || c.g.ldb != s.colTile)));
   }
   // 2-byte types run whole calls (oneDNN or the f32 fallback), on the provider's threads.
   CHECK(scheduleGemm(call(1, 114688, 64, 48, false, false), einrt::DType::BF16, 2, true).path == GemmPath::Blas);

@@ -57,9 +57,10 @@ inline constexpr int64_t kPrimitiveWideCols = 128;
 
 struct GemmSchedule {
   GemmPath path = GemmPath::Blas;
-  // Primitive path with a transposed B (LIBXSMM cannot read one): each thread transposes
-  // the k x colTile panel of B a column of tiles needs into a buffer once and runs the
-  // column's row tiles on it; items then go column of tiles by column of tiles.
+  // Primitive path with a transposed B (LIBXSMM cannot read one), or one whose rows are not
+  // contiguous within a tile: each thread copies (transposes) the k x colTile panel of B a
+  // column of tiles needs into a buffer once and runs the column's row tiles on it; items
+  // then go column of tiles by column of tiles.
   bool packB = false;
   int64_t rowTile = 1, colTile = 1;    // C rows and columns per item (edges smaller)
   int64_t rowTiles = 1, colTiles = 1;  // per batch entry
