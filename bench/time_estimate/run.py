@@ -6,16 +6,17 @@ for each p, `mpirun -np p einrt-calibrate -o machine.yaml` (this machine, this l
 ranks; its kernel model, docs/cost-model.md), then for each workload
 `einplan plan G -p p --machine machine.yaml -o plan.json` (the estimate),
 `eincodegen G --plan plan.json`, make, and
-`mpirun -np p PROGRAM --iters N --warmup 2 --report r.json` (the measurement: median over
-the timed iterations of the slowest rank; at least --iters, more for short workloads: about
-0.3 s of timed runs, at most 200). Prints estimate, measurement and their ratio per
+`mpirun -np p PROGRAM --iters N --warmup 2 --report r.json` --rounds times (the measurement:
+the median round of the medians over the timed iterations of the slowest rank; at least
+--iters, more for short workloads: about 0.3 s of timed runs, at most 200; per node, the
+median round of that node). Prints estimate, measurement and their ratio per
 workload, and per node the worst ratios (fused groups compared as the program times them,
 at their first member; nodes under 2 % of the workload's time left out).
 
 With --objectives, also plans each workload with --objective time and --objective traffic
 and, where the plans differ, runs both: the time plan should never be slower.
 
-usage: bench/time_estimate/run.py [--build build] [--ranks 1,2] [--iters 5] [--nodes]
+usage: bench/time_estimate/run.py [--build build] [--ranks 1,2] [--iters 5] [--rounds 3] [--nodes]
                                   [--sizes tuned,other] [--objectives] [--mpirun "mpirun --oversubscribe"]
                                   [--machine-dir DIR]  (reuse DIR/machineP.yaml instead of calibrating)
 """
@@ -81,6 +82,7 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--iters", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=3, help="runs of each program; the median run (and node) counts")
     ap.add_argument("--nodes", action="store_true", help="print the nodes with the largest gaps")
     ap.add_argument("--sizes", default="tuned,other")
     ap.add_argument("--only", default="", help="comma-separated workload names to run (default: all)")
@@ -106,9 +108,18 @@ def main():
         sh([eincodegen, graph, "--plan", plan, "-o", project])
         sh(["make", "-C", project, "JOBS=2"])
         program = next(f for f in project.iterdir() if f.is_file() and os.access(f, os.X_OK) and f.suffix == "")
-        report = plan.with_suffix(".report.json")
-        sh(mpirun + ["-np", p, program, "--iters", iters, "--warmup", 2, "--report", report])
-        return json.loads(report.read_text())
+        # Rounds: this machine's times swing for seconds at a time (other guests of the host);
+        # the median round per workload and per node filters a slow stretch out.
+        reports = []
+        for r in range(a.rounds):
+            report = plan.with_suffix(f".report{r}.json")
+            sh(mpirun + ["-np", p, program, "--iters", iters, "--warmup", 2, "--report", report])
+            reports.append(json.loads(report.read_text()))
+        reports.sort(key=lambda rep: rep["time_s"])
+        median = dict(reports[len(reports) // 2])
+        median["nodes"] = [dict(n, time_s=sorted(rep["nodes"][i]["time_s"] for rep in reports)[len(reports) // 2])
+                           for i, n in enumerate(median["nodes"])]
+        return median
 
     for p in [int(r) for r in a.ranks.split(",")]:
         machine = pathlib.Path(a.machine_dir) / f"machine{p}.yaml" if a.machine_dir else work / f"machine{p}.yaml"
