@@ -14,7 +14,8 @@ workload, and per node the worst ratios (fused groups compared as the program ti
 at their first member; nodes under 2 % of the workload's time left out).
 
 With --objectives, also plans each workload with --objective time and --objective traffic
-and, where the plans differ, runs both: the time plan should never be slower.
+and, where the plans differ, runs both, their rounds interleaved (a slow stretch of the
+machine then falls on both): the time plan should never be slower.
 
 usage: bench/time_estimate/run.py [--build build] [--ranks 1,2] [--iters 5] [--rounds 3] [--nodes]
                                   [--sizes tuned,other] [--objectives] [--mpirun "mpirun --oversubscribe"]
@@ -99,27 +100,34 @@ def main():
     workloads = [(s, n, g) for s in a.sizes.split(",") for n, g in WORKLOADS[s] if not only or n in only]
     rows, choices = [], []
 
-    def run(stem, graph, plan, p):
-        # Short workloads get more iterations (about 0.3 s of timed runs, at most 200): a median
-        # of 3 runs of a 0.5 ms program is mostly noise.
-        estimate = json.loads(plan.read_text())["estimated_time_s"]
-        iters = min(200, max(a.iters, int(0.3 / max(estimate, 1e-6))))
-        project = work / f"{stem}_prog"
+    def build(stem, graph, plan, tag=""):
+        project = work / f"{stem}{tag}_prog"
         sh([eincodegen, graph, "--plan", plan, "-o", project])
         sh(["make", "-C", project, "JOBS=2"])
-        program = next(f for f in project.iterdir() if f.is_file() and os.access(f, os.X_OK) and f.suffix == "")
-        # Rounds: this machine's times swing for seconds at a time (other guests of the host);
-        # the median round per workload and per node filters a slow stretch out.
-        reports = []
+        return next(f for f in project.iterdir() if f.is_file() and os.access(f, os.X_OK) and f.suffix == "")
+
+    def run(programs, p):
+        """The median of --rounds runs of each (plan, program), the programs' runs
+        interleaved round by round, so that a slow stretch of this machine (other guests of
+        the host swing its times for seconds at a time) falls on all of them alike."""
+        reports = [[] for _ in programs]
         for r in range(a.rounds):
-            report = plan.with_suffix(f".report{r}.json")
-            sh(mpirun + ["-np", p, program, "--iters", iters, "--warmup", 2, "--report", report])
-            reports.append(json.loads(report.read_text()))
-        reports.sort(key=lambda rep: rep["time_s"])
-        median = dict(reports[len(reports) // 2])
-        median["nodes"] = [dict(n, time_s=sorted(rep["nodes"][i]["time_s"] for rep in reports)[len(reports) // 2])
-                           for i, n in enumerate(median["nodes"])]
-        return median
+            for i, (plan, program) in enumerate(programs):
+                # Short workloads get more iterations (about 0.3 s of timed runs, at most 200):
+                # a median of 3 runs of a 0.5 ms program is mostly noise.
+                estimate = json.loads(plan.read_text())["estimated_time_s"]
+                iters = min(200, max(a.iters, int(0.3 / max(estimate, 1e-6))))
+                report = plan.with_suffix(f".report{r}.json")
+                sh(mpirun + ["-np", p, program, "--iters", iters, "--warmup", 2, "--report", report])
+                reports[i].append(json.loads(report.read_text()))
+        medians = []
+        for runs in reports:
+            runs.sort(key=lambda rep: rep["time_s"])
+            median = dict(runs[len(runs) // 2])
+            median["nodes"] = [dict(n, time_s=sorted(rep["nodes"][i]["time_s"] for rep in runs)[len(runs) // 2])
+                               for i, n in enumerate(median["nodes"])]
+            medians.append(median)
+        return medians
 
     for p in [int(r) for r in a.ranks.split(",")]:
         machine = pathlib.Path(a.machine_dir) / f"machine{p}.yaml" if a.machine_dir else work / f"machine{p}.yaml"
@@ -132,17 +140,22 @@ def main():
                 sh([einplan, "gen"] + args + ["-o", graph])
             plan = work / f"{stem}_{p}.json"
             sh([einplan, "plan", graph, "-p", p, "--machine", machine, "-o", plan])
-            planned, measured = json.loads(plan.read_text()), run(stem, graph, plan, p)
-            rows.append((size, name, p, planned["estimated_time_s"], measured["time_s"], node_ratios(planned, measured)))
-            print(f"  {name} p={p}: estimated {planned['estimated_time_s'] * 1e3:.2f} ms, measured {measured['time_s'] * 1e3:.2f} ms",
-                  flush=True)
+            planned = json.loads(plan.read_text())
+            programs = [(plan, build(stem, graph, plan))]
             if a.objectives:
                 tplan = work / f"{stem}_{p}_time.json"
                 sh([einplan, "plan", graph, "-p", p, "--machine", machine, "--objective", "time", "-o", tplan])
                 tp = json.loads(tplan.read_text())
                 same = [n["partition"] for n in tp["nodes"]] == [n["partition"] for n in planned["nodes"]]
-                tmeasured = measured if same else run(stem, graph, tplan, p)
-                choices.append((name, p, same, planned["estimated_time_s"], tp["estimated_time_s"], measured["time_s"],
+                if not same:
+                    programs.append((tplan, build(stem, graph, tplan, "_time")))
+            measured = run(programs, p)
+            rows.append((size, name, p, planned["estimated_time_s"], measured[0]["time_s"], node_ratios(planned, measured[0])))
+            print(f"  {name} p={p}: estimated {planned['estimated_time_s'] * 1e3:.2f} ms, measured {measured[0]['time_s'] * 1e3:.2f} ms",
+                  flush=True)
+            if a.objectives:
+                tmeasured = measured[-1]
+                choices.append((name, p, same, planned["estimated_time_s"], tp["estimated_time_s"], measured[0]["time_s"],
                                 tmeasured["time_s"]))
     print(f"load average after: {os.getloadavg()[0]:.2f}\n")
     print("| sizes | workload | p | estimated ms | measured ms | estimate / measured | worst node (estimate / measured) |")

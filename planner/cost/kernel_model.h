@@ -16,6 +16,9 @@
 //   permute_run: [s, ...]                       interpolated in log E between the sizes
 //   elementwise_f32: {bandwidth: B, reduce_bandwidth: B, point: s, reduce_point: s,
 //                     agg_max: s, agg_min: s, run: s, exp: s, log: s, ..., div: s}
+//   step: s                                     optional: the executor's own work per node
+//                                               and rank around the kernels (0 when
+//                                               absent: files of earlier einrt-calibrate)
 //   elementwise_f64 / _bf16 / _f16: {...}       the elementwise kernel out of cache (its
 //                                               copy's bandwidth, its reduction's read
 //                                               bandwidth) and in cache, where arithmetic
@@ -64,6 +67,7 @@ struct KernelModel {
   std::vector<int64_t> permuteSizes;
   std::vector<double> permuteBandwidth, permuteTileSeconds, permuteRowsBandwidth, permuteRunSeconds;
   std::array<ElementwiseRates, 4> elementwise;    // indexed by einrt::DType
+  double stepSeconds = 0;                         // per node and rank, the executor's own
 
   // FLOP/s of one GEMM call of this shape (the grid interpolated).
   double gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k) const;

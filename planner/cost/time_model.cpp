@@ -213,9 +213,16 @@ int64_t phasePicoseconds(const Machine& m, const Traffic& t, int64_t elementByte
                        linkSeconds(t.interNode, m.interNodeLatencySeconds, m.interNodeBandwidthBytesPerSecond, elementBytes));
 }
 
+namespace {
+
+// The executor's own step on a rank that runs calls of the node (the kernel model's `step`).
+double stepSeconds(const Machine& m, int64_t calls) { return m.kernels && calls > 0 ? m.kernels->stepSeconds : 0; }
+
+}  // namespace
+
 int64_t computePicoseconds(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, int64_t calls,
                            DType dtype) {
-  return toPicoseconds(static_cast<double>(calls) * callSeconds(m, n, space, parts, dtype));
+  return toPicoseconds(static_cast<double>(calls) * callSeconds(m, n, space, parts, dtype) + stepSeconds(m, calls));
 }
 
 std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, const std::vector<Parts>& parts,
@@ -227,7 +234,8 @@ std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, co
       ps[i] = computePicoseconds(m, g.nodes[i], nodeSpace(g.nodes[i]), parts[i], busiestCalls[i], g.dtype);
     } else if (fusion.groups[static_cast<std::size_t>(group)].first == static_cast<int>(i)) {
       ps[i] = toPicoseconds(static_cast<double>(busiestCalls[i]) *
-                            fusedCallSeconds(m, g, parts, fusion, fusion.groups[static_cast<std::size_t>(group)]));
+                                fusedCallSeconds(m, g, parts, fusion, fusion.groups[static_cast<std::size_t>(group)]) +
+                            stepSeconds(m, busiestCalls[i]));
     }
   }
   return ps;

@@ -39,6 +39,7 @@
 #include <einrt/program/gemm.h>
 
 #include "calibrate_kernels.h"
+#include "calibrate_step.h"
 #include "calibrate_timing.h"
 #if defined(EINRT_WITH_ONEDNN)
 #include <einrt/program/dnnl_gemm.h>
@@ -298,6 +299,7 @@ int main(int argc, char** argv) {
   // The paths are counted process-wide: f16 fell back where f32-blas appeared only now.
   const std::string f16Path = einrt::program::lowPrecisionGemmPath() != lowPath ? "f32-blas" : lowPath;
   const std::string kernelModel = einrt::calibrate::measureKernelModel(o.quick);
+  const double step = einrt::calibrate::measureStepSeconds(comm, reps);
 
   int status = 0;
   if (rank == 0) {
@@ -327,7 +329,10 @@ int main(int argc, char** argv) {
                   EINRT_VERSION, host, when, ranks, intra.latency, intra.bandwidth, flops, flopsF64, flopsBf16, lowPath.c_str(), flopsF16, f16Path.c_str(), triad, p2pLatency,
                   p2pBandwidth, intra.reduceBandwidth, links.c_str());
     std::string file = text;
-    file += "kernel_model:         # per kernel class, for the planner's kernel model (docs/cost-model.md)\n" + kernelModel;
+    char stepLine[128];
+    std::snprintf(stepLine, sizeof stepLine, "  step: %.4g   # s per node per rank: the executor's own work around the kernels\n", step);
+    file += "kernel_model:         # per kernel class, for the planner's kernel model (docs/cost-model.md)\n" + kernelModel +
+            stepLine;
     if (cluster) {
       std::snprintf(text, sizeof text,
                     "ranks_per_node: %d\n"
