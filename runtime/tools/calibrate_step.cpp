@@ -1,8 +1,8 @@
 // The executor's own cost of a node's step on a rank — what einrt's program executor
 // spends around a node's kernel calls (finding the blocks of each call, allocating and
 // releasing the step's buffers, timing) — measured by running the executor itself on a
-// chain of two tiny elementwise nodes (one element per call, each rank one call) and
-// timing the second node's step many times: the kernel's own work is nothing.
+// chain of two tiny elementwise nodes (one element per call, each rank one call, the
+// second reading the first's block in place) many times: the kernels' own work is nothing.
 #include "calibrate_step.h"
 
 #include <einrt/communicator.h>
@@ -51,10 +51,13 @@ double measureStepSeconds(Communicator& comm, int reps) {
   spec.outputs = {2};
   program::detail::DistributedProgram<float> program(spec, comm, nullptr, 1);
   program.setUp(1, nullptr);
-  constexpr int kSteps = 2000;
+  constexpr int kSteps = 1000;
   return medianSeconds(reps, [&] {
-    for (int s = 0; s < kSteps; ++s) program.runNode(1);
-  }) / kSteps;
+    for (int s = 0; s < kSteps; ++s) {
+      program.runNode(0);
+      program.runNode(1);
+    }
+  }) / (2 * kSteps);
 }
 
 }  // namespace einrt::calibrate
