@@ -108,3 +108,22 @@ def to_graph_yaml(name, operands, output, sizes):
     lines += ["nodes:", f"  - name: {name}", f"    einsum: \"{einsum}\"",
               f"    inputs: [{', '.join(f'T{i}' for i in range(len(operands)))}]", f"outputs: [{name}]", ""]
     return "\n".join(lines)
+
+
+def numpy_einsum(node):
+    """NumPy's einsum string for a graph node (a dict as the graph file holds it; labels
+    of one character each, or separated by spaces), every label renamed to one letter."""
+    letters = {}
+
+    def term(spec):
+        labels = spec.split() if " " in spec.strip() else list(spec.strip())
+        out = ""
+        for label in labels:
+            if label not in letters:
+                k = len(letters)
+                letters[label] = chr(ord("a") + k) if k < 26 else chr(ord("A") + k - 26)
+            out += letters[label]
+        return out
+
+    lhs, rhs = node["einsum"].split("->")
+    return ",".join(term(t) for t in lhs.split(",")) + "->" + term(rhs)

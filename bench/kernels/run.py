@@ -51,6 +51,8 @@ import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+import path_networks as pn  # noqa: E402
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OPENBLAS_NUM_THREADS="1",
            OMP_NUM_THREADS="1")
 
@@ -446,20 +448,7 @@ def network_einsum(graph, check_json):
     eindecomp's path for it in NumPy's form."""
     g = yaml.safe_load(graph.read_text())
     (node,) = g["nodes"]
-    letters = {}
-
-    def term(spec):
-        labels = spec.split() if " " in spec.strip() else list(spec.strip())
-        out = ""
-        for label in labels:
-            if label not in letters:
-                k = len(letters)
-                letters[label] = chr(ord("a") + k) if k < 26 else chr(ord("A") + k - 26)
-            out += letters[label]
-        return out
-
-    lhs, rhs = node["einsum"].split("->")
-    expr = ",".join(term(t) for t in lhs.split(",")) + "->" + term(rhs)
+    expr = pn.numpy_einsum(node)
     (info,) = [p for p in check_json["paths"] if p["node"] == node["name"]]
     return expr, node["inputs"], ["einsum_path"] + [tuple(step) for step in info["path"]]
 

@@ -103,21 +103,12 @@ for line in open("/proc/self/maps"):
     m = re.search(r"(/\\S*libopenblas\\S*\\.so\\S*)", line)
     if m:
         ctypes.CDLL(m.group(1)).openblas_set_num_threads(2)
+sys.path.insert(0, sys.argv[3])
+import path_networks as pn
 g = yaml.safe_load(open(sys.argv[1]))
 (node,) = g["nodes"]
 shapes = {t["name"]: t["shape"] for t in g["inputs"]}
-letters = {}
-def term(spec):
-    labels = spec.split() if " " in spec.strip() else list(spec.strip())
-    out = ""
-    for l in labels:
-        if l not in letters:
-            k = len(letters)
-            letters[l] = chr(ord("a") + k) if k < 26 else chr(ord("A") + k - 26)
-        out += letters[l]
-    return out
-lhs, rhs = node["einsum"].split("->")
-expr = ",".join(term(t) for t in lhs.split(",")) + "->" + term(rhs)
+expr = pn.numpy_einsum(node)
 rng = np.random.default_rng(0)
 arrays = [rng.uniform(-1, 1, shapes[n]).astype(np.float32) for n in node["inputs"]]
 path = np.einsum_path(expr, *arrays, optimize=("optimal", 2**62))[0]
@@ -131,7 +122,8 @@ print(float(np.median(times)))
 
 def numpy_einsum_seconds(graph, reps, timeout):
     try:
-        out = subprocess.run([sys.executable, "-c", NUMPY_EINSUM, str(graph), str(reps)], text=True, capture_output=True,
+        out = subprocess.run([sys.executable, "-c", NUMPY_EINSUM, str(graph), str(reps), str(HERE.parent)], text=True,
+                             capture_output=True,
                              timeout=timeout, env=dict(ENV, OPENBLAS_NUM_THREADS="2"))
     except subprocess.TimeoutExpired:
         return None
