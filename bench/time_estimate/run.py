@@ -6,16 +6,16 @@ for each p, `mpirun -np p einrt-calibrate -o machine.yaml` (this machine, this l
 ranks; its kernel model, docs/cost-model.md), then for each workload
 `einplan plan G -p p --machine machine.yaml -o plan.json` (the estimate),
 `eincodegen G --plan plan.json`, make, and
-`mpirun -np p PROGRAM --iters N --warmup 2 --report r.json` --rounds times (the measurement:
-the median round of the medians over the timed iterations of the slowest rank; at least
---iters, more for short workloads: about 0.3 s of timed runs, at most 200; per node, the
-median round of that node). Prints estimate, measurement and their ratio per
+`mpirun -np p PROGRAM --iters N --warmup 2 --report r.json` in --rounds rounds, each round
+running every program once after all were built (the measurement: the median round of the
+medians over the timed iterations of the slowest rank; at least --iters, more for short
+workloads: about 0.3 s of timed runs, at most 200; per node, the median round of that node). Prints estimate, measurement and their ratio per
 workload, and per node the worst ratios (fused groups compared as the program times them,
 at their first member; nodes under 2 % of the workload's time left out).
 
 With --objectives, also plans each workload with --objective time and --objective traffic
-and, where the plans differ, runs both, their rounds interleaved (a slow stretch of the
-machine then falls on both): the time plan should never be slower.
+and, where the plans differ, runs both, one right after the other in every round (a slow
+stretch of the machine then falls on both): the time plan should never be slower.
 
 usage: bench/time_estimate/run.py [--build build] [--ranks 1,2] [--iters 5] [--rounds 3] [--nodes]
                                   [--sizes tuned,other] [--objectives] [--mpirun "mpirun --oversubscribe"]
@@ -100,35 +100,24 @@ def main():
     workloads = [(s, n, g) for s in a.sizes.split(",") for n, g in WORKLOADS[s] if not only or n in only]
     rows, choices = [], []
 
-    def build(stem, graph, plan, tag=""):
-        project = work / f"{stem}{tag}_prog"
+    def build(stem, graph, plan, p, tag=""):
+        project = work / f"{stem}_{p}{tag}_prog"
         sh([eincodegen, graph, "--plan", plan, "-o", project])
         sh(["make", "-C", project, "JOBS=2"])
         return next(f for f in project.iterdir() if f.is_file() and os.access(f, os.X_OK) and f.suffix == "")
 
-    def run(programs, p):
-        """The median of --rounds runs of each (plan, program), the programs' runs
-        interleaved round by round, so that a slow stretch of this machine (other guests of
-        the host swing its times for seconds at a time) falls on all of them alike."""
-        reports = [[] for _ in programs]
-        for r in range(a.rounds):
-            for i, (plan, program) in enumerate(programs):
-                # Short workloads get more iterations (about 0.3 s of timed runs, at most 200):
-                # a median of 3 runs of a 0.5 ms program is mostly noise.
-                estimate = json.loads(plan.read_text())["estimated_time_s"]
-                iters = min(200, max(a.iters, int(0.3 / max(estimate, 1e-6))))
-                report = plan.with_suffix(f".report{r}.json")
-                sh(mpirun + ["-np", p, program, "--iters", iters, "--warmup", 2, "--report", report])
-                reports[i].append(json.loads(report.read_text()))
-        medians = []
-        for runs in reports:
-            runs.sort(key=lambda rep: rep["time_s"])
-            median = dict(runs[len(runs) // 2])
-            median["nodes"] = [dict(n, time_s=sorted(rep["nodes"][i]["time_s"] for rep in runs)[len(runs) // 2])
-                               for i, n in enumerate(median["nodes"])]
-            medians.append(median)
-        return medians
+    def median_report(runs):
+        runs = sorted(runs, key=lambda rep: rep["time_s"])
+        median = dict(runs[len(runs) // 2])
+        median["nodes"] = [dict(n, time_s=sorted(rep["nodes"][i]["time_s"] for rep in runs)[len(runs) // 2])
+                           for i, n in enumerate(median["nodes"])]
+        return median
 
+    # Calibrate, plan and build everything first; then --rounds rounds, each running every
+    # program once (the time plan right after its traffic plan): this machine's times swing
+    # for minutes at a time (other guests of the host), and a workload's median then spans
+    # the whole run instead of one stretch of it.
+    entries = []  # (size, name, p, [(plan, program)], same plan?)
     for p in [int(r) for r in a.ranks.split(",")]:
         machine = pathlib.Path(a.machine_dir) / f"machine{p}.yaml" if a.machine_dir else work / f"machine{p}.yaml"
         if not a.machine_dir:
@@ -140,23 +129,38 @@ def main():
                 sh([einplan, "gen"] + args + ["-o", graph])
             plan = work / f"{stem}_{p}.json"
             sh([einplan, "plan", graph, "-p", p, "--machine", machine, "-o", plan])
-            planned = json.loads(plan.read_text())
-            programs = [(plan, build(stem, graph, plan))]
+            programs = [(plan, build(stem, graph, plan, p))]
+            same = True
             if a.objectives:
                 tplan = work / f"{stem}_{p}_time.json"
                 sh([einplan, "plan", graph, "-p", p, "--machine", machine, "--objective", "time", "-o", tplan])
-                tp = json.loads(tplan.read_text())
-                same = [n["partition"] for n in tp["nodes"]] == [n["partition"] for n in planned["nodes"]]
+                same = [n["partition"] for n in json.loads(tplan.read_text())["nodes"]] == \
+                       [n["partition"] for n in json.loads(plan.read_text())["nodes"]]
                 if not same:
-                    programs.append((tplan, build(stem, graph, tplan, "_time")))
-            measured = run(programs, p)
-            rows.append((size, name, p, planned["estimated_time_s"], measured[0]["time_s"], node_ratios(planned, measured[0])))
-            print(f"  {name} p={p}: estimated {planned['estimated_time_s'] * 1e3:.2f} ms, measured {measured[0]['time_s'] * 1e3:.2f} ms",
-                  flush=True)
-            if a.objectives:
-                tmeasured = measured[-1]
-                choices.append((name, p, same, planned["estimated_time_s"], tp["estimated_time_s"], measured[0]["time_s"],
-                                tmeasured["time_s"]))
+                    programs.append((tplan, build(stem, graph, tplan, p, "_time")))
+            entries.append((size, name, p, programs, same))
+        print(f"  p={p}: calibrated, planned and built {len(workloads)} workloads", flush=True)
+    reports = {}
+    for r in range(a.rounds):
+        for _, _, p, programs, _ in entries:
+            for plan, program in programs:
+                # Short workloads get more iterations (about 0.3 s of timed runs, at most 200):
+                # a median of 3 runs of a 0.5 ms program is mostly noise.
+                estimate = json.loads(plan.read_text())["estimated_time_s"]
+                iters = min(200, max(a.iters, int(0.3 / max(estimate, 1e-6))))
+                report = plan.with_suffix(f".report{r}.json")
+                sh(mpirun + ["-np", p, program, "--iters", iters, "--warmup", 2, "--report", report])
+                reports.setdefault(plan, []).append(json.loads(report.read_text()))
+        print(f"  round {r + 1} of {a.rounds} done", flush=True)
+    for size, name, p, programs, same in entries:
+        planned = json.loads(programs[0][0].read_text())
+        measured = median_report(reports[programs[0][0]])
+        rows.append((size, name, p, planned["estimated_time_s"], measured["time_s"], node_ratios(planned, measured)))
+        if a.objectives:
+            tplan = work / f"{name.replace(' ', '_').replace('/', 'by')}_{p}_time.json"
+            tmeasured = median_report(reports[programs[-1][0]])
+            choices.append((name, p, same, planned["estimated_time_s"], json.loads(tplan.read_text())["estimated_time_s"],
+                            measured["time_s"], tmeasured["time_s"]))
     print(f"load average after: {os.getloadavg()[0]:.2f}\n")
     print("| sizes | workload | p | estimated ms | measured ms | estimate / measured | worst node (estimate / measured) |")
     print("|---|---|---:|---:|---:|---:|---|")

@@ -255,11 +255,14 @@ def main():
                 p = run(["mpirun", "--oversubscribe", "-np", ranks - 1, program], env=env)
                 require(p.returncode != 0 and "planned for" in p.stderr, "wrong rank count is an error", p)
             check_npy_inputs(a, env, work, program, ranks, r["dtype"])
-            # Two threads per rank: the kernels and the tiles of fused groups split
-            # between threads give the same outputs.
+        if ranks in (1, 2, 4):
+            # Two threads per rank (issue 29: p = 1, 2, 4): GEMM items, permutations, the
+            # kernels and the tiles of fused groups split between threads give the same
+            # outputs. One rank gets both cores (mpirun binds a rank to one by default).
             out_threads = work / f"out{ranks}_threads"
             out_threads.mkdir()
-            p = run(["mpirun", "--oversubscribe", "-np", ranks, program, "--check", "--seed", a.seed, "--threads", 2,
+            binding = ["--map-by", "slot:PE=2"] if ranks == 1 and (os.cpu_count() or 1) >= 2 else []
+            p = run(["mpirun", "--oversubscribe", *binding, "-np", ranks, program, "--check", "--seed", a.seed, "--threads", 2,
                      "--outputs", out_threads, "--iters", 1, "--warmup", 0, "--report", work / "report_threads.json"], env=env)
             require(p.returncode == 0, f"program run with p={ranks} --threads 2", p)
             rt = json.loads((work / "report_threads.json").read_text())

@@ -28,13 +28,17 @@ bool primitiveFits(const GemmCall& g) {
 }  // namespace
 
 GemmSchedule scheduleGemm(const GemmCall& g, DType t, int threads, bool primitive) {
-  GemmSchedule s;
   const bool real = t == DType::F32 || t == DType::F64;
-  s.path = primitive && real && primitiveFits(g) ? GemmPath::Primitive : GemmPath::Blas;
   const double flops = 2.0 * static_cast<double>(g.batch) * static_cast<double>(g.m) * static_cast<double>(g.n) *
                        static_cast<double>(g.k);
-  threads = std::max(1, threads);
   if (!real || flops < kParallelFlops) threads = 1;
+  return splitGemm(g, primitive && real && primitiveFits(g) ? GemmPath::Primitive : GemmPath::Blas, threads);
+}
+
+GemmSchedule splitGemm(const GemmCall& g, GemmPath path, int threads) {
+  GemmSchedule s;
+  s.path = path;
+  threads = std::max(1, threads);
   if (s.path == GemmPath::Primitive) {
     s.rowTile = std::min(g.m, kPrimitiveRows);
     s.colTile = g.n <= kPrimitiveWideCols ? g.n : kPrimitiveCols;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <stdexcept>
 #include <vector>
 
 #include "einrt/program/gemm.h"
@@ -125,10 +126,14 @@ const GemmPrimitive* gemmPrimitive() { return primitiveRegistered.load(); }
 
 template <class T>
 HostGemm<T>::HostGemm(const GemmCall& g, double alpha, int threads, ParallelForFn parallelFor)
-    : call_(g), alpha_(alpha), threads_(threads), parallelFor_(parallelFor) {
+    : HostGemm(g, alpha, parallelFor, scheduleGemm(g, dtypeOf<T>(), parallelFor ? threads : 1, gemmPrimitive() != nullptr)) {}
+
+template <class T>
+HostGemm<T>::HostGemm(const GemmCall& g, double alpha, ParallelForFn parallelFor, const GemmSchedule& schedule)
+    : call_(g), alpha_(alpha), parallelFor_(parallelFor), schedule_(schedule) {
   const GemmPrimitive* primitive = gemmPrimitive();
-  schedule_ = scheduleGemm(g, dtypeOf<T>(), parallelFor ? threads : 1, primitive != nullptr);
   if (schedule_.path != GemmPath::Primitive) return;
+  if (!primitive) throw std::logic_error("einrt: a GEMM scheduled on the primitive's path, but no primitive is registered");
   const GemmSchedule& s = schedule_;
   const int64_t lastRows = g.m - (s.rowTiles - 1) * s.rowTile, lastCols = g.n - (s.colTiles - 1) * s.colTile;
   for (int beta1 = 0; beta1 < 2; ++beta1)

@@ -72,6 +72,9 @@ struct GemmSchedule {
 // The one rule: the path and the items of call `g` on `threads` threads, for element type
 // `t`, where a GEMM primitive is (`primitive`) or is not available.
 GemmSchedule scheduleGemm(const GemmCall& g, DType t, int threads, bool primitive);
+// The items of `g` on `path` (scheduleGemm's split once it has chosen; bench/gemm_paths
+// measures both paths on one shape with it).
+GemmSchedule splitGemm(const GemmCall& g, GemmPath path, int threads);
 
 // A GEMM primitive a program may provide for the tiles of the primitive path:
 // prepare() returns a kernel computing one tile, row-major C (rows x cols, leading
@@ -97,6 +100,8 @@ class HostGemm {
  public:
   HostGemm() = default;
   HostGemm(const GemmCall& g, double alpha, int threads, ParallelForFn parallelFor);
+  // On a given schedule (its primitive path needs a registered primitive).
+  HostGemm(const GemmCall& g, double alpha, ParallelForFn parallelFor, const GemmSchedule& schedule);
   void run(const T* A, const T* B, T* C, bool accumulate) const;
   const GemmSchedule& schedule() const { return schedule_; }
 
@@ -104,7 +109,6 @@ class HostGemm {
   void runItems(int64_t begin, int64_t end, const T* A, const T* B, T* C, bool accumulate) const;
   GemmCall call_;
   double alpha_ = 1.0;
-  int threads_ = 1;
   ParallelForFn parallelFor_ = nullptr;
   GemmSchedule schedule_;
   // Primitive kernels by [overwrite, accumulate][full row tile?][full column tile?]; null

@@ -1,0 +1,85 @@
+// bench/gemm_paths: einrt's two GEMM paths on the shapes the programs meet — the tensor
+// networks' steps, attention's heads, the LLaMA layer's projections — each call run
+// through HostGemm on each path whatever scheduleGemm would choose (splitGemm's items: the
+// BLAS on bands, LIBXSMM's tiles), on 1 and 2 threads (the program's OpenMP pool); plus
+// the path scheduleGemm chooses. Prints a
+// markdown table of GFLOP/s, best of 5 after a warm-up. Why the schedule draws its line
+// where it does (issue 29, bench/RESULTS.md).
+//
+// usage: OPENBLAS_NUM_THREADS=1 einrt_bench_gemm_paths   (run it on 2 free cores)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include <einrt/program/gemm.h>
+#include <einrt/program/parallel_for.h>
+#include <einrt/program/xsmm_gemm.h>
+
+namespace {
+
+using namespace einrt::program;
+
+struct Shape {
+  const char* what;
+  int64_t batch, m, n, k;
+  bool transB;
+};
+
+double seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+GemmCall callOf(const Shape& s) {
+  GemmCall g;
+  g.batch = s.batch, g.m = s.m, g.n = s.n, g.k = s.k, g.transB = s.transB;
+  g.lda = s.k, g.ldb = s.transB ? s.k : s.n, g.ldc = s.n;
+  g.strideA = s.m * s.k, g.strideB = s.k * s.n, g.strideC = s.m * s.n;
+  return g;
+}
+
+// The call on one path, whatever scheduleGemm would choose (splitGemm: the same items).
+double rate(const Shape& s, int threads, GemmPath path, std::vector<float>& a, std::vector<float>& b, std::vector<float>& c) {
+  const GemmCall g = callOf(s);
+  const HostGemm<float> gemm(g, 1.0, &parallelFor, splitGemm(g, path, threads));
+  gemm.run(a.data(), b.data(), c.data(), false);
+  double best = 1e30;
+  for (int r = 0; r < 5; ++r) {
+    const double t0 = seconds();
+    gemm.run(a.data(), b.data(), c.data(), false);
+    best = std::min(best, seconds() - t0);
+  }
+  return 2.0 * static_cast<double>(s.batch * s.m * s.n * s.k) / best / 1e9;
+}
+
+}  // namespace
+
+int main() {
+  const Shape shapes[] = {
+      {"tt, last step", 1, 921600, 384, 32, false},   {"tt.1", 1, 5112, 4096, 305, false},
+      {"tt.2", 1, 100, 294912, 71, false},             {"syn.2", 1, 2048, 2688, 288, false},
+      {"syn.3", 1, 114688, 64, 48, false},             {"syn, last step", 1, 131072, 84, 56, false},
+      {"fctn.2", 1, 480, 25600, 64, false},            {"fctn, last step", 1, 24000, 60, 512, true},
+      {"tw.2", 1, 14400, 16, 16, true},                {"tw, last step", 1, 16000, 40, 144, true},
+      {"getd.2", 1, 25000, 1000, 40, true},            {"trn.4", 1, 6400, 50, 200, false},
+      {"attention scores (x32 heads)", 32, 256, 256, 64, true},
+      {"attention values (x32 heads)", 32, 256, 64, 256, false},
+      {"LLaMA projection", 1, 1024, 1024, 1024, false}, {"2048^3", 1, 2048, 2048, 2048, false},
+  };
+  std::size_t most = 0;
+  for (const Shape& s : shapes)
+    most = std::max({most, static_cast<std::size_t>(s.batch * s.m * s.k), static_cast<std::size_t>(s.batch * s.k * s.n),
+                     static_cast<std::size_t>(s.batch * s.m * s.n)});
+  std::vector<float> a(most, 0.5f), b(most, 0.25f), c(most);
+  useLibxsmmGemm();
+  std::printf("| call | batch x m x n x k | BLAS, 1 thread | LIBXSMM tiles, 1 thread | BLAS, 2 threads | LIBXSMM tiles, 2 threads "
+              "| scheduleGemm's path |\n|---|---|---:|---:|---:|---:|---|\n");
+  for (const Shape& s : shapes) {
+    const GemmPath chosen = scheduleGemm(callOf(s), einrt::DType::F32, 2, true).path;
+    double r[4];
+    for (int threads = 1, i = 0; threads <= 2; ++threads)
+      for (GemmPath path : {GemmPath::Blas, GemmPath::Primitive}) r[i++] = rate(s, threads, path, a, b, c);
+    std::printf("| %s%s | %lldx%lldx%lldx%lld | %.1f | %.1f | %.1f | %.1f | %s |\n", s.what, s.transB ? " (B^T)" : "",
+                static_cast<long long>(s.batch), static_cast<long long>(s.m), static_cast<long long>(s.n),
+                static_cast<long long>(s.k), r[0], r[1], r[2], r[3], chosen == GemmPath::Primitive ? "LIBXSMM" : "BLAS");
+  }
+  return 0;
+}
