@@ -14,14 +14,14 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // Calls below this many FLOPs run on one thread: waking a second one costs more.
 constexpr double kParallelFlops = 1 << 20;
 
-// Where the primitive beats the BLAS (bench/RESULTS.md, issue 29: LIBXSMM's kernels, which
-// do not pack their operands, against single-threaded OpenBLAS on a share of rows, over the
-// tensor networks', attention's and the LLaMA layer's shapes): short reductions, or few
-// columns, as long as the k rows of B a tile reads stay few pages apart. Long reductions
-// over wide operands need the BLAS's packing.
+// Where the primitive beats the BLAS (bench/gemm_paths, bench/RESULTS.md: LIBXSMM's tiles
+// against single-threaded OpenBLAS bands on the tensor networks', attention's and the
+// LLaMA layer's shapes): few columns with a reduction of up to 192 (tw's 16000x40x144:
+// 47 against 37 GFLOP/s; trn's 6400x50x200: 44 against 57), or a short reduction (up to
+// 64) over up to 16384 columns. Longer reductions over wide operands need the BLAS's
+// packing and blocking for the caches (syn's 2048x2688x288: 59 against 83).
 bool primitiveFits(const GemmCall& g) {
-  if (g.k > 512) return false;
-  if (g.n <= kPrimitiveWideCols) return true;
+  if (g.n <= kPrimitiveWideCols) return g.k <= 192;
   return g.k <= 64 && g.n <= 16384;
 }
 

@@ -111,8 +111,10 @@ TEST_CASE("scheduleGemm: the path and the items of worked calls") {
       {call(32, 256, 256, 256, false, false), 2, false, GemmPath::Blas, 256, 256, 32, 2},
       // Tall and skinny: the primitive's 64-row tiles, all 64 columns in one tile.
       {call(1, 114688, 64, 48, false, false), 2, true, GemmPath::Primitive, 64, 64, 1792, 2},
-      // Up to 128 columns stay one tile; edges count as items.
+      // Up to 128 columns stay one tile; edges count as items. A reduction longer than
+      // 192 over them goes to the BLAS.
       {call(1, 1000, 100, 16, false, false), 2, true, GemmPath::Primitive, 64, 100, 16, 2},
+      {call(1, 6400, 50, 200, false, false), 2, true, GemmPath::Blas, 3200, 50, 2, 2},
       // Short reductions over wide operands: 64 x 64 tiles (B's panels copied).
       {call(1, 921600, 384, 32, false, false), 2, true, GemmPath::Primitive, 64, 64, 86400, 2},
       // A transposed B is packed, panel by panel; a long reduction over wide operands goes
