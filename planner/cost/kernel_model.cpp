@@ -101,8 +101,8 @@ std::pair<std::size_t, double> gridPosition(const std::vector<int64_t>& sizes, i
 
 }  // namespace
 
-double KernelModel::gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k) const {
-  const std::vector<double>& rate = gemmFlops[static_cast<std::size_t>(t)];
+double KernelModel::gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k, bool primitive) const {
+  const std::vector<double>& rate = (primitive ? primitiveFlops : gemmFlops)[static_cast<std::size_t>(t)];
   const std::size_t s = gemmSizes.size();
   if (s == 1) return rate[0];
   const auto [i, wi] = gridPosition(gemmSizes, m);
@@ -129,7 +129,7 @@ KernelModel::PermuteRates KernelModel::permuteRates(int64_t elements) const {
 
 KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
   if (!v.IsMap()) fail(path, v, "'kernel_model' must be a mapping (as einrt-calibrate writes it)");
-  std::vector<std::string> known{"gemm_primitive", "step", "gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run"};
+  std::vector<std::string> known{"gemm_primitive", "primitive_flops_f32", "primitive_flops_f64", "step", "gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run"};
   for (einrt::DType t : einrt::kAllDTypes) {
     known.push_back(std::string("gemm_flops_") + einrt::dtypeName(t));
     known.push_back(std::string("elementwise_") + einrt::dtypeName(t));
@@ -152,6 +152,11 @@ KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
     km.gemmFlops[static_cast<std::size_t>(t)] = numbers(need(v, g, path, ""), path, g, points);
     km.elementwise[static_cast<std::size_t>(t)] = elementwiseRates(need(v, e, path, ""), path, e);
   }
+  if (!km.gemmPrimitive.empty())
+    for (einrt::DType t : {einrt::DType::F32, einrt::DType::F64}) {
+      const std::string g = std::string("primitive_flops_") + einrt::dtypeName(t);
+      km.primitiveFlops[static_cast<std::size_t>(t)] = numbers(need(v, g, path, " (the file names a gemm_primitive)"), path, g, points);
+    }
   if (const YAML::Node step = v["step"]) km.stepSeconds = positive(step, path, "step", true);
   km.permuteSizes = sizeList(need(v, "permute_sizes", path, ""), path, "permute_sizes");
   const std::size_t n = km.permuteSizes.size();

@@ -4,11 +4,11 @@
 //
 //   gemm_primitive: libxsmm                    optional: the programs' GEMM primitive
 //                                               (einrt's scheduleGemm sends small and
-//                                               skinny calls to it; the grid below was
-//                                               measured through the same schedule)
+//                                               skinny calls to it), with
+//   primitive_flops_f32 / _f64: [...]           the grid below on the primitive's tiles
 //   gemm_sizes: [1, 8, 32, 128, 512, 2048]     the grid's m, n and k
-//   gemm_flops_f32: [...]                       FLOP/s of one GEMM call at each (m, n, k),
-//   gemm_flops_f64 / _bf16 / _f16: [...]        m slowest, k fastest
+//   gemm_flops_f32: [...]                       FLOP/s of one GEMM call on the BLAS at each
+//   gemm_flops_f64 / _bf16 / _f16: [...]        (m, n, k), m slowest, k fastest
 //   permute_sizes: [E, ...]                     einrt's permutation of blocks of E elements
 //   permute_bandwidth: [B, ...]                 (in cache, out of cache): a transpose's bytes
 //   permute_tile: [s, ...]                      read and written per second and seconds per
@@ -63,14 +63,16 @@ struct ElementwiseRates {
 struct KernelModel {
   std::string gemmPrimitive;  // empty: the programs have none (every GEMM goes to the BLAS)
   std::vector<int64_t> gemmSizes;
-  std::array<std::vector<double>, 4> gemmFlops;  // indexed by einrt::DType
+  std::array<std::vector<double>, 4> gemmFlops;  // indexed by einrt::DType: on the BLAS
+  std::array<std::vector<double>, 4> primitiveFlops;  // on the primitive's tiles (f32, f64)
   std::vector<int64_t> permuteSizes;
   std::vector<double> permuteBandwidth, permuteTileSeconds, permuteRowsBandwidth, permuteRunSeconds;
   std::array<ElementwiseRates, 4> elementwise;    // indexed by einrt::DType
   double stepSeconds = 0;                         // per node and rank, the executor's own
 
-  // FLOP/s of one GEMM call of this shape (the grid interpolated).
-  double gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k) const;
+  // FLOP/s of one GEMM call of this shape on the BLAS or (`primitive`) on the primitive's
+  // tiles (the path's grid interpolated).
+  double gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k, bool primitive = false) const;
   const ElementwiseRates& rates(einrt::DType t) const { return elementwise[static_cast<std::size_t>(t)]; }
 
   // The permutation's figures for a block of `elements` (interpolated between the sizes).

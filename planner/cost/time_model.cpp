@@ -143,9 +143,9 @@ double gemmSeconds(const KernelModel& k, const GemmShape& g, DType dtype) {
   const einrt::program::GemmCall& c = g.call;
   const double batch = static_cast<double>(c.batch), m = static_cast<double>(c.m), n = static_cast<double>(c.n),
                kk = static_cast<double>(c.k), bytes = static_cast<double>(dtypeSize(dtype));
-  const double compute = batch * 2.0 * m * n * kk / k.gemmFlopsPerSecond(dtype, c.m, c.n, c.k);
   const einrt::program::GemmSchedule sched = gemmSchedule(k, g, dtype);
   const bool primitive = sched.path == einrt::program::GemmPath::Primitive;
+  const double compute = batch * 2.0 * m * n * kk / k.gemmFlopsPerSecond(dtype, c.m, c.n, c.k, primitive);
   // The BLAS packs and streams while it computes: the longer of the two. The primitive's
   // tiles compute from cache and then store, each store of C also reading the line it
   // allocates (the copy bandwidth counts one read and one write per element): the traffic
@@ -256,8 +256,8 @@ std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& s
   if (permutationOrder(n)) return total + ": permutation of " + formatBytes(static_cast<int64_t>(c.nZ * bytes));
   if (const std::optional<GemmShape> g = gemmShape(n, c)) {
     const einrt::program::GemmCall& call = g->call;
-    const double rate = k.gemmFlopsPerSecond(dtype, call.m, call.n, call.k);
     const einrt::program::GemmSchedule sched = gemmSchedule(k, *g, dtype);
+    const double rate = k.gemmFlopsPerSecond(dtype, call.m, call.n, call.k, sched.path == einrt::program::GemmPath::Primitive);
     std::string s = total + ": GEMM " + std::to_string(call.m) + "x" + std::to_string(call.n) + "x" + std::to_string(call.k);
     if (call.batch > 1) s += " x" + std::to_string(call.batch);
     char r[96];

