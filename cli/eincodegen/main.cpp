@@ -36,7 +36,9 @@ struct Options {
 
 int generate(const Options& o) {
   const codegen::Backend backend = codegen::parseBackend(o.backend);
-  const PlannedGraph planned = planRequest(cli::toRequest(o.planning, "eincodegen"));
+  PlanningRequest request = cli::toRequest(o.planning, "eincodegen");
+  request.checkLoaded = codegen::validateGraphForCodegen;
+  const PlannedGraph planned = planRequest(request);
   const Graph& g = planned.loaded.graph;
   const codegen::RankProgram program = codegen::lowerPlan(g, planned.plan, planned.cost);
   const codegen::Provenance provenance{EINDECOMP_VERSION_STRING, codegen::commentSafe(cli::commandLine()),

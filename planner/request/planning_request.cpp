@@ -79,6 +79,7 @@ void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, Plann
 PlannedGraph planRequest(const PlanningRequest& request) {
   PlannedGraph planned;
   planned.loaded = loadGraphForPlanning(request.graphPath, request.inputFormat, request.paths);
+  if (request.checkLoaded) request.checkLoaded(planned.loaded.graph);
   planLoaded(planned.loaded, request, planned);
   return planned;
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ struct PlanningRequest {
   std::optional<std::string> machinePath;
   std::optional<std::string> planPath;    // --plan
   Provenance provenance;                  // tool name, version and command line; the hash is filled in
+  // Run on the loaded graph before the search (eincodegen: einrt's limits), so a graph
+  // the caller cannot use is refused at once, not after a long plan.
+  std::function<void(const Graph&)> checkLoaded;
 };
 
 // The graph as the planner sees it: n-ary nodes split, internal layouts chosen.

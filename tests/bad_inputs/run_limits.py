@@ -141,7 +141,7 @@ def main():
             ("20 labels, p=4096: plan", [einplan, "plan", wide, "-p", "4096"], 120, {0}, stopped),
             ("20 labels, p=4096: brute", [einplan, "plan", wide, "-p", "4096", "--algorithm", "brute"], 120, {0}, stopped),
             ("20 labels, p=65536: plan", [einplan, "plan", wide, "-p", "65536"], 120, {0}, ""),
-            ("20 labels, p=65536: eincodegen refuses", [eincodegen, wide, "-p", "65536", "-o", out + ".wide"], 120, {2},
+            ("20 labels, p=65536: eincodegen refuses", [eincodegen, wide, "-p", "65536", "-o", out + ".wide"], 10, {2},
              "label count 20 exceeds einrt's limit of 16"),
             ("16 labels, p=65536: eincodegen", [eincodegen, wide16, "-p", "65536", "-o", out + ".wide16"], 120, {0}, ""),
             ("3000-operand chain: check", [einplan, "check", long_chain], 10, {0}, ""),
