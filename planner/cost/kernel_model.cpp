@@ -129,7 +129,7 @@ KernelModel::PermuteRates KernelModel::permuteRates(int64_t elements) const {
 
 KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
   if (!v.IsMap()) fail(path, v, "'kernel_model' must be a mapping (as einrt-calibrate writes it)");
-  std::vector<std::string> known{"gemm_primitive", "primitive_flops_f32", "primitive_flops_f64", "step", "gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run"};
+  std::vector<std::string> known{"gemm_primitive", "primitive_flops_f32", "primitive_flops_f64", "step", "cache_bytes", "gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run"};
   for (einrt::DType t : einrt::kAllDTypes) {
     known.push_back(std::string("gemm_flops_") + einrt::dtypeName(t));
     known.push_back(std::string("elementwise_") + einrt::dtypeName(t));
@@ -158,6 +158,7 @@ KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
       km.primitiveFlops[static_cast<std::size_t>(t)] = numbers(need(v, g, path, " (the file names a gemm_primitive)"), path, g, points);
     }
   if (const YAML::Node step = v["step"]) km.stepSeconds = positive(step, path, "step", true);
+  if (const YAML::Node cache = v["cache_bytes"]) km.cacheBytes = positive(cache, path, "cache_bytes", true);
   km.permuteSizes = sizeList(need(v, "permute_sizes", path, ""), path, "permute_sizes");
   const std::size_t n = km.permuteSizes.size();
   km.permuteBandwidth = numbers(need(v, "permute_bandwidth", path, ""), path, "permute_bandwidth", n);

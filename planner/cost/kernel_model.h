@@ -19,6 +19,8 @@
 //   step: s                                     optional: the executor's own work per node
 //                                               and rank around the kernels (0 when
 //                                               absent: files of earlier einrt-calibrate)
+//   cache_bytes: B                              optional: the last-level cache per rank (0
+//                                               when absent: every byte from memory)
 //   elementwise_f64 / _bf16 / _f16: {...}       the elementwise kernel out of cache (its
 //                                               copy's bandwidth, its reduction's read
 //                                               bandwidth) and in cache, where arithmetic
@@ -69,6 +71,7 @@ struct KernelModel {
   std::vector<double> permuteBandwidth, permuteTileSeconds, permuteRowsBandwidth, permuteRunSeconds;
   std::array<ElementwiseRates, 4> elementwise;    // indexed by einrt::DType
   double stepSeconds = 0;                         // per node and rank, the executor's own
+  double cacheBytes = 0;                          // last-level cache per rank (0: unknown)
 
   // FLOP/s of one GEMM call of this shape on the BLAS or (`primitive`) on the primitive's
   // tiles (the path's grid interpolated).

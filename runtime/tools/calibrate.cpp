@@ -29,8 +29,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -168,6 +170,33 @@ int machinesSpanned() {
   return machines;
 }
 
+// The last-level cache one rank may count on: the largest data or unified cache of cpu0
+// (sysfs; 0 where the kernel does not say), shared by the ranks on this machine. The kernel
+// model charges a GEMM on the primitive's tiles the memory traffic of its working set
+// beyond it (syn.3's 114688x64x48, 51 MB with a 32 MB cache here, ran at its tiles' rate).
+double cachePerRank() {
+  double largest = 0;
+  for (int i = 0; i < 16; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::ifstream typeFile(dir + "type"), sizeFile(dir + "size");
+    std::string type, size;
+    if (!(typeFile >> type) || !(sizeFile >> size)) break;
+    if (type == "Instruction" || size.empty()) continue;
+    const char unit = size.back();
+    double bytes = std::atof(size.c_str());
+    if (unit == 'K') bytes *= 1024;
+    else if (unit == 'M') bytes *= 1024 * 1024;
+    else if (unit == 'G') bytes *= 1024.0 * 1024 * 1024;
+    largest = std::max(largest, bytes);
+  }
+  MPI_Comm shared = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+  int onMachine = 1;
+  MPI_Comm_size(shared, &onMachine);
+  MPI_Comm_free(&shared);
+  return largest / std::max(1, onMachine);
+}
+
 // GEMM FLOP/s per rank, every rank at once.
 template <class T>
 double gemmRate(int64_t n, int reps) {
@@ -300,6 +329,7 @@ int main(int argc, char** argv) {
   const std::string f16Path = einrt::program::lowPrecisionGemmPath() != lowPath ? "f32-blas" : lowPath;
   const std::string kernelModel = einrt::calibrate::measureKernelModel(o.quick);
   const double step = einrt::calibrate::measureStepSeconds(comm, reps);
+  const double cache = cachePerRank();
 
   int status = 0;
   if (rank == 0) {
@@ -333,6 +363,11 @@ int main(int argc, char** argv) {
     std::snprintf(stepLine, sizeof stepLine, "  step: %.4g   # s per node per rank: the executor's own work around the kernels\n", step);
     file += "kernel_model:         # per kernel class, for the planner's kernel model (docs/cost-model.md)\n" + kernelModel +
             stepLine;
+    if (cache > 0) {
+      char cacheLine[128];
+      std::snprintf(cacheLine, sizeof cacheLine, "  cache_bytes: %.0f   # last-level cache per rank (sysfs, shared by the machine's ranks)\n", cache);
+      file += cacheLine;
+    }
     if (cluster) {
       std::snprintf(text, sizeof text,
                     "ranks_per_node: %d\n"

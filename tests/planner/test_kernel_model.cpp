@@ -175,3 +175,19 @@ TEST_CASE("kernel model: bad sections named by line and field; old files keep th
   for (const std::string& n : plan.notes) noted = noted || n.find("no kernel_model") != std::string::npos;
   CHECK(noted);
 }
+
+TEST_CASE("kernel model: a GEMM on the primitive's tiles pays memory only beyond the cache") {
+  // 64^3 goes to the primitive (scheduleGemm: few columns, a short reduction): its tiles'
+  // arithmetic, 2 * 64^3 / rate(64, 64, 64), plus the share of its streams (A, B, and C
+  // stored and read: 4 * 4096 elements of 4 bytes at 1e10 B/s) that its working set (A, B,
+  // C: 48 KiB) holds beyond cache_bytes: all of it without the field, none in a cache of
+  // 1 MB, half in a cache of 24 KiB.
+  const std::string primitive = "  gemm_primitive: libxsmm\n  primitive_flops_f32: " + rates() + "\n  primitive_flops_f64: " + rates() + "\n";
+  const double compute = 2.0 * 64 * 64 * 64 / (1e8 * 64), stream = 4.0 * 4096 * 4 / kBandwidth;
+  const Graph mm = matmulGraph(64);
+  for (auto [cache, share] : {std::pair{"", 1.0}, {"  cache_bytes: 1000000\n", 0.0}, {"  cache_bytes: 24576\n", 0.5}}) {
+    const Machine m = parseMachineText(kernelModelText() + primitive + cache, "m.yaml");
+    REQUIRE(m.kernels);
+    CHECK(*reportOn(mm, m).estimatedTimeSeconds == doctest::Approx(compute + share * stream).epsilon(1e-9));
+  }
+}
