@@ -158,23 +158,29 @@ einrt::Communicator groupOf(int color, int rank) {
   return c;
 }
 
-// How many machines the job's ranks run on (ranks sharing memory count as one).
-int machinesSpanned() {
+// The ranks on this rank's machine (sharing memory: MPI_COMM_TYPE_SHARED) and how many
+// machines the job's ranks run on.
+struct MachineShare {
+  int ranksHere = 1, machines = 1;
+};
+MachineShare machineShare() {
   MPI_Comm shared = MPI_COMM_NULL;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+  MachineShare share;
   int sharedRank = 0;
   MPI_Comm_rank(shared, &sharedRank);
+  MPI_Comm_size(shared, &share.ranksHere);
   MPI_Comm_free(&shared);
-  int leader = sharedRank == 0 ? 1 : 0, machines = 0;
-  MPI_Allreduce(&leader, &machines, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  return machines;
+  int leader = sharedRank == 0 ? 1 : 0;
+  MPI_Allreduce(&leader, &share.machines, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  return share;
 }
 
 // The last-level cache one rank may count on: the largest data or unified cache of cpu0
-// (sysfs; 0 where the kernel does not say), shared by the ranks on this machine. The kernel
+// (sysfs; 0 where the kernel does not say), shared by the `ranksHere` ranks on this machine. The kernel
 // model charges a GEMM on the primitive's tiles the memory traffic of its working set
 // beyond it (syn.3's 114688x64x48, 51 MB with a 32 MB cache here, ran at its tiles' rate).
-double cachePerRank() {
+double cachePerRank(int ranksHere) {
   double largest = 0;
   for (int i = 0; i < 16; ++i) {
     const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
@@ -189,12 +195,7 @@ double cachePerRank() {
     else if (unit == 'G') bytes *= 1024.0 * 1024 * 1024;
     largest = std::max(largest, bytes);
   }
-  MPI_Comm shared = MPI_COMM_NULL;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
-  int onMachine = 1;
-  MPI_Comm_size(shared, &onMachine);
-  MPI_Comm_free(&shared);
-  return largest / std::max(1, onMachine);
+  return largest / std::max(1, ranksHere);
 }
 
 // GEMM FLOP/s per rank, every rank at once.
@@ -286,7 +287,8 @@ int main(int argc, char** argv) {
   double p2pLatency = 0, p2pBandwidth = 0;
   Link intra, inter;
   const double triad = triadRate(o.quick ? (1u << 21) : (1u << 23), reps);
-  const int machines = machinesSpanned();
+  const MachineShare share = machineShare();
+  const int machines = share.machines;
   // The cluster layout asked for, and whether there is a network under it to measure.
   const int perNode = o.ranksPerNode > 0 && o.ranksPerNode < ranks ? o.ranksPerNode : ranks;
   const bool cluster = perNode < ranks && (machines > 1 || o.asCluster);
@@ -329,7 +331,7 @@ int main(int argc, char** argv) {
   const std::string f16Path = einrt::program::lowPrecisionGemmPath() != lowPath ? "f32-blas" : lowPath;
   const std::string kernelModel = einrt::calibrate::measureKernelModel(o.quick);
   const double step = einrt::calibrate::measureStepSeconds(comm, reps);
-  const double cache = cachePerRank();
+  const double cache = cachePerRank(share.ranksHere);
 
   int status = 0;
   if (rank == 0) {
