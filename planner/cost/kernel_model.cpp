@@ -82,9 +82,14 @@ ElementwiseRates elementwiseRates(const YAML::Node& v, const std::string& path, 
   r.aggMinSeconds = positive(need(v, "agg_min", path, where), path, field + ".agg_min", true);
   r.runSeconds = positive(need(v, "run", path, where), path, field + ".run", true);
   r.divSeconds = positive(need(v, "div", path, where), path, field + ".div", true);
+  // Functions added to the table after einrt-calibrate first wrote this field (sin, cos):
+  // a file from before lacks them, and they are priced as exp, the closest measured one.
+  constexpr std::string_view kAddedLater[] = {"sin", "cos"};
   for (const ScalarFunctionInfo& f : scalarFunctions()) {
     const std::string name(f.name);
-    r.functionSeconds.push_back(positive(need(v, name, path, where), path, field + "." + name, true));
+    const bool optional = std::find(std::begin(kAddedLater), std::end(kAddedLater), f.name) != std::end(kAddedLater);
+    if (optional && !v[name]) r.functionSeconds.push_back(r.functionSeconds[static_cast<std::size_t>(ScalarFunction::Exp)]);
+    else r.functionSeconds.push_back(positive(need(v, name, path, where), path, field + "." + name, true));
   }
   return r;
 }

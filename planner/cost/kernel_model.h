@@ -30,6 +30,8 @@
 //                                               nest (einrt's), and what each scalar
 //                                               function (the planner's one function
 //                                               table) and a division add per point
+//                                               (sin and cos may be absent: files of
+//                                               earlier einrt-calibrate; priced as exp)
 //
 // A GEMM call of (m, n, k) runs at the grid's rate interpolated linearly in log m, log n,
 // log k between grid points (log of the rate; beyond the grid the rate of its edge). Every

@@ -33,6 +33,8 @@ double evalMax(Args a) { return nanPropagatingMax(a[0], a[1]); }
 double evalMin(Args a) { return nanPropagatingMin(a[0], a[1]); }
 double evalPow(Args a) { return std::pow(a[0], a[1]); }
 double evalErf(Args a) { return std::erf(a[0]); }
+double evalSin(Args a) { return std::sin(a[0]); }
+double evalCos(Args a) { return std::cos(a[0]); }
 // C's truth: any nonzero condition, NaN included, picks the first branch; -0 picks the second.
 double evalWhere(Args a) { return a[0] != 0.0 ? a[1] : a[2]; }
 
@@ -75,6 +77,8 @@ Expr dPow(const Exprs& a, std::size_t which) {
 Expr dErf(const Exprs& a, std::size_t) {
   return mul(num(1.1283791670955126), fn(F::Exp, {Expr::unary(K::Neg, mul(a[0], a[0]))}));  // 2 / sqrt(pi)
 }
+Expr dSin(const Exprs& a, std::size_t) { return fn(F::Cos, {a[0]}); }
+Expr dCos(const Exprs& a, std::size_t) { return Expr::unary(K::Neg, fn(F::Sin, {a[0]})); }
 Expr dWhere(const Exprs& a, std::size_t which) {
   if (which == 0) return num(0);
   return which == 1 ? indicator(a[0]) : fn(F::Where, {a[0], num(0), num(1)});
@@ -93,6 +97,8 @@ constexpr ScalarFunctionInfo kTable[] = {
     {F::Min, "min", 2, evalMin, "einrt::program::min", dMin},
     {F::Pow, "pow", 2, evalPow, "einrt::program::pow", dPow},
     {F::Erf, "erf", 1, evalErf, "einrt::program::erf", dErf},
+    {F::Sin, "sin", 1, evalSin, "einrt::program::sin", dSin},
+    {F::Cos, "cos", 1, evalCos, "einrt::program::cos", dCos},
     {F::Where, "where", 3, evalWhere, "einrt::program::where", dWhere},
 };
 

@@ -18,7 +18,7 @@ namespace eindecomp {
 struct Expr;
 
 // In table order. Expr stores this, so a tree can only name a function that exists.
-enum class ScalarFunction { Exp, Log, Sqrt, Rsqrt, Abs, Tanh, Sigmoid, Relu, Max, Min, Pow, Erf, Where };
+enum class ScalarFunction { Exp, Log, Sqrt, Rsqrt, Abs, Tanh, Sigmoid, Relu, Max, Min, Pow, Erf, Sin, Cos, Where };
 
 // The most arguments any function takes (where's three), so callers can evaluate the
 // arguments into a fixed array.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <set>
 
 #include "planner/graph/diagnostic.h"
@@ -238,8 +239,14 @@ const HostTensor& OpContext::constant(int i) const {
 }
 
 std::vector<int64_t> OpContext::constantInts(int i) const {
+  // Constants are held as doubles: int64's extremes, which exporters write as "to the end"
+  // of a slice (torch: t[..., half:] ends at 2^63 - 1), round to +-2^63, outside int64, so
+  // they saturate instead of being cast (undefined behaviour: -2^63 on x86, an empty slice).
+  constexpr double kTop = 9223372036854775808.0;  // 2^63
   std::vector<int64_t> out;
-  for (const double v : constant(i).values) out.push_back(static_cast<int64_t>(v));
+  for (const double v : constant(i).values)
+    out.push_back(v >= kTop ? std::numeric_limits<int64_t>::max()
+                            : v <= -kTop ? std::numeric_limits<int64_t>::min() : static_cast<int64_t>(v));
   return out;
 }
 

@@ -275,6 +275,8 @@ void addMathOperators(std::map<std::string, OpTranslation>& t) {
   unary(t, "Sigmoid", "sigmoid(x)");
   unary(t, "Relu", "relu(x)");
   unary(t, "Erf", "erf(x)");
+  unary(t, "Sin", "sin(x)");
+  unary(t, "Cos", "cos(x)");
   binary(t, "Add", "a + b");
   binary(t, "Sub", "a - b");
   binary(t, "Mul", "a * b");

@@ -88,6 +88,8 @@ EINRT_CALIBRATE_OPS(MaxOps, program::max<T>(x, y))
 EINRT_CALIBRATE_OPS(MinOps, program::min<T>(x, y))
 EINRT_CALIBRATE_OPS(PowOps, program::pow<T>(x, y))
 EINRT_CALIBRATE_OPS(ErfOps, program::erf<T>(x))
+EINRT_CALIBRATE_OPS(SinOps, program::sin<T>(x))
+EINRT_CALIBRATE_OPS(CosOps, program::cos<T>(x))
 EINRT_CALIBRATE_OPS(WhereOps, program::where<T>(x, y, x))
 EINRT_CALIBRATE_OPS(DivOps, x / y)
 #undef EINRT_CALIBRATE_OPS
@@ -183,6 +185,8 @@ std::string elementwiseModel(bool quick, int reps) {
   cost("min", pointSeconds<T, MinOps>(small, true, reps, repeat), true);
   cost("pow", pointSeconds<T, PowOps>(small, true, reps, repeat), true);
   cost("erf", pointSeconds<T, ErfOps>(small, false, reps, repeat), false);
+  cost("sin", pointSeconds<T, SinOps>(small, false, reps, repeat), false);
+  cost("cos", pointSeconds<T, CosOps>(small, false, reps, repeat), false);
   cost("where", pointSeconds<T, WhereOps>(small, true, reps, repeat), true);
   cost("div", pointSeconds<T, DivOps>(small, true, reps, repeat), true);
   return out + "}";

@@ -28,10 +28,10 @@ SIZES = {"i": 3, "j": 4, "k": 2, "l": 3}
 # are in [0.5, 1.5], intermediate values of either sign).
 BINARY = ["mul", "add", "sub", "max", "min", "sqdiff", "absdiff", "exp(x - y)", "log(x * x + 1) * y",
           "sqrt(x * x + 1) + y", "rsqrt(x * x + 0.5) * y", "abs(x) * y", "tanh(x) + sigmoid(y)", "relu(x) - y",
-          "max(x, y) * 2", "min(x, 0.25 * y)", "pow(x * x + 1, 0.5 * y)", "erf(x) * y", "where(x - 0.9, y, 2 * y)",
+          "max(x, y) * 2", "min(x, 0.25 * y)", "pow(x * x + 1, 0.5 * y)", "erf(x) * y", "sin(x) * cos(y)", "where(x - 0.9, y, 2 * y)",
           "x * y * 0.5", "-(x * y)"]
 UNARY = ["x", "exp(0.5 * x)", "tanh(x)", "sigmoid(x)", "x * x", "log(x * x + 1)", "sqrt(x * x + 1)", "erf(x)",
-         "relu(x - 0.5)", "abs(x)", "rsqrt(x * x + 1)", "pow(x * x + 1, 1.5)", "1 / (x * x + 1)"]
+         "relu(x - 0.5)", "abs(x)", "rsqrt(x * x + 1)", "pow(x * x + 1, 1.5)", "1 / (x * x + 1)", "cos(3 * x)"]
 AGGS = ["sum", "sum", "max", "min", "prod"]
 FAILED = []
 

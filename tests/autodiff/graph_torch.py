@@ -11,7 +11,7 @@ import yaml
 FUNCTIONS = {
     "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "abs": torch.abs,
     "tanh": torch.tanh, "sigmoid": torch.sigmoid, "relu": torch.relu, "max": torch.maximum, "min": torch.minimum,
-    "pow": torch.pow, "erf": torch.erf, "where": lambda c, a, b: torch.where(c != 0, a, b), "inf": math.inf,
+    "pow": torch.pow, "erf": torch.erf, "sin": torch.sin, "cos": torch.cos, "where": lambda c, a, b: torch.where(c != 0, a, b), "inf": math.inf,
 }
 NAMED = {"mul": "x * y", "add": "x + y", "sub": "x - y", "div": "x / y", "max": "max(x, y)", "min": "min(x, y)",
          "sqdiff": "(x - y) * (x - y)", "absdiff": "abs(x - y)"}

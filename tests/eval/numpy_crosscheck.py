@@ -152,6 +152,10 @@ case("expr where masks erf with -inf, max-aggregated", {"A": [3, 8], "B": [3, 8]
      [node("Z", "ij,ij->i", ["A", "B"], join="where(relu(y), erf(x), -inf)", agg="max")],
      lambda a: {"Z": np.where(a["B"] > 0, np.vectorize(math.erf)(a["A"]), -np.inf).max(axis=1)},
      ranges={"B": (-0.5, 2.0)})
+case("expr rotary: x * cos(a) + y * sin(a) over positions", {"A": [3, 4], "B": [3, 4], "T": [3, 4]},
+     [node("C", "ij,ij->ij", ["A", "T"], join="x * cos(y)"), node("S", "ij,ij->ij", ["B", "T"], join="x * sin(y)"),
+      node("Z", "ij,ij->ij", ["C", "S"], join="add")],
+     lambda a: {"Z": a["A"] * np.cos(a["T"]) + a["B"] * np.sin(a["T"])}, ranges={"T": (-500.0, 500.0)})
 case("expr unary minus, max-aggregated", {"X": [3, 4]}, [node("Z", "ij->j", ["X"], join="-x * 2 + 1", agg="max")],
      lambda a: {"Z": (-a["X"] * 2 + 1).max(axis=0)})
 

@@ -54,6 +54,8 @@ TEST_CASE("scalar expressions evaluate like their definitions") {
       {"pow", call2(F::Pow, x, y), 2, 10, 1024},
       {"erf", call1(F::Erf, x), 0.5, 0, std::erf(0.5)},
       {"erf is odd", call1(F::Erf, x), -0.5, 0, -std::erf(0.5)},
+      {"sin", call1(F::Sin, x), 0.5, 0, std::sin(0.5)},
+      {"cos of a rotary angle", call1(F::Cos, x), 4000.25, 0, std::cos(4000.25)},
       {"where, true", where(y, x, Expr::num(7)), 3, 1, 3},
       {"where, false", where(y, x, Expr::num(7)), 3, 0, 7},
       {"where, negative is true", where(y, x, Expr::num(7)), 3, -2, 3},

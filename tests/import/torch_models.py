@@ -2,7 +2,8 @@
 """Models exported from PyTorch (torch.onnx.export) through `einplan import`, end to end
 (issue 21): an MLP with exact GELU, a GPT-2 style block (LayerNorm, a fused QKV Linear
 split into heads, a causal mask from a bool buffer, softmax, GELU MLP, residuals) and a
-LLaMA style block (RMSNorm, separate q/k/v projections, causal attention, SwiGLU).
+LLaMA style block (RMSNorm, separate q/k/v projections, rotary position embeddings from a
+positions input, causal attention, SwiGLU).
 
 For each model: import; `einplan eval` with the weights folder as --inputs, compared with
 torch's output; eincodegen at every --ranks count, the program built and run under
@@ -69,6 +70,20 @@ class RMSNorm(torch.nn.Module):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.weight
 
 
+def rotate_half(t):
+    half = t.shape[-1] // 2
+    return torch.cat((-t[..., half:], t[..., :half]), dim=-1)
+
+
+def rotary(t, pos, inv_freq):
+    # LLaMA's rotary position embedding on [B, S, D] by heads: the angles are computed from
+    # the positions (a model input, so cos and sin stay in the exported graph)
+    angles = pos[:, None] * inv_freq[None, :]
+    emb = torch.cat((angles, angles), dim=-1)[None, :, None, :]
+    t = t.view(B, S, H, D // H)
+    return (t * emb.cos() + rotate_half(t) * emb.sin()).reshape(B, S, D)
+
+
 class LlamaBlock(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -77,10 +92,15 @@ class LlamaBlock(torch.nn.Module):
         self.q, self.k, self.v, self.o = lin(D, D), lin(D, D), lin(D, D), lin(D, D)
         self.gate, self.up, self.down = lin(D, F), lin(D, F), lin(F, D)
         self.register_buffer("mask", torch.tril(torch.ones(S, S, dtype=torch.bool)))
+        self.register_buffer("inv_freq", 10000.0 ** (-torch.arange(0, D // H, 2).float() / (D // H)))
 
-    def forward(self, x):
+    def extra_inputs(self):
+        return {"pos": torch.arange(S).float()}
+
+    def forward(self, x, pos):
         h = self.n1(x)
-        x = x + self.o(causal_attention(self.q(h), self.k(h), self.v(h), self.mask))
+        q, k = rotary(self.q(h), pos, self.inv_freq), rotary(self.k(h), pos, self.inv_freq)
+        x = x + self.o(causal_attention(q, k, self.v(h), self.mask))
         h = self.n2(x)
         return x + self.down(torch.nn.functional.silu(self.gate(h)) * self.up(h))
 
@@ -124,15 +144,18 @@ def main():
             print(f"{name}:")
             model = MODELS[name]().eval()
             x = torch.randn(B, S, D)
+            extra = model.extra_inputs() if hasattr(model, "extra_inputs") else {}
             with torch.no_grad():
-                want = model(x).numpy()
+                want = model(x, *extra.values()).numpy()
             onnx_path, graph = os.path.join(work, f"{name}.onnx"), os.path.join(work, f"{name}.yaml")
             weights = os.path.join(work, f"{name}.weights")
-            torch.onnx.export(model, (x,), onnx_path, input_names=["x"], output_names=["y"],
+            torch.onnx.export(model, (x, *extra.values()), onnx_path, input_names=["x", *extra], output_names=["y"],
                               opset_version=args.opset or OPSETS[name], do_constant_folding=True)
             shutil.rmtree(weights, ignore_errors=True)
             run([args.einplan, "import", onnx_path, "-o", graph])
             np.save(os.path.join(weights, "x.npy"), x.numpy())
+            for input_name, value in extra.items():
+                np.save(os.path.join(weights, f"{input_name}.npy"), value.numpy())
             out = os.path.join(work, f"{name}.eval")
             run([args.einplan, "eval", graph, "--inputs", weights, "--outputs", out])
             ok &= close(np.load(os.path.join(out, "y.npy")), want, "einplan eval vs torch")

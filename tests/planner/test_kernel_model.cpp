@@ -191,3 +191,18 @@ TEST_CASE("kernel model: a GEMM on the primitive's tiles pays memory only beyond
     CHECK(*reportOn(mm, m).estimatedTimeSeconds == doctest::Approx(compute + share * stream).epsilon(1e-9));
   }
 }
+
+TEST_CASE("kernel model: functions added after a file was written (sin, cos) are priced as exp") {
+  std::string old = kernelModelText();
+  for (const char* added : {", sin: 0", ", cos: 0"})
+    for (std::size_t at; (at = old.find(added)) != std::string::npos;) old.erase(at, std::string(added).size());
+  const Machine m = parseMachineText(old, "m.yaml");
+  REQUIRE(m.kernels);
+  const ElementwiseRates& r = m.kernels->rates(einrt::DType::F32);
+  CHECK(r.functionSeconds.at(static_cast<std::size_t>(ScalarFunction::Sin)) == kExp);
+  CHECK(r.functionSeconds.at(static_cast<std::size_t>(ScalarFunction::Cos)) == kExp);
+  // One measured before them is still required.
+  std::string noTanh = kernelModelText();
+  for (std::size_t at; (at = noTanh.find(", tanh: 0")) != std::string::npos;) noTanh.erase(at, 9);
+  CHECK_THROWS_WITH_AS(parseMachineText(noTanh, "m.yaml"), doctest::Contains("missing field 'tanh'"), InputError);
+}

@@ -2,8 +2,8 @@
 // reference loops (reference.h, point by point) on random nodes: 1-5 labels of sizes 1-7,
 // operands over random label subsets in random orders (repeated labels, broadcasts),
 // outputs over random subsets, joins and aggregations of every kind, accumulate on and
-// off, one and two threads. Also the vectorizable exp against std::exp, and erf and
-// where against their C definitions. Seed printed.
+// off, one and two threads. Also the vectorizable exp against std::exp, and erf, sin, cos
+// and where against their C definitions. Seed printed.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -146,10 +146,12 @@ TEST_CASE("exp: within a few ulp of std::exp, NaN and infinities as IEEE says") 
   CHECK(einrt::program::exp(-87.33f) == doctest::Approx(std::exp(static_cast<double>(-87.33f))).epsilon(1e-6));
 }
 
-TEST_CASE("erf is the C library's; where follows C's truth, NaN condition included") {
-  for (double v : {-3.0, -0.5, 0.0, 0.25, 1.0, 4.0}) {
+TEST_CASE("erf, sin and cos are the C library's; where follows C's truth, NaN condition included") {
+  for (double v : {-3.0, -0.5, 0.0, 0.25, 1.0, 4.0, 4095.5}) {
     CHECK(einrt::program::erf(v) == std::erf(v));
     CHECK(einrt::program::erf(static_cast<float>(v)) == std::erf(static_cast<float>(v)));
+    CHECK(einrt::program::sin(v) == std::sin(v));
+    CHECK(einrt::program::cos(static_cast<float>(v)) == std::cos(static_cast<float>(v)));
   }
   CHECK(einrt::program::erf(-INFINITY) == -1.0f);
   CHECK(einrt::program::where(1.0f, 2.0f, 3.0f) == 2.0f);

@@ -14,7 +14,7 @@
 // here without a libm call, so that its loops still vectorize: range reduction to
 // |r| <= ln2/2, a Taylor polynomial (degree 6 for float, 13 for double: under 2 ulp), the
 // power of two built in the exponent bits; NaN propagates, overflow gives infinity, results
-// below the smallest normal flush to 0. log, tanh, erf and pow then stay scalar libm calls.
+// below the smallest normal flush to 0. log, tanh, erf, pow, sin and cos then stay scalar libm calls.
 // sqrt vectorizes with -fno-math-errno, which the emitted build sets. Under nvcc the
 // device versions are CUDA's.
 #pragma once
@@ -49,6 +49,14 @@ double tanh(double) noexcept;
 float erff(float) noexcept;
 #pragma omp declare simd notinbranch
 double erf(double) noexcept;
+#pragma omp declare simd notinbranch
+float sinf(float) noexcept;
+#pragma omp declare simd notinbranch
+double sin(double) noexcept;
+#pragma omp declare simd notinbranch
+float cosf(float) noexcept;
+#pragma omp declare simd notinbranch
+double cos(double) noexcept;
 #pragma omp declare simd notinbranch
 float powf(float, float) noexcept;
 #pragma omp declare simd notinbranch
@@ -122,6 +130,9 @@ template <class T> EINRT_HD inline T max(T a, T b) { return a > b || a != a ? a 
 template <class T> EINRT_HD inline T min(T a, T b) { return a < b || a != a ? a : b; }
 template <class T> EINRT_HD inline T pow(T a, T b) { if constexpr (sizeof(T) == 4) return ::powf(a, b); else return ::pow(a, b); }
 template <class T> EINRT_HD inline T erf(T a) { if constexpr (sizeof(T) == 4) return ::erff(a); else return ::erf(a); }
+// Rotary position embeddings (sin and cos of position times frequency).
+template <class T> EINRT_HD inline T sin(T a) { if constexpr (sizeof(T) == 4) return ::sinf(a); else return ::sin(a); }
+template <class T> EINRT_HD inline T cos(T a) { if constexpr (sizeof(T) == 4) return ::cosf(a); else return ::cos(a); }
 // C's truth, like the evaluator: a NaN condition is nonzero and picks a; -0 picks b.
 template <class T> EINRT_HD inline T where(T c, T a, T b) { return c != T(0) ? a : b; }
 template <class T> EINRT_HD inline T infinity() { return std::numeric_limits<T>::infinity(); }
