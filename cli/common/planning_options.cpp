@@ -36,6 +36,10 @@ void addPlanningOptions(CLI::App* cmd, PlanningArgs& args, const PlanningOptionS
     if (which.planRequired) plan->required();
   }
   cmd->add_option("--objective", args.objective, "what to minimize: traffic (default; bytes between ranks), paper (SPEC 3), time (needs --machine)");
+  cmd->add_option("--time-margin", args.timeMargin,
+                  "with --objective time: keep the traffic objective's plan unless a plan is estimated faster by more "
+                  "than this fraction (default 0.05, the kernel model's resolution; 0: the least estimated time)")
+      ->type_name("FRACTION");
   cmd->add_option("--mem-limit", args.memLimit, "every rank's whole-program peak, in bytes (suffixes B, K, M, G, T, P and KiB, MiB, GiB, TiB, PiB); exit 3 when no plan fits");
   cmd->add_option("--fix", args.fixes, "pin a node's partition: NODE=i:4,j:2 (repeatable, once per node)");
   cmd->add_option("--machine", args.machine, "machine file (einrt-calibrate writes one): estimated times");
@@ -58,6 +62,14 @@ PlanningRequest toRequest(const PlanningArgs& args, const std::string& toolName)
   if (!args.devices.empty()) r.devices = parseCount(args.devices, "-p/--devices");
   if (!args.algorithm.empty()) r.algorithm = args.algorithm;
   r.objective = parseObjective(args.objective);
+  if (args.timeMargin) {
+    const std::string& t = *args.timeMargin;
+    double v = -1;
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc() || ptr != t.data() + t.size() || !(v >= 0 && v < 1))
+      throw InputError({{}, "--time-margin: " + quoted(t) + " is not a fraction from 0 to below 1 (e.g. 0.05)"});
+    r.timeMargin = v;
+  }
   if (args.memLimit) {
     r.memLimitBytes = parseByteCount(*args.memLimit);
     if (!r.memLimitBytes)

@@ -36,6 +36,7 @@ struct PlanningArgs {
   std::string devices;    // -p, as typed
   std::string algorithm;  // empty: not given
   std::string objective = "traffic";
+  std::optional<std::string> timeMargin;  // --time-margin, as typed
   std::optional<std::string> memLimit;  // given, even empty (an error), or not
   std::vector<std::string> fixes;
   std::string machine;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <tuple>
 #include <optional>
 #include <utility>
@@ -234,6 +235,38 @@ void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, PricedPla
   best.cost = onCluster;
 }
 
+// --objective time: the search's plan replaces the traffic objective's plan only where it is
+// estimated faster by more than options.timeMargin (the kernel model's resolution);
+// otherwise the plan that moves fewer bytes is returned, with a note. (Also where the
+// traffic plan is estimated faster outright: the search prices elementwise nodes one by
+// one and the multi-consumer DAG heuristically, the finished plans as they run.)
+void keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, PricedPlan& best, bool& optimal,
+                                 std::vector<std::string>& notes) {
+  PlanOptions trafficOptions = options;
+  trafficOptions.objective = Objective::Traffic;
+  Plan traffic;
+  try {
+    traffic = planGraph("eindecomp", g, trafficOptions);
+  } catch (const InputError& e) {
+    if (e.exitCode() != kExitNoPlan) throw;
+    return;
+  }
+  const PlanCost trafficCost = costPlan(g, traffic, options.machine, memoryToCompare(options));
+  const double fastest = static_cast<double>(*best.cost.timePs), kept = static_cast<double>(*trafficCost.timePs);
+  if (trafficCost.trafficBytes >= best.cost.trafficBytes || kept > fastest * (1 + options.timeMargin) ||
+      !objectiveModel(g, options).fits(trafficCost))
+    return;
+  char share[32];
+  std::snprintf(share, sizeof share, "%+.1f %%", 100 * (kept / std::max(fastest, 1.0) - 1));
+  notes.push_back("time objective: the traffic objective's plan is estimated at " + formatSeconds(kept * 1e-12) + " (" +
+                  share + " against the search's " + formatSeconds(fastest * 1e-12) +
+                  ": within --time-margin) and sends " + formatBytes(trafficCost.trafficBytes) + " instead of " +
+                  formatBytes(best.cost.trafficBytes) + ", so it is returned");
+  best.plan = std::move(traffic);
+  best.cost = trafficCost;
+  optimal = false;
+}
+
 }  // namespace
 
 Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& options) {
@@ -317,6 +350,9 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   if (algorithm == "eindecomp" && options.machine && options.machine->rankNodes().spansNodes(options.devices) &&
       model.fits(best.cost))
     keepClusterPlanOrFlat(g, options, best, notes);
+  if (algorithm == "eindecomp" && options.objective == Objective::Time && options.machine && options.machine->kernels &&
+      model.fits(best.cost))
+    keepTrafficPlanWithinMargin(g, options, best, optimal, notes);
   if (!model.fits(best.cost)) throwNoPlan(options, algorithm == "fixed" ? "the given plan" : algorithm, smallestPeak);
   if (options.placementRules.size() > 1)
     notes.push_back(std::string("placement: ") + placementRuleName(best.rule) + " rule (the cheaper of " +

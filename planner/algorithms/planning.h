@@ -36,6 +36,11 @@ namespace eindecomp {
 // brute refuses search spaces with more combinations of node partitions than this.
 inline constexpr double kBruteForceLimit = 2e6;
 
+// The kernel model's resolution: its estimates land within 5-20 % of measured times on the
+// bench workloads (bench/RESULTS.md), and plans estimated a few per cent apart measured up
+// to 1.2x the other way round; trading traffic for a gain smaller than this is a guess.
+inline constexpr double kDefaultTimeMargin = 0.05;
+
 struct PlanOptions {
   int64_t devices = 1;
   Objective objective = Objective::Traffic;
@@ -52,6 +57,9 @@ struct PlanOptions {
   // eindecomp enumerates the output layouts of multi-consumer nodes exactly while
   // (combinations x work of one DP) stays within this budget; 0 forces the heuristic.
   double exactWorkBudget = 3e8;
+  // --objective time with the kernel model: the traffic objective's plan is kept unless the
+  // plan of least estimated time is faster by more than this fraction of its time (--time-margin).
+  double timeMargin = kDefaultTimeMargin;
 };
 
 // What an algorithm decides: one partition per node (aligned with Graph::nodes), with

@@ -40,6 +40,12 @@ ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest&
     o.devices = *request.devices;
   }
   o.objective = request.objective;
+  if (request.timeMargin) {
+    if (request.objective != Objective::Time)
+      throw InputError({{}, "--time-margin applies to --objective time (the margin by which a plan must beat the traffic "
+                            "plan's estimated time)"});
+    o.timeMargin = *request.timeMargin;
+  }
   o.memLimitBytes = request.memLimitBytes;
   if (request.machinePath) o.machine = loadMachineFile(*request.machinePath);
   if (planFile) {

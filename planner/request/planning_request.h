@@ -33,6 +33,7 @@ struct PlanningRequest {
   std::optional<int64_t> devices;         // -p
   std::optional<std::string> algorithm;   // --algorithm (default eindecomp)
   Objective objective = Objective::Traffic;
+  std::optional<double> timeMargin;       // --time-margin (with --objective time)
   std::optional<int64_t> memLimitBytes;
   std::vector<PartitionRequest> fixes;    // --fix, parsed
   std::optional<std::string> machinePath;

@@ -22,6 +22,8 @@ expect() {
 
 M=$DATA/matmul8.yaml
 C=$DATA/chain.yaml
+MACHINE=$WORK/machine.yaml
+printf 'latency: 1e-6\nbandwidth: 1e9\nflops: 1e12\n' >"$MACHINE"
 
 # -p must be a positive integer
 expect 2 "-p/--devices: '0' is not a positive integer" "$EINPLAN" plan "$M" -p 0
@@ -35,6 +37,10 @@ expect 2 "unknown format" "$EINPLAN" plan "$M" -p 4 --format xml
 expect 2 "is not a positive byte count" "$EINPLAN" plan "$M" -p 4 --mem-limit lots
 expect 2 "--mem-limit: '' is not a positive byte count" "$EINPLAN" plan "$M" -p 4 --mem-limit ""
 expect 0 "objective traffic" "$EINPLAN" plan "$M" -p 4 --mem-limit 1PiB
+expect 2 "--time-margin applies to --objective time" "$EINPLAN" plan "$M" -p 4 --time-margin 0.1
+expect 0 "objective time" "$EINPLAN" plan "$M" -p 4 --objective time --machine "$MACHINE" --time-margin 0
+expect 2 "--time-margin: '1.5' is not a fraction from 0 to below 1" "$EINPLAN" plan "$M" -p 4 --objective time --machine "$MACHINE" --time-margin 1.5
+expect 2 "--time-margin: 'x' is not a fraction" "$EINPLAN" compare "$M" -p 4 --objective time --machine "$MACHINE" --time-margin x
 
 # nothing is written when a command fails
 "$EINPLAN" plan "$M" -p 0 -o "$WORK/never.json" 2>/dev/null

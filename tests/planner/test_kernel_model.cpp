@@ -16,6 +16,7 @@
 #include "planner/graph/expr_parser.h"
 #include "planner/graph/scalar_functions.h"
 #include "planner/report/report.h"
+#include "random_graphs.h"
 #include "test_graphs.h"
 
 using namespace eindecomp;
@@ -205,4 +206,41 @@ TEST_CASE("kernel model: functions added after a file was written (sin, cos) are
   std::string noTanh = kernelModelText();
   for (std::size_t at; (at = noTanh.find(", tanh: 0")) != std::string::npos;) noTanh.erase(at, 9);
   CHECK_THROWS_WITH_AS(parseMachineText(noTanh, "m.yaml"), doctest::Contains("missing field 'tanh'"), InputError);
+}
+
+TEST_CASE("kernel model: --objective time keeps the traffic plan unless a plan is faster by more than the margin") {
+  const Machine machine = parseMachineText(kernelModelText(), "m.yaml");
+  RandomGraphs gen{std::mt19937(2027), 0, {}};
+  int differing = 0;
+  for (int c = 0; c < 300 && differing < 6; ++c) {
+    const int64_t p = 2 + c % 7;
+    const Graph g = gen.make(2 + c % 4, c % 2 == 1);
+    PlanOptions o;
+    o.devices = p;
+    o.machine = machine;
+    o.objective = Objective::Traffic;
+    const Plan traffic = planGraph("eindecomp", g, o);
+    const PlanCost trafficCost = costPlan(g, traffic, machine);
+    o.objective = Objective::Time;
+    o.timeMargin = 0;  // the least estimated time of the search's plan and the traffic plan
+    const PlanCost fastest = costPlan(g, planGraph("eindecomp", g, o), machine);
+    if (fastest.trafficBytes == trafficCost.trafficBytes) continue;
+    ++differing;
+    CAPTURE(c);
+    REQUIRE(*fastest.timePs <= *trafficCost.timePs);
+    // Any margin: the plan returned is within it of the least estimated time; where the
+    // traffic plan is, it is the traffic plan (with a note saying so).
+    for (double margin : {0.05, 0.5}) {
+      o.timeMargin = margin;
+      const Plan plan = planGraph("eindecomp", g, o);
+      const PlanCost cost = costPlan(g, plan, machine);
+      CHECK(static_cast<double>(*cost.timePs) <= static_cast<double>(*fastest.timePs) * (1 + margin));
+      const bool within = static_cast<double>(*trafficCost.timePs) <= static_cast<double>(*fastest.timePs) * (1 + margin);
+      CHECK((cost.trafficBytes == trafficCost.trafficBytes) == within);
+      bool noted = false;
+      for (const std::string& n : plan.notes) noted = noted || n.find("within --time-margin") != std::string::npos;
+      CHECK(noted == within);
+    }
+  }
+  CHECK(differing >= 3);
 }
