@@ -17,22 +17,15 @@ With --objectives, also plans each workload with --objective time and --objectiv
 and, where the plans differ, runs both, one right after the other in every round (a slow
 stretch of the machine then falls on both): the time plan should never be slower.
 
-With --recalibrate, einrt-calibrate also runs before every round, and each round's run is
-priced (`einplan cost`, the same plans) with that round's machine file: on a machine whose
-speed drifts for minutes at a time (a shared VM), the first calibration's error then does
-not count against the model. The table of the first calibration is printed as before.
-
 usage: bench/time_estimate/run.py [--build build] [--ranks 1,2] [--iters 5] [--rounds 3] [--nodes]
                                   [--sizes tuned,other] [--objectives] [--mpirun "mpirun --oversubscribe"]
                                   [--machine-dir DIR]  (reuse DIR/machineP.yaml instead of calibrating)
-                                  [--recalibrate]
 """
 import argparse
 import json
 import os
 import pathlib
 import shlex
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -97,10 +90,6 @@ def main():
     ap.add_argument("--objectives", action="store_true", help="compare --objective time plans with traffic plans")
     ap.add_argument("--mpirun", default="mpirun --oversubscribe")
     ap.add_argument("--machine-dir", default="", help="reuse DIR/machineP.yaml instead of calibrating")
-    ap.add_argument("--recalibrate", action="store_true",
-                    help="also calibrate before every round and price each round's run with that round's machine "
-                         "file (the paired column: the model's error with the machine's drift between calibration "
-                         "and run taken out)")
     a = ap.parse_args()
     bin_dir = pathlib.Path(a.build).resolve() / "bin"
     einplan, eincodegen, calibrate = bin_dir / "einplan", bin_dir / "eincodegen", bin_dir / "einrt-calibrate"
@@ -152,11 +141,7 @@ def main():
             entries.append((size, name, p, programs, same))
         print(f"  p={p}: calibrated, planned and built {len(workloads)} workloads", flush=True)
     reports = {}
-    ranks = [int(r) for r in a.ranks.split(",")]
     for r in range(a.rounds):
-        if a.recalibrate:
-            for p in ranks:
-                sh(mpirun + ["-np", p, calibrate, "-o", work / f"machine{p}_round{r}.yaml"])
         for _, _, p, programs, _ in entries:
             for plan, program in programs:
                 # Short workloads get more iterations (about 0.3 s of timed runs, at most 200):
@@ -167,18 +152,10 @@ def main():
                 sh(mpirun + ["-np", p, program, "--iters", iters, "--warmup", 2, "--report", report])
                 reports.setdefault(plan, []).append(json.loads(report.read_text()))
         print(f"  round {r + 1} of {a.rounds} done", flush=True)
-    paired = {}  # (name, p) -> per-round estimate / measured, each round priced with its own calibration
     for size, name, p, programs, same in entries:
         planned = json.loads(programs[0][0].read_text())
         measured = median_report(reports[programs[0][0]])
         rows.append((size, name, p, planned["estimated_time_s"], measured["time_s"], node_ratios(planned, measured)))
-        if a.recalibrate:
-            plan = programs[0][0]
-            graph = work / f"{name.replace(' ', '_').replace('/', 'by')}.yaml"
-            paired[(name, p)] = sorted(
-                json.loads(sh([einplan, "cost", graph, "--plan", plan, "-p", p, "--machine",
-                               work / f"machine{p}_round{r}.yaml", "--format", "json"]))["estimated_time_s"] /
-                reports[plan][r]["time_s"] for r in range(a.rounds))
         if a.objectives:
             tplan = work / f"{name.replace(' ', '_').replace('/', 'by')}_{p}_time.json"
             tmeasured = median_report(reports[programs[-1][0]])
@@ -190,16 +167,6 @@ def main():
     for size, name, p, est, got, nodes in rows:
         worst = f"{nodes[0][1]} {nodes[0][0]:.2f}" if nodes else "-"
         print(f"| {size} | {name} | {p} | {est * 1e3:.2f} | {got * 1e3:.2f} | {est / got:.2f} | {worst} |")
-    if a.recalibrate:
-        print("\nPaired: each round priced with the calibration made just before it (plans unchanged).\n")
-        print("| sizes | workload | p | estimate / measured, median of rounds | rounds (min .. max) |")
-        print("|---|---|---:|---:|---|")
-        for size, name, p, *_ in rows:
-            v = paired[(name, p)]
-            print(f"| {size} | {name} | {p} | {statistics.median(v):.2f} | {v[0]:.2f} .. {v[-1]:.2f} |")
-        medians = [statistics.median(v) for v in paired.values()]
-        print(f"\npaired ratios {min(medians):.2f} .. {max(medians):.2f}; within 25 %: "
-              f"{sum(1 for m in medians if 0.75 <= m <= 1.25)} of {len(medians)}")
     ratios = [est / got for _, _, _, est, got, _ in rows]
     node_worst = [n[0][0] for *_, n in rows if n]
     print(f"\nworkload ratios {min(ratios):.2f} .. {max(ratios):.2f}; node ratios {min(node_worst + [1]):.2f} .. "
