@@ -240,10 +240,9 @@ void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, PricedPla
 // otherwise the plan that moves fewer bytes is returned, with a note. (Also where the
 // traffic plan is estimated faster outright: the search prices elementwise nodes one by
 // one and the multi-consumer DAG heuristically, the finished plans as they run.)
-// Returns the traffic plan's own placement note when it is returned (its rule, not the
-// search's).
-std::optional<std::string> keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, PricedPlan& best,
-                                                       bool& optimal, std::vector<std::string>& notes) {
+// Returns whether it did; the traffic plan's own placement note then comes with it.
+bool keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, PricedPlan& best, bool& optimal,
+                                 std::vector<std::string>& notes) {
   PlanOptions trafficOptions = options;
   trafficOptions.objective = Objective::Traffic;
   Plan traffic;
@@ -251,26 +250,25 @@ std::optional<std::string> keepTrafficPlanWithinMargin(const Graph& g, const Pla
     traffic = planGraph("eindecomp", g, trafficOptions);
   } catch (const InputError& e) {
     if (e.exitCode() != kExitNoPlan) throw;
-    return std::nullopt;
+    return false;
   }
   const PlanCost trafficCost = costPlan(g, traffic, options.machine, memoryToCompare(options));
   const double fastest = static_cast<double>(*best.cost.timePs), kept = static_cast<double>(*trafficCost.timePs);
   if (trafficCost.trafficBytes >= best.cost.trafficBytes || kept > fastest * (1 + options.timeMargin) ||
       !objectiveModel(g, options).fits(trafficCost))
-    return std::nullopt;
+    return false;
   char share[32];
   std::snprintf(share, sizeof share, "%+.1f %%", 100 * (kept / std::max(fastest, 1.0) - 1));
   notes.push_back("time objective: the traffic objective's plan is estimated at " + formatSeconds(kept * 1e-12) + " (" +
                   share + " against the search's " + formatSeconds(fastest * 1e-12) +
                   ": within --time-margin) and sends " + formatBytes(trafficCost.trafficBytes) + " instead of " +
                   formatBytes(best.cost.trafficBytes) + ", so it is returned");
-  std::optional<std::string> placement;
   for (const std::string& n : traffic.notes)
-    if (n.rfind("placement: ", 0) == 0) placement = n;
+    if (n.rfind("placement: ", 0) == 0) notes.push_back(n);
   best.plan = std::move(traffic);
   best.cost = trafficCost;
   optimal = false;
-  return placement ? placement : std::optional<std::string>(std::string());
+  return true;
 }
 
 }  // namespace
@@ -356,18 +354,15 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   if (algorithm == "eindecomp" && options.machine && options.machine->rankNodes().spansNodes(options.devices) &&
       model.fits(best.cost))
     keepClusterPlanOrFlat(g, options, best, notes);
-  std::optional<std::string> trafficPlanPlacement;  // set when the traffic plan is returned
-  if (algorithm == "eindecomp" && options.objective == Objective::Time && options.machine && options.machine->kernels &&
-      model.fits(best.cost))
-    trafficPlanPlacement = keepTrafficPlanWithinMargin(g, options, best, optimal, notes);
+  const bool trafficPlanKept = algorithm == "eindecomp" && options.objective == Objective::Time && options.machine &&
+                               options.machine->kernels && model.fits(best.cost) &&
+                               keepTrafficPlanWithinMargin(g, options, best, optimal, notes);
   if (!model.fits(best.cost)) throwNoPlan(options, algorithm == "fixed" ? "the given plan" : algorithm, smallestPeak);
-  if (trafficPlanPlacement) {
-    if (!trafficPlanPlacement->empty()) notes.push_back(*trafficPlanPlacement);
-  } else if (options.placementRules.size() > 1)
+  if (!trafficPlanKept && options.placementRules.size() > 1)
     notes.push_back(std::string("placement: ") + placementRuleName(best.rule) + " rule (the cheaper of " +
                     std::to_string(options.placementRules.size()) + " rules under the objective)");
   if (algorithm == "eindecomp" && options.objective == Objective::Time && options.machine && options.machine->kernels &&
-      !trafficPlanPlacement) {
+      !trafficPlanKept) {
     const Fusion fusion = chooseFusion(g, best.plan);
     if (!fusion.groups.empty()) {
       optimal = false;
