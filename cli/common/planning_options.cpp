@@ -63,12 +63,10 @@ PlanningRequest toRequest(const PlanningArgs& args, const std::string& toolName)
   if (!args.algorithm.empty()) r.algorithm = args.algorithm;
   r.objective = parseObjective(args.objective);
   if (args.timeMargin) {
-    const std::string& t = *args.timeMargin;
-    double v = -1;
-    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (t.empty() || ec != std::errc() || ptr != t.data() + t.size() || !(v >= 0 && v < 1))
-      throw InputError({{}, "--time-margin: " + quoted(t) + " is not a fraction from 0 to below 1 (e.g. 0.05)"});
-    r.timeMargin = v;
+    const std::optional<double> v = parseNumber(*args.timeMargin);
+    if (!v || !(*v >= 0 && *v < 1))
+      throw InputError({{}, "--time-margin: " + quoted(*args.timeMargin) + " is not a fraction from 0 to below 1 (e.g. 0.05)"});
+    r.timeMargin = *v;
   }
   if (args.memLimit) {
     r.memLimitBytes = parseByteCount(*args.memLimit);

@@ -88,11 +88,9 @@ class FamilyOptions {
   void positiveNumber(const std::string& option, double& target, const std::string& help) {
     std::string& text = add(option, help, numberText(target), "X");
     conversions_.push_back([&target, &text, option] {
-      double v = 0;
-      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v <= 0)
-        gen::badOption(option, eindecomp::quoted(text) + " is not a positive number");
-      target = v;
+      const std::optional<double> v = parseNumber(text);
+      if (!v || *v <= 0) gen::badOption(option, eindecomp::quoted(text) + " is not a positive number");
+      target = *v;
     });
   }
   void flag(const std::string& option, bool& target, const std::string& help) { cmd_->add_flag(option, target, help); }

@@ -1,7 +1,6 @@
 // `einplan grad GRAPH --loss NODE [--wrt A,B,...] [--update sgd --lr X] -o TRAIN.yaml`
 // (SPEC 5): the forward graph extended with the reverse-mode gradient of sum(NODE)
 // (planner/autodiff/grad.h), written whole or not at all.
-#include <charconv>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -13,6 +12,7 @@
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/excerpt.h"
 #include "planner/graph/load.h"
+#include "planner/graph/units.h"
 #include "planner/graph/write_graph.h"
 #include "planner/version.h"
 
@@ -21,12 +21,10 @@ namespace eindecomp::cli {
 namespace {
 
 double parseLearningRate(const std::string& text) {
-  double v = 0;
-  const char* last = text.data() + text.size();
-  const auto [stop, ec] = std::from_chars(text.data(), last, v);
-  if (text.empty() || ec != std::errc() || stop != last || !(v > 0) || v > 1e30)
+  const std::optional<double> v = parseNumber(text);
+  if (!v || !(*v > 0) || *v > 1e30)
     throw InputError({{}, "--lr " + eindecomp::quoted(text) + ": expected a positive number such as 0.01"});
-  return v;
+  return *v;
 }
 
 std::vector<std::string> splitList(const std::vector<std::string>& items) {

@@ -241,8 +241,8 @@ void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, PricedPla
 // traffic plan is estimated faster outright: the search prices elementwise nodes one by
 // one and the multi-consumer DAG heuristically, the finished plans as they run.)
 // Returns whether it did; the traffic plan's own placement note then comes with it.
-bool keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, PricedPlan& best, bool& optimal,
-                                 std::vector<std::string>& notes) {
+bool keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, const ObjectiveModel& model, PricedPlan& best,
+                                 bool& optimal, std::vector<std::string>& notes) {
   PlanOptions trafficOptions = options;
   trafficOptions.objective = Objective::Traffic;
   Plan traffic;
@@ -255,7 +255,7 @@ bool keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, Pri
   const PlanCost trafficCost = costPlan(g, traffic, options.machine, memoryToCompare(options));
   const double fastest = static_cast<double>(*best.cost.timePs), kept = static_cast<double>(*trafficCost.timePs);
   if (trafficCost.trafficBytes >= best.cost.trafficBytes || kept > fastest * (1 + options.timeMargin) ||
-      !objectiveModel(g, options).fits(trafficCost))
+      !model.fits(trafficCost))
     return false;
   char share[32];
   std::snprintf(share, sizeof share, "%+.1f %%", 100 * (kept / std::max(fastest, 1.0) - 1));
@@ -356,7 +356,7 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
     keepClusterPlanOrFlat(g, options, best, notes);
   const bool trafficPlanKept = algorithm == "eindecomp" && options.objective == Objective::Time && options.machine &&
                                options.machine->kernels && model.fits(best.cost) &&
-                               keepTrafficPlanWithinMargin(g, options, best, optimal, notes);
+                               keepTrafficPlanWithinMargin(g, options, model, best, optimal, notes);
   if (!model.fits(best.cost)) throwNoPlan(options, algorithm == "fixed" ? "the given plan" : algorithm, smallestPeak);
   if (!trafficPlanKept && options.placementRules.size() > 1)
     notes.push_back(std::string("placement: ") + placementRuleName(best.rule) + " rule (the cheaper of " +

@@ -122,12 +122,18 @@ std::optional<int64_t> parseByteCount(const std::string& text) {
   return bytes;
 }
 
+std::optional<double> parseNumber(const std::string& text) {
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
 std::optional<double> parseQuantity(const std::string& text, Quantity kind) {
   const auto [number, unit] = numberAndUnit(text);
-  if (number.empty()) return std::nullopt;
-  double value = 0;
-  auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-  if (ec != std::errc() || ptr != number.data() + number.size() || !std::isfinite(value) || value < 0) return std::nullopt;
+  const std::optional<double> parsed = parseNumber(number);
+  if (!parsed || *parsed < 0) return std::nullopt;
+  const double value = *parsed;
   if (unit.empty()) return value;
   for (const auto& [name, factor] : unitsOf(kind))
     if (unit == name) return value * factor;

@@ -24,6 +24,10 @@ std::optional<int64_t> parseByteCount(const std::string& text);
 // numbers in join expressions and in csv output.
 std::string numberText(double value);
 
+// The whole text as a finite number ("0.05", "1e-3"; no spaces, no unit); nothing otherwise.
+// Options check their own ranges.
+std::optional<double> parseNumber(const std::string& text);
+
 enum class Quantity { Seconds, BytesPerSecond, FlopsPerSecond };
 
 // A non-negative number with an optional unit of its kind: s ms us ns; B/s KB/s MB/s GB/s
