@@ -55,6 +55,10 @@ void splitLabels(const std::string& text, Segment s, bool multi, const std::stri
       i += 3;
       continue;
     }
+    if (labels.size() == kMaxEinsumTermLabels)
+      throw InputError({offsetLoc(where, i), "einsum " + quoted(text) + ": " + what + " has more than " +
+                                                 std::to_string(kMaxEinsumTermLabels) +
+                                                 " labels (a tensor's rank; the planner's limit)"});
     std::size_t j = i + 1;
     if (multi)
       while (j < s.end && !isSpace(text[j]) && text.compare(j, 3, "...") != 0) ++j;

@@ -19,6 +19,11 @@
 
 namespace eindecomp {
 
+// Labels one operand or the output may hold: a tensor's rank. Far above any real tensor
+// (einrt runs at most 16, limits.h) and far below what a 10 MB einsum would otherwise make
+// the parser hold (ten million labels, a gigabyte and seconds under the sanitizers).
+inline constexpr std::size_t kMaxEinsumTermLabels = 1024;
+
 struct EinsumSpec {
   std::vector<Labels> operands;
   Labels output;

@@ -54,7 +54,7 @@ TEST_CASE("malformed einsums point at the offending label") {
     int column;  // 1-based within the einsum; 0: at the einsum itself
     const char* words;
   };
-  const std::vector<Case> cases = {
+  std::vector<Case> cases = {
       {"", 0, "is empty"},
       {"ij->i->j", 6, "two '->'"},
       {"i...j...->", 6, "two ellipses"},
@@ -68,6 +68,15 @@ TEST_CASE("malformed einsums point at the offending label") {
       {"s a, a s -> s s", 15, "appears twice in the output"},
       {"s aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa -> s", 3, "65 characters"},
   };
+  // One label past kMaxEinsumTermLabels, in the operand and in the output; at the limit it parses.
+  const std::string atLimit(kMaxEinsumTermLabels, 'i');
+  const std::string overOperand = atLimit + "i->i";
+  std::string overOutput = "x ->";  // distinct output labels: l0 ... l1024
+  for (std::size_t k = 0; k <= kMaxEinsumTermLabels; ++k) overOutput += " l" + std::to_string(k);
+  const int lastOutputColumn = static_cast<int>(overOutput.rfind(' ')) + 2;
+  cases.push_back({overOperand.c_str(), static_cast<int>(kMaxEinsumTermLabels) + 1, "operand 1 has more than 1024 labels"});
+  cases.push_back({overOutput.c_str(), lastOutputColumn, "the output has more than 1024 labels"});
+  CHECK(parseEinsum(atLimit + "->i").operands[0].size() == kMaxEinsumTermLabels);
   for (const auto& c : cases) {
     CAPTURE(std::string(c.text));
     try {
