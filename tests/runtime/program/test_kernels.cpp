@@ -2,6 +2,7 @@
 // host_permute.cpp) against naive loops: random contractions with transposed, batched and
 // permuted layouts and alpha, run through the GEMM mapping the code generator emits;
 // random permutations gathered and scattered (with accumulate). Seed printed.
+#include <cstdlib>
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -165,12 +166,26 @@ TEST_CASE("GEMM kernel calls over strided views (C labels between the groups) eq
   }
 }
 
-// Large transposes take the blocked path with non-temporal stores (destinations of 16 MiB
-// and more); odd extents leave partial tiles and blocks at both edges, and an offset source
-// and destination leave the stores unaligned.
+// Large transposes stream whole tiles with non-temporal stores (destinations above 16 MiB):
+// 32-byte stores where the destination's rows are 32-byte aligned, 16-byte ones where they
+// are 16-byte aligned, plain stores otherwise; odd extents leave partial tiles and blocks
+// at both edges.
+template <class T>
+struct AlignedVector {
+  explicit AlignedVector(std::size_t n, T fill) : n_(n), p_(static_cast<T*>(std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64))) {
+    std::fill(p_, p_ + n, fill);
+  }
+  ~AlignedVector() { std::free(p_); }
+  T* data() const { return p_; }
+  std::size_t size() const { return n_; }
+  T& operator[](std::size_t i) { return p_[i]; }
+  std::size_t n_;
+  T* p_;
+};
+
 template <class T>
 void checkLargeTranspose(int64_t rows, int64_t cols, std::size_t offset) {
-  std::vector<T> src(static_cast<std::size_t>(rows * cols) + offset), dst(src.size(), T(-1));
+  AlignedVector<T> src(static_cast<std::size_t>(rows * cols) + offset, T(0)), dst(src.size(), T(-1));
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<T>(i % 65521);
   hostPermute(reorder({rows, cols}, {1, 0}, false), src.data() + offset, dst.data() + offset, false);
   int64_t wrong = 0;
@@ -184,9 +199,12 @@ void checkLargeTranspose(int64_t rows, int64_t cols, std::size_t offset) {
 }
 
 TEST_CASE("permutations: large transposes (blocked, streamed) equal naive index loops") {
-  checkLargeTranspose<float>(2100, 2061, 0);
-  checkLargeTranspose<float>(1031, 4099, 1);
-  checkLargeTranspose<double>(1537, 1403, 0);
+  checkLargeTranspose<float>(2048, 2112, 0);   // destination rows 32-byte aligned
+  checkLargeTranspose<float>(2100, 2061, 0);   // 16-byte aligned
+  checkLargeTranspose<float>(1031, 4099, 1);   // unaligned: plain stores
+  checkLargeTranspose<double>(1536, 1408, 0);  // 32
+  checkLargeTranspose<double>(1538, 1403, 0);  // 16
+  checkLargeTranspose<double>(1537, 1403, 0);  // unaligned
   checkLargeTranspose<double>(37, 60000, 1);
 }
 
