@@ -22,7 +22,9 @@ namespace {
 // - squares of 8 x 8 (f32, and 2-byte types) or 4 x 4 (f64) elements are transposed in
 //   vector registers, straight from the source's rows into the destination's: AVX where
 //   the processor has it (chosen at run time: einrt is built for any x86-64), SSE2 else.
-//   Plain stores: non-temporal ones were slower here (the 2026-11 reference machine).
+//   Plain stores for transposes that fit the caches; larger ones stream whole tiles
+//   (streamTileAvx below): non-temporal stores of half lines straight from the squares
+//   were slower than plain ones, of whole rows from a buffered tile faster.
 constexpr int64_t kBlock = 64;
 
 // Drops unit extents and merges neighbouring dimensions contiguous in both tensors.
