@@ -159,8 +159,8 @@ const bool kHaveAvx = __builtin_cpu_supports("avx");
 
 // A whole kBlock x kBlock tile transposed into a buffer in the first-level cache, then
 // written out in whole rows with non-temporal stores (no read of the destination's lines
-// before they are written, no eviction of the source's). For transposes larger than the
-// last-level cache only: a 4096^2 f32 transpose went from 38-43 % to 58-68 % of the
+// before they are written, no eviction of the source's). For transposes too large for the
+// caches only (streamBytes): a 4096^2 f32 transpose went from 33-37 % to 55-62 % of the
 // triad (2026-11-26, one thread, interleaved runs), where earlier stores straight from the
 // register squares, half-lines each, measured slower than plain ones. The destination's
 // rows must be 32-byte aligned (AVX stores) or 16-byte aligned (SSE stores: malloc's large
@@ -257,15 +257,15 @@ inline void copyRun(const T* from, T* to, int64_t n) {
   }
 }
 
-// The dimensions other than `skipA`, `skipB` and `skipC` walked as an odometer from a flat
-// index (row-major over them): the source's and the destination's offsets of the current index.
+// The dimensions other than `skipA` and `skipB` walked as an odometer from a flat index
+// (row-major over them): the source's and the destination's offsets of the current index.
 struct OuterWalk {
   const Permutation& p;
-  int skipA, skipB, skipC;
+  int skipA, skipB;
   int64_t idx[kMaxLoops] = {};
   int64_t s = 0, t = 0;
 
-  OuterWalk(const Permutation& perm, int a, int b, int c, int64_t flat) : p(perm), skipA(a), skipB(b), skipC(c) {
+  OuterWalk(const Permutation& perm, int a, int b, int64_t flat) : p(perm), skipA(a), skipB(b) {
     for (int d = p.dims - 1; d >= 0; --d) {
       if (skipped(d)) continue;
       idx[d] = flat % p.extent[d];
@@ -274,7 +274,7 @@ struct OuterWalk {
       t += idx[d] * p.dstStride[d];
     }
   }
-  bool skipped(int d) const { return d == skipA || d == skipB || d == skipC; }
+  bool skipped(int d) const { return d == skipA || d == skipB; }
   void next() {
     for (int d = p.dims - 1; d >= 0; --d) {
       if (skipped(d)) continue;
@@ -301,14 +301,14 @@ struct PermuteWork {
   bool accumulate;
   int a = -1, b = -1, inner = -1;  // transposed dimensions, or the copy's run dimension
   int runB = -1;                    // the copy's next dimension: the least destination stride
-  bool stream = false;              // a transpose larger than the last-level cache: whole tiles streamed
+  bool stream = false;              // a transpose above streamBytes(): whole tiles streamed
   int64_t blocksA = 1, blocksB = 1, items = 0;
 
   // Runs of the dimension `inner` (contiguous in both tensors, or the innermost). Short
   // runs are the common case of a permutation into GEMM layout: tw's last step reads
-  // [a f c g d j] as [a c d][f g j], 576,000 runs of 4 floats; with a libc call per run
-  // and an odometer step per run it took 3.5 ms (5 GB/s) against 1.0-1.7 ms for plain
-  // loops in the destination's order (2026-11-26), which this now is.
+  // [a f c g d j] as [a c d][f g j], 576,000 runs of 4 floats; with a libc call and an
+  // odometer step per run it took 7-8 ms, against 1.5-2.4 ms for plain loops in the
+  // destination's order, which this now is (1.8-2.8 ms; 2026-11-26, interleaved).
   void copyRuns(int64_t first, int64_t last) const {
     const int64_t n = p.extent[inner], ss = p.srcStride[inner], ds = p.dstStride[inner];
     const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
@@ -356,7 +356,7 @@ struct PermuteWork {
   inline __attribute__((always_inline)) void forEachRun(int64_t first, int64_t last, Run run) const {
     const int64_t nb = runB >= 0 ? p.extent[runB] : 1;
     const int64_t sb = runB >= 0 ? p.srcStride[runB] : 0, db = runB >= 0 ? p.dstStride[runB] : 0;
-    OuterWalk walk(p, inner, runB, -1, first);
+    OuterWalk walk(p, inner, runB, first);
     for (int64_t item = first; item < last; ++item, walk.next()) {
       const T* from = src + walk.s;
       T* to = dst + walk.t;
@@ -368,7 +368,7 @@ struct PermuteWork {
   void transposeBlocks(int64_t first, int64_t last) const {
     const int64_t na = p.extent[a], nb = p.extent[b], da = p.dstStride[a], sb = p.srcStride[b];
     const int64_t blocks = blocksA * blocksB;
-    OuterWalk walk(p, a, b, -1, first / blocks);
+    OuterWalk walk(p, a, b, first / blocks);
     for (int64_t item = first; item < last; ++item) {
       if (item != first && item % blocks == 0) walk.next();
       const int64_t ob = item / blocksA % blocksB * kBlock, oa = item % blocksA * kBlock;
