@@ -326,11 +326,8 @@ struct PermuteWork {
       }
     }
     forEachRun(first, last, [&](const T* from, T* to) {
-      if (ss == 1 && ds == 1) {
-        if (accumulate)
-          for (int64_t i = 0; i < n; ++i) addTo(to[i], from[i]);
-        else
-          copyRun(from, to, n);
+      if (ss == 1 && ds == 1) {  // accumulating (plain copies went above)
+        for (int64_t i = 0; i < n; ++i) addTo(to[i], from[i]);
       } else if (accumulate) {
         for (int64_t i = 0; i < n; ++i) addTo(to[i * ds], from[i * ss]);
       } else {
