@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -130,11 +132,41 @@ TEST_CASE("loop nests: the inner loop walks unit strides, contiguous loops merge
   CHECK(!n.aggregates);
 }
 
-TEST_CASE("exp: within a few ulp of std::exp, NaN and infinities as IEEE says") {
-  for (double v = -100; v < 100; v += 0.001) {
-    const float f = static_cast<float>(v);
+// The float exp's error in units of the last place of the correctly rounded result.
+static double expUlps(float f) {
+  const double want = std::exp(static_cast<double>(f));
+  const float rounded = static_cast<float>(want);
+  const double ulp = static_cast<double>(std::nextafter(rounded, INFINITY)) - rounded;
+  return std::fabs(static_cast<double>(einrt::program::exp(f)) - want) / ulp;
+}
+
+TEST_CASE("exp: within 1 ulp of exp in double wherever the result is a normal float") {
+  // Every 4099th bit pattern of the positive and negative floats (about a million values,
+  // all exponents), then the edges: the last finite results and the smallest normal ones.
+  double worst = 0;
+  float worstAt = 0;
+  for (uint64_t bits = 0; bits < (uint64_t{1} << 32); bits += 4099) {
+    float f;
+    const uint32_t b = static_cast<uint32_t>(bits);
+    std::memcpy(&f, &b, sizeof f);
     const double want = std::exp(static_cast<double>(f));
-    if (want >= 1.1754944e-38 && want <= 3.4028234e38) CHECK(std::fabs(einrt::program::exp(f) - want) <= 4e-7 * want);
+    if (!(want >= 1.1754944e-38 && want <= 3.4028234e38)) continue;
+    const double e = expUlps(f);
+    if (!(e <= worst)) worst = e, worstAt = f;
+  }
+  for (float edge : {88.7228f, -87.3365f, 0.0f, 0.34657359f, -0.34657359f}) {
+    float f = edge;
+    for (int i = 0; i < 64; ++i, f = std::nextafter(f, 0.0f)) {
+      const double want = std::exp(static_cast<double>(f));
+      if (want >= 1.1754944e-38 && want <= 3.4028234e38 && !(expUlps(f) <= worst)) worst = expUlps(f), worstAt = f;
+    }
+  }
+  INFO("worst at x = " << worstAt);
+  CHECK(worst <= 1.0);
+}
+
+TEST_CASE("exp: NaN and infinities as IEEE says; double within a few ulp") {
+  for (double v = -100; v < 100; v += 0.001) {
     const double wd = std::exp(v);
     CHECK(std::fabs(einrt::program::exp(v) - wd) <= 4e-16 * wd);
   }
@@ -142,6 +174,10 @@ TEST_CASE("exp: within a few ulp of std::exp, NaN and infinities as IEEE says") 
   CHECK(einrt::program::exp(INFINITY) == INFINITY);
   CHECK(einrt::program::exp(-INFINITY) == 0.0f);
   CHECK(einrt::program::exp(1e4) == INFINITY);
+  CHECK(einrt::program::exp(88.7228394f) == INFINITY);  // the first float above ln(FLT_MAX)
+  CHECK(einrt::program::exp(88.7228317f) == doctest::Approx(3.40280e38).epsilon(1e-5));  // the last below
+  CHECK(einrt::program::exp(-87.3366f) == 0.0f);         // below the smallest normal result: flushed
+  CHECK(std::isnan(einrt::program::exp(-NAN)));
   CHECK(einrt::program::exp(88.72f) == doctest::Approx(std::exp(static_cast<double>(88.72f))).epsilon(1e-6));
   CHECK(einrt::program::exp(-87.33f) == doctest::Approx(std::exp(static_cast<double>(-87.33f))).epsilon(1e-6));
 }

@@ -8,13 +8,16 @@
 // Where the program is built with a vector math library (einrt_add_program defines
 // EINRT_VECTOR_MATH and links it: SLEEF's GNU-ABI library, docs/codegen.md), the libm
 // functions the table uses are declared `omp declare simd` below, so GCC calls their
-// vector variants (_ZGVdN8v_expf: AVX2, 8 lanes; _ZGVeN16v_expf: AVX-512) by the x86 vector
+// vector variants (_ZGVdN8v_logf: AVX2, 8 lanes; _ZGVeN16v_logf: AVX-512) by the x86 vector
 // function ABI, whichever instruction set the build targets (-march=native: the machine's
-// own, AVX-512 where it has it). Without one, exp (and sigmoid, built on it) is computed
-// here without a libm call, so that its loops still vectorize: range reduction to
-// |r| <= ln2/2, a Taylor polynomial (degree 6 for float, 13 for double: under 2 ulp), the
-// power of two built in the exponent bits; NaN propagates, overflow gives infinity, results
-// below the smallest normal flush to 0. log, tanh, erf, pow, sin and cos then stay scalar libm calls.
+// own, AVX-512 where it has it). The float exp (and sigmoid, built on it) is computed here
+// with or without one, inline so that its loops vectorize without a call: range reduction
+// to |r| <= ln2/2, a degree-5 minimax polynomial (within 1 ulp of exp in double for every
+// float, as SLEEF's expf, and a fifth to a third less time per element in cache here,
+// bench/RESULTS.md), the power of two added to the exponent field; NaN propagates,
+// overflow gives infinity, results below the smallest normal flush to 0. The double exp
+// is the library's, else a degree-13 Taylor polynomial here (under 2 ulp). Without a
+// library, log, tanh, erf, pow, sin and cos stay scalar libm calls.
 // sqrt vectorizes with -fno-math-errno, which the emitted build sets. Under nvcc the
 // device versions are CUDA's.
 #pragma once
@@ -73,20 +76,27 @@ inline T hostExp(T x) {
   if constexpr (sizeof(T) == 4) {
     constexpr float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
     constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-    // ln of the largest float and of the smallest normal one.
-    constexpr float kHigh = 88.7228391f, kLow = -87.3365447f;
-    const float clamped = x < kLow ? kLow : (x > kHigh ? kHigh : x);
-    const float n = (clamped * kLog2e + kRound) - kRound;
-    const float r = (clamped - n * kLn2Hi) - n * kLn2Lo;
-    const float p =
-        1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
-    // n reaches 128 just below the overflow threshold: build 2^min(n, 127) and double it.
-    const float top = n > 127.0f ? 127.0f : n;
-    const int32_t bits = (static_cast<int32_t>(top) + 127) << 23;
-    float scale;
-    std::memcpy(&scale, &bits, sizeof scale);
-    const float y = p * scale * (n > top ? 2.0f : 1.0f);
-    return x != x ? x : (x > kHigh ? std::numeric_limits<float>::infinity() : (x < kLow ? 0.0f : y));
+    // ln of the largest float and of the smallest normal one; kTop sits just below kHigh,
+    // so that n reaches 128 only where the polynomial is below 1 (the sum stays finite).
+    constexpr float kHigh = 88.7228391f, kLow = -87.3365447f, kTop = 88.72283f;
+    float c = x > kLow ? x : kLow;  // a NaN becomes kLow here (its result is chosen below)
+    c = c < kTop ? c : kTop;
+    const float n = (c * kLog2e + kRound) - kRound;
+    const float r = (c - n * kLn2Hi) - n * kLn2Lo;
+    // e^r on |r| <= ln2/2 as 1 + r + r^2 q(r), q a degree-5 minimax fit (Cephes' expf
+    // coefficients): at most 1 ulp against exp in double over every float (tests/runtime).
+    const float q = ((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r + 4.1665795894e-2f) * r +
+                     1.6666665459e-1f) * r + 5.0000001201e-1f;
+    const float p = q * (r * r) + r + 1.0f;
+    // Times 2^n by adding n to the exponent field: p lies in [0.7, 1.42], so for every
+    // clamped x the sum is a normal float.
+    int32_t bits;
+    std::memcpy(&bits, &p, sizeof bits);
+    bits += static_cast<int32_t>(n) << 23;
+    float y;
+    std::memcpy(&y, &bits, sizeof y);
+    y = x >= kHigh ? std::numeric_limits<float>::infinity() : y;
+    return x >= kLow ? y : (x < kLow ? 0.0f : x);
   } else {
     constexpr double kLog2e = 1.4426950408889634074, kLn2Hi = 0.693145751953125, kLn2Lo = 1.42860682030941723212e-6;
     constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
@@ -113,8 +123,12 @@ inline T hostExp(T x) {
 
 template <class T>
 EINRT_HD inline T exp(T a) {
-#if defined(__CUDA_ARCH__) || defined(EINRT_VECTOR_MATH)
+#if defined(__CUDA_ARCH__)
   if constexpr (sizeof(T) == 4) return ::expf(a); else return ::exp(a);
+#elif defined(EINRT_VECTOR_MATH)
+  // float: the inline polynomial, as accurate as the library's (1 ulp) and faster in
+  // the loops (no call; bench/RESULTS.md "exp inline"); double: the library's.
+  if constexpr (sizeof(T) == 4) return math_detail::hostExp(a); else return ::exp(a);
 #else
   return math_detail::hostExp(a);
 #endif
