@@ -60,6 +60,7 @@ int main() {
       {"fctn.2", 1, 480, 25600, 64, false},            {"fctn, last step", 1, 24000, 60, 512, true},
       {"tw.2", 1, 14400, 16, 16, true},                {"tw, last step", 1, 16000, 40, 144, true},
       {"getd.2", 1, 25000, 1000, 40, true},            {"trn.4", 1, 6400, 50, 200, false},
+      {"trn.3", 1, 512, 2500, 196, false},             {"trn, last step", 1, 128, 300, 2500, false},
       {"attention scores (x32 heads)", 32, 256, 256, 64, true},
       {"attention values (x32 heads)", 32, 256, 64, 256, false},
       {"LLaMA projection", 1, 1024, 1024, 1024, false}, {"2048^3", 1, 2048, 2048, 2048, false},

@@ -237,9 +237,12 @@ void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, PricedPla
 
 // --objective time: the search's plan replaces the traffic objective's plan only where it is
 // estimated faster by more than options.timeMargin (the kernel model's resolution);
-// otherwise the plan that moves fewer bytes is returned, with a note. (Also where the
-// traffic plan is estimated faster outright: the search prices elementwise nodes one by
-// one and the multi-consumer DAG heuristically, the finished plans as they run.)
+// otherwise the plan that moves fewer bytes is returned, with a note — also where both
+// send the same bytes: a gain inside the model's error is no reason to leave the traffic
+// plan (tt / 2 at p = 2: estimated 0.3 % faster, measured 1.17x slower; bench/RESULTS.md).
+// (Also where the traffic plan is estimated faster outright: the search prices
+// elementwise nodes one by one and the multi-consumer DAG heuristically, the finished
+// plans as they run.)
 // Returns whether it did; the traffic plan's own placement note then comes with it.
 bool keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, const ObjectiveModel& model, PricedPlan& best,
                                  bool& optimal, std::vector<std::string>& notes) {
@@ -254,15 +257,19 @@ bool keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, con
   }
   const PlanCost trafficCost = costPlan(g, traffic, options.machine, memoryToCompare(options));
   const double fastest = static_cast<double>(*best.cost.timePs), kept = static_cast<double>(*trafficCost.timePs);
-  if (trafficCost.trafficBytes >= best.cost.trafficBytes || kept > fastest * (1 + options.timeMargin) ||
+  if (trafficCost.trafficBytes > best.cost.trafficBytes || kept > fastest * (1 + options.timeMargin) ||
       !model.fits(trafficCost))
     return false;
+  const bool sameBytes = trafficCost.trafficBytes == best.cost.trafficBytes;
+  if (sameBytes && kept == fastest) return false;  // nothing between them to trade
   char share[32];
   std::snprintf(share, sizeof share, "%+.1f %%", 100 * (kept / std::max(fastest, 1.0) - 1));
   notes.push_back("time objective: the traffic objective's plan is estimated at " + formatSeconds(kept * 1e-12) + " (" +
                   share + " against the search's " + formatSeconds(fastest * 1e-12) +
-                  ": within --time-margin) and sends " + formatBytes(trafficCost.trafficBytes) + " instead of " +
-                  formatBytes(best.cost.trafficBytes) + ", so it is returned");
+                  ": within --time-margin) and sends " +
+                  (sameBytes ? "as many bytes (" + formatBytes(trafficCost.trafficBytes) + ")"
+                             : formatBytes(trafficCost.trafficBytes) + " instead of " + formatBytes(best.cost.trafficBytes)) +
+                  ", so it is returned");
   for (const std::string& n : traffic.notes)
     if (n.rfind("placement: ", 0) == 0) notes.push_back(n);
   best.plan = std::move(traffic);
