@@ -79,7 +79,7 @@ inline T hostExp(T x) {
     // ln of the largest float and of the smallest normal one; kTop sits just below kHigh,
     // so that n reaches 128 only where the polynomial is below 1 (the sum stays finite).
     constexpr float kHigh = 88.7228391f, kLow = -87.3365447f, kTop = 88.72283f;
-    float c = x > kLow ? x : kLow;  // a NaN becomes kLow here (its result is chosen below)
+    float c = x > kLow ? x : kLow;  // a NaN becomes kLow here (NaN again below)
     c = c < kTop ? c : kTop;
     const float n = (c * kLog2e + kRound) - kRound;
     const float r = (c - n * kLn2Hi) - n * kLn2Lo;
@@ -90,13 +90,16 @@ inline T hostExp(T x) {
     const float p = q * (r * r) + r + 1.0f;
     // Times 2^n by adding n to the exponent field: p lies in [0.7, 1.42], so for every
     // clamped x the sum is a normal float.
-    int32_t bits;
+    // (In unsigned arithmetic: n may be negative, and shifting a negative int is undefined
+    // before C++20.)
+    uint32_t bits;
     std::memcpy(&bits, &p, sizeof bits);
-    bits += static_cast<int32_t>(n) << 23;
+    bits += static_cast<uint32_t>(static_cast<int32_t>(n)) << 23;
     float y;
     std::memcpy(&y, &bits, sizeof y);
+    y += x - x;  // NaN where x is NaN or infinite (infinities get their results next)
     y = x >= kHigh ? std::numeric_limits<float>::infinity() : y;
-    return x >= kLow ? y : (x < kLow ? 0.0f : x);
+    return x < kLow ? 0.0f : y;
   } else {
     constexpr double kLog2e = 1.4426950408889634074, kLn2Hi = 0.693145751953125, kLn2Lo = 1.42860682030941723212e-6;
     constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
