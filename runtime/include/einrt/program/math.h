@@ -34,10 +34,9 @@
 #endif
 
 #if defined(EINRT_VECTOR_MATH) && !defined(__CUDACC__)
-// Vector variants of these exist in the linked vector math library (see above).
+// Vector variants of these exist in the linked vector math library (see above; the
+// float exp is einrt's own, so expf is not among them).
 extern "C" {
-#pragma omp declare simd notinbranch
-float expf(float) noexcept;
 #pragma omp declare simd notinbranch
 double exp(double) noexcept;
 #pragma omp declare simd notinbranch
