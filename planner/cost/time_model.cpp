@@ -135,29 +135,38 @@ std::vector<int64_t> extentsOf(const std::vector<int>& dims, const CallShape& c)
 }
 
 // One GEMM call: its FLOPs at the grid's rate for its shape (measured through einrt's
-// schedule, so the primitive's tiles where it takes them) and moving its operands and
-// result once (a tall call streams its result from memory, while the grid's largest
-// shapes stay in the last-level cache); on the primitive's path a packed B is transposed
-// or copied panel by panel first (each element once).
+// schedule, so the primitive's tiles where it takes them; the grid's tall sizes are
+// measured with operands that outgrow the caches, so a tall call's rate includes streaming
+// them) and moving its operands and result once; on the primitive's path a packed B is
+// transposed or copied panel by panel first (each element once).
 double gemmSeconds(const KernelModel& k, const GemmShape& g, DType dtype) {
   const einrt::program::GemmCall& c = g.call;
   const double batch = static_cast<double>(c.batch), m = static_cast<double>(c.m), n = static_cast<double>(c.n),
                kk = static_cast<double>(c.k), bytes = static_cast<double>(dtypeSize(dtype));
   const einrt::program::GemmSchedule sched = gemmSchedule(k, g, dtype);
   const bool primitive = sched.path == einrt::program::GemmPath::Primitive;
-  const double compute = batch * 2.0 * m * n * kk / k.gemmFlopsPerSecond(dtype, c.m, c.n, c.k, primitive);
+  // Tiles padded to whole vectors (einrt's padCols) compute their padded columns.
+  const int64_t lastCols = c.n - (sched.colTiles - 1) * sched.colTile;
+  const int64_t width = (sched.colTiles - 1) * einrt::program::paddedCols(sched, sched.colTile) +
+                        einrt::program::paddedCols(sched, lastCols);
+  const double compute =
+      batch * 2.0 * m * static_cast<double>(width) * kk / k.gemmFlopsPerSecond(dtype, c.m, width, c.k, primitive);
   // The BLAS packs and streams while it computes: the longer of the two. The primitive's
   // tiles compute from cache and then store, each store of C also reading the line it
-  // allocates (the copy bandwidth counts one read and one write per element): the traffic
-  // adds (tt's last step, 921600 x 384 x 32: 0.29 s of arithmetic at the grid's rate, 0.30 s
-  // for its 1.4 GB result, 0.59 s measured).
+  // allocates (the copy bandwidth counts one read and one write per element). Its grid
+  // rate already pays for streaming where the grid's shapes outgrow the caches, so only
+  // the part of the working set beyond the last-level cache is a floor under its time
+  // (a call that would stream faster than the tall grid points compute). Adding that
+  // part instead counted it twice: tt's last step (921600x384x32), syn.3 (114688x64x48)
+  // and getd.2 (25000x1000x40) run at 38-84 GFLOP/s alone, priced at their grid rates
+  // 43.4, 65.2 and 43.8 and at 30.7, 54.6 and 35.7 with the sum (bench/RESULTS.md, "Tall
+  // calls").
   const double stream = batch * (m * kk + kk * n + (primitive ? 2 : 1) * m * n) * bytes / k.rates(dtype).bandwidth;
-  // Only the part of the working set beyond the last-level cache comes from memory (syn.3,
-  // 114688x64x48: 51 MB against 32 MB of cache, ran at its tiles' in-cache rate; the
-  // halved networks' steps, all in cache, likewise).
   const double workingSet = batch * (m * kk + kk * n + m * n) * bytes;
   const double fromMemory = workingSet > k.cacheBytes ? 1 - k.cacheBytes / workingSet : 0;
-  double seconds = primitive ? compute + fromMemory * stream : std::max(compute, stream);
+  double seconds = std::max(compute, (primitive ? fromMemory : 1.0) * stream);
+  if (sched.padCols)  // each padded tile's columns stored from its scratch tile
+    seconds += batch * permuteSeconds(k, {c.m, c.n}, {0, 1}, false, bytes);
   if (sched.packB)  // a transpose of B, or a copy of its rows a tile wide
     seconds += batch * (c.transB ? permuteSeconds(k, {c.n, c.k}, {1, 0}, false, bytes)
                                  : permuteSeconds(k, {c.k, sched.colTiles, sched.colTile}, {1, 0, 2}, false, bytes));

@@ -34,27 +34,50 @@ std::string number(double v) {
 // (f32, f64, where one is registered). One grid per path, so that the model prices a call
 // on the path scheduleGemm sends it to without mixing the two near the boundary.
 
+// Sizes beyond `squareTop` (where the BLAS reaches its large-matrix rate) are for tall and
+// wide calls, whose operands outgrow the caches: tw's 16000x40x144 and 240x9600x24 run at
+// 0.5-0.7 of the rate of the same calls clamped to 2048 (bench/RESULTS.md, "Tall calls").
+// Such a point is measured where its call is short at the clamped point's rate and its
+// operands fit kTallElements; elsewhere (large in two or three dimensions) it takes the
+// clamped point's rate, as the model did before the grid grew. The 2-byte grids take the
+// clamped rates throughout: measuring their tall points as well would take the calibration
+// past a minute at p = 2 (their two grids alone take 30 s of it here).
+constexpr double kTallSeconds = 0.03;
+constexpr int64_t kTallElements = int64_t{16384} * 512;
+
 template <class T>
-std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, bool quick, program::GemmPath path) {
-  const int64_t top = sizes.back();
-  std::vector<T> a(static_cast<std::size_t>(top * top), T(0.5f)), b(a), c(a);
+std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, int64_t squareTop, bool quick, program::GemmPath path) {
+  const std::size_t s = sizes.size();
+  const std::size_t top = static_cast<std::size_t>(std::find(sizes.begin(), sizes.end(), squareTop) - sizes.begin());
+  const std::size_t elements = static_cast<std::size_t>(std::max(squareTop * squareTop, s > top + 1 ? kTallElements : 0));
+  std::vector<T> a(elements, T(0.5f)), b(a), c(a);
   std::vector<double> rates;
-  for (int64_t m : sizes)
-    for (int64_t n : sizes)
-      for (int64_t k : sizes) {
+  for (std::size_t i = 0; i < s; ++i)
+    for (std::size_t j = 0; j < s; ++j)
+      for (std::size_t l = 0; l < s; ++l) {
+        const int64_t m = sizes[i], n = sizes[j], k = sizes[l];
+        const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+        const bool tall = i > top || j > top || l > top;
+        if (tall) {  // the clamped point precedes this one (m slowest)
+          const double clamped = rates[(std::min(i, top) * s + std::min(j, top)) * s + std::min(l, top)];
+          if (sizeof(T) < 4 || flops / clamped > kTallSeconds || std::max({m * k, k * n, m * n}) > kTallElements) {
+            rates.push_back(clamped);
+            continue;
+          }
+        }
         GemmCall g;
         g.m = m, g.n = n, g.k = k, g.lda = k, g.ldb = n, g.ldc = n;
         g.strideA = m * k, g.strideB = k * n, g.strideC = m * n;
-        const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
         // Enough calls per repetition to time (0.2-1 ms at the rates seen), and big
-        // shapes timed once: their time is long and steady.
+        // shapes timed once: their time is long and steady (tall ones after a warm-up,
+        // which brings their operands to where a program's repeated calls find them).
         const int calls = static_cast<int>(std::clamp(std::ceil((quick ? 1e7 : 2e7) / flops), 1.0, 4096.0));
-        const bool big = flops * calls > 4e9;
+        const bool big = flops * calls > 4e9, once = big || quick || (tall && flops * calls > 2e8);
         const program::HostGemm<T> gemm(g, 1.0, nullptr, program::splitGemm(g, path, 1));
-        const double s = medianSeconds(big || quick ? 1 : 3, [&] {
-          for (int i = 0; i < calls; ++i) gemm.run(a.data(), b.data(), c.data(), false);
+        const double seconds = medianSeconds(once ? 1 : 3, [&] {
+          for (int r = 0; r < calls; ++r) gemm.run(a.data(), b.data(), c.data(), false);
         }, big ? 0 : 1);
-        rates.push_back(flops * calls / std::max(s, 1e-9));
+        rates.push_back(flops * calls / std::max(seconds, 1e-9));
       }
   return rates;
 }
@@ -217,19 +240,21 @@ std::pair<double, double> fitPermutation(double bytes, Timed few, Timed many) {
 
 std::string measureKernelModel(bool quick) {
   const int reps = quick ? 3 : 7;
-  const std::vector<int64_t> sizes = quick ? std::vector<int64_t>{1, 16, 128, 1024} : std::vector<int64_t>{1, 8, 32, 128, 512, 2048};
+  const std::vector<int64_t> sizes =
+      quick ? std::vector<int64_t>{1, 16, 128, 1024} : std::vector<int64_t>{1, 8, 32, 128, 512, 2048, 16384};
+  const int64_t squareTop = quick ? 1024 : 2048;
   std::string sizeList = "[";
   for (std::size_t i = 0; i < sizes.size(); ++i) sizeList += (i ? ", " : "") + std::to_string(sizes[i]);
   sizeList += "]";
   // Everything measured first: the GEMM paths a program takes are chosen process-wide.
   using program::GemmPath;
-  const std::string f32 = list(gemmGrid<float>(sizes, quick, GemmPath::Blas));
-  const std::string f64 = list(gemmGrid<double>(sizes, quick, GemmPath::Blas));
-  const std::string bf16 = list(gemmGrid<einrt::bf16>(sizes, quick, GemmPath::Blas));
-  const std::string f16 = list(gemmGrid<einrt::f16>(sizes, quick, GemmPath::Blas));
+  const std::string f32 = list(gemmGrid<float>(sizes, squareTop, quick, GemmPath::Blas));
+  const std::string f64 = list(gemmGrid<double>(sizes, squareTop, quick, GemmPath::Blas));
+  const std::string bf16 = list(gemmGrid<einrt::bf16>(sizes, squareTop, quick, GemmPath::Blas));
+  const std::string f16 = list(gemmGrid<einrt::f16>(sizes, squareTop, quick, GemmPath::Blas));
   const program::GemmPrimitive* primitive = program::gemmPrimitive();
-  const std::string primitiveF32 = primitive ? list(gemmGrid<float>(sizes, quick, GemmPath::Primitive)) : "";
-  const std::string primitiveF64 = primitive ? list(gemmGrid<double>(sizes, quick, GemmPath::Primitive)) : "";
+  const std::string primitiveF32 = primitive ? list(gemmGrid<float>(sizes, squareTop, quick, GemmPath::Primitive)) : "";
+  const std::string primitiveF64 = primitive ? list(gemmGrid<double>(sizes, squareTop, quick, GemmPath::Primitive)) : "";
   // Per size of block (in cache, out of cache): transposes, a square one (whole blocks)
   // against one of 8-wide blocks, and copies of rows, long rows against rows of 4 elements.
   // Sides are not powers of two, whose strides alias in the caches and are not typical.
