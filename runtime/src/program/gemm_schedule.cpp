@@ -45,6 +45,9 @@ GemmSchedule splitGemm(const GemmCall& g, GemmPath path, int threads) {
     // rows farther apart than the tile (a wide B, a strided view) cost the caches and TLB a
     // quarter to a third of the rate (bench/RESULTS.md): their panels are copied first.
     s.packB = g.transB || g.ldb != s.colTile;
+    const int64_t lastCols = g.n - (ceilDiv(g.n, std::max<int64_t>(1, s.colTile)) - 1) * s.colTile;
+    s.padCols = s.colTile % kPrimitiveColAlign != 0 || lastCols % kPrimitiveColAlign != 0;
+    s.packB = s.packB || s.padCols;
   } else {
     // Whole batch entries where there are enough of them, else each split into as many
     // bands of its longer side as threads per entry.

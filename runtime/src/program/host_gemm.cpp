@@ -138,10 +138,13 @@ HostGemm<T>::HostGemm(const GemmCall& g, double alpha, ParallelForFn parallelFor
   const int64_t lastRows = g.m - (s.rowTiles - 1) * s.rowTile, lastCols = g.n - (s.colTiles - 1) * s.colTile;
   for (int beta1 = 0; beta1 < 2; ++beta1)
     for (int fullRows = 0; fullRows < 2; ++fullRows)
-      for (int fullCols = 0; fullCols < 2; ++fullCols)
+      for (int fullCols = 0; fullCols < 2; ++fullCols) {
+        const int64_t cols = fullCols ? s.colTile : lastCols, padded = paddedCols(s, cols);
         kernels_[beta1][fullRows][fullCols] =
-            primitive->prepare(dtypeOf<T>(), fullRows ? s.rowTile : lastRows, fullCols ? s.colTile : lastCols, g.k, g.lda,
-                               s.packB ? s.colTile : g.ldb, g.ldc, g.transA, beta1 != 0);
+            primitive->prepare(dtypeOf<T>(), fullRows ? s.rowTile : lastRows, padded, g.k, g.lda,
+                               s.packB ? paddedCols(s, s.colTile) : g.ldb, padded != cols ? padded : g.ldc, g.transA,
+                               beta1 != 0 && padded == cols);
+      }
 }
 
 template <class T>
@@ -150,8 +153,10 @@ void HostGemm<T>::runItems(int64_t begin, int64_t end, const T* A, const T* B, T
   const GemmSchedule& s = schedule_;
   const GemmPrimitive* primitive = s.path == GemmPath::Primitive ? gemmPrimitive() : nullptr;
   const T alpha = static_cast<T>(alpha_);
-  // packB: this thread's copy of the B panel of one column of tiles (k x colTile).
-  std::vector<T> panel;
+  // packB: this thread's copy of the B panel of one column of tiles (k x colTile, rows
+  // padded with zeros to paddedCols); padCols: its scratch tile for a padded tile of C.
+  std::vector<T> panel, scratch;
+  const int64_t panelCols = paddedCols(s, s.colTile);
   int64_t panelOf = -1;
   for (int64_t item = begin; item < end; ++item) {
     const int64_t b = item / (s.rowTiles * s.colTiles);
@@ -172,21 +177,36 @@ void HostGemm<T>::runItems(int64_t begin, int64_t end, const T* A, const T* B, T
                        : nullptr;
     if (kernel && s.packB) {
       if (panelOf != b * s.colTiles + j) {
-        // The panel: k rows of tile.n columns, row stride colTile. A transposed B's rows c0..
-        // (k long) become its columns; another B's k rows are copied.
-        panel.resize(static_cast<std::size_t>(g.k * s.colTile));
+        // The panel: k rows of tile.n columns, row stride panelCols (the columns beyond
+        // tile.n stay zero). A transposed B's rows c0.. (k long) become its columns; another
+        // B's k rows are copied.
+        panel.assign(static_cast<std::size_t>(g.k * panelCols), T(0));
         Permutation t;
         t.dims = 2;
         t.extent[0] = g.transB ? tile.n : g.k, t.extent[1] = g.transB ? g.k : tile.n;
         t.srcStride[0] = g.ldb, t.srcStride[1] = 1;
-        t.dstStride[0] = g.transB ? 1 : s.colTile, t.dstStride[1] = g.transB ? s.colTile : 1;
+        t.dstStride[0] = g.transB ? 1 : panelCols, t.dstStride[1] = g.transB ? panelCols : 1;
         t.elements = tile.n * g.k;
         hostPermute(t, bb, panel.data(), false);
         panelOf = b * s.colTiles + j;
       }
       bb = panel.data();
     }
-    if (kernel) {
+    const int64_t padded = paddedCols(s, tile.n);
+    if (kernel && padded != tile.n) {
+      // A padded tile: computed into the scratch tile, its first tile.n columns stored.
+      scratch.resize(static_cast<std::size_t>(tile.m * padded));
+      primitive->run(dtypeOf<T>(), kernel, a, bb, scratch.data());
+      if (!ranPrimitive.load(std::memory_order_relaxed)) ranPrimitive = true;
+      for (int64_t r = 0; r < tile.m; ++r) {
+        T* row = c + r * g.ldc;
+        const T* from = scratch.data() + r * padded;
+        if (accumulate)
+          for (int64_t q = 0; q < tile.n; ++q) row[q] += alpha * from[q];
+        else
+          for (int64_t q = 0; q < tile.n; ++q) row[q] = alpha * from[q];
+      }
+    } else if (kernel) {
       primitive->run(dtypeOf<T>(), kernel, a, bb, c);
       if (!ranPrimitive.load(std::memory_order_relaxed)) ranPrimitive = true;
       if (alpha_ != 1.0)

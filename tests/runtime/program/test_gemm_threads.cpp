@@ -136,8 +136,23 @@ TEST_CASE("scheduleGemm: the path and the items of worked calls") {
     CHECK(s.colTile == c.colTile);
     CHECK(s.items == c.items);
     CHECK(s.threads == c.threadsUsed);
-    // Panels are copied where B is transposed or its rows are wider than a tile.
-    CHECK(s.packB == (s.path == GemmPath::Primitive && (c.g.transB || c.g.ldb != s.colTile)));
+    // Panels are copied where B is transposed, its rows are wider than a tile, or its
+    // tiles are padded.
+    CHECK(s.packB == (s.path == GemmPath::Primitive && (c.g.transB || c.g.ldb != s.colTile || s.padCols)));
+  }
+  // Tiles padded to whole vectors of 8: where the tile's columns (100; 350 = 5 x 64 + 30:
+  // the last tile's) are not a multiple of 8, and only on the primitive's path.
+  const std::pair<GemmCall, bool> padded[] = {{call(1, 1000, 100, 16, false, false), true},
+                                              {call(1, 1000, 350, 16, false, false), true},
+                                              {call(1, 3000, 30, 64, false, true), true},
+                                              {call(1, 1000, 384, 16, false, false), false},
+                                              {call(1, 114688, 64, 48, false, false), false},
+                                              {call(1, 6400, 50, 200, false, false), false}};
+  for (const auto& [g, pad] : padded) {
+    const GemmSchedule s = scheduleGemm(g, einrt::DType::F32, 2, true);
+    CAPTURE(g.n);
+    CHECK(s.padCols == pad);
+    CHECK(paddedCols(s, 30) == (pad ? 32 : 30));
   }
   // 2-byte types run whole calls (oneDNN or the f32 fallback), on the provider's threads.
   CHECK(scheduleGemm(call(1, 114688, 64, 48, false, false), einrt::DType::BF16, 2, true).path == GemmPath::Blas);

@@ -54,6 +54,11 @@ inline constexpr int64_t kPrimitiveRows = 64;
 inline constexpr int64_t kPrimitiveCols = 64;
 // Up to this many columns a call keeps them in one tile (one kernel per row band).
 inline constexpr int64_t kPrimitiveWideCols = 128;
+// Tiles whose columns are not a multiple of this many elements (a vector of 8 floats) run
+// as the next multiple into a scratch tile: LIBXSMM's kernels for the remainder run at
+// 0.3-0.6 of the rate of the rounded-up width (3000x30x64: 30 GFLOP/s, 3000x32x64: 77;
+// bench/RESULTS.md, "Ragged columns").
+inline constexpr int64_t kPrimitiveColAlign = 8;
 
 struct GemmSchedule {
   GemmPath path = GemmPath::Blas;
@@ -62,6 +67,11 @@ struct GemmSchedule {
   // column of tiles needs into a buffer once and runs the column's row tiles on it; items
   // then go column of tiles by column of tiles.
   bool packB = false;
+  // Primitive path whose tiles' columns (colTile or the last tile's) are not multiples of
+  // kPrimitiveColAlign: B is packed (packB) with its panels' columns zero-padded to the
+  // multiple, and such a tile is computed that wide into a scratch tile whose first
+  // columns are then stored (or added) into C.
+  bool padCols = false;
   int64_t rowTile = 1, colTile = 1;    // C rows and columns per item (edges smaller)
   int64_t rowTiles = 1, colTiles = 1;  // per batch entry
   int64_t items = 1;                   // batch * rowTiles * colTiles, in that order (packB:
@@ -75,6 +85,10 @@ GemmSchedule scheduleGemm(const GemmCall& g, DType t, int threads, bool primitiv
 // The items of `g` on `path` (scheduleGemm's split once it has chosen; bench/gemm_paths
 // measures both paths on one shape with it).
 GemmSchedule splitGemm(const GemmCall& g, GemmPath path, int threads);
+// The columns a primitive tile of `cols` columns is computed with (schedule s).
+inline int64_t paddedCols(const GemmSchedule& s, int64_t cols) {
+  return s.padCols ? (cols + kPrimitiveColAlign - 1) / kPrimitiveColAlign * kPrimitiveColAlign : cols;
+}
 
 // A GEMM primitive a program may provide for the tiles of the primitive path:
 // prepare() returns a kernel computing one tile, row-major C (rows x cols, leading
@@ -112,7 +126,8 @@ class HostGemm {
   ParallelForFn parallelFor_ = nullptr;
   GemmSchedule schedule_;
   // Primitive kernels by [overwrite, accumulate][full row tile?][full column tile?]; null
-  // where the primitive has none (that tile goes through the BLAS).
+  // where the primitive has none (that tile goes through the BLAS). A padded tile's kernel
+  // overwrites its scratch tile in both slots.
   void* kernels_[2][2][2] = {};
 };
 
