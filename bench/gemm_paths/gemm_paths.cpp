@@ -61,6 +61,8 @@ int main() {
       {"tw.2", 1, 14400, 16, 16, true},                {"tw, last step", 1, 16000, 40, 144, true},
       {"getd.2", 1, 25000, 1000, 40, true},            {"trn.4", 1, 6400, 50, 200, false},
       {"trn.3", 1, 512, 2500, 196, false},             {"trn, last step", 1, 128, 300, 2500, false},
+      {"fctn / 2, last step (30 columns)", 1, 3000, 30, 64, true},
+      {"trn / 2, trn.2 (350 columns)", 1, 1400, 350, 50, false},
       {"attention scores (x32 heads)", 32, 256, 256, 64, true},
       {"attention values (x32 heads)", 32, 256, 64, 256, false},
       {"LLaMA projection", 1, 1024, 1024, 1024, false}, {"2048^3", 1, 2048, 2048, 2048, false},

@@ -45,8 +45,13 @@ std::string number(double v) {
 constexpr double kTallSeconds = 0.03;
 constexpr int64_t kTallElements = int64_t{16384} * 512;
 
+// `first`: the same grid from a first pass, or empty. A second pass measures the points
+// the first measured (its decisions on tall points are the first's) and keeps, per point,
+// the faster of the two: on a shared machine a stretch of other tenants' work slowed a
+// whole grid by 1.5x in one calibration of several (bench/RESULTS.md, "Tall calls").
 template <class T>
-std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, int64_t squareTop, bool quick, program::GemmPath path) {
+std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, int64_t squareTop, bool quick, program::GemmPath path,
+                             const std::vector<double>& first = {}) {
   const std::size_t s = sizes.size();
   const std::size_t top = static_cast<std::size_t>(std::find(sizes.begin(), sizes.end(), squareTop) - sizes.begin());
   const std::size_t elements = static_cast<std::size_t>(std::max(squareTop * squareTop, s > top + 1 ? kTallElements : 0));
@@ -57,27 +62,36 @@ std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, int64_t squareTo
       for (std::size_t l = 0; l < s; ++l) {
         const int64_t m = sizes[i], n = sizes[j], k = sizes[l];
         const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-        const bool tall = i > top || j > top || l > top;
-        if (tall) {  // the clamped point precedes this one (m slowest)
-          const double clamped = rates[(std::min(i, top) * s + std::min(j, top)) * s + std::min(l, top)];
+        if (i > top || j > top || l > top) {  // the clamped point precedes this one (m slowest)
+          const std::size_t at = (std::min(i, top) * s + std::min(j, top)) * s + std::min(l, top);
+          const double clamped = first.empty() ? rates[at] : first[at];
           if (sizeof(T) < 4 || flops / clamped > kTallSeconds || std::max({m * k, k * n, m * n}) > kTallElements) {
-            rates.push_back(clamped);
+            rates.push_back(rates[at]);
             continue;
           }
         }
         GemmCall g;
         g.m = m, g.n = n, g.k = k, g.lda = k, g.ldb = n, g.ldc = n;
         g.strideA = m * k, g.strideB = k * n, g.strideC = m * n;
-        // Enough calls per repetition to time (0.2-1 ms at the rates seen), and big
-        // shapes timed once: their time is long and steady (tall ones after a warm-up,
-        // which brings their operands to where a program's repeated calls find them).
-        const int calls = static_cast<int>(std::clamp(std::ceil((quick ? 1e7 : 2e7) / flops), 1.0, 4096.0));
-        const bool big = flops * calls > 4e9, once = big || quick || (tall && flops * calls > 2e8);
+        // Enough calls per timing (0.2-1 ms at the rates seen), each pass timing them once
+        // after a warm-up (which brings a tall call's operands to where a program's
+        // repeated calls find them), except big shapes: their time is long and steady, and
+        // they are timed once, in the first pass, without one.
+        // (2-byte types, at 0.05-0.8 GFLOP/s on small shapes without a native GEMM, a
+        // quarter as many: 6-25 ms a timing.)
+        const double target = (quick ? 1e7 : 2e7) / (sizeof(T) < 4 ? 4 : 1);
+        const int calls = static_cast<int>(std::clamp(std::ceil(target / flops), 1.0, 4096.0));
+        const bool big = flops * calls > 4e9;
+        if (big && !first.empty()) {
+          rates.push_back(first[rates.size()]);
+          continue;
+        }
         const program::HostGemm<T> gemm(g, 1.0, nullptr, program::splitGemm(g, path, 1));
-        const double seconds = medianSeconds(once ? 1 : 3, [&] {
+        const double seconds = medianSeconds(1, [&] {
           for (int r = 0; r < calls; ++r) gemm.run(a.data(), b.data(), c.data(), false);
         }, big ? 0 : 1);
-        rates.push_back(flops * calls / std::max(seconds, 1e-9));
+        const double rate = flops * calls / std::max(seconds, 1e-9);
+        rates.push_back(first.empty() ? rate : std::max(rate, first[rates.size()]));
       }
   return rates;
 }
@@ -248,13 +262,22 @@ std::string measureKernelModel(bool quick) {
   sizeList += "]";
   // Everything measured first: the GEMM paths a program takes are chosen process-wide.
   using program::GemmPath;
-  const std::string f32 = list(gemmGrid<float>(sizes, squareTop, quick, GemmPath::Blas));
-  const std::string f64 = list(gemmGrid<double>(sizes, squareTop, quick, GemmPath::Blas));
-  const std::string bf16 = list(gemmGrid<einrt::bf16>(sizes, squareTop, quick, GemmPath::Blas));
-  const std::string f16 = list(gemmGrid<einrt::f16>(sizes, squareTop, quick, GemmPath::Blas));
+  // Two passes over the GEMM grids (one with --quick), a first of every grid and then a
+  // second: each point's two timings half a minute apart.
   const program::GemmPrimitive* primitive = program::gemmPrimitive();
-  const std::string primitiveF32 = primitive ? list(gemmGrid<float>(sizes, squareTop, quick, GemmPath::Primitive)) : "";
-  const std::string primitiveF64 = primitive ? list(gemmGrid<double>(sizes, squareTop, quick, GemmPath::Primitive)) : "";
+  std::vector<double> grid[6];
+  for (int pass = 0; pass < (quick ? 1 : 2); ++pass) {
+    grid[0] = gemmGrid<float>(sizes, squareTop, quick, GemmPath::Blas, grid[0]);
+    grid[1] = gemmGrid<double>(sizes, squareTop, quick, GemmPath::Blas, grid[1]);
+    grid[2] = gemmGrid<einrt::bf16>(sizes, squareTop, quick, GemmPath::Blas, grid[2]);
+    grid[3] = gemmGrid<einrt::f16>(sizes, squareTop, quick, GemmPath::Blas, grid[3]);
+    if (primitive) {
+      grid[4] = gemmGrid<float>(sizes, squareTop, quick, GemmPath::Primitive, grid[4]);
+      grid[5] = gemmGrid<double>(sizes, squareTop, quick, GemmPath::Primitive, grid[5]);
+    }
+  }
+  const std::string f32 = list(grid[0]), f64 = list(grid[1]), bf16 = list(grid[2]), f16 = list(grid[3]);
+  const std::string primitiveF32 = primitive ? list(grid[4]) : "", primitiveF64 = primitive ? list(grid[5]) : "";
   // Per size of block (in cache, out of cache): transposes, a square one (whole blocks)
   // against one of 8-wide blocks, and copies of rows, long rows against rows of 4 elements.
   // Sides are not powers of two, whose strides alias in the caches and are not typical.
