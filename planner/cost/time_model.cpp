@@ -134,6 +134,33 @@ std::vector<int64_t> extentsOf(const std::vector<int>& dims, const CallShape& c)
   return e;
 }
 
+// The columns a call computes and the grid's rate for it. Tiles padded to whole vectors
+// (einrt's padCols) compute their padded columns. The primitive cuts calls wider than
+// kPrimitiveWideCols into 64-wide tiles, a regime the grid's narrower points (one tile as
+// wide as the call) do not share, so such calls are read among the wider points only: tt's
+// last step at p = 2 cut by d, 921600x192x32, was read at 56 GFLOP/s (between the one-tile
+// 128 point and the 512 one) and cut by c, 460800x384x32, at 40, and both ran alike.
+struct GemmRate {
+  int64_t width;
+  double flopsPerSecond;
+};
+
+GemmRate gemmRate(const KernelModel& k, const einrt::program::GemmCall& c, const einrt::program::GemmSchedule& sched,
+                  DType dtype) {
+  const bool primitive = sched.path == einrt::program::GemmPath::Primitive;
+  const int64_t lastCols = c.n - (sched.colTiles - 1) * sched.colTile;
+  const int64_t width = (sched.colTiles - 1) * einrt::program::paddedCols(sched, sched.colTile) +
+                        einrt::program::paddedCols(sched, lastCols);
+  int64_t readAt = width;
+  if (primitive && width > einrt::program::kPrimitiveWideCols)
+    for (int64_t size : k.gemmSizes)
+      if (size > einrt::program::kPrimitiveWideCols) {
+        readAt = std::max(readAt, size);
+        break;
+      }
+  return {width, k.gemmFlopsPerSecond(dtype, c.m, readAt, c.k, primitive)};
+}
+
 // One GEMM call: its FLOPs at the grid's rate for its shape (measured through einrt's
 // schedule, so the primitive's tiles where it takes them; the grid's tall sizes are
 // measured with operands that outgrow the caches, so a tall call's rate includes streaming
@@ -145,12 +172,8 @@ double gemmSeconds(const KernelModel& k, const GemmShape& g, DType dtype) {
                kk = static_cast<double>(c.k), bytes = static_cast<double>(dtypeSize(dtype));
   const einrt::program::GemmSchedule sched = gemmSchedule(k, g, dtype);
   const bool primitive = sched.path == einrt::program::GemmPath::Primitive;
-  // Tiles padded to whole vectors (einrt's padCols) compute their padded columns.
-  const int64_t lastCols = c.n - (sched.colTiles - 1) * sched.colTile;
-  const int64_t width = (sched.colTiles - 1) * einrt::program::paddedCols(sched, sched.colTile) +
-                        einrt::program::paddedCols(sched, lastCols);
-  const double compute =
-      batch * 2.0 * m * static_cast<double>(width) * kk / k.gemmFlopsPerSecond(dtype, c.m, width, c.k, primitive);
+  const GemmRate rate = gemmRate(k, c, sched, dtype);
+  const double compute = batch * 2.0 * m * static_cast<double>(rate.width) * kk / rate.flopsPerSecond;
   // The BLAS packs and streams while it computes: the longer of the two. The primitive's
   // tiles compute from cache and then store, each store of C also reading the line it
   // allocates (the copy bandwidth counts one read and one write per element). Its grid
@@ -271,7 +294,7 @@ std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& s
   if (const std::optional<GemmShape> g = gemmShape(n, c)) {
     const einrt::program::GemmCall& call = g->call;
     const einrt::program::GemmSchedule sched = gemmSchedule(k, *g, dtype);
-    const double rate = k.gemmFlopsPerSecond(dtype, call.m, call.n, call.k, sched.path == einrt::program::GemmPath::Primitive);
+    const double rate = gemmRate(k, call, sched, dtype).flopsPerSecond;
     std::string s = total + ": GEMM " + std::to_string(call.m) + "x" + std::to_string(call.n) + "x" + std::to_string(call.k);
     if (call.batch > 1) s += " x" + std::to_string(call.batch);
     char r[96];

@@ -267,3 +267,24 @@ TEST_CASE("kernel model: --objective time keeps the traffic plan unless a plan i
   CHECK(differing >= 3);
   CHECK(sameBytes >= 1);
 }
+
+TEST_CASE("kernel model: the primitive's 64-wide tiles are read among the grid's wider points") {
+  // X (64 x 16) Y (16 x n) on the primitive (a short reduction): 160 and 256 columns both
+  // run as 64-wide tiles, so both take rate(64, 256, 16), the grid's first point wider than
+  // one tile (128 columns), and their times go as their columns (up to the panels' copies,
+  // a few per cent). Interpolating at 160 itself (rate(64, 160, 16), between the one-tile
+  // point 16 and 256) would make the narrower call 17 % slower per column.
+  const std::string primitive = "  gemm_primitive: libxsmm\n  primitive_flops_f32: " + rates() + "\n  primitive_flops_f64: " + rates() +
+                                "\n  cache_bytes: 1000000000\n";
+  const Machine m = parseMachineText(kernelModelText() + primitive, "m.yaml");
+  auto seconds = [&](int64_t n) {
+    Graph g;
+    addInput(g, "X", {64, 16});
+    addInput(g, "Y", {16, n});
+    addNode(g, "Z", "ik,kj->ij", {"X", "Y"});
+    sizeLabels(g, {{"i", 64}, {"k", 16}, {"j", n}});
+    g.outputs = {"Z"};
+    return *reportOn(g, m).estimatedTimeSeconds;
+  };
+  CHECK(seconds(160) / seconds(256) == doctest::Approx(160.0 / 256).epsilon(0.05));
+}
