@@ -188,8 +188,12 @@ double gemmSeconds(const KernelModel& k, const GemmShape& g, DType dtype) {
   const double workingSet = batch * (m * kk + kk * n + m * n) * bytes;
   const double fromMemory = workingSet > k.cacheBytes ? 1 - k.cacheBytes / workingSet : 0;
   double seconds = std::max(compute, (primitive ? fromMemory : 1.0) * stream);
-  if (sched.padCols)  // each padded tile's columns stored from its scratch tile
-    seconds += batch * permuteSeconds(k, {c.m, c.n}, {0, 1}, false, bytes);
+  if (sched.padCols) {  // the padded tiles' columns stored from their scratch tiles
+    const int64_t lastCols = c.n - (sched.colTiles - 1) * sched.colTile;
+    auto padded = [&](int64_t cols) { return einrt::program::paddedCols(sched, cols) != cols; };
+    const int64_t stored = (padded(sched.colTile) ? (sched.colTiles - 1) * sched.colTile : 0) + (padded(lastCols) ? lastCols : 0);
+    seconds += batch * permuteSeconds(k, {c.m, stored}, {0, 1}, false, bytes);
+  }
   if (sched.packB)  // a transpose of B, or a copy of its rows a tile wide
     seconds += batch * (c.transB ? permuteSeconds(k, {c.n, c.k}, {1, 0}, false, bytes)
                                  : permuteSeconds(k, {c.k, sched.colTiles, sched.colTile}, {1, 0, 2}, false, bytes));
