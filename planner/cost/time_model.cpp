@@ -148,7 +148,7 @@ struct GemmRate {
 GemmRate gemmRate(const KernelModel& k, const einrt::program::GemmCall& c, const einrt::program::GemmSchedule& sched,
                   DType dtype) {
   const bool primitive = sched.path == einrt::program::GemmPath::Primitive;
-  const int64_t lastCols = c.n - (sched.colTiles - 1) * sched.colTile;
+  const int64_t lastCols = einrt::program::lastTileCols(sched, c.n);
   const int64_t width = (sched.colTiles - 1) * einrt::program::paddedCols(sched, sched.colTile) +
                         einrt::program::paddedCols(sched, lastCols);
   int64_t readAt = width;
@@ -189,7 +189,7 @@ double gemmSeconds(const KernelModel& k, const GemmShape& g, DType dtype) {
   const double fromMemory = workingSet > k.cacheBytes ? 1 - k.cacheBytes / workingSet : 0;
   double seconds = std::max(compute, (primitive ? fromMemory : 1.0) * stream);
   if (sched.padCols) {  // the padded tiles' columns stored from their scratch tiles
-    const int64_t lastCols = c.n - (sched.colTiles - 1) * sched.colTile;
+    const int64_t lastCols = einrt::program::lastTileCols(sched, c.n);
     auto padded = [&](int64_t cols) { return einrt::program::paddedCols(sched, cols) != cols; };
     const int64_t stored = (padded(sched.colTile) ? (sched.colTiles - 1) * sched.colTile : 0) + (padded(lastCols) ? lastCols : 0);
     seconds += batch * permuteSeconds(k, {c.m, stored}, {0, 1}, false, bytes);

@@ -135,7 +135,7 @@ HostGemm<T>::HostGemm(const GemmCall& g, double alpha, ParallelForFn parallelFor
   if (schedule_.path != GemmPath::Primitive) return;
   if (!primitive) throw std::logic_error("einrt: a GEMM scheduled on the primitive's path, but no primitive is registered");
   const GemmSchedule& s = schedule_;
-  const int64_t lastRows = g.m - (s.rowTiles - 1) * s.rowTile, lastCols = g.n - (s.colTiles - 1) * s.colTile;
+  const int64_t lastRows = g.m - (s.rowTiles - 1) * s.rowTile, lastCols = lastTileCols(s, g.n);
   for (int beta1 = 0; beta1 < 2; ++beta1)
     for (int fullRows = 0; fullRows < 2; ++fullRows)
       for (int fullCols = 0; fullCols < 2; ++fullCols) {

@@ -85,6 +85,8 @@ GemmSchedule scheduleGemm(const GemmCall& g, DType t, int threads, bool primitiv
 // The items of `g` on `path` (scheduleGemm's split once it has chosen; bench/gemm_paths
 // measures both paths on one shape with it).
 GemmSchedule splitGemm(const GemmCall& g, GemmPath path, int threads);
+// The columns of the last column tile of a call of `n` columns (schedule s).
+inline int64_t lastTileCols(const GemmSchedule& s, int64_t n) { return n - (s.colTiles - 1) * s.colTile; }
 // The columns a primitive tile of `cols` columns is computed with (schedule s).
 inline int64_t paddedCols(const GemmSchedule& s, int64_t cols) {
   return s.padCols ? (cols + kPrimitiveColAlign - 1) / kPrimitiveColAlign * kPrimitiveColAlign : cols;
