@@ -9,6 +9,7 @@
 #endif
 
 #include "einrt/program/permute.h"
+#include "einrt/program/streaming_stores.h"
 
 namespace einrt::program {
 
@@ -187,17 +188,6 @@ __attribute__((target("avx"))) void streamTileAvx(const T* src, T* dst, int64_t 
   }
 }
 #endif
-
-// Transposes whose destination is larger than this stream their tiles (streamTileAvx).
-// Not the last-level cache's size from sysconf: virtual machines report the host's (256
-// MiB on this project's 32 MiB-per-core-complex VM).
-int64_t streamBytes() {
-  static const int64_t bytes = [] {
-    const char* env = std::getenv("EINRT_STREAM_BYTES");
-    return env ? std::atoll(env) : int64_t{16} << 20;
-  }();
-  return bytes;
-}
 
 template <class T>
 void transposeTile(const T* src, T* dst, int64_t wa, int64_t wb, int64_t sb, int64_t da, bool accumulate, bool stream) {
