@@ -65,7 +65,7 @@ std::vector<int64_t> sizeList(const YAML::Node& v, const std::string& path, cons
 
 ElementwiseRates elementwiseRates(const YAML::Node& v, const std::string& path, const std::string& field) {
   if (!v.IsMap()) fail(path, v, "field '" + field + "' must be a mapping {bandwidth: ..., reduce_bandwidth: ..., exp: ..., ...}");
-  std::vector<std::string> known{"bandwidth", "reduce_bandwidth", "point", "reduce_point", "agg_max", "agg_min", "run", "div"};
+  std::vector<std::string> known{"bandwidth", "reduce_bandwidth", "stream_bandwidth", "point", "reduce_point", "agg_max", "agg_min", "run", "div"};
   for (const ScalarFunctionInfo& f : scalarFunctions()) known.emplace_back(f.name);
   for (const auto& entry : v) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
@@ -76,6 +76,7 @@ ElementwiseRates elementwiseRates(const YAML::Node& v, const std::string& path, 
   ElementwiseRates r;
   r.bandwidth = positive(need(v, "bandwidth", path, where), path, field + ".bandwidth", false);
   r.reduceBandwidth = positive(need(v, "reduce_bandwidth", path, where), path, field + ".reduce_bandwidth", false);
+  if (const YAML::Node b = v["stream_bandwidth"]) r.streamBandwidth = positive(b, path, field + ".stream_bandwidth", false);
   r.pointSeconds = positive(need(v, "point", path, where), path, field + ".point", false);
   r.reducePointSeconds = positive(need(v, "reduce_point", path, where), path, field + ".reduce_point", false);
   r.aggMaxSeconds = positive(need(v, "agg_max", path, where), path, field + ".agg_max", true);
@@ -134,7 +135,7 @@ KernelModel::PermuteRates KernelModel::permuteRates(int64_t elements) const {
 
 KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
   if (!v.IsMap()) fail(path, v, "'kernel_model' must be a mapping (as einrt-calibrate writes it)");
-  std::vector<std::string> known{"gemm_primitive", "primitive_flops_f32", "primitive_flops_f64", "step", "cache_bytes", "gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run"};
+  std::vector<std::string> known{"gemm_primitive", "primitive_flops_f32", "primitive_flops_f64", "step", "cache_bytes", "stream_bytes", "gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run"};
   for (einrt::DType t : einrt::kAllDTypes) {
     known.push_back(std::string("gemm_flops_") + einrt::dtypeName(t));
     known.push_back(std::string("elementwise_") + einrt::dtypeName(t));
@@ -164,6 +165,7 @@ KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
     }
   if (const YAML::Node step = v["step"]) km.stepSeconds = positive(step, path, "step", true);
   if (const YAML::Node cache = v["cache_bytes"]) km.cacheBytes = positive(cache, path, "cache_bytes", true);
+  if (const YAML::Node stream = v["stream_bytes"]) km.streamBytes = positive(stream, path, "stream_bytes", false);
   km.permuteSizes = sizeList(need(v, "permute_sizes", path, ""), path, "permute_sizes");
   const std::size_t n = km.permuteSizes.size();
   km.permuteBandwidth = numbers(need(v, "permute_bandwidth", path, ""), path, "permute_bandwidth", n);

@@ -14,16 +14,21 @@
 //   permute_tile: [s, ...]                      read and written per second and seconds per
 //   permute_rows_bandwidth: [B, ...]            tile; a copy of rows' likewise per row;
 //   permute_run: [s, ...]                       interpolated in log E between the sizes
-//   elementwise_f32: {bandwidth: B, reduce_bandwidth: B, point: s, reduce_point: s,
+//   elementwise_f32: {bandwidth: B, reduce_bandwidth: B, [stream_bandwidth: B,] point: s, reduce_point: s,
 //                     agg_max: s, agg_min: s, run: s, exp: s, log: s, ..., div: s}
 //   step: s                                     optional: the executor's own work per node
 //                                               and rank around the kernels (0 when
 //                                               absent: files of earlier einrt-calibrate)
 //   cache_bytes: B                              optional: the last-level cache per rank (0
 //                                               when absent: every byte from memory)
+//   stream_bytes: B                             optional: elementwise calls whose output is
+//                                               larger stream it (einrt's streamBytes(),
+//                                               streaming_stores.h), at stream_bandwidth
 //   elementwise_f64 / _bf16 / _f16: {...}       the elementwise kernel out of cache (its
 //                                               copy's bandwidth, its reduction's read
-//                                               bandwidth) and in cache, where arithmetic
+//                                               bandwidth; stream_bandwidth, optional: the
+//                                               copy of an output over stream_bytes, streamed)
+//                                               and in cache, where arithmetic
 //                                               bounds it: seconds per point of a copy and
 //                                               of a reduction (and what max and min
 //                                               aggregations add), per inner run of the loop
@@ -56,6 +61,8 @@ namespace eindecomp {
 struct ElementwiseRates {
   double bandwidth = 0;        // bytes read + written per s, einrt's elementwise copy
   double reduceBandwidth = 0;  // bytes read per s, a reduction over contiguous rows
+  double streamBandwidth = 0;  // bytes read + written per s, the copy of an output over
+                               // stream_bytes, streamed (0: not measured, `bandwidth` then)
   double pointSeconds = 0;     // per point in cache, a copy
   double reducePointSeconds = 0;  // per point in cache, a reduction
   double aggMaxSeconds = 0, aggMinSeconds = 0;  // per point, what a max/min aggregation adds
@@ -74,6 +81,7 @@ struct KernelModel {
   std::array<ElementwiseRates, 4> elementwise;    // indexed by einrt::DType
   double stepSeconds = 0;                         // per node and rank, the executor's own
   double cacheBytes = 0;                          // last-level cache per rank (0: unknown)
+  double streamBytes = 0;                         // outputs above it stream (0: not recorded)
 
   // FLOP/s of one GEMM call of this shape on the BLAS or (`primitive`) on the primitive's
   // tiles (the path's grid interpolated).

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <set>
 
 #include <einrt/program/gemm.h>
 #include <einrt/program/loop_nest.h>
 #include <einrt/program/permute.h>
+#include <einrt/program/streaming_stores.h>
 
 #include "planner/cost/checked_math.h"
 #include "planner/cost/cost_model.h"
@@ -40,6 +42,7 @@ struct CallShape {
   double points = 1, nX = 0, nY = 0, nZ = 0;
   bool reduces = false;  // some summed label has extent > 1 in the call
   double runs = 1;       // inner runs of the elementwise kernel's loop nest (einrt's)
+  std::optional<einrt::program::LoopNest> nest;  // that nest (absent past einrt's loops)
 };
 
 CallShape callShape(const NodeSpace& space, const Parts& parts) {
@@ -58,10 +61,27 @@ CallShape callShape(const NodeSpace& space, const Parts& parts) {
   c.nZ = elements(space.outputDims);
   for (int d : space.aggregatedDims) c.reduces = c.reduces || c.extent[static_cast<std::size_t>(d)] > 1;
   if (c.extent.size() <= static_cast<std::size_t>(einrt::program::kMaxLoops)) {
-    const einrt::program::LoopNest nest = einrt::program::planLoopNest(c.extent, space.operandDims, space.outputDims);
-    if (nest.depth > 0) c.runs = c.points / static_cast<double>(nest.extent[nest.depth - 1]);
+    c.nest = einrt::program::planLoopNest(c.extent, space.operandDims, space.outputDims);
+    if (c.nest->depth > 0) c.runs = c.points / static_cast<double>(c.nest->extent[c.nest->depth - 1]);
   }
   return c;
+}
+
+// Whether einrt streams an elementwise call's output (its rule, streaming_stores.h: an
+// output over the file's stream_bytes, written once, in contiguous runs) and the file
+// prices it (stream_bandwidth measured).
+bool streamedCall(const KernelModel& k, const ElementwiseRates& r, const CallShape& c, double elementBytes) {
+  const auto bytes = static_cast<int64_t>(elementBytes);
+  return !c.reduces && r.streamBandwidth > 0 && k.streamBytes > 0 && c.nest && c.nest->depth > 0 &&
+         einrt::program::streamsCall(*c.nest, bytes, static_cast<int64_t>(k.streamBytes), false) &&
+         einrt::program::streamsRun(c.nest->extent[c.nest->depth - 1], c.nest->strideZ[c.nest->depth - 1], bytes);
+}
+
+// The bandwidth an elementwise call moves its bytes at: the streamed copy's where einrt
+// streams the output, else the plain copy's, or the reduction's read bandwidth.
+double elementwiseBandwidth(const KernelModel& k, const ElementwiseRates& r, const CallShape& c, double elementBytes) {
+  if (streamedCall(k, r, c, elementBytes)) return r.streamBandwidth;
+  return c.reduces ? r.reduceBandwidth : r.bandwidth;
 }
 
 double expressionSeconds(const ElementwiseRates& r, const Expr& e) {
@@ -227,7 +247,7 @@ double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, cons
            permuteSeconds(k, extentsOf(space.operandDims[1], c), g->mapping.permY, false, bytes) +
            permuteSeconds(k, extentsOf(space.outputDims, c), g->mapping.permZ, true, bytes);
   const ElementwiseRates& r = k.rates(dtype);
-  return std::max((c.nX + c.nY + c.nZ) * bytes / (c.reduces ? r.reduceBandwidth : r.bandwidth), computeSeconds(r, n, c));
+  return std::max((c.nX + c.nY + c.nZ) * bytes / elementwiseBandwidth(k, r, c, bytes), computeSeconds(r, n, c));
 }
 
 // One call of a fused group: every member's arithmetic, and the bytes of each tensor the
@@ -314,9 +334,11 @@ std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& s
     return s;
   }
   const ElementwiseRates& r = k.rates(dtype);
+  const double bandwidth = elementwiseBandwidth(k, r, c, bytes);
   return total + ": " + (c.reduces ? "reduction, the longer of " : "elementwise, the longer of ") +
-         formatBytes(static_cast<int64_t>((c.nX + c.nY + c.nZ) * bytes)) + " moved (" +
-         formatSeconds((c.nX + c.nY + c.nZ) * bytes / (c.reduces ? r.reduceBandwidth : r.bandwidth)) + ") and " +
+         formatBytes(static_cast<int64_t>((c.nX + c.nY + c.nZ) * bytes)) +
+         (streamedCall(k, r, c, bytes) ? " moved, output streamed (" : " moved (") +
+         formatSeconds((c.nX + c.nY + c.nZ) * bytes / bandwidth) + ") and " +
          std::to_string(static_cast<int64_t>(c.points)) + " points computed (" + formatSeconds(computeSeconds(r, n, c)) + ")";
 }
 

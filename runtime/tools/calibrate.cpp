@@ -39,6 +39,7 @@
 
 #include <einrt/einrt.h>
 #include <einrt/program/gemm.h>
+#include <einrt/program/streaming_stores.h>
 
 #include "calibrate_kernels.h"
 #include "calibrate_step.h"
@@ -365,6 +366,11 @@ int main(int argc, char** argv) {
     std::snprintf(stepLine, sizeof stepLine, "  step: %.4g   # s per node per rank: the executor's own work around the kernels\n", step);
     file += "kernel_model:         # per kernel class, for the planner's kernel model (docs/cost-model.md)\n" + kernelModel +
             stepLine;
+    char streamLine[160];
+    std::snprintf(streamLine, sizeof streamLine,
+                  "  stream_bytes: %lld   # elementwise outputs over this many bytes are streamed (EINRT_STREAM_BYTES)\n",
+                  static_cast<long long>(einrt::program::streamBytes()));
+    file += streamLine;
     if (cache > 0) {
       char cacheLine[128];
       std::snprintf(cacheLine, sizeof cacheLine, "  cache_bytes: %.0f   # last-level cache per rank (sysfs, shared by the machine's ranks)\n", cache);

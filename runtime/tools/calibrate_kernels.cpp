@@ -13,6 +13,7 @@
 #include <einrt/program/gemm.h>
 #include <einrt/program/math.h>
 #include <einrt/program/permute.h>
+#include <einrt/program/streaming_stores.h>
 
 #include "calibrate_timing.h"
 
@@ -177,7 +178,10 @@ template <class T>
 std::string elementwiseModel(bool quick, int reps) {
   // "In cache" is the size of a fused group's tile (einrt/program/fused_tiles.h): x, y and z
   // together about kTileBytes, in the second-level cache as the members' tiles are.
-  Streams<T> big(quick ? (int64_t(1) << 20) : (int64_t(1) << 22)),
+  // Out of cache: an output of streamBytes() (the largest einrt writes with plain stores),
+  // and (not --quick) one of twice that, which einrt streams (streaming_stores.h).
+  const int64_t plainElements = program::streamBytes() / static_cast<int64_t>(sizeof(T));
+  Streams<T> big(quick ? (int64_t(1) << 20) : plainElements),
       small(std::max<int64_t>(4096, program::kTileBytes / (3 * static_cast<int64_t>(sizeof(T))) / 4096 * 4096));
   const double n = static_cast<double>(big.n);
   const int repeat = quick ? 16 : 64;
@@ -204,7 +208,12 @@ std::string elementwiseModel(bool quick, int reps) {
     for (int r = 0; r < repeat; ++r) program::elementwise<T, AddOps, false>(shortRows, small.x.data(), small.y.data(), small.z.data(), false, 1);
   }) / repeat;
   const double run = std::max(0.0, (shortRun - add * static_cast<double>(small.n)) / static_cast<double>(small.n / 16));
-  std::string out = "{bandwidth: " + number(2.0 * sizeof(T) / copy) + ", reduce_bandwidth: " + number(n * sizeof(T) / reduce) +
+  std::string streamed;
+  if (!quick) {
+    Streams<T> huge(2 * plainElements);
+    streamed = ", stream_bandwidth: " + number(2.0 * sizeof(T) / pointSeconds<T, CopyOps>(huge, false, reps, 1));
+  }
+  std::string out = "{bandwidth: " + number(2.0 * sizeof(T) / copy) + streamed + ", reduce_bandwidth: " + number(n * sizeof(T) / reduce) +
                     ", point: " + number(point) + ", reduce_point: " + number(reducePoint) + ", agg_max: " + number(aggMax) + ", agg_min: " + number(aggMin) +
                     ", run: " + number(run);
   auto cost = [&](const char* name, double seconds, bool binary) {

@@ -288,3 +288,32 @@ TEST_CASE("kernel model: the primitive's 64-wide tiles are read among the grid's
   };
   CHECK(seconds(160) / seconds(256) == doctest::Approx(160.0 / 256).epsilon(0.05));
 }
+
+TEST_CASE("kernel model: outputs over stream_bytes priced at stream_bandwidth where einrt streams them") {
+  std::string streamed = elementwise();
+  streamed.insert(streamed.find(", reduce_bandwidth"), ", stream_bandwidth: 2e10");
+  const std::string text = kernelModelText("elementwise_f32", "  elementwise_f32: " + streamed + "\n");
+  const Machine withStreams = parseMachineText(text + "  stream_bytes: 100000\n", "m.yaml");
+  const Machine without = parseMachineText(text, "m.yaml");  // a file from before: no stream_bytes
+  // x + 1 over 64 x 512: a 128 KiB output in one contiguous run, over stream_bytes.
+  Graph ew;
+  addInput(ew, "X", {64, 512});
+  addNode(ew, "E", "ij->ij", {"X"});
+  sizeLabels(ew, {{"i", 64}, {"j", 512}});
+  ew.outputs = {"E"};
+  setJoin(ew, "E", "x + 1");
+  CHECK(*reportOn(ew, withStreams).estimatedTimeSeconds == doctest::Approx(2.0 * 32768 * 4 / 2e10).epsilon(1e-9));
+  CHECK(*reportOn(ew, without).estimatedTimeSeconds == doctest::Approx(2.0 * 32768 * 4 / kBandwidth).epsilon(1e-9));
+  // Split in two calls at p = 2, each output (64 KiB) is under stream_bytes: plain stores.
+  CHECK(*reportOn(ew, withStreams, 2).estimatedTimeSeconds == doctest::Approx(2.0 * 16384 * 4 / kBandwidth).epsilon(1e-9));
+  // x * w[j] over 4096 x 8: 128 KiB again, but in runs of 8 elements (w's stride breaks
+  // them), too short to stream.
+  Graph bc;
+  addInput(bc, "X", {4096, 8});
+  addInput(bc, "W", {8});
+  addNode(bc, "B", "ij,j->ij", {"X", "W"});
+  sizeLabels(bc, {{"i", 4096}, {"j", 8}});
+  bc.outputs = {"B"};
+  const Report r = reportOn(bc, withStreams);
+  CHECK(*r.estimatedTimeSeconds >= (2.0 * 32768 + 8) * 4 / kBandwidth * (1 - 1e-9));
+}
