@@ -75,6 +75,17 @@ void setJoin(Graph& g, const std::string& node, const std::string& join) {
     }
 }
 
+// E[i, j] = join(X[i, j]) over 64 x 512: one contiguous run of 32768 points.
+Graph unaryGraph(const std::string& join) {
+  Graph g;
+  addInput(g, "X", {64, 512});
+  addNode(g, "E", "ij->ij", {"X"});
+  sizeLabels(g, {{"i", 64}, {"j", 512}});
+  g.outputs = {"E"};
+  setJoin(g, "E", join);
+  return g;
+}
+
 }  // namespace
 
 TEST_CASE("kernel model: the GEMM grid interpolated in log m, n, k") {
@@ -94,12 +105,7 @@ TEST_CASE("kernel model: each kernel class priced as the formulas say") {
   CHECK(*reportOn(mm, m).estimatedTimeSeconds == doctest::Approx(2.0 * 64 * 64 * 64 / (1e8 * 64)).epsilon(1e-9));
   // exp(x) over 64 x 512: 32768 points, one inner run (the block is contiguous); its
   // arithmetic, 32768 * (1e-10 + 1e-9) + 5e-9, outlasts its bytes, 2 * 128 KiB / 1e10.
-  Graph ew;
-  addInput(ew, "X", {64, 512});
-  addNode(ew, "E", "ij->ij", {"X"});
-  sizeLabels(ew, {{"i", 64}, {"j", 512}});
-  ew.outputs = {"E"};
-  setJoin(ew, "E", "exp(x)");
+  Graph ew = unaryGraph("exp(x)");
   CHECK(*reportOn(ew, m).estimatedTimeSeconds == doctest::Approx(32768 * (kPoint + kExp) + kRun).epsilon(1e-9));
   // x + 1 is bounded by its bytes instead: 2 * 128 KiB / 1e10.
   setJoin(ew, "E", "x + 1");
@@ -296,12 +302,7 @@ TEST_CASE("kernel model: outputs over stream_bytes priced at stream_bandwidth wh
   const Machine withStreams = parseMachineText(text + "  stream_bytes: 100000\n", "m.yaml");
   const Machine without = parseMachineText(text, "m.yaml");  // a file from before: no stream_bytes
   // x + 1 over 64 x 512: a 128 KiB output in one contiguous run, over stream_bytes.
-  Graph ew;
-  addInput(ew, "X", {64, 512});
-  addNode(ew, "E", "ij->ij", {"X"});
-  sizeLabels(ew, {{"i", 64}, {"j", 512}});
-  ew.outputs = {"E"};
-  setJoin(ew, "E", "x + 1");
+  const Graph ew = unaryGraph("x + 1");
   CHECK(*reportOn(ew, withStreams).estimatedTimeSeconds == doctest::Approx(2.0 * 32768 * 4 / 2e10).epsilon(1e-9));
   CHECK(*reportOn(ew, without).estimatedTimeSeconds == doctest::Approx(2.0 * 32768 * 4 / kBandwidth).epsilon(1e-9));
   // Split in two calls at p = 2, each output (64 KiB) is under stream_bytes: plain stores.
