@@ -183,11 +183,13 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
     const bool timed = it >= opt.warmup;
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
-    std::vector<double> local(nodes);
+    // Each rank notes when it finished every node, counted from its own start (the
+    // barrier): clocks of different machines need not agree, their starts do within a
+    // message's latency.
+    std::vector<double> finished(nodes);
     for (std::size_t i = 0; i < nodes; ++i) {
-      const double t0 = MPI_Wtime();
       program.runNode(i);
-      local[i] = MPI_Wtime() - t0;
+      finished[i] = MPI_Wtime() - start;
     }
     // Per node, fused members included (their group ran at its first member).
     if (timed)
@@ -197,10 +199,16 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
       }
     double elapsed = MPI_Wtime() - start;
     if (!timed) continue;
-    std::vector<double> slowest(nodes);
-    MPI_Allreduce(local.data(), slowest.data(), static_cast<int>(nodes), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    // A node's time is what it adds to the iteration: the last rank to finish it less the
+    // last to finish the node before. Timing each rank's own run of the node instead
+    // counted a rank's wait for a slower partner in the node where it waits, on top of the
+    // partner's time in the node before (trn / 2 at p = 2: its last step, 576 bytes, 5.5
+    // us of which about 3 were rank 0 waiting out rank 1's trn.7), and the nodes' times
+    // added up to more than the iteration's.
+    std::vector<double> lastFinish(nodes);
+    MPI_Allreduce(finished.data(), lastFinish.data(), static_cast<int>(nodes), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    for (std::size_t i = 0; i < nodes; ++i) nodeTimes[i].push_back(slowest[i]);
+    for (std::size_t i = 0; i < nodes; ++i) nodeTimes[i].push_back(lastFinish[i] - (i > 0 ? lastFinish[i - 1] : 0.0));
     totalTimes.push_back(elapsed);
   }
   MPI_Allreduce(MPI_IN_PLACE, nodeBytes.data(), static_cast<int>(nodes), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);

@@ -11,7 +11,7 @@
 //      calls on one rank that share an output block are combined locally),
 //   3. combines partial results across ranks into the block owners (reduce-redistribute).
 // Fused groups (spec.h FusionSpec) run their members' calls tile by tile instead.
-// Reports times (medians of the slowest rank), the bytes einrt counted next to the plan's
+// Reports times (medians; per node what it adds to the slowest rank's finish), the bytes einrt counted next to the plan's
 // prediction, and with --check the comparison with check.h's reference. Exit status: 0 ok,
 // 1 failed --check, 2 bad usage, wrong rank count, unreadable or malformed files, 124 the
 // --timeout watchdog.
