@@ -348,7 +348,7 @@ def section_llama(programs, build, work, reps):
     t_torch = median_time(lambda: llama_reference(torch, tin, 2048, 16), reps)
     t_numpy = median_time(lambda: llama_reference(np, inp, 2048, 16), reps)
     pin_threads(1, torch)
-    # Per-node medians (each the slowest rank's time) do not add up to the median total.
+    # Per-node medians (each what the node adds to an iteration) need not add up to the median total.
     gemm = sum(n["time_s"] for n in r["nodes"] if "GEMM" in n["kernel"])
     others = sum(n["time_s"] for n in r["nodes"] if "GEMM" not in n["kernel"])
     print("| implementation | time_s | speedup of the emitted program |")
