@@ -68,7 +68,7 @@ einrt::program::ProgramSpec<Real> makeSpec() {
 {{#GEMM}}
     n.gemm = einrt::program::GemmSpec{ { {{BATCH_LABELS}} }, { {{M_LABELS}} }, { {{N_LABELS}} }, { {{K_LABELS}} },
                                        {{TRANS_X}}, {{TRANS_Y}}, {{TRANS_Z}}, { {{PERM_X}} }, { {{PERM_Y}} }, { {{PERM_Z}} },
-                                       {{ALPHA}} };
+                                       {{ALPHA}}, einrt::program::GemmPlanned::{{GEMM_PATH}} };
 {{/GEMM}}
 {{#PERMUTATION}}
     n.permutation = { {{ORDER}} };

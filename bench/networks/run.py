@@ -3,7 +3,10 @@
 at 1 and 2 threads, against this machine's big-square sgemm (issue 29).
 
 For each network — `einplan gen syn|tt|fctn|tw|getd|trn` (the paper's sizes and paths, f32)
-and the MERA networks of bench/path_networks.py — the program is planned for p = 1, built,
+and the MERA networks of bench/path_networks.py — the program is planned for p = 1 with
+the machine file einrt-calibrate writes for one rank first (its kernel model picks each
+GEMM's path, the BLAS or LIBXSMM's tiles, from the grids measured here; --machine FILE
+reuses one, --no-machine leaves the choice to einrt's built-in rule), built,
 and run --rounds times at 1 and at 2 threads, the two interleaved (one run of --iters
 timed iterations each), every run as `mpirun -np 1 --map-by slot:PE=T` so that the rank
 really has T cores (mpirun's default binds a rank to one core). The table gives the
@@ -16,7 +19,7 @@ in --numpy-timeout seconds), and the paper's per-core rate on Sapphire Rapids (E
 Table 6, / 48 cores). The load average is printed before and after.
 
 usage: bench/networks/run.py [--build build] [--rounds 5] [--iters 5] [--networks syn,tt,...]
-                             [--numpy-timeout 120]
+                             [--numpy-timeout 120] [--machine FILE | --no-machine]
 """
 import argparse
 import json
@@ -137,18 +140,27 @@ def main():
     ap.add_argument("--iters", type=int, default=5)
     ap.add_argument("--networks", default="syn,tt,fctn,tw,getd,trn,mera-27,mera-81")
     ap.add_argument("--numpy-timeout", type=float, default=120)
+    ap.add_argument("--machine", default="", help="plan with this machine file instead of calibrating one")
+    ap.add_argument("--no-machine", action="store_true", help="plan without a machine file (einrt's GEMM rule)")
     a = ap.parse_args()
     build = pathlib.Path(a.build).resolve()
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench_networks_"))
     pin_openblas(2)
     print(f"# bench/networks ({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, load {load()})")
+    machine = []
+    if not a.no_machine:
+        path = pathlib.Path(a.machine) if a.machine else work / "machine1.yaml"
+        if not a.machine:
+            sh(["mpirun", "-np", 1, build / "bin/einrt-calibrate", "-o", path])
+        machine = ["--machine", path]
+    print(f"planned with {machine[1] if machine else 'no machine file (einrt rule for GEMM paths)'}")
     sgemm = [sgemm_rate()]
     rows = []
     for net in a.networks.split(","):
         graph = graph_for(net, build, work)
         name = yaml.safe_load(graph.read_text())["name"]
         project = work / f"{name}_p1"
-        sh([build / "bin/eincodegen", graph, "-p", 1, "-o", project])
+        sh([build / "bin/eincodegen", graph, "-p", 1, "-o", project] + machine)
         sh(["make", "-C", project, "JOBS=2"])
         rates = {1: [], 2: []}
         flops = 0

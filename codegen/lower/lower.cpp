@@ -54,6 +54,7 @@ NodeProgram describeNode(const Graph& g, const Node& node, int index, const Node
                                       " (an MPI message counts elements in int); plan with more devices or split the node"});
   if (runsAsGemm(node)) n.gemm = mapContractionToGemm(node, extent);
   n.kernel = chooseKernel(node, n.gemm);
+  if (n.gemm) n.gemmPath = np.gemmPath;
   for (const auto& l : aggregatedLabels(node)) n.reductionLength *= node.labelSizes.at(l);
   n.callRank = np.placement.callRank;
   n.blockOwner = np.placement.blockOwner;

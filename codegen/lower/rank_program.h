@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <einrt/program/gemm.h>
+
 #include "codegen/kernels/kernel_choice.h"
 #include "planner/paths/gemm_mapping.h"
 #include "planner/graph/graph.h"
@@ -55,6 +57,7 @@ struct NodeProgram {
   std::string joinSource;         // C++ expression over x, y (join_source.h)
   bool usesY = false;
   std::optional<GemmMapping> gemm;  // when the node runs as a GEMM
+  einrt::program::GemmPlanned gemmPath = einrt::program::GemmPlanned::Rule;  // the plan's path for its calls
   KernelChoice kernel;              // what runs and why
   FusionProgram fusion;
   int64_t reductionLength = 1;      // product of the aggregated labels' sizes

@@ -128,6 +128,9 @@ void fillNode(ctemplate::TemplateDictionary& d, const NodeProgram& n, std::size_
     s->SetValue("PERM_Y", joinedNumbers(g.permY));
     s->SetValue("PERM_Z", joinedNumbers(g.permZ));
     s->SetValue("ALPHA", exactNumber(g.alpha));
+    s->SetValue("GEMM_PATH", n.gemmPath == einrt::program::GemmPlanned::Blas        ? "Blas"
+                             : n.gemmPath == einrt::program::GemmPlanned::Primitive ? "Primitive"
+                                                                                     : "Rule");
   } else {
     d.AddSectionDictionary("ELEMENTWISE")->SetValue("REDUCES", boolText(n.reductionLength > 1));
   }

@@ -71,6 +71,17 @@ struct PricedPlan {
   PlacementRule rule = PlacementRule::Canonical;
 };
 
+// The GEMM path of every node's calls: a plan file's, else the one the kernel model prices
+// faster (einrt's rule without a kernel model). Chosen once the partitions are, so the
+// report prices and the program runs the same path.
+void chooseGemmPaths(const Graph& g, const PlanOptions& options, Plan& plan) {
+  for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
+    NodePlan& np = plan.nodes[i];
+    if (const auto pin = options.pinnedGemmPaths.find(np.name); pin != options.pinnedGemmPaths.end()) np.gemmPath = pin->second;
+    else if (options.machine) np.gemmPath = plannedGemmPath(*options.machine, g.nodes[i], nodeSpace(g.nodes[i]), np.parts, g.dtype);
+  }
+}
+
 // The partitions placed by every rule of the options; the cheapest plan (its memory priced
 // only under --mem-limit).
 PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::string& algorithm,
@@ -81,6 +92,7 @@ PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::
     Plan plan = makePlan(g, options.devices, algorithm, parts,
                          placeNodes(g, parts, rule, options.pinnedPlacements, options.devices, linkWeights(options)));
     plan.ranksPerNode = ranksPerNodeOf(options);
+    chooseGemmPaths(g, options, plan);
     PlanCost cost = costPlan(g, plan, options.machine, memoryToCompare(options));
     if (!best || model.key(cost) < model.key(best->cost))
       best = PricedPlan{std::move(plan), std::move(cost), rule};

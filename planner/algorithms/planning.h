@@ -49,6 +49,7 @@ struct PlanOptions {
   std::optional<int64_t> memLimitBytes;   // every rank's whole-program peak (memory.h) allowed
   std::map<std::string, Parts> pinned;    // node name -> partition over iterationLabels (validated)
   PinnedPlacements pinnedPlacements;      // node name -> rank of each call (validated; pinned nodes only)
+  std::map<std::string, einrt::program::GemmPlanned> pinnedGemmPaths;  // a plan file's gemm_path per node
   // The placement rules planGraph tries; the cheaper plan wins. The tests of the search's
   // exactness keep only the canonical rule, the one the search itself prices.
   std::vector<PlacementRule> placementRules{PlacementRule::Canonical, PlacementRule::Matched};

@@ -130,9 +130,10 @@ std::optional<GemmShape> gemmShape(const Node& n, const CallShape& c) {
   return GemmShape{*g, call};
 }
 
-// How einrt runs the call on one thread of a rank (its one rule, scheduleGemm).
-einrt::program::GemmSchedule gemmSchedule(const KernelModel& k, const GemmShape& g, DType dtype) {
-  return einrt::program::scheduleGemm(g.call, dtype, 1, !k.gemmPrimitive.empty());
+// How einrt runs the call on one thread of a rank on the path `planned` (scheduleGemm).
+einrt::program::GemmSchedule gemmSchedule(const KernelModel& k, const GemmShape& g, DType dtype,
+                                          einrt::program::GemmPlanned planned) {
+  return einrt::program::scheduleGemm(g.call, dtype, 1, !k.gemmPrimitive.empty(), planned);
 }
 
 // A permutation of a block stored with `extent` into `order` (or back, `scatter`), as
@@ -186,11 +187,10 @@ GemmRate gemmRate(const KernelModel& k, const einrt::program::GemmCall& c, const
 // measured with operands that outgrow the caches, so a tall call's rate includes streaming
 // them) and moving its operands and result once; on the primitive's path a packed B is
 // transposed or copied panel by panel first (each element once).
-double gemmSeconds(const KernelModel& k, const GemmShape& g, DType dtype) {
+double gemmSecondsOn(const KernelModel& k, const GemmShape& g, DType dtype, const einrt::program::GemmSchedule& sched) {
   const einrt::program::GemmCall& c = g.call;
   const double batch = static_cast<double>(c.batch), m = static_cast<double>(c.m), n = static_cast<double>(c.n),
                kk = static_cast<double>(c.k), bytes = static_cast<double>(dtypeSize(dtype));
-  const einrt::program::GemmSchedule sched = gemmSchedule(k, g, dtype);
   const bool primitive = sched.path == einrt::program::GemmPath::Primitive;
   const GemmRate rate = gemmRate(k, c, sched, dtype);
   const double compute = batch * 2.0 * m * static_cast<double>(rate.width) * kk / rate.flopsPerSecond;
@@ -220,6 +220,37 @@ double gemmSeconds(const KernelModel& k, const GemmShape& g, DType dtype) {
   return seconds;
 }
 
+// The path the plan runs the call on and its schedule: where the file has grids of both
+// paths and the call could take either (f32 and f64 with a primitive), the faster one as
+// they price it, recorded in the plan (gemm_path) for the program to follow; else einrt's
+// rule. The rule was drawn on one machine and misplaced a third of bench/gemm_paths'
+// calls on another by 1.2-2x (bench/RESULTS.md, "The GEMM path from the grids").
+struct GemmChoice {
+  einrt::program::GemmPlanned planned = einrt::program::GemmPlanned::Rule;
+  einrt::program::GemmSchedule schedule;
+  double seconds = 0;
+};
+
+GemmChoice chooseGemm(const KernelModel& k, const GemmShape& g, DType dtype) {
+  using einrt::program::GemmPlanned;
+  const bool choice = !k.gemmPrimitive.empty() && (dtype == DType::F32 || dtype == DType::F64);
+  GemmChoice best;
+  for (GemmPlanned p : choice ? std::vector<GemmPlanned>{GemmPlanned::Blas, GemmPlanned::Primitive}
+                              : std::vector<GemmPlanned>{GemmPlanned::Rule}) {
+    const einrt::program::GemmSchedule sched = gemmSchedule(k, g, dtype, p);
+    const double seconds = gemmSecondsOn(k, g, dtype, sched);
+    if (p == GemmPlanned::Rule || p == GemmPlanned::Blas || seconds < best.seconds) best = {p, sched, seconds};
+  }
+  return best;
+}
+
+// The call on the plan's path, or on the faster one where the plan has none (the search,
+// explain's candidates).
+GemmChoice gemmOnPath(const KernelModel& k, const GemmShape& g, DType dtype, einrt::program::GemmPlanned planned) {
+  if (planned == einrt::program::GemmPlanned::Rule) return chooseGemm(k, g, dtype);
+  const einrt::program::GemmSchedule sched = gemmSchedule(k, g, dtype, planned);
+  return {planned, sched, gemmSecondsOn(k, g, dtype, sched)};
+}
 
 // The coarse model: one GEMM rate and one memory bandwidth per rank.
 double coarseCallSeconds(const Machine& m, const Node& n, const CallShape& c, int64_t calls, DType dtype) {
@@ -233,7 +264,8 @@ double coarseCallSeconds(const Machine& m, const Node& n, const CallShape& c, in
   return (c.nX + c.nY + c.nZ) * static_cast<double>(dtypeSize(dtype)) / *m.memoryBytesPerSecond;
 }
 
-double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, DType dtype) {
+double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, DType dtype,
+                   einrt::program::GemmPlanned planned) {
   const CallShape c = callShape(space, parts);
   int64_t calls = 1;
   for (int64_t d : parts) calls *= d;
@@ -243,7 +275,7 @@ double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, cons
   if (const std::optional<std::vector<int>> order = permutationOrder(n))
     return permuteSeconds(k, extentsOf(space.operandDims[0], c), *order, false, bytes);
   if (const std::optional<GemmShape> g = gemmShape(n, c))
-    return gemmSeconds(k, *g, dtype) + permuteSeconds(k, extentsOf(space.operandDims[0], c), g->mapping.permX, false, bytes) +
+    return gemmOnPath(k, *g, dtype, planned).seconds + permuteSeconds(k, extentsOf(space.operandDims[0], c), g->mapping.permX, false, bytes) +
            permuteSeconds(k, extentsOf(space.operandDims[1], c), g->mapping.permY, false, bytes) +
            permuteSeconds(k, extentsOf(space.outputDims, c), g->mapping.permZ, true, bytes);
   const ElementwiseRates& r = k.rates(dtype);
@@ -288,17 +320,20 @@ double stepSeconds(const Machine& m, int64_t calls) { return m.kernels && calls 
 }  // namespace
 
 int64_t computePicoseconds(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, int64_t calls,
-                           DType dtype) {
-  return toPicoseconds(static_cast<double>(calls) * callSeconds(m, n, space, parts, dtype) + stepSeconds(m, calls));
+                           DType dtype, einrt::program::GemmPlanned planned) {
+  return toPicoseconds(static_cast<double>(calls) * callSeconds(m, n, space, parts, dtype, planned) + stepSeconds(m, calls));
 }
 
-std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, const std::vector<Parts>& parts,
+std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, const Plan& plan,
                                             const std::vector<int64_t>& busiestCalls, const Fusion& fusion) {
   std::vector<int64_t> ps(g.nodes.size(), 0);
+  std::vector<Parts> parts;
+  for (const NodePlan& np : plan.nodes) parts.push_back(np.parts);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const int group = m.kernels ? fusion.nodes[i].group : -1;
     if (group < 0) {
-      ps[i] = computePicoseconds(m, g.nodes[i], nodeSpace(g.nodes[i]), parts[i], busiestCalls[i], g.dtype);
+      ps[i] = computePicoseconds(m, g.nodes[i], nodeSpace(g.nodes[i]), parts[i], busiestCalls[i], g.dtype,
+                                 plan.nodes[i].gemmPath);
     } else if (fusion.groups[static_cast<std::size_t>(group)].first == static_cast<int>(i)) {
       ps[i] = toPicoseconds(static_cast<double>(busiestCalls[i]) *
                                 fusedCallSeconds(m, g, parts, fusion, fusion.groups[static_cast<std::size_t>(group)]) +
@@ -308,16 +343,23 @@ std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, co
   return ps;
 }
 
+einrt::program::GemmPlanned plannedGemmPath(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts,
+                                            DType dtype) {
+  if (!m.kernels) return einrt::program::GemmPlanned::Rule;
+  const std::optional<GemmShape> g = gemmShape(n, callShape(space, parts));
+  return g ? chooseGemm(*m.kernels, *g, dtype).planned : einrt::program::GemmPlanned::Rule;
+}
+
 std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, DType dtype) {
   const CallShape c = callShape(space, parts);
   const double bytes = static_cast<double>(dtypeSize(dtype));
-  const std::string total = formatSeconds(callSeconds(m, n, space, parts, dtype));
+  const std::string total = formatSeconds(callSeconds(m, n, space, parts, dtype, einrt::program::GemmPlanned::Rule));
   if (!m.kernels) return total + " (coarse model: the machine file has no kernel_model)";
   const KernelModel& k = *m.kernels;
   if (permutationOrder(n)) return total + ": permutation of " + formatBytes(static_cast<int64_t>(c.nZ * bytes));
   if (const std::optional<GemmShape> g = gemmShape(n, c)) {
     const einrt::program::GemmCall& call = g->call;
-    const einrt::program::GemmSchedule sched = gemmSchedule(k, *g, dtype);
+    const einrt::program::GemmSchedule sched = chooseGemm(k, *g, dtype).schedule;
     const double rate = gemmRate(k, call, sched, dtype).flopsPerSecond;
     std::string s = total + ": GEMM " + std::to_string(call.m) + "x" + std::to_string(call.n) + "x" + std::to_string(call.k);
     if (call.batch > 1) s += " x" + std::to_string(call.batch);

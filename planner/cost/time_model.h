@@ -34,10 +34,13 @@
 #include <string>
 #include <vector>
 
+#include <einrt/program/gemm.h>
+
 #include "planner/cost/machine.h"
 #include "planner/cost/traffic.h"
 #include "planner/graph/graph.h"
 #include "planner/partition/partition.h"
+#include "planner/placement/plan.h"
 
 namespace eindecomp {
 
@@ -47,14 +50,21 @@ int64_t phasePicoseconds(const Machine& m, const Traffic& t, int64_t elementByte
 
 // The time of `calls` kernel calls of node `n` under partition `parts` (the busiest
 // rank's), unfused.
+// A GEMM node's calls on path `planned` (Rule: the faster one where the model can tell).
 int64_t computePicoseconds(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, int64_t calls,
-                           DType dtype);
+                           DType dtype, einrt::program::GemmPlanned planned = einrt::program::GemmPlanned::Rule);
 
 // The same for every node of a plan, fused groups priced as one pass (at their first
-// member, 0 for the others). `parts` and `busiestCalls` per node.
-std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, const std::vector<Parts>& parts,
+// member, 0 for the others), each GEMM node on the plan's path. `busiestCalls` per node.
+std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, const Plan& plan,
                                             const std::vector<int64_t>& busiestCalls, const Fusion& fusion);
 
+// The GEMM path the kernel model prices node `n`'s calls on under `parts` (the faster of
+// the BLAS and the primitive where the machine file has grids of both; Rule where there is
+// no choice: not a GEMM, no kernel model, no primitive, 2-byte types). The plan records it
+// (gemm_path) and the emitted program runs it.
+einrt::program::GemmPlanned plannedGemmPath(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts,
+                                            DType dtype);
 // Where one call's time goes, for `einplan explain`: "GEMM 256x256x64 x32 at 41 GFLOP/s
 // + permutations 2.0 MiB", "elementwise 8.0 MiB at 30 GB/s + exp 2.1M points".
 std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, DType dtype);

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <einrt/program/gemm.h>
+
 #include "planner/graph/graph.h"
 #include "planner/partition/partition.h"
 #include "planner/placement/placement.h"
@@ -28,6 +30,9 @@ struct NodePlan {
   Labels outputLabels;
   Parts outputParts;        // parts per output dimension
   Placement placement;
+  // The GEMM path the program runs the node's calls on (a plan file's gemm_path, else the
+  // kernel model's faster one, time_model.h plannedGemmPath); Rule: einrt's own rule.
+  einrt::program::GemmPlanned gemmPath = einrt::program::GemmPlanned::Rule;
 };
 
 struct PlanEdge {

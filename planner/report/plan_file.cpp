@@ -9,6 +9,7 @@
 #include "planner/graph/identifiers.h"
 #include "planner/graph/input_file.h"
 #include "planner/graph/load.h"
+#include "planner/paths/gemm_mapping.h"
 #include "planner/placement/placement.h"
 
 namespace eindecomp {
@@ -29,7 +30,7 @@ const std::vector<std::string>& nodeKeys() {
   static const std::vector<std::string> keys{
       "name",          "partition",        "kernel_calls",      "output_partition", "placement", "cost",
       "traffic_bytes", "traffic_in_bytes", "traffic_agg_bytes", "intra_node_bytes", "inter_node_bytes", "flops",            "bytes_per_device",
-      "live_bytes",    "resident_input_bytes", "fallback",      "estimated_time_s", "kernel",            "bytes_predicted"};
+      "live_bytes",    "resident_input_bytes", "fallback",      "estimated_time_s", "kernel",            "bytes_predicted", "gemm_path"};
   return keys;
 }
 
@@ -96,6 +97,13 @@ PlanFileNode readNode(const std::string& file, const YAML::Node& entry) {
     for (const auto& r : placement) ranks.push_back(integerField(file, r, owner + ": a rank in 'placement'"));
     node.placement = std::move(ranks);
   }
+  if (const YAML::Node path = entry["gemm_path"]) {
+    node.gemmPathLoc = at(file, path);
+    node.gemmPath = path.IsScalar() ? einrt::program::gemmPlannedFromName(path.Scalar()) : std::nullopt;
+    if (!node.gemmPath)
+      throw InputError({node.gemmPathLoc, owner + ": 'gemm_path' must be \"blas\" or \"primitive\"" +
+                                              (path.IsScalar() ? ", not " + quoted(path.Scalar()) : std::string())});
+  }
   return node;
 }
 
@@ -137,6 +145,11 @@ ResolvedPlanFile resolvePlanFile(const Graph& g, const PlanFile& plan, int64_t d
     if (resolved.partitions.count(r.node)) throw InputError({r.loc, "node '" + r.node + "' appears twice in the plan"});
     const Parts parts = resolvePartitionRequest(index.findNode(r.node), r, devices);
     resolved.partitions[r.node] = parts;
+    if (node.gemmPath) {
+      if (!runsAsGemm(*index.findNode(r.node)))
+        throw InputError({node.gemmPathLoc, "node '" + r.node + "' has a 'gemm_path' but does not run as a GEMM"});
+      resolved.gemmPaths[r.node] = *node.gemmPath;
+    }
     if (!node.placement) continue;
     int64_t calls = 1;
     for (int64_t d : parts) calls *= d;

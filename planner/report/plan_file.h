@@ -25,6 +25,8 @@ struct PlanFileNode {
   PartitionRequest partition;
   std::optional<std::vector<int64_t>> placement;  // rank of each kernel call, as written
   SourceLoc placementLoc;
+  std::optional<einrt::program::GemmPlanned> gemmPath;  // gemm_path, as written
+  SourceLoc gemmPathLoc;
 };
 
 struct PlanFile {
@@ -43,6 +45,7 @@ PlanFile parsePlanText(const std::string& text, const std::string& displayName);
 struct ResolvedPlanFile {
   std::map<std::string, Parts> partitions;  // node -> partition over iterationLabels
   PinnedPlacements placements;              // nodes whose placement the file gives
+  std::map<std::string, einrt::program::GemmPlanned> gemmPaths;  // nodes whose GEMM path the file gives
 };
 
 // The file's partitions and placements for `devices`, validated against the graph (unknown

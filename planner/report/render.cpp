@@ -190,6 +190,7 @@ nlohmann::ordered_json reportJson(const Report& r) {
     node["resident_input_bytes"] = n.residentInputBytes;
     if (n.fallback) node["fallback"] = true;
     if (n.timeSeconds) node["estimated_time_s"] = *n.timeSeconds;
+    if (n.gemmPath != einrt::program::GemmPlanned::Rule) node["gemm_path"] = einrt::program::gemmPlannedName(n.gemmPath);
     j["nodes"].push_back(std::move(node));
   }
   j["edges"] = nlohmann::ordered_json::array();

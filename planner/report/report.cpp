@@ -52,6 +52,7 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
     n.liveBytes = cost.memory.nodeLiveBytes[i];
     n.residentInputBytes = cost.memory.nodeResidentInputBytes[i];
     if (machine) n.timeSeconds = picosecondsToSeconds(c.timePs);
+    n.gemmPath = np.gemmPath;
     r.nodes.push_back(std::move(n));
   }
   for (std::size_t e = 0; e < plan.edges.size(); ++e) {

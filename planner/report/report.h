@@ -46,6 +46,7 @@ struct NodeReport {
   int64_t liveBytes = 0;              // held on the busiest rank while its step runs (SPEC 3.2)
   int64_t residentInputBytes = 0;     // its graph-input blocks on the busiest rank (held all run)
   std::optional<double> timeSeconds;  // with a machine
+  einrt::program::GemmPlanned gemmPath = einrt::program::GemmPlanned::Rule;  // the plan's (plan.h)
 };
 
 struct EdgeReport {

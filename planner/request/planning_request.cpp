@@ -53,13 +53,15 @@ ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest&
     o.pinned = std::move(file.partitions);
     if (planFile->ranksPerNode && *planFile->ranksPerNode < o.devices) o.ranksPerNode = *planFile->ranksPerNode;
     o.pinnedPlacements = std::move(file.placements);
+    o.pinnedGemmPaths = std::move(file.gemmPaths);
   }
   std::set<std::string> fixed;
   for (const PartitionRequest& fix : request.fixes) {
     if (!fixed.insert(fix.node).second)
       throw InputError({fix.loc, "--fix is given twice for node '" + fix.node + "'; give each node one partition"});
     o.pinned[fix.node] = resolvePartitionRequest(g, fix, o.devices);
-    o.pinnedPlacements.erase(fix.node);  // --fix wins over the plan file, placement included
+    o.pinnedPlacements.erase(fix.node);  // --fix wins over the plan file, placement and GEMM path included
+    o.pinnedGemmPaths.erase(fix.node);
   }
   resolved.algorithm = request.algorithm.value_or("eindecomp");
   if (planFile && o.pinned.size() == g.nodes.size()) resolved.algorithm = "fixed";

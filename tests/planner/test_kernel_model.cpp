@@ -15,6 +15,9 @@
 #include "planner/cost/plan_cost.h"
 #include "planner/graph/expr_parser.h"
 #include "planner/graph/scalar_functions.h"
+#include "planner/cost/time_model.h"
+#include "planner/report/plan_file.h"
+#include "planner/report/render.h"
 #include "planner/report/report.h"
 #include "random_graphs.h"
 #include "test_graphs.h"
@@ -196,9 +199,10 @@ TEST_CASE("kernel model: a GEMM on the primitive's tiles is floored by memory on
   for (double scale : {1.0, 100.0}) {
     const std::string scaled = rates(scale);
     const std::string primitive = "  gemm_primitive: libxsmm\n  primitive_flops_f32: " + scaled + "\n  primitive_flops_f64: " + scaled + "\n";
+    const std::string slowBlas = "  gemm_flops_f32: " + rates(scale / 100) + "\n";  // the primitive is the faster path
     const double compute = 2.0 * 64 * 64 * 64 / (scale * 1e8 * 64);
     for (auto [cache, share] : {std::pair{"", 1.0}, {"  cache_bytes: 1000000\n", 0.0}, {"  cache_bytes: 24576\n", 0.5}}) {
-      const Machine m = parseMachineText(kernelModelText() + primitive + cache, "m.yaml");
+      const Machine m = parseMachineText(kernelModelText("gemm_flops_f32", slowBlas) + primitive + cache, "m.yaml");
       REQUIRE(m.kernels);
       CHECK(*reportOn(mm, m).estimatedTimeSeconds == doctest::Approx(std::max(compute, share * stream)).epsilon(1e-9));
     }
@@ -282,7 +286,8 @@ TEST_CASE("kernel model: the primitive's 64-wide tiles are read among the grid's
   // point 16 and 256) would make the narrower call 17 % slower per column.
   const std::string primitive = "  gemm_primitive: libxsmm\n  primitive_flops_f32: " + rates() + "\n  primitive_flops_f64: " + rates() +
                                 "\n  cache_bytes: 1000000000\n";
-  const Machine m = parseMachineText(kernelModelText() + primitive, "m.yaml");
+  const Machine m = parseMachineText(kernelModelText("gemm_flops_f32", "  gemm_flops_f32: " + rates(0.01) + "\n") + primitive,
+                                     "m.yaml");
   auto seconds = [&](int64_t n) {
     Graph g;
     addInput(g, "X", {64, 16});
@@ -317,4 +322,42 @@ TEST_CASE("kernel model: outputs over stream_bytes priced at stream_bandwidth wh
   bc.outputs = {"B"};
   const Report r = reportOn(bc, withStreams);
   CHECK(*r.estimatedTimeSeconds >= (2.0 * 32768 + 8) * 4 / kBandwidth * (1 - 1e-9));
+}
+
+TEST_CASE("kernel model: each GEMM runs on the path its grids price faster, and the plan says which") {
+  // 64^3 f32 (the rule would send it to the primitive: a short reduction, few columns) on
+  // grids where the primitive's rates are twice the BLAS's, then half: the plan records
+  // the faster path (gemm_path, which the program runs), the estimate is that path's, and
+  // a plan file's gemm_path is kept and priced even where the other path is faster.
+  const Graph mm = matmulGraph(64);
+  const double compute = 2.0 * 64 * 64 * 64 / (1e8 * 64);  // at rates(), rate(64, 64, 64) = 6.4e9
+  for (auto [scale, path] : {std::pair{2.0, einrt::program::GemmPlanned::Primitive}, {0.5, einrt::program::GemmPlanned::Blas}}) {
+    CAPTURE(scale);
+    const std::string primitive = "  gemm_primitive: libxsmm\n  primitive_flops_f32: " + rates(scale) +
+                                  "\n  primitive_flops_f64: " + rates(scale) + "\n  cache_bytes: 1000000000\n";
+    const Machine m = parseMachineText(kernelModelText() + primitive, "m.yaml");
+    const Report r = reportOn(mm, m);
+    CHECK(r.nodes[0].gemmPath == path);
+    CHECK(*r.estimatedTimeSeconds == doctest::Approx(compute / std::max(scale, 1.0)).epsilon(0.02));
+    const std::string json = renderReport(r, ReportFormat::Json);
+    CHECK(json.find(std::string("\"gemm_path\": \"") + einrt::program::gemmPlannedName(path) + "\"") != std::string::npos);
+    // The other path, pinned by a plan file, is kept and priced.
+    const einrt::program::GemmPlanned other =
+        path == einrt::program::GemmPlanned::Blas ? einrt::program::GemmPlanned::Primitive : einrt::program::GemmPlanned::Blas;
+    const PlanFile file = parsePlanText(std::string(R"({"devices": 1, "nodes": [{"name": "Z", "partition": {"i": 1}, "gemm_path": ")") +
+                                            einrt::program::gemmPlannedName(other) + "\"}]}",
+                                        "plan.json");
+    PlanOptions o;
+    o.machine = m;
+    const ResolvedPlanFile resolved = resolvePlanFile(mm, file, 1, "00");
+    o.pinned = resolved.partitions;
+    o.pinnedGemmPaths = resolved.gemmPaths;
+    const Plan pinned = planGraph("fixed", mm, o);
+    CHECK(pinned.nodes[0].gemmPath == other);
+    CHECK(picosecondsToSeconds(*costPlan(mm, pinned, m).timePs) == doctest::Approx(compute * std::max(scale, 1.0) / scale).epsilon(0.02));
+  }
+  // Without a primitive in the file there is nothing to choose: einrt's rule, no key.
+  const Report r = reportOn(mm, parseMachineText(kernelModelText(), "m.yaml"));
+  CHECK(r.nodes[0].gemmPath == einrt::program::GemmPlanned::Rule);
+  CHECK(renderReport(r, ReportFormat::Json).find("gemm_path") == std::string::npos);
 }

@@ -174,6 +174,9 @@ TEST_CASE("bad plan files are input errors naming the place") {
       {R"({"devices": 4, "nodes": {"AB": 1}})", "'nodes' must be a list"},
       {R"({"devices": -4, "nodes": []})", "'devices' must be a positive integer"},
       {R"({"devices": 4, "nodes": [{"name": "AB"}]})", "needs a 'partition'"},
+      {R"({"devices": 4, "nodes": [{"name": "AB", "partition": {"i": 4}, "gemm_path": "gpu"}]})",
+       "'gemm_path' must be \"blas\" or \"primitive\", not 'gpu'"},
+      {R"({"devices": 4, "nodes": [{"name": "S", "partition": {"i": 4}, "gemm_path": "blas"}]})", "does not run as a GEMM"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.text);

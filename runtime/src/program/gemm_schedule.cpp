@@ -26,12 +26,23 @@ bool primitiveFits(const GemmCall& g) { return g.k <= (g.n <= kPrimitiveWideCols
 
 }  // namespace
 
-GemmSchedule scheduleGemm(const GemmCall& g, DType t, int threads, bool primitive) {
+const char* gemmPlannedName(GemmPlanned p) {
+  return p == GemmPlanned::Blas ? "blas" : p == GemmPlanned::Primitive ? "primitive" : "";
+}
+
+std::optional<GemmPlanned> gemmPlannedFromName(const std::string& name) {
+  if (name == "blas") return GemmPlanned::Blas;
+  if (name == "primitive") return GemmPlanned::Primitive;
+  return std::nullopt;
+}
+
+GemmSchedule scheduleGemm(const GemmCall& g, DType t, int threads, bool primitive, GemmPlanned planned) {
   const bool real = t == DType::F32 || t == DType::F64;
   const double flops = 2.0 * static_cast<double>(g.batch) * static_cast<double>(g.m) * static_cast<double>(g.n) *
                        static_cast<double>(g.k);
   if (!real || flops < kParallelFlops) threads = 1;
-  return splitGemm(g, primitive && real && primitiveFits(g) ? GemmPath::Primitive : GemmPath::Blas, threads);
+  const bool onPrimitive = planned == GemmPlanned::Rule ? primitiveFits(g) : planned == GemmPlanned::Primitive;
+  return splitGemm(g, primitive && real && onPrimitive ? GemmPath::Primitive : GemmPath::Blas, threads);
 }
 
 GemmSchedule splitGemm(const GemmCall& g, GemmPath path, int threads) {

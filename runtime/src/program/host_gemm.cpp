@@ -125,8 +125,9 @@ std::string hostGemmPath() {
 const GemmPrimitive* gemmPrimitive() { return primitiveRegistered.load(); }
 
 template <class T>
-HostGemm<T>::HostGemm(const GemmCall& g, double alpha, int threads, ParallelForFn parallelFor)
-    : HostGemm(g, alpha, parallelFor, scheduleGemm(g, dtypeOf<T>(), parallelFor ? threads : 1, gemmPrimitive() != nullptr)) {}
+HostGemm<T>::HostGemm(const GemmCall& g, double alpha, int threads, ParallelForFn parallelFor, GemmPlanned planned)
+    : HostGemm(g, alpha, parallelFor,
+               scheduleGemm(g, dtypeOf<T>(), parallelFor ? threads : 1, gemmPrimitive() != nullptr, planned)) {}
 
 template <class T>
 HostGemm<T>::HostGemm(const GemmCall& g, double alpha, ParallelForFn parallelFor, const GemmSchedule& schedule)

@@ -137,7 +137,7 @@ NodeKernel<T>::NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& e
   loops.build(g, node.operandLabels[0], node.operandLabels[1], node.outputLabels, extent);
   gemm_ = loops;
   alpha_ = g.alpha;
-  if (!device) hostGemm_ = HostGemm<T>(loops.call, g.alpha, threads, parallelFor);
+  if (!device) hostGemm_ = HostGemm<T>(loops.call, g.alpha, threads, parallelFor, g.path);
   auto prepare = [&](const std::vector<int>& perm, const std::vector<int>& labels, bool scatter, std::optional<Permutation>& p) {
     if (perm.empty()) return;
     p = reorder(extentsOf(labels, extent), perm, scatter);

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "einrt/half.h"
@@ -79,9 +80,25 @@ struct GemmSchedule {
   int threads = 1;                     // threads the items are split among (<= items)
 };
 
+// The path a plan chose for a node's calls (SPEC's plan key `gemm_path`): the planner's
+// kernel model prices every call on both paths from the grids einrt-calibrate measured on
+// the machine, and the plan records the faster, which the program then runs. Which path
+// wins depends on the machine: with AVX-512 LIBXSMM's tiles beat OpenBLAS on calls the
+// AVX2 machine the rule below was drawn on ran faster on the BLAS, and the other way round
+// (tt's last step 921600x384x32: BLAS 66 against 35 GFLOP/s; fctn's last step
+// 24000x60x512: LIBXSMM 149 against 96; bench/RESULTS.md). Rule: no plan's choice (a plan
+// made without a calibrated machine file): scheduleGemm's own rule decides.
+enum class GemmPlanned { Rule, Blas, Primitive };
+// The plan file's names of a chosen path ("blas", "primitive"; Rule has none), and back
+// (nullopt for any other text).
+const char* gemmPlannedName(GemmPlanned p);
+std::optional<GemmPlanned> gemmPlannedFromName(const std::string& name);
+
 // The one rule: the path and the items of call `g` on `threads` threads, for element type
-// `t`, where a GEMM primitive is (`primitive`) or is not available.
-GemmSchedule scheduleGemm(const GemmCall& g, DType t, int threads, bool primitive);
+// `t`, where a GEMM primitive is (`primitive`) or is not available; `planned` overrides the
+// rule where the path it names can run (the primitive for f32 and f64 where one is).
+GemmSchedule scheduleGemm(const GemmCall& g, DType t, int threads, bool primitive,
+                          GemmPlanned planned = GemmPlanned::Rule);
 // The items of `g` on `path` (scheduleGemm's split once it has chosen; bench/gemm_paths
 // measures both paths on one shape with it).
 GemmSchedule splitGemm(const GemmCall& g, GemmPath path, int threads);
@@ -115,7 +132,8 @@ template <class T>
 class HostGemm {
  public:
   HostGemm() = default;
-  HostGemm(const GemmCall& g, double alpha, int threads, ParallelForFn parallelFor);
+  HostGemm(const GemmCall& g, double alpha, int threads, ParallelForFn parallelFor,
+           GemmPlanned planned = GemmPlanned::Rule);
   // On a given schedule (its primitive path needs a registered primitive).
   HostGemm(const GemmCall& g, double alpha, ParallelForFn parallelFor, const GemmSchedule& schedule);
   void run(const T* A, const T* B, T* C, bool accumulate) const;

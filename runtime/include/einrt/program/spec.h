@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "einrt/program/gemm.h"
 #include "einrt/program/loop_nest.h"
 #include "einrt/program/parallel_for.h"
 #include "einrt/half.h"
@@ -28,6 +29,7 @@ struct GemmSpec {
   bool transX = false, transY = false, transZ = false;
   std::vector<int> permX, permY, permZ;
   double alpha = 1.0;
+  GemmPlanned path = GemmPlanned::Rule;  // the plan's path for the calls (gemm.h)
 };
 
 // A fused group (consecutive elementwise and reduction nodes that the code generator found
