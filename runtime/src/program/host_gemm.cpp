@@ -155,14 +155,17 @@ void HostGemm<T>::runItems(int64_t begin, int64_t end, const T* A, const T* B, T
   const GemmPrimitive* primitive = s.path == GemmPath::Primitive ? gemmPrimitive() : nullptr;
   const T alpha = static_cast<T>(alpha_);
   // packB: this thread's copy of the B panel of one column of tiles (k x colTile, rows
-  // padded with zeros to paddedCols); padCols: its scratch tile for a padded tile of C.
+  // padded with zeros to paddedCols), or with packAll of every column's panel, one after
+  // another; padCols: its scratch tile for a padded tile of C.
   std::vector<T> panel, scratch;
   const int64_t panelCols = paddedCols(s, s.colTile);
+  const int64_t panelElements = g.k * panelCols;
   int64_t panelOf = -1;
+  const bool columnMajor = s.packB && !s.packAll;
   for (int64_t item = begin; item < end; ++item) {
     const int64_t b = item / (s.rowTiles * s.colTiles);
-    const int64_t i = s.packB ? item % s.rowTiles : item / s.colTiles % s.rowTiles;
-    const int64_t j = s.packB ? item / s.rowTiles % s.colTiles : item % s.colTiles;
+    const int64_t i = columnMajor ? item % s.rowTiles : item / s.colTiles % s.rowTiles;
+    const int64_t j = columnMajor ? item / s.rowTiles % s.colTiles : item % s.colTiles;
     const int64_t r0 = i * s.rowTile, c0 = j * s.colTile;
     GemmCall tile = g;
     tile.batch = 1;
@@ -177,21 +180,29 @@ void HostGemm<T>::runItems(int64_t begin, int64_t end, const T* A, const T* B, T
                        ? kernels_[accumulate ? 1 : 0][tile.m == s.rowTile ? 1 : 0][tile.n == s.colTile ? 1 : 0]
                        : nullptr;
     if (kernel && s.packB) {
-      if (panelOf != b * s.colTiles + j) {
-        // The panel: k rows of tile.n columns, row stride panelCols (the columns beyond
-        // tile.n stay zero). A transposed B's rows c0.. (k long) become its columns; another
-        // B's k rows are copied.
-        panel.assign(static_cast<std::size_t>(g.k * panelCols), T(0));
+      // The panel of column of tiles q: k rows of its columns, row stride panelCols (the
+      // columns beyond them stay zero). A transposed B's rows (k long) become its columns;
+      // another B's k rows are copied.
+      auto pack = [&](int64_t q, T* to) {
+        const int64_t q0 = q * s.colTile, cols = std::min(s.colTile, g.n - q0);
         Permutation t;
         t.dims = 2;
-        t.extent[0] = g.transB ? tile.n : g.k, t.extent[1] = g.transB ? g.k : tile.n;
+        t.extent[0] = g.transB ? cols : g.k, t.extent[1] = g.transB ? g.k : cols;
         t.srcStride[0] = g.ldb, t.srcStride[1] = 1;
         t.dstStride[0] = g.transB ? 1 : panelCols, t.dstStride[1] = g.transB ? panelCols : 1;
-        t.elements = tile.n * g.k;
-        hostPermute(t, bb, panel.data(), false);
+        t.elements = cols * g.k;
+        hostPermute(t, B + b * g.strideB + (g.transB ? q0 * g.ldb : q0), to, false);
+      };
+      if (s.packAll && panelOf != b) {
+        panel.assign(static_cast<std::size_t>(s.colTiles * panelElements), T(0));
+        for (int64_t q = 0; q < s.colTiles; ++q) pack(q, panel.data() + q * panelElements);
+        panelOf = b;
+      } else if (!s.packAll && panelOf != b * s.colTiles + j) {
+        panel.assign(static_cast<std::size_t>(panelElements), T(0));
+        pack(j, panel.data());
         panelOf = b * s.colTiles + j;
       }
-      bb = panel.data();
+      bb = panel.data() + (s.packAll ? j * panelElements : 0);
     }
     const int64_t padded = paddedCols(s, tile.n);
     if (kernel && padded != tile.n) {

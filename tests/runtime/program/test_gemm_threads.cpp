@@ -68,10 +68,12 @@ void checkShapes(std::mt19937& rng) {
     int64_t batch, m, n, k;
   };
   // Tiny (one thread), primitive-sized with edge tiles, wide (BLAS bands of columns),
-  // tall (bands of rows), batches fewer and more than threads, long reductions (BLAS).
+  // tall (bands of rows), batches fewer and more than threads, long reductions (BLAS); on
+  // the primitive B's panels packed all at once (67x200x48, 40x3000x20) and, past
+  // kPackAllElements, column of tiles by column of tiles (100x1100x64).
   const Shape shapes[] = {{1, 3, 5, 7},     {1, 130, 70, 33},   {2, 67, 200, 48},  {1, 40, 3000, 20},
                           {3, 500, 40, 90}, {1, 96, 96, 600},   {5, 64, 64, 64},   {1, 1000, 130, 16},
-                          {1, 70, 5000, 80}, {2, 129, 129, 129}};
+                          {1, 70, 5000, 80}, {2, 129, 129, 129}, {1, 100, 1100, 64}};
   for (const Shape& s : shapes)
     for (bool ta : {false, true})
       for (bool tb : {false, true})
@@ -140,6 +142,11 @@ TEST_CASE("scheduleGemm: the path and the items of worked calls") {
     // tiles are padded.
     CHECK(s.packB == (s.path == GemmPath::Primitive && (c.g.transB || c.g.ldb != s.colTile || s.padCols)));
   }
+  // B's panels packed all at once where they fit kPackAllElements: tt's last step (32 x 384),
+  // not 64 x 1100 (18 panels of 64 x 64).
+  CHECK(scheduleGemm(call(1, 921600, 384, 32, false, false), einrt::DType::F32, 2, true).packAll);
+  CHECK(!scheduleGemm(call(1, 100, 1100, 64, false, false), einrt::DType::F32, 2, true).packAll);
+  CHECK(scheduleGemm(call(1, 100, 1100, 64, false, false), einrt::DType::F32, 2, true).packB);
   // Tiles padded to whole vectors of 8: where the tile's columns (100; 350 = 5 x 64 + 30:
   // the last tile's) are not a multiple of 8, and only on the primitive's path.
   const std::pair<GemmCall, bool> padded[] = {{call(1, 1000, 100, 16, false, false), true},

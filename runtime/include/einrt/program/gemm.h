@@ -60,6 +60,9 @@ inline constexpr int64_t kPrimitiveWideCols = 128;
 // 0.3-0.6 of the rate of the rounded-up width (3000x30x64: 30 GFLOP/s, 3000x32x64: 77;
 // bench/RESULTS.md, "Ragged columns").
 inline constexpr int64_t kPrimitiveColAlign = 8;
+// B's packed panels, all columns, up to this many elements (256 KiB of f32) are packed at
+// once (GemmSchedule::packAll).
+inline constexpr int64_t kPackAllElements = 64 * 1024;
 
 struct GemmSchedule {
   GemmPath path = GemmPath::Blas;
@@ -68,6 +71,12 @@ struct GemmSchedule {
   // column of tiles needs into a buffer once and runs the column's row tiles on it; items
   // then go column of tiles by column of tiles.
   bool packB = false;
+  // packB where B's panels, all of them, fit in a core's cache (k x the padded columns up to
+  // kPackAllElements): each thread packs them all once and runs the items row of tiles by
+  // row of tiles, reading each A tile once and writing C's rows whole. Column by column,
+  // tt's last step (921600x384x32: six columns of tiles) streamed its 118 MB A six times
+  // and wrote C in 256-byte pieces a row apart: 35 GFLOP/s against the BLAS's 66.
+  bool packAll = false;
   // Primitive path whose tiles' columns (colTile or the last tile's) are not multiples of
   // kPrimitiveColAlign: B is packed (packB) with its panels' columns zero-padded to the
   // multiple, and such a tile is computed that wide into a scratch tile whose first
@@ -75,8 +84,8 @@ struct GemmSchedule {
   bool padCols = false;
   int64_t rowTile = 1, colTile = 1;    // C rows and columns per item (edges smaller)
   int64_t rowTiles = 1, colTiles = 1;  // per batch entry
-  int64_t items = 1;                   // batch * rowTiles * colTiles, in that order (packB:
-                                       // batch * colTiles * rowTiles)
+  int64_t items = 1;                   // batch * rowTiles * colTiles, in that order (packB
+                                       // without packAll: batch * colTiles * rowTiles)
   int threads = 1;                     // threads the items are split among (<= items)
 };
 
