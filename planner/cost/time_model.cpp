@@ -238,14 +238,13 @@ GemmChoice chooseGemm(const KernelModel& k, const GemmShape& g, DType dtype) {
   // (1024x2048x1024, A^T) ran at 89 GFLOP/s on the tiles against the 157 the grid gave its
   // untransposed twin, so such calls keep einrt's rule.
   const bool choice = !k.gemmPrimitive.empty() && (dtype == DType::F32 || dtype == DType::F64) && !g.call.transA;
-  GemmChoice best;
-  for (GemmPlanned p : choice ? std::vector<GemmPlanned>{GemmPlanned::Blas, GemmPlanned::Primitive}
-                              : std::vector<GemmPlanned>{GemmPlanned::Rule}) {
+  auto on = [&](GemmPlanned p) {
     const einrt::program::GemmSchedule sched = gemmSchedule(k, g, dtype, p);
-    const double seconds = gemmSecondsOn(k, g, dtype, sched);
-    if (p == GemmPlanned::Rule || p == GemmPlanned::Blas || seconds < best.seconds) best = {p, sched, seconds};
-  }
-  return best;
+    return GemmChoice{p, sched, gemmSecondsOn(k, g, dtype, sched)};
+  };
+  if (!choice) return on(GemmPlanned::Rule);
+  GemmChoice blas = on(GemmPlanned::Blas), primitive = on(GemmPlanned::Primitive);
+  return primitive.seconds < blas.seconds ? primitive : blas;
 }
 
 // The call on the plan's path, or on the faster one where the plan has none (the search,
