@@ -59,8 +59,6 @@ GemmSchedule splitGemm(const GemmCall& g, GemmPath path, int threads) {
     const int64_t lastCols = g.n - (ceilDiv(g.n, std::max<int64_t>(1, s.colTile)) - 1) * s.colTile;
     s.padCols = s.colTile % kPrimitiveColAlign != 0 || lastCols % kPrimitiveColAlign != 0;
     s.packB = s.packB || s.padCols;
-    const int64_t padded = s.padCols ? ceilDiv(s.colTile, kPrimitiveColAlign) * kPrimitiveColAlign : s.colTile;
-    s.packAll = s.packB && g.k * padded * ceilDiv(g.n, s.colTile) <= kPackAllElements;
   } else {
     // Whole batch entries where there are enough of them, else each split into as many
     // bands of its longer side as threads per entry.
@@ -75,6 +73,7 @@ GemmSchedule splitGemm(const GemmCall& g, GemmPath path, int threads) {
   s.rowTiles = ceilDiv(g.m, s.rowTile);
   s.colTiles = ceilDiv(g.n, s.colTile);
   s.items = g.batch * s.rowTiles * s.colTiles;
+  s.packAll = s.packB && g.k * paddedCols(s, s.colTile) * s.colTiles <= kPackAllElements;
   s.threads = static_cast<int>(std::min<int64_t>(threads, std::max<int64_t>(1, s.items)));
   return s;
 }
