@@ -6,10 +6,12 @@
 // markdown table of GFLOP/s, best of 5 after a warm-up. Why the schedule draws its line
 // where it does (issue 29, bench/RESULTS.md).
 //
-// usage: OPENBLAS_NUM_THREADS=1 einrt_bench_gemm_paths   (run it on 2 free cores)
+// usage: OPENBLAS_NUM_THREADS=1 einrt_bench_gemm_paths [BATCHxMxNxK[t] ...]   (run it on 2 free cores)
+//        shapes given on the command line replace the built-in list (t: B transposed).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include <einrt/program/gemm.h>
@@ -50,10 +52,20 @@ double rate(const Shape& s, int threads, GemmPath path, std::vector<float>& a, s
   return 2.0 * static_cast<double>(s.batch * s.m * s.n * s.k) / best / 1e9;
 }
 
+// "BATCHxMxNxK" with an optional trailing "t" (B transposed); false on anything else.
+bool parseShape(const char* text, Shape& s) {
+  long long batch = 0, m = 0, n = 0, k = 0;
+  char t = 0;
+  const int got = std::sscanf(text, "%lldx%lldx%lldx%lld%c", &batch, &m, &n, &k, &t);
+  if (got < 4 || (got == 5 && t != 't') || batch < 1 || m < 1 || n < 1 || k < 1) return false;
+  s = Shape{text, batch, m, n, k, got == 5};
+  return true;
+}
+
 }  // namespace
 
-int main() {
-  const Shape shapes[] = {
+int main(int argc, char** argv) {
+  std::vector<Shape> shapes = {
       {"tt, last step", 1, 921600, 384, 32, false},   {"tt.1", 1, 5112, 4096, 305, false},
       {"tt.2", 1, 100, 294912, 71, false},             {"syn.2", 1, 2048, 2688, 288, false},
       {"syn.3", 1, 114688, 64, 48, false},             {"syn, last step", 1, 131072, 84, 56, false},
@@ -67,6 +79,15 @@ int main() {
       {"attention values (x32 heads)", 32, 256, 64, 256, false},
       {"LLaMA projection", 1, 1024, 1024, 1024, false}, {"2048^3", 1, 2048, 2048, 2048, false},
   };
+  if (argc > 1) shapes.clear();
+  for (int i = 1; i < argc; ++i) {
+    Shape s;
+    if (!parseShape(argv[i], s)) {
+      std::fprintf(stderr, "einrt_bench_gemm_paths: %s: expected BATCHxMxNxK, optionally followed by t (B transposed)\n", argv[i]);
+      return 2;
+    }
+    shapes.push_back(s);
+  }
   std::size_t most = 0;
   for (const Shape& s : shapes)
     most = std::max({most, static_cast<std::size_t>(s.batch * s.m * s.k), static_cast<std::size_t>(s.batch * s.k * s.n),

@@ -135,7 +135,7 @@ KernelModel::PermuteRates KernelModel::permuteRates(int64_t elements) const {
 
 KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
   if (!v.IsMap()) fail(path, v, "'kernel_model' must be a mapping (as einrt-calibrate writes it)");
-  std::vector<std::string> known{"gemm_primitive", "primitive_flops_f32", "primitive_flops_f64", "step", "cache_bytes", "stream_bytes", "gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run"};
+  std::vector<std::string> known{"gemm_primitive", "primitive_flops_f32", "primitive_flops_f64", "step", "cache_bytes", "stream_bytes", "gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run", "gemm_spill_from", "gemm_spill_f32", "gemm_spill_f64"};
   for (einrt::DType t : einrt::kAllDTypes) {
     known.push_back(std::string("gemm_flops_") + einrt::dtypeName(t));
     known.push_back(std::string("elementwise_") + einrt::dtypeName(t));
@@ -163,6 +163,23 @@ KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
       const std::string g = std::string("primitive_flops_") + einrt::dtypeName(t);
       km.primitiveFlops[static_cast<std::size_t>(t)] = numbers(need(v, g, path, " (the file names a gemm_primitive)"), path, g, points);
     }
+  // What a result past the grid's largest costs (files from before it: none, and the
+  // primitive's memory floor alone).
+  if (const YAML::Node from = v["gemm_spill_from"]) {
+    const double f = positive(from, path, "gemm_spill_from", false);
+    if (f != std::floor(f) || f > 1e15) fail(path, from, "field 'gemm_spill_from' must be a whole number of elements");
+    km.spillFrom = static_cast<int64_t>(f);
+    const std::size_t paths = km.gemmPrimitive.empty() ? 1 : 2;
+    for (einrt::DType t : {einrt::DType::F32, einrt::DType::F64}) {
+      const std::string g = std::string("gemm_spill_") + einrt::dtypeName(t);
+      const YAML::Node list = need(v, g, path, " (the file has gemm_spill_from)");
+      if (!list.IsSequence() || list.size() != paths)
+        fail(path, list, "field '" + g + "' must be a list of " + std::to_string(paths) + " numbers (the BLAS" +
+                             (paths == 2 ? ", the primitive)" : ")"));
+      for (std::size_t i = 0; i < paths; ++i)
+        km.spillSeconds[static_cast<std::size_t>(t)][i] = positive(list[i], path, g, true);
+    }
+  }
   if (const YAML::Node step = v["step"]) km.stepSeconds = positive(step, path, "step", true);
   if (const YAML::Node cache = v["cache_bytes"]) km.cacheBytes = positive(cache, path, "cache_bytes", true);
   if (const YAML::Node stream = v["stream_bytes"]) km.streamBytes = positive(stream, path, "stream_bytes", false);

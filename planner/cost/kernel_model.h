@@ -82,6 +82,11 @@ struct KernelModel {
   double stepSeconds = 0;                         // per node and rank, the executor's own
   double cacheBytes = 0;                          // last-level cache per rank (0: unknown)
   double streamBytes = 0;                         // outputs above it stream (0: not recorded)
+  // A GEMM call whose C has more elements than `spillFrom` (the grid's largest, 0: not
+  // measured) writes it beyond the cache: s per element of C on top of the grid's rate,
+  // per type (f32, f64) and path (BLAS, primitive).
+  int64_t spillFrom = 0;
+  std::array<std::array<double, 2>, 4> spillSeconds{};
 
   // FLOP/s of one GEMM call of this shape on the BLAS or (`primitive`) on the primitive's
   // tiles (the path's grid interpolated).

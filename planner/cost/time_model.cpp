@@ -142,8 +142,8 @@ double permuteSeconds(const KernelModel& k, const std::vector<int64_t>& extent, 
                       double elementBytes) {
   if (order.empty() || extent.size() > static_cast<std::size_t>(einrt::program::kMaxLoops)) return 0;
   const einrt::program::Permutation p = einrt::program::reorder(extent, order, scatter);
-  const einrt::program::PermutationWork w = einrt::program::permutationWork(p);
-  const double bytes = 2.0 * static_cast<double>(p.elements) * elementBytes;
+  const einrt::program::PermutationWork w = einrt::program::permutationWork(p, static_cast<int64_t>(elementBytes));
+  const double bytes = 2.0 * static_cast<double>(p.elements) * elementBytes + static_cast<double>(w.wastedBytes);
   const KernelModel::PermuteRates r = k.permuteRates(p.elements);
   return w.transposes ? bytes / r.bandwidth + static_cast<double>(w.tiles) * r.tileSeconds
                       : bytes / r.rowsBandwidth + static_cast<double>(w.runs) * r.runSeconds;
@@ -204,10 +204,19 @@ double gemmSecondsOn(const KernelModel& k, const GemmShape& g, DType dtype, cons
   // and getd.2 (25000x1000x40) run at 38-84 GFLOP/s alone, priced at their grid rates
   // 43.4, 65.2 and 43.8 and at 30.7, 54.6 and 35.7 with the sum (bench/RESULTS.md, "Tall
   // calls").
+  // A C larger than the grid measured (whose points keep theirs in cache) costs the
+  // machine file's measured time per element on top: tt's last step (921600x384x32) and
+  // getd.2 (25000x1000x40) ran at 65 and 56 GFLOP/s, priced at 139.5 and 143.5 without
+  // it, and no bandwidth floor explained them: the kernels stall on C's stores
+  // (bench/RESULTS.md, "Results beyond the cache").
+  const double results = batch * m * n;
+  const double spill = k.spillFrom > 0 && results > static_cast<double>(k.spillFrom)
+                           ? results * k.spillSeconds[static_cast<std::size_t>(dtype)][primitive ? 1 : 0]
+                           : 0;
   const double stream = batch * (m * kk + kk * n + (primitive ? 2 : 1) * m * n) * bytes / k.rates(dtype).bandwidth;
   const double workingSet = batch * (m * kk + kk * n + m * n) * bytes;
   const double fromMemory = workingSet > k.cacheBytes ? 1 - k.cacheBytes / workingSet : 0;
-  double seconds = std::max(compute, (primitive ? fromMemory : 1.0) * stream);
+  double seconds = std::max(compute + spill, (primitive ? fromMemory : 1.0) * stream);
   if (sched.padCols) {  // the padded tiles' columns stored from their scratch tiles
     const int64_t lastCols = einrt::program::lastTileCols(sched, c.n);
     auto padded = [&](int64_t cols) { return einrt::program::paddedCols(sched, cols) != cols; };

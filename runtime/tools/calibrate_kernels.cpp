@@ -97,6 +97,35 @@ std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, int64_t squareTo
   return rates;
 }
 
+// ---- GEMM: what a result beyond the grid's costs ----------------------------------------
+// The grid's points reuse one C, at most kTallElements of it, which the caches keep between
+// calls; a program's call whose C is larger writes it to memory. Past the grid (a C of 4x
+// its largest) calls slow by about a fixed time per element of C on top of their in-cache
+// rate: m x 384 x 32 on LIBXSMM's tiles ran at 135.8 GFLOP/s with m = 16384, 70 at 65536
+// and 67 at 921600 (tt's last step), 25000 x 1000 x 40 (getd.2) at 72 (bench/RESULTS.md,
+// "Results beyond the cache"). The extra seconds per element of C: a call of m x 256 x 32
+// with C of 4 x `gridElements` less the same call with an m an eighth of that (in cache),
+// each per element of its C. Zero where the caches hold the larger call as well.
+template <class T>
+double gemmSpillSeconds(int64_t gridElements, program::GemmPath path) {
+  constexpr int64_t n = 256, k = 32;
+  const int64_t bigRows = 4 * gridElements / n, smallRows = std::max<int64_t>(1, bigRows / 8);
+  std::vector<T> a(static_cast<std::size_t>(bigRows * k), T(0.5f)), b(static_cast<std::size_t>(k * n), T(0.25f)),
+      c(static_cast<std::size_t>(bigRows * n));
+  auto perElement = [&](int64_t m, int calls, int reps) {
+    GemmCall g;
+    g.m = m, g.n = n, g.k = k, g.lda = k, g.ldb = n, g.ldc = n;
+    g.strideA = m * k, g.strideB = k * n, g.strideC = m * n;
+    const program::HostGemm<T> gemm(g, 1.0, nullptr, program::splitGemm(g, path, 1));
+    const double seconds = medianSeconds(reps, [&] {
+      for (int r = 0; r < calls; ++r) gemm.run(a.data(), b.data(), c.data(), false);
+    });
+    return seconds / calls / static_cast<double>(m * n);
+  };
+  const double small = perElement(smallRows, 4, 5), big = perElement(bigRows, 1, 3);
+  return std::max(0.0, big - small);
+}
+
 std::string list(const std::vector<double>& v) {
   std::string s = "[";
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + number(v[i]);
@@ -242,21 +271,27 @@ std::string elementwiseModel(bool quick, int reps) {
 
 struct Timed {
   double seconds, count;  // and the tiles (a transpose) or rows (a copy) einrt walked
+  double bytes;           // read and written, with the lines short runs waste
 };
 
 Timed permuteSeconds(const std::vector<int64_t>& extent, const std::vector<int>& order, int reps) {
   const program::Permutation p = program::reorder(extent, order, false);
-  const program::PermutationWork w = program::permutationWork(p);
+  const program::PermutationWork w = program::permutationWork(p, sizeof(float));
   std::vector<float> src(static_cast<std::size_t>(p.elements), 1.0f), dst(src.size());
   return {medianSeconds(reps, [&] { program::hostPermute(p, src.data(), dst.data(), false); }),
-          static_cast<double>(w.transposes ? w.tiles : w.runs)};
+          static_cast<double>(w.transposes ? w.tiles : w.runs),
+          2.0 * static_cast<double>(p.elements) * sizeof(float) + static_cast<double>(w.wastedBytes)};
 }
 
-// time = bytes read and written / bandwidth + count * each (a tile or a run), fitted to two
-// permutations of the same elements: one of few, one of many tiles (runs).
-std::pair<double, double> fitPermutation(double bytes, Timed few, Timed many) {
-  const double each = std::max(0.0, (many.seconds - few.seconds) / (many.count - few.count));
-  return {bytes / std::max(few.seconds - few.count * each, 1e-9), each};
+// time = bytes / bandwidth + count * each (a tile or a run), fitted to two permutations of
+// the same elements: one of few, one of many tiles (runs; those of the short rows waste
+// their lines: they read more bytes). Returns the bandwidth and `each`.
+std::pair<double, double> fitPermutation(Timed few, Timed many) {
+  const double det = few.bytes * many.count - many.bytes * few.count;
+  double perByte = (few.seconds * many.count - many.seconds * few.count) / det;
+  double each = (few.bytes * many.seconds - many.bytes * few.seconds) / det;
+  if (each < 0) each = 0, perByte = few.seconds / few.bytes;
+  return {1.0 / std::max(perByte, 1e-15), each};
 }
 
 }  // namespace
@@ -286,6 +321,14 @@ std::string measureKernelModel(bool quick) {
     }
   }
   const std::string f32 = list(grid[0]), f64 = list(grid[1]), bf16 = list(grid[2]), f16 = list(grid[3]);
+  // The largest C the grid measured (its tall points' bound, or its square top).
+  const int64_t gridElements = sizes.back() > squareTop ? kTallElements : squareTop * squareTop;
+  std::vector<double> spillF32{gemmSpillSeconds<float>(gridElements, GemmPath::Blas)},
+      spillF64{gemmSpillSeconds<double>(gridElements, GemmPath::Blas)};
+  if (primitive) {
+    spillF32.push_back(gemmSpillSeconds<float>(gridElements, GemmPath::Primitive));
+    spillF64.push_back(gemmSpillSeconds<double>(gridElements, GemmPath::Primitive));
+  }
   const std::string primitiveF32 = primitive ? list(grid[4]) : "", primitiveF64 = primitive ? list(grid[5]) : "";
   // Per size of block (in cache, out of cache): transposes, a square one (whole blocks)
   // against one of 8-wide blocks, and copies of rows, long rows against rows of 4 elements.
@@ -294,10 +337,8 @@ std::string measureKernelModel(bool quick) {
   std::vector<double> transpose, tile, rows, run;
   for (const int64_t side : quick ? std::vector<int64_t>{500, 1000} : std::vector<int64_t>{1000, 3000}) {
     const int64_t elements = side * side;
-    const double bytes = 2.0 * static_cast<double>(elements) * sizeof(float);
-    const auto [tb, te] =
-        fitPermutation(bytes, permuteSeconds({side, side}, {1, 0}, reps), permuteSeconds({elements / 8, 8}, {1, 0}, reps));
-    const auto [rb, re] = fitPermutation(bytes, permuteSeconds({side / 10, 10, side}, {1, 0, 2}, reps),
+    const auto [tb, te] = fitPermutation(permuteSeconds({side, side}, {1, 0}, reps), permuteSeconds({elements / 8, 8}, {1, 0}, reps));
+    const auto [rb, re] = fitPermutation(permuteSeconds({side / 10, 10, side}, {1, 0, 2}, reps),
                                          permuteSeconds({elements / 40, 10, 4}, {1, 0, 2}, reps));
     permuteSizes.push_back(elements);
     transpose.push_back(tb), tile.push_back(te), rows.push_back(rb), run.push_back(re);
@@ -316,6 +357,9 @@ std::string measureKernelModel(bool quick) {
          "  gemm_flops_f32: " + f32 + "   # FLOP/s of one GEMM call on the BLAS per (m, n, k), m slowest, k fastest\n"
          "  gemm_flops_f64: " + f64 + "\n"
          "  gemm_flops_bf16: " + bf16 + "\n"
+         "  gemm_spill_from: " + std::to_string(gridElements) + "   # elements of C past which a call's result leaves the cache\n"
+         "  gemm_spill_f32: " + list(spillF32) + "   # s per element of such a C on top of the grid's rate (BLAS, primitive)\n"
+         "  gemm_spill_f64: " + list(spillF64) + "\n"
          "  gemm_flops_f16: " + f16 + "\n"
          "  permute_sizes: " + ints(permuteSizes) + "   # elements of the permuted blocks below\n"
          "  permute_bandwidth: " + list(transpose) + "   # bytes read + written per s, a transpose\n"

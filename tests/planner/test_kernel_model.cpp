@@ -209,6 +209,38 @@ TEST_CASE("kernel model: a GEMM on the primitive's tiles is floored by memory on
   }
 }
 
+TEST_CASE("kernel model: a GEMM whose C is past gemm_spill_from pays the path's spill per element of C") {
+  // 64^3 on the BLAS: 2 * 64^3 / rate(64, 64, 64) in cache; a C of 4096 elements past
+  // gemm_spill_from adds 4096 x the BLAS's spill (the list's first), one not past it
+  // nothing. With a primitive faster than the BLAS, the primitive's (the second) is paid.
+  const Graph mm = matmulGraph(64);
+  const double compute = 2.0 * 64 * 64 * 64 / (1e8 * 64);
+  const std::string spill = "  gemm_spill_f32: [1e-8, 3e-8]\n  gemm_spill_f64: [0, 0]\n";
+  const std::string primitive = "  gemm_primitive: libxsmm\n  primitive_flops_f32: " + rates() + "\n  primitive_flops_f64: " + rates() + "\n";
+  const std::string slowBlas = "  gemm_flops_f32: " + rates(0.01) + "\n";
+  struct Case {
+    std::string file;
+    double seconds;
+  };
+  const std::vector<Case> cases{
+      {kernelModelText() + "  gemm_spill_from: 4095\n  gemm_spill_f32: [1e-8]\n  gemm_spill_f64: [0]\n", compute + 4096 * 1e-8},
+      {kernelModelText() + "  gemm_spill_from: 4096\n  gemm_spill_f32: [1e-8]\n  gemm_spill_f64: [0]\n", compute},
+      {kernelModelText("gemm_flops_f32", slowBlas) + primitive + "  cache_bytes: 1000000\n  gemm_spill_from: 4095\n" + spill,
+       compute + 4096 * 3e-8},
+  };
+  for (const Case& c : cases) {
+    const Machine m = parseMachineText(c.file, "m.yaml");
+    CHECK(*reportOn(mm, m).estimatedTimeSeconds == doctest::Approx(c.seconds).epsilon(1e-9));
+  }
+  // A list that does not name one figure per path, or a missing type, is named.
+  CHECK_THROWS_WITH_AS(parseMachineText(kernelModelText() + primitive + "  gemm_spill_from: 10\n  gemm_spill_f32: [1e-8]\n  gemm_spill_f64: [0, 0]\n", "m.yaml"),
+                       doctest::Contains("'gemm_spill_f32' must be a list of 2 numbers"), InputError);
+  CHECK_THROWS_WITH_AS(parseMachineText(kernelModelText() + "  gemm_spill_from: 10\n  gemm_spill_f32: [1e-8]\n", "m.yaml"),
+                       doctest::Contains("missing field 'gemm_spill_f64'"), InputError);
+  CHECK_THROWS_WITH_AS(parseMachineText(kernelModelText() + "  gemm_spill_from: 1.5\n  gemm_spill_f32: [0]\n  gemm_spill_f64: [0]\n", "m.yaml"),
+                       doctest::Contains("whole number"), InputError);
+}
+
 TEST_CASE("kernel model: functions added after a file was written (sin, cos) are priced as exp") {
   std::string old = kernelModelText();
   for (const char* added : {", sin: 0", ", cos: 0"})

@@ -414,6 +414,33 @@ void permute(const Permutation& original, const T* src, T* dst, bool accumulate,
   }
 }
 
+// The cache line, and the most bytes of lines a copy's walk may touch between two visits
+// of one line for the second to find it cached (a fraction of a core's L2).
+constexpr int64_t kLineBytes = 64, kRevisitBytes = int64_t{256} << 10;
+
+// PermutationWork::wastedBytes of a copy of unit-stride runs along `inner`, walked as
+// PermuteWork::forEachRun walks them: along runB, then the other dimensions, the last
+// fastest. The first loop of that walk whose source stride stays within a line comes back
+// to the lines the loops inside it touched; if those fit kRevisitBytes, nothing is wasted.
+int64_t wastedLineBytes(const Permutation& p, int inner, int64_t elementBytes, int64_t runs) {
+  const int64_t runBytes = p.extent[inner] * elementBytes;
+  if (p.srcStride[inner] != 1 || runBytes >= kLineBytes) return 0;
+  int runB = -1;
+  for (int d = 0; d < p.dims; ++d)
+    if (d != inner && (runB < 0 || p.dstStride[d] < p.dstStride[runB])) runB = d;
+  std::vector<int> walk;
+  if (runB >= 0) walk.push_back(runB);
+  for (int d = p.dims - 1; d >= 0; --d)
+    if (d != inner && d != runB) walk.push_back(d);
+  int64_t lines = 1;
+  for (int d : walk) {
+    if (p.srcStride[d] * elementBytes < kLineBytes) return lines * kLineBytes <= kRevisitBytes ? 0 : runs * (kLineBytes - runBytes);
+    lines *= p.extent[d];
+    if (lines * kLineBytes > kRevisitBytes) break;
+  }
+  return runs * (kLineBytes - runBytes);
+}
+
 }  // namespace
 
 Permutation reorder(const std::vector<int64_t>& storedExtent, const std::vector<int>& order, bool scatter) {
@@ -436,11 +463,11 @@ Permutation reorder(const std::vector<int64_t>& storedExtent, const std::vector<
   return p;
 }
 
-PermutationWork permutationWork(const Permutation& original) {
+PermutationWork permutationWork(const Permutation& original, int64_t elementBytes) {
   PermutationWork w;
   if (original.elements == 0) return w;
   const Permutation p = simplified(original);
-  if (p.dims == 0) return {false, 1, 0};
+  if (p.dims == 0) return {false, 1, 0, 0};
   int a = -1, b = -1;  // as permute() finds them
   for (int d = 0; d < p.dims; ++d) {
     if (p.srcStride[d] == 1) a = d;
@@ -449,6 +476,7 @@ PermutationWork permutationWork(const Permutation& original) {
   if (a < 0 || b < 0 || a == b) {
     const int inner = a >= 0 && a == b ? a : p.dims - 1;
     w.runs = p.elements / p.extent[inner];
+    w.wastedBytes = wastedLineBytes(p, inner, elementBytes, w.runs);
     return w;
   }
   w.transposes = true;

@@ -250,3 +250,35 @@ TEST_CASE("permutations: gather and scatter equal naive index loops, tiled or no
     for (std::size_t i = 0; i < back.size(); ++i) CHECK(back[i] == stored[i] + 1.0f);
   }
 }
+
+TEST_CASE("permutations: short runs waste their lines only where the walk does not come back to them") {
+  // Worked by hand from the walk (runs along the run's next dimension, then the rest, the
+  // last fastest): a line comes back while cached if some loop of the walk steps within it
+  // and the lines the loops inside it touch fit 256 KiB.
+  struct Case {
+    std::vector<int64_t> extent;
+    std::vector<int> order;
+    int64_t elementBytes, runs, wasted;
+  };
+  const std::vector<Case> cases{
+      // tw's last step, [a f c g d j] as [a c d f g j]: runs of j (16 B) along g, f; d steps
+      // 16 B within the 36 lines g and f touched.
+      {{40, 6, 20, 6, 20, 4}, {0, 2, 4, 1, 3, 5}, 4, 576000, 0},
+      // Rows of 4 read 160 B apart, 56,250 of them (3.6 MB of lines) before the next
+      // pass steps 16 B: each run reads a line of its own, 48 B of it wasted (32 with f64).
+      {{56250, 10, 4}, {1, 0, 2}, 4, 562500, 562500 * 48},
+      {{56250, 10, 4}, {1, 0, 2}, 8, 562500, 562500 * 32},
+      // The same with 100 rows: 6.4 KB of lines between passes, kept.
+      {{100, 10, 4}, {1, 0, 2}, 4, 1000, 0},
+      // Runs of a line or more waste nothing; transposes are counted in tiles.
+      {{100, 10, 16}, {1, 0, 2}, 4, 1000, 0},
+      {{300, 200}, {1, 0}, 4, 0, 0},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.extent.size());
+    CAPTURE(c.elementBytes);
+    const PermutationWork w = permutationWork(reorder(c.extent, c.order, false), c.elementBytes);
+    CHECK(w.runs == c.runs);
+    CHECK(w.wastedBytes == c.wasted);
+  }
+}
