@@ -6,8 +6,8 @@
 // markdown table of GFLOP/s, best of 5 after a warm-up. Why the schedule draws its line
 // where it does (issue 29, bench/RESULTS.md).
 //
-// usage: OPENBLAS_NUM_THREADS=1 einrt_bench_gemm_paths [BATCHxMxNxK[t] ...]   (run it on 2 free cores)
-//        shapes given on the command line replace the built-in list (t: B transposed).
+// usage: OPENBLAS_NUM_THREADS=1 einrt_bench_gemm_paths [BATCHxMxNxK[a][t] ...]   (run it on 2 free cores)
+//        shapes given on the command line replace the built-in list (a: A transposed, t: B).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,14 +26,15 @@ struct Shape {
   const char* what;
   int64_t batch, m, n, k;
   bool transB;
+  bool transA = false;
 };
 
 double seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 GemmCall callOf(const Shape& s) {
   GemmCall g;
-  g.batch = s.batch, g.m = s.m, g.n = s.n, g.k = s.k, g.transB = s.transB;
-  g.lda = s.k, g.ldb = s.transB ? s.k : s.n, g.ldc = s.n;
+  g.batch = s.batch, g.m = s.m, g.n = s.n, g.k = s.k, g.transA = s.transA, g.transB = s.transB;
+  g.lda = s.transA ? s.m : s.k, g.ldb = s.transB ? s.k : s.n, g.ldc = s.n;
   g.strideA = s.m * s.k, g.strideB = s.k * s.n, g.strideC = s.m * s.n;
   return g;
 }
@@ -52,13 +53,16 @@ double rate(const Shape& s, int threads, GemmPath path, std::vector<float>& a, s
   return 2.0 * static_cast<double>(s.batch * s.m * s.n * s.k) / best / 1e9;
 }
 
-// "BATCHxMxNxK" with an optional trailing "t" (B transposed); false on anything else.
+// "BATCHxMxNxK" optionally followed by "a" (A transposed) and "t" (B transposed); false
+// on anything else.
 bool parseShape(const char* text, Shape& s) {
   long long batch = 0, m = 0, n = 0, k = 0;
-  char t = 0;
-  const int got = std::sscanf(text, "%lldx%lldx%lldx%lld%c", &batch, &m, &n, &k, &t);
-  if (got < 4 || (got == 5 && t != 't') || batch < 1 || m < 1 || n < 1 || k < 1) return false;
-  s = Shape{text, batch, m, n, k, got == 5};
+  int used = 0;
+  if (std::sscanf(text, "%lldx%lldx%lldx%lld%n", &batch, &m, &n, &k, &used) != 4 || batch < 1 || m < 1 || n < 1 || k < 1)
+    return false;
+  const std::string rest = text + used;
+  if (rest != "" && rest != "a" && rest != "t" && rest != "at") return false;
+  s = Shape{text, batch, m, n, k, rest.find('t') != std::string::npos, rest.find('a') != std::string::npos};
   return true;
 }
 
@@ -83,7 +87,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     Shape s;
     if (!parseShape(argv[i], s)) {
-      std::fprintf(stderr, "einrt_bench_gemm_paths: %s: expected BATCHxMxNxK, optionally followed by t (B transposed)\n", argv[i]);
+      std::fprintf(stderr, "einrt_bench_gemm_paths: %s: expected BATCHxMxNxK, optionally followed by a (A transposed) and t (B transposed)\n", argv[i]);
       return 2;
     }
     shapes.push_back(s);
@@ -101,7 +105,8 @@ int main(int argc, char** argv) {
     double r[4];
     for (int threads = 1, i = 0; threads <= 2; ++threads)
       for (GemmPath path : {GemmPath::Blas, GemmPath::Primitive}) r[i++] = rate(s, threads, path, a, b, c);
-    std::printf("| %s%s | %lldx%lldx%lldx%lld | %.1f | %.1f | %.1f | %.1f | %s |\n", s.what, s.transB ? " (B^T)" : "",
+    std::printf("| %s%s%s | %lldx%lldx%lldx%lld | %.1f | %.1f | %.1f | %.1f | %s |\n", s.what, s.transA ? " (A^T)" : "",
+                s.transB ? " (B^T)" : "",
                 static_cast<long long>(s.batch), static_cast<long long>(s.m), static_cast<long long>(s.n),
                 static_cast<long long>(s.k), r[0], r[1], r[2], r[3], chosen == GemmPath::Primitive ? "LIBXSMM" : "BLAS");
   }

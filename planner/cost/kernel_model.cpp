@@ -105,24 +105,35 @@ std::pair<std::size_t, double> gridPosition(const std::vector<int64_t>& sizes, i
   return {i, (std::log(static_cast<double>(x)) - lo) / (hi - lo)};
 }
 
-}  // namespace
-
-double KernelModel::gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k, bool primitive) const {
-  const std::vector<double>& rate = (primitive ? primitiveFlops : gemmFlops)[static_cast<std::size_t>(t)];
-  const std::size_t s = gemmSizes.size();
-  if (s == 1) return rate[0];
-  const auto [i, wi] = gridPosition(gemmSizes, m);
-  const auto [j, wj] = gridPosition(gemmSizes, n);
-  const auto [l, wl] = gridPosition(gemmSizes, k);
-  double logRate = 0;
+// value(index) of the point sizes^3 (m slowest) interpolated linearly in log m, n, k.
+template <class Value>
+double interpolate(const std::vector<int64_t>& sizes, int64_t m, int64_t n, int64_t k, Value value) {
+  const std::size_t s = sizes.size();
+  if (s == 1) return value(0);
+  const auto [i, wi] = gridPosition(sizes, m);
+  const auto [j, wj] = gridPosition(sizes, n);
+  const auto [l, wl] = gridPosition(sizes, k);
+  double v = 0;
   for (int a = 0; a < 2; ++a)
     for (int b = 0; b < 2; ++b)
       for (int c = 0; c < 2; ++c) {
         const double w = (a ? wi : 1 - wi) * (b ? wj : 1 - wj) * (c ? wl : 1 - wl);
         if (w == 0) continue;
-        logRate += w * std::log(rate[((i + a) * s + (j + b)) * s + (l + c)]);
+        v += w * value(((i + a) * s + (j + b)) * s + (l + c));
       }
-  return std::exp(logRate);
+  return v;
+}
+
+}  // namespace
+
+double KernelModel::gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k, bool primitive, bool transA) const {
+  const std::vector<double>& rate = (primitive ? primitiveFlops : gemmFlops)[static_cast<std::size_t>(t)];
+  double log = interpolate(gemmSizes, m, n, k, [&](std::size_t at) { return std::log(rate[at]); });
+  if (transA && timesTransposedA(t)) {
+    const std::vector<double>& ratio = transposedALogRatio[static_cast<std::size_t>(t)][primitive ? 1 : 0];
+    log += interpolate(transposedASizes, m, n, k, [&](std::size_t at) { return ratio[at]; });
+  }
+  return std::exp(log);
 }
 
 KernelModel::PermuteRates KernelModel::permuteRates(int64_t elements) const {
@@ -135,7 +146,7 @@ KernelModel::PermuteRates KernelModel::permuteRates(int64_t elements) const {
 
 KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
   if (!v.IsMap()) fail(path, v, "'kernel_model' must be a mapping (as einrt-calibrate writes it)");
-  std::vector<std::string> known{"gemm_primitive", "primitive_flops_f32", "primitive_flops_f64", "step", "cache_bytes", "stream_bytes", "gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run", "gemm_spill_from", "gemm_spill_f32", "gemm_spill_f64"};
+  std::vector<std::string> known{"gemm_primitive", "primitive_flops_f32", "primitive_flops_f64", "step", "cache_bytes", "stream_bytes", "gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run", "gemm_spill_from", "gemm_spill_f32", "gemm_spill_f64", "gemm_at_sizes", "gemm_at_flops_f32", "gemm_at_flops_f64", "primitive_at_flops_f32", "primitive_at_flops_f64"};
   for (einrt::DType t : einrt::kAllDTypes) {
     known.push_back(std::string("gemm_flops_") + einrt::dtypeName(t));
     known.push_back(std::string("elementwise_") + einrt::dtypeName(t));
@@ -163,6 +174,28 @@ KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
       const std::string g = std::string("primitive_flops_") + einrt::dtypeName(t);
       km.primitiveFlops[static_cast<std::size_t>(t)] = numbers(need(v, g, path, " (the file names a gemm_primitive)"), path, g, points);
     }
+  // Calls with A transposed: their rates over the main grid's at the same points.
+  if (const YAML::Node at = v["gemm_at_sizes"]) {
+    km.transposedASizes = sizeList(at, path, "gemm_at_sizes");
+    std::vector<std::size_t> index;  // of each A^T size in gemm_sizes
+    for (int64_t size : km.transposedASizes) {
+      const auto found = std::find(km.gemmSizes.begin(), km.gemmSizes.end(), size);
+      if (found == km.gemmSizes.end()) fail(path, at, "field 'gemm_at_sizes' must list sizes of 'gemm_sizes'");
+      index.push_back(static_cast<std::size_t>(found - km.gemmSizes.begin()));
+    }
+    const std::size_t s = index.size(), g = km.gemmSizes.size();
+    for (einrt::DType t : {einrt::DType::F32, einrt::DType::F64})
+      for (int onPrimitive = 0; onPrimitive < (km.gemmPrimitive.empty() ? 1 : 2); ++onPrimitive) {
+        const std::string field = std::string(onPrimitive ? "primitive" : "gemm") + "_at_flops_" + einrt::dtypeName(t);
+        const std::vector<double> rates = numbers(need(v, field, path, " (the file has gemm_at_sizes)"), path, field, s * s * s);
+        const std::vector<double>& main = (onPrimitive ? km.primitiveFlops : km.gemmFlops)[static_cast<std::size_t>(t)];
+        std::vector<double>& ratio = km.transposedALogRatio[static_cast<std::size_t>(t)][static_cast<std::size_t>(onPrimitive)];
+        for (std::size_t i = 0; i < s; ++i)
+          for (std::size_t j = 0; j < s; ++j)
+            for (std::size_t l = 0; l < s; ++l)
+              ratio.push_back(std::log(rates[(i * s + j) * s + l] / main[(index[i] * g + index[j]) * g + index[l]]));
+      }
+  }
   // What a result past the grid's largest costs (files from before it: none, and the
   // primitive's memory floor alone).
   if (const YAML::Node from = v["gemm_spill_from"]) {

@@ -76,6 +76,11 @@ struct KernelModel {
   std::vector<int64_t> gemmSizes;
   std::array<std::vector<double>, 4> gemmFlops;  // indexed by einrt::DType: on the BLAS
   std::array<std::vector<double>, 4> primitiveFlops;  // on the primitive's tiles (f32, f64)
+  // Calls with A transposed: on a coarser grid of sizes (a subset of gemmSizes), the log of
+  // their rate over the main grid's at the same point, per path (BLAS, primitive) and type
+  // (f32, f64). Empty: not measured (such calls then keep einrt's rule).
+  std::vector<int64_t> transposedASizes;
+  std::array<std::array<std::vector<double>, 2>, 4> transposedALogRatio;
   std::vector<int64_t> permuteSizes;
   std::vector<double> permuteBandwidth, permuteTileSeconds, permuteRowsBandwidth, permuteRunSeconds;
   std::array<ElementwiseRates, 4> elementwise;    // indexed by einrt::DType
@@ -90,7 +95,9 @@ struct KernelModel {
 
   // FLOP/s of one GEMM call of this shape on the BLAS or (`primitive`) on the primitive's
   // tiles (the path's grid interpolated).
-  double gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k, bool primitive = false) const;
+  // With `transA`, the main grid's rate scaled by the A^T grid's ratio (interpolated).
+  double gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k, bool primitive = false, bool transA = false) const;
+  bool timesTransposedA(einrt::DType t) const { return !transposedALogRatio[static_cast<std::size_t>(t)][0].empty(); }
   const ElementwiseRates& rates(einrt::DType t) const { return elementwise[static_cast<std::size_t>(t)]; }
 
   // The permutation's figures for a block of `elements` (interpolated between the sizes).

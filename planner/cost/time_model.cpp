@@ -179,7 +179,7 @@ GemmRate gemmRate(const KernelModel& k, const einrt::program::GemmCall& c, const
         readAt = std::max(readAt, size);
         break;
       }
-  return {width, k.gemmFlopsPerSecond(dtype, c.m, readAt, c.k, primitive)};
+  return {width, k.gemmFlopsPerSecond(dtype, c.m, readAt, c.k, primitive, c.transA)};
 }
 
 // One GEMM call: its FLOPs at the grid's rate for its shape (measured through einrt's
@@ -242,11 +242,13 @@ struct GemmChoice {
 
 GemmChoice chooseGemm(const KernelModel& k, const GemmShape& g, DType dtype) {
   using einrt::program::GemmPlanned;
-  // The grids time calls whose A is stored row by row. A transposed A the primitive reads
-  // across rows (LIBXSMM's transposed operand), at rates no grid point saw: ffnn's dW1
-  // (1024x2048x1024, A^T) ran at 89 GFLOP/s on the tiles against the 157 the grid gave its
-  // untransposed twin, so such calls keep einrt's rule.
-  const bool choice = !k.gemmPrimitive.empty() && (dtype == DType::F32 || dtype == DType::F64) && !g.call.transA;
+  // A transposed A is priced through the file's A^T grids (its ratio to the main grid);
+  // files without them keep einrt's rule for such calls: ffnn's dW1 (1024x2048x1024, A^T)
+  // ran at 89 GFLOP/s on the tiles against the 157 the main grid gave its untransposed
+  // twin, and syn's last step (84x131072x56, A^T) at 69 on the tiles the rule chose and
+  // 108 on the BLAS.
+  const bool choice = !k.gemmPrimitive.empty() && (dtype == DType::F32 || dtype == DType::F64) &&
+                      (!g.call.transA || k.timesTransposedA(dtype));
   auto on = [&](GemmPlanned p) {
     const einrt::program::GemmSchedule sched = gemmSchedule(k, g, dtype, p);
     return GemmChoice{p, sched, gemmSecondsOn(k, g, dtype, sched)};

@@ -50,9 +50,11 @@ constexpr int64_t kTallElements = int64_t{16384} * 512;
 // the first measured (its decisions on tall points are the first's) and keeps, per point,
 // the faster of the two: on a shared machine a stretch of other tenants' work slowed a
 // whole grid by 1.5x in one calibration of several (bench/RESULTS.md, "Tall calls").
+// `transA`: A stored column by column (lda = m), as backward passes and some contraction
+// steps read it.
 template <class T>
 std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, int64_t squareTop, bool quick, program::GemmPath path,
-                             const std::vector<double>& first = {}) {
+                             const std::vector<double>& first = {}, bool transA = false) {
   const std::size_t s = sizes.size();
   const std::size_t top = static_cast<std::size_t>(std::find(sizes.begin(), sizes.end(), squareTop) - sizes.begin());
   const std::size_t elements = static_cast<std::size_t>(std::max(squareTop * squareTop, s > top + 1 ? kTallElements : 0));
@@ -72,7 +74,7 @@ std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, int64_t squareTo
           }
         }
         GemmCall g;
-        g.m = m, g.n = n, g.k = k, g.lda = k, g.ldb = n, g.ldc = n;
+        g.m = m, g.n = n, g.k = k, g.lda = transA ? m : k, g.ldb = n, g.ldc = n, g.transA = transA;
         g.strideA = m * k, g.strideB = k * n, g.strideC = m * n;
         // Enough calls per timing (0.2-1 ms at the rates seen), each pass timing them once
         // after a warm-up (which brings a tall call's operands to where a program's
@@ -321,6 +323,18 @@ std::string measureKernelModel(bool quick) {
     }
   }
   const std::string f32 = list(grid[0]), f64 = list(grid[1]), bf16 = list(grid[2]), f16 = list(grid[3]);
+  // A transposed A, on a coarser grid (every third size, one pass): the model scales the
+  // main grid by the ratio of the two at these points. How a path copes with A^T varies
+  // by shape: ffnn's dW1 (1024x2048x1024) ran at 191 GFLOP/s on the BLAS and 95 on the
+  // tiles, syn/2's last step (42x8192x28) at 88 and 106 (bench/RESULTS.md, "A transposed A").
+  const std::vector<int64_t> atSizes = quick ? std::vector<int64_t>{16, 1024} : std::vector<int64_t>{8, 128, 2048};
+  std::vector<double> atGrid[4];
+  atGrid[0] = gemmGrid<float>(atSizes, atSizes.back(), quick, GemmPath::Blas, {}, true);
+  atGrid[1] = gemmGrid<double>(atSizes, atSizes.back(), quick, GemmPath::Blas, {}, true);
+  if (primitive) {
+    atGrid[2] = gemmGrid<float>(atSizes, atSizes.back(), quick, GemmPath::Primitive, {}, true);
+    atGrid[3] = gemmGrid<double>(atSizes, atSizes.back(), quick, GemmPath::Primitive, {}, true);
+  }
   // The largest C the grid measured (its tall points' bound, or its square top).
   const int64_t gridElements = sizes.back() > squareTop ? kTallElements : squareTop * squareTop;
   std::vector<double> spillF32{gemmSpillSeconds<float>(gridElements, GemmPath::Blas)},
@@ -357,6 +371,12 @@ std::string measureKernelModel(bool quick) {
          "  gemm_flops_f32: " + f32 + "   # FLOP/s of one GEMM call on the BLAS per (m, n, k), m slowest, k fastest\n"
          "  gemm_flops_f64: " + f64 + "\n"
          "  gemm_flops_bf16: " + bf16 + "\n"
+         "  gemm_at_sizes: " + ints(atSizes) + "   # m, n and k of the grids of calls with A transposed\n"
+         "  gemm_at_flops_f32: " + list(atGrid[0]) + "   # FLOP/s of such calls on the BLAS, m slowest\n"
+         "  gemm_at_flops_f64: " + list(atGrid[1]) + "\n" +
+         (primitive ? "  primitive_at_flops_f32: " + list(atGrid[2]) + "   # and on the primitive's tiles\n"
+                      "  primitive_at_flops_f64: " + list(atGrid[3]) + "\n"
+                    : std::string()) +
          "  gemm_spill_from: " + std::to_string(gridElements) + "   # elements of C past which a call's result leaves the cache\n"
          "  gemm_spill_f32: " + list(spillF32) + "   # s per element of such a C on top of the grid's rate (BLAS, primitive)\n"
          "  gemm_spill_f64: " + list(spillF64) + "\n"

@@ -241,6 +241,45 @@ TEST_CASE("kernel model: a GEMM whose C is past gemm_spill_from pays the path's 
                        doctest::Contains("whole number"), InputError);
 }
 
+TEST_CASE("kernel model: a call with A transposed is priced by the A^T grids and runs on the faster path") {
+  // Z[i,k] = sum_j X[j,i] Y[j,k], 64^3: A (X) transposed, no permutation. The A^T grids
+  // (on [1, 16, 256], sizes of gemm_sizes) give a scale of the main grid's rate: here half
+  // on one path and the same on the other, so the call runs on the other, at compute.
+  Graph g;
+  addInput(g, "X", {64, 64});
+  addInput(g, "Y", {64, 64});
+  addNode(g, "Z", "ji,jk->ik", {"X", "Y"});
+  sizeLabels(g, {{"i", 64}, {"j", 64}, {"k", 64}});
+  g.outputs = {"Z"};
+  const double compute = 2.0 * 64 * 64 * 64 / (1e8 * 64);
+  const std::string primitive = "  gemm_primitive: libxsmm\n  primitive_flops_f32: " + rates() + "\n  primitive_flops_f64: " + rates() +
+                                "\n  cache_bytes: 1000000000\n  gemm_at_sizes: [1, 16, 256]\n";
+  for (auto [blasScale, path] : {std::pair{0.5, einrt::program::GemmPlanned::Primitive}, {1.0, einrt::program::GemmPlanned::Blas}}) {
+    CAPTURE(blasScale);
+    const double primitiveScale = 1.5 - blasScale;
+    const std::string at = "  gemm_at_flops_f32: " + rates(blasScale) + "\n  gemm_at_flops_f64: " + rates(blasScale) +
+                           "\n  primitive_at_flops_f32: " + rates(primitiveScale) + "\n  primitive_at_flops_f64: " + rates(primitiveScale) + "\n";
+    const Report r = reportOn(g, parseMachineText(kernelModelText() + primitive + at, "m.yaml"));
+    CHECK(r.nodes[0].gemmPath == path);
+    CHECK(*r.estimatedTimeSeconds == doctest::Approx(compute).epsilon(1e-6));
+  }
+  // Without a primitive the BLAS's A^T scale prices the call (half the rate: twice the time).
+  std::string half = "[";
+  for (int m : {1, 256})
+    for (int n : {1, 256})
+      for (int k : {1, 256}) half += (half.size() > 1 ? ", " : "") + std::to_string(0.5e8 * std::cbrt(double(m) * n * k));
+  half += "]";
+  const Machine blasOnly = parseMachineText(kernelModelText() + "  gemm_at_sizes: [1, 256]\n  gemm_at_flops_f32: " + half +
+                                                "\n  gemm_at_flops_f64: " + half + "\n",
+                                            "m.yaml");
+  CHECK(*reportOn(g, blasOnly).estimatedTimeSeconds == doctest::Approx(2 * compute).epsilon(1e-6));
+  // Sizes outside gemm_sizes, or a missing list, are named.
+  CHECK_THROWS_WITH_AS(parseMachineText(kernelModelText() + "  gemm_at_sizes: [2, 16]\n", "m.yaml"), doctest::Contains("sizes of 'gemm_sizes'"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(parseMachineText(kernelModelText() + primitive + "  gemm_at_flops_f32: " + rates() + "\n", "m.yaml"),
+                       doctest::Contains("missing field 'primitive_at_flops_f32'"), InputError);
+}
+
 TEST_CASE("kernel model: functions added after a file was written (sin, cos) are priced as exp") {
   std::string old = kernelModelText();
   for (const char* added : {", sin: 0", ", cos: 0"})
