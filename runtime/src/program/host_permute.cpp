@@ -281,6 +281,15 @@ struct OuterWalk {
 // Below this many bytes a permutation runs on one thread.
 constexpr int64_t kParallelBytes = int64_t{256} << 10;
 
+// A copy's next dimension after its runs along `inner`: the least destination stride (-1:
+// none), so that the runs of one item advance through the destination in order.
+int runDimensionB(const Permutation& p, int inner) {
+  int runB = -1;
+  for (int d = 0; d < p.dims; ++d)
+    if (d != inner && (runB < 0 || p.dstStride[d] < p.dstStride[runB])) runB = d;
+  return runB;
+}
+
 // The work of one permutation: `items` independent pieces (rows of a copy, or kBlock x
 // kBlock blocks of a transpose), split among the threads in contiguous ranges.
 template <class T>
@@ -395,8 +404,7 @@ void permute(const Permutation& original, const T* src, T* dst, bool accumulate,
     // One run per row of the innermost (or the commonly contiguous) dimension; unit-stride
     // runs get loops without strides, which the compiler vectorizes.
     w.inner = w.a >= 0 && w.a == w.b ? w.a : p.dims - 1;
-    for (int d = 0; d < p.dims; ++d)
-      if (d != w.inner && (w.runB < 0 || p.dstStride[d] < p.dstStride[w.runB])) w.runB = d;
+    w.runB = runDimensionB(p, w.inner);
     w.items = p.elements / (p.extent[w.inner] * (w.runB >= 0 ? p.extent[w.runB] : 1));
   } else {
     w.blocksA = (p.extent[w.a] + kBlock - 1) / kBlock;
@@ -425,9 +433,7 @@ constexpr int64_t kLineBytes = 64, kRevisitBytes = int64_t{256} << 10;
 int64_t wastedLineBytes(const Permutation& p, int inner, int64_t elementBytes, int64_t runs) {
   const int64_t runBytes = p.extent[inner] * elementBytes;
   if (p.srcStride[inner] != 1 || runBytes >= kLineBytes) return 0;
-  int runB = -1;
-  for (int d = 0; d < p.dims; ++d)
-    if (d != inner && (runB < 0 || p.dstStride[d] < p.dstStride[runB])) runB = d;
+  const int runB = runDimensionB(p, inner);
   std::vector<int> walk;
   if (runB >= 0) walk.push_back(runB);
   for (int d = p.dims - 1; d >= 0; --d)
