@@ -301,7 +301,7 @@ std::pair<double, double> fitPermutation(Timed few, Timed many) {
 std::string measureKernelModel(bool quick) {
   const int reps = quick ? 3 : 7;
   const std::vector<int64_t> sizes =
-      quick ? std::vector<int64_t>{1, 16, 128, 1024} : std::vector<int64_t>{1, 8, 32, 128, 512, 2048, 16384};
+      quick ? std::vector<int64_t>{1, 16, 128, 1024} : std::vector<int64_t>{1, 8, 32, 128, 512, 1024, 2048, 16384};
   const int64_t squareTop = quick ? 1024 : 2048;
   std::string sizeList = "[";
   for (std::size_t i = 0; i < sizes.size(); ++i) sizeList += (i ? ", " : "") + std::to_string(sizes[i]);
@@ -323,7 +323,7 @@ std::string measureKernelModel(bool quick) {
     }
   }
   const std::string f32 = list(grid[0]), f64 = list(grid[1]), bf16 = list(grid[2]), f16 = list(grid[3]);
-  // A transposed A, on a coarser grid (every third size, one pass): the model scales the
+  // A transposed A, on a coarser grid (three of its sizes, one pass): the model scales the
   // main grid by the ratio of the two at these points. How a path copes with A^T varies
   // by shape: ffnn's dW1 (1024x2048x1024) ran at 191 GFLOP/s on the BLAS and 95 on the
   // tiles, syn/2's last step (42x8192x28) at 88 and 106 (bench/RESULTS.md, "A transposed A").
