@@ -434,12 +434,13 @@ int64_t wastedLineBytes(const Permutation& p, int inner, int64_t elementBytes, i
   const int64_t runBytes = p.extent[inner] * elementBytes;
   if (p.srcStride[inner] != 1 || runBytes >= kLineBytes) return 0;
   const int runB = runDimensionB(p, inner);
-  std::vector<int> walk;
-  if (runB >= 0) walk.push_back(runB);
+  int walk[kMaxLoops], loops = 0;  // no heap: the planner prices every candidate through this
+  if (runB >= 0) walk[loops++] = runB;
   for (int d = p.dims - 1; d >= 0; --d)
-    if (d != inner && d != runB) walk.push_back(d);
+    if (d != inner && d != runB) walk[loops++] = d;
   int64_t lines = 1;
-  for (int d : walk) {
+  for (int i = 0; i < loops; ++i) {
+    const int d = walk[i];
     if (p.srcStride[d] * elementBytes < kLineBytes) return lines * kLineBytes <= kRevisitBytes ? 0 : runs * (kLineBytes - runBytes);
     lines *= p.extent[d];
     if (lines * kLineBytes > kRevisitBytes) break;

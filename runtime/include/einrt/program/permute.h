@@ -43,7 +43,7 @@ struct PermutationWork {
   int64_t runs = 0, tiles = 0;
   int64_t wastedBytes = 0;
 };
-PermutationWork permutationWork(const Permutation& p, int64_t elementBytes = 4);
+PermutationWork permutationWork(const Permutation& p, int64_t elementBytes);
 
 // With `threads` > 1 and the program's pool, the rows of a copy or the blocks of a
 // transpose are split among the threads (permutations of at least 256 KiB).
