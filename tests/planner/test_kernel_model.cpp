@@ -29,10 +29,9 @@ namespace {
 
 const double kBandwidth = 1e10, kPoint = 1e-10, kReducePoint = 2e-10, kRun = 5e-9, kExp = 1e-9, kAggMax = 3e-10;
 
-// rate(m, n, k) = scale * 1e8 * (m n k)^(1/3) FLOP/s on the grid [1, 16, 256].
-std::string rates(double scale = 1.0) {
+// rate(m, n, k) = scale * 1e8 * (m n k)^(1/3) FLOP/s on the grid `sizes` (the file's [1, 16, 256]).
+std::string rates(double scale = 1.0, const std::vector<int>& sizes = {1, 16, 256}) {
   std::string s = "[";
-  const int sizes[] = {1, 16, 256};
   for (int m : sizes)
     for (int n : sizes)
       for (int k : sizes) s += (s.size() > 1 ? ", " : "") + std::to_string(scale * 1e8 * std::cbrt(double(m) * n * k));
@@ -264,11 +263,7 @@ TEST_CASE("kernel model: a call with A transposed is priced by the A^T grids and
     CHECK(*r.estimatedTimeSeconds == doctest::Approx(compute).epsilon(1e-6));
   }
   // Without a primitive the BLAS's A^T scale prices the call (half the rate: twice the time).
-  std::string half = "[";
-  for (int m : {1, 256})
-    for (int n : {1, 256})
-      for (int k : {1, 256}) half += (half.size() > 1 ? ", " : "") + std::to_string(0.5e8 * std::cbrt(double(m) * n * k));
-  half += "]";
+  const std::string half = rates(0.5, {1, 256});
   const Machine blasOnly = parseMachineText(kernelModelText() + "  gemm_at_sizes: [1, 256]\n  gemm_at_flops_f32: " + half +
                                                 "\n  gemm_at_flops_f64: " + half + "\n",
                                             "m.yaml");
