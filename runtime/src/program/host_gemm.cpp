@@ -76,6 +76,14 @@ void viaSgemm(const GemmCall& g, const T* A, const T* B, T* C, float alpha, floa
 
 template <class T>
 void lowGemm(const GemmCall& g, const T* A, const T* B, T* C, float alpha, float beta) {
+  // A batch that shares an operand (stride 0: a loop over an M or N label) goes entry by
+  // entry: oneDNN's strided batch descriptors broadcast only through dimensions of one.
+  if (g.batch > 1 && (g.strideA == 0 || g.strideB == 0)) {
+    GemmCall one = g;
+    one.batch = 1;
+    for (int64_t b = 0; b < g.batch; ++b) lowGemm(one, A + b * g.strideA, B + b * g.strideB, C + b * g.strideC, alpha, beta);
+    return;
+  }
   const LowPrecisionGemmFn fn = lowPrecision.load();
   if (fn && fn(g, dtypeOf<T>(), A, B, C, alpha, beta)) {
     ranProvider = true;
@@ -193,14 +201,16 @@ void HostGemm<T>::runItems(int64_t begin, int64_t end, const T* A, const T* B, T
         t.elements = cols * g.k;
         hostPermute(t, B + b * g.strideB + (g.transB ? q0 * g.ldb : q0), to, false);
       };
-      if (s.packAll && panelOf != b) {
+      // Keyed by B's offset, not the batch entry: a batch sharing B (stride 0) packs once.
+      const int64_t blockOf = b * g.strideB;
+      if (s.packAll && panelOf != blockOf) {
         panel.assign(static_cast<std::size_t>(s.colTiles * panelElements), T(0));
         for (int64_t q = 0; q < s.colTiles; ++q) pack(q, panel.data() + q * panelElements);
-        panelOf = b;
-      } else if (!s.packAll && panelOf != b * s.colTiles + j) {
+        panelOf = blockOf;
+      } else if (!s.packAll && panelOf != blockOf * s.colTiles + j) {
         panel.assign(static_cast<std::size_t>(panelElements), T(0));
         pack(j, panel.data());
-        panelOf = b * s.colTiles + j;
+        panelOf = blockOf * s.colTiles + j;
       }
       bb = panel.data() + (s.packAll ? j * panelElements : 0);
     }

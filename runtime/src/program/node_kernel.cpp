@@ -1,5 +1,6 @@
 #include "node_kernel.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace einrt::program::detail {
@@ -36,9 +37,14 @@ struct View {
   std::vector<int64_t> cStride;
 };
 
+// A batch label the tensor lacks (a loop over an M label, for Y; over an N label, for X)
+// has stride 0 in it, and no place in its canonical order.
 View viewOf(const std::vector<int>& stored, bool permuted, bool transposed, const std::vector<int>& c,
             const std::vector<int>& first, const std::vector<int>& second, const std::vector<int64_t>& extent) {
-  const std::vector<int> layout = permuted ? concat(c, first, second) : stored;
+  std::vector<int> own;
+  for (int l : c)
+    if (std::find(stored.begin(), stored.end(), l) != stored.end()) own.push_back(l);
+  const std::vector<int> layout = permuted ? concat(own, first, second) : stored;
   const std::vector<int>& outer = !permuted && transposed ? second : first;
   const std::vector<int>& inner = !permuted && transposed ? first : second;
   std::vector<int64_t> stride(extent.size(), 0);
@@ -116,9 +122,6 @@ void GemmLoops::offsets(int64_t entry, int64_t& x, int64_t& y, int64_t& z) const
     z += at * loops[i].strideZ;
   }
 }
-
-namespace {
-}  // namespace
 
 template <class T>
 NodeKernel<T>::NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& extent, const DeviceOps* device, int threads,
