@@ -9,7 +9,8 @@
 // Z with M/N (Z stored N-major is computed as Z^T = Y^T X^T). The order of labels inside
 // each group is free: the mapping tries the orders each tensor already has and keeps the
 // one that needs the fewest permuted elements; only where no order fits is a permutation
-// inserted (recorded here). A join that is x * y times numbers ("x * y * 0.125") is a GEMM
+// inserted (recorded here) — unless M or N labels leading Z, run as batch loops as well,
+// spare every permutation (the paper's loops over a GEMM). A join that is x * y times numbers ("x * y * 0.125") is a GEMM
 // with that alpha. Contractions it cannot express (R or B labels, a label repeated within
 // a tensor, unary nodes, other joins or aggregations) get std::nullopt.
 #pragma once
@@ -38,7 +39,9 @@ std::string describeLabelClasses(const LabelClasses& classes);
 using Permutation = std::vector<int>;
 
 struct GemmMapping {
-  Labels batchLabels, mLabels, nLabels, kLabels;  // C, M, N, K in the chosen group orders
+  // C, M, N, K in the chosen group orders. batchLabels also holds the M and N labels made
+  // loops (mapContractionToGemm): an operand without one steps over it with stride 0.
+  Labels batchLabels, mLabels, nLabels, kLabels;
   int64_t batch = 1, m = 1, n = 1, k = 1;          // products of the block extents
   bool transX = false;    // X stored [C][K][M] rather than [C][M][K]
   bool transY = false;    // Y stored [C][N][K] rather than [C][K][N]

@@ -112,12 +112,14 @@ View viewOf(const Labels& stored, const Permutation& perm, bool transposed, cons
   return v;
 }
 
-// Offset of batch entry `b` (row-major over the C labels in mapping order) in a view.
+// Offset of batch entry `b` (row-major over the C labels in mapping order) in a view; a
+// batch label the tensor lacks (an M or N label promoted to a loop) steps by 0 in it.
 int64_t batchOffset(const GemmMapping& g, const View& v, int64_t b, const Sizes& s) {
   int64_t o = 0;
   for (std::size_t i = g.batchLabels.size(); i-- > 0;) {
     const int64_t e = s.at(g.batchLabels[i]);
-    o += (b % e) * v.stride.at(g.batchLabels[i]);
+    const auto stride = v.stride.find(g.batchLabels[i]);
+    o += (b % e) * (stride == v.stride.end() ? 0 : stride->second);
     b /= e;
   }
   return o;
@@ -204,6 +206,51 @@ TEST_CASE("GEMM mappings compute the einsum, and avoid permutations where a layo
     CHECK(g->ldX == viewOf(n.operandLabels[0], g->permX, g->transX, g->mLabels, g->kLabels, sizes).ld);
     CHECK(g->ldY == viewOf(n.operandLabels[1], g->permY, g->transY, g->kLabels, g->nLabels, sizes).ld);
     CHECK(g->ldZ == viewOf(n.outputLabels, g->permZ, g->transZ, g->mLabels, g->nLabels, sizes).ld);
+    const auto want = einsum(n, sizes, X, Y);
+    const auto got = executeMapping(n, *g, sizes, X, Y);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) CHECK(got[i] == doctest::Approx(want[i]).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("M and N labels leading Z become loops where that spares a permutation and the calls stay large") {
+  // {x, y, z, sizes (per label, in order of first appearance), promoted labels or "" where
+  // the mapping must keep its permutation}
+  struct Loops {
+    const char *x, *y, *z;
+    std::vector<int64_t> sizes;
+    const char* loops;
+  };
+  const Loops cases[] = {
+      // syn's third step in its chosen layouts: d and g (M labels) loop around [f][e i].
+      {"dbgei", "bf", "dgfei", {2, 64, 2, 8, 8, 64}, "dg"},
+      // X splits M around K; with a as a loop X reads [a][k][m]: a C label that Y lacks.
+      {"akm", "kn", "amn", {3, 64, 64, 64}, "a"},
+      // An N label leading Z: X lacks it.
+      {"mk", "bkn", "bmn", {64, 64, 3, 64}, "b"},
+      // Calls of 8 rows would be too small: the permutation stays.
+      {"akm", "kn", "amn", {3, 64, 8, 64}, ""},
+  };
+  for (const Loops& c : cases) {
+    CAPTURE(c.z);
+    const Node n = contraction(c.x, c.y, c.z);
+    const Labels labels = iterationLabels(n);
+    Sizes sizes;
+    for (std::size_t i = 0; i < labels.size(); ++i) sizes[labels[i]] = c.sizes[i];
+    const auto g = mapContractionToGemm(n, c.sizes);
+    REQUIRE(g);
+    const std::string loops = c.loops;
+    CHECK((g->permutedElements == 0) == !loops.empty());
+    if (!loops.empty()) {
+      std::string batch;
+      for (const auto& l : g->batchLabels) batch += l;
+      CHECK(batch == loops);
+    }
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<double> X(count(n.operandLabels[0], sizes)), Y(count(n.operandLabels[1], sizes));
+    for (auto& v : X) v = u(rng);
+    for (auto& v : Y) v = u(rng);
     const auto want = einsum(n, sizes, X, Y);
     const auto got = executeMapping(n, *g, sizes, X, Y);
     REQUIRE(got.size() == want.size());
