@@ -4,9 +4,11 @@
 // internal contraction consumed by exactly one contraction, this pass tries the orders that
 // make either GEMM read or write the tensor without a permutation ([C][M][N] / [C][N][M] of
 // the producer, [C][M][K] / [C][K][M] or [C][K][N] / [C][N][K] of the consumer, inner group
-// orders taken from the neighbouring tensors) and keeps the one with the fewest permuted
-// elements over both GEMMs (ties keep the splitter's order). Graph outputs and nodes the
-// user wrote are never reordered, so results and .npy files are unaffected.
+// orders taken from the neighbouring tensors, and the consumer's with loops over leading
+// labels of its Z) and keeps the one with the fewest permuted elements over both GEMMs,
+// then the fewest elements of a B read transposed (ties keep the splitter's order),
+// sweeping the edges until no order changes. Graph outputs and nodes the user wrote are
+// never reordered, so results and .npy files are unaffected.
 #pragma once
 
 #include "planner/graph/graph.h"
