@@ -6,8 +6,10 @@
 // markdown table of GFLOP/s, best of 5 after a warm-up. Why the schedule draws its line
 // where it does (issue 29, bench/RESULTS.md).
 //
-// usage: OPENBLAS_NUM_THREADS=1 einrt_bench_gemm_paths [BATCHxMxNxK[a][t] ...]   (run it on 2 free cores)
-//        shapes given on the command line replace the built-in list (a: A transposed, t: B).
+// usage: OPENBLAS_NUM_THREADS=1 einrt_bench_gemm_paths [--cold[=MIB]] [BATCHxMxNxK[a][t] ...]   (on 2 free cores)
+//        shapes given on the command line replace the built-in list (a: A transposed, t: B);
+//        --cold[=MIB] times every call after a write of MIB (default 256) MiB elsewhere: its
+//        operands and result evicted from the caches that small.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -40,12 +42,18 @@ GemmCall callOf(const Shape& s) {
 }
 
 // The call on one path, whatever scheduleGemm would choose (splitGemm: the same items).
-double rate(const Shape& s, int threads, GemmPath path, std::vector<float>& a, std::vector<float>& b, std::vector<float>& c) {
+// With cold, every timed call follows a write of that many bytes elsewhere: its operands and its
+// result come from memory, as in a program whose iteration touches more than the cache.
+double rate(const Shape& s, int threads, GemmPath path, std::vector<float>& a, std::vector<float>& b, std::vector<float>& c,
+            std::size_t cold) {
   const GemmCall g = callOf(s);
   const HostGemm<float> gemm(g, 1.0, &parallelFor, splitGemm(g, path, threads));
   gemm.run(a.data(), b.data(), c.data(), false);
+  static std::vector<char> evict;
+  if (cold && evict.size() != cold) evict.assign(cold, 0);
   double best = 1e30;
   for (int r = 0; r < 5; ++r) {
+    if (cold) std::fill(evict.begin(), evict.end(), static_cast<char>(r + 1));
     const double t0 = seconds();
     gemm.run(a.data(), b.data(), c.data(), false);
     best = std::min(best, seconds() - t0);
@@ -83,6 +91,12 @@ int main(int argc, char** argv) {
       {"attention values (x32 heads)", 32, 256, 64, 256, false},
       {"LLaMA projection", 1, 1024, 1024, 1024, false}, {"2048^3", 1, 2048, 2048, 2048, false},
   };
+  std::size_t cold = 0;
+  if (argc > 1 && std::string(argv[1]).rfind("--cold", 0) == 0) {
+    const std::string arg = argv[1];
+    cold = (arg.size() > 7 ? std::stoul(arg.substr(7)) : 256) << 20;
+    --argc, ++argv;
+  }
   if (argc > 1) shapes.clear();
   for (int i = 1; i < argc; ++i) {
     Shape s;
@@ -104,7 +118,7 @@ int main(int argc, char** argv) {
     const GemmPath chosen = scheduleGemm(callOf(s), einrt::DType::F32, 2, true).path;
     double r[4];
     for (int threads = 1, i = 0; threads <= 2; ++threads)
-      for (GemmPath path : {GemmPath::Blas, GemmPath::Primitive}) r[i++] = rate(s, threads, path, a, b, c);
+      for (GemmPath path : {GemmPath::Blas, GemmPath::Primitive}) r[i++] = rate(s, threads, path, a, b, c, cold);
     std::printf("| %s%s%s | %lldx%lldx%lldx%lld | %.1f | %.1f | %.1f | %.1f | %s |\n", s.what, s.transA ? " (A^T)" : "",
                 s.transB ? " (B^T)" : "",
                 static_cast<long long>(s.batch), static_cast<long long>(s.m), static_cast<long long>(s.n),
