@@ -7,8 +7,8 @@
 #     read floating-point exception flags; without it GCC keeps every comparison of a
 #     select — relu, max, min, exp's range clamp — as a branch, and such loops do not
 #     vectorize: exp ran at 10 % of the triad on AVX2; results and NaN/inf semantics are
-#     unchanged), -fopenmp-simd, and -march=native unless -DEIN_NATIVE=OFF (kernels for
-#     any CPU of this architecture);
+#     unchanged), -fopenmp-simd, and -march=native with -mprefer-vector-width=512 unless
+#     -DEIN_NATIVE=OFF (kernels for any CPU of this architecture);
 #   - TABLES: the file of the plan's tables, compiled without optimization (read once at
 #     start-up: half the compile time, and what a plan for another rank count recompiles);
 #   - the vector math library of the elementwise kernels (einrt/program/math.h):
@@ -92,6 +92,15 @@ function(_einrt_kernel_flags)
     check_cxx_compiler_flag(-march=native EIN_HAVE_MARCH_NATIVE)
     if(EIN_HAVE_MARCH_NATIVE)
       list(APPEND flags -march=native)
+      # GCC vectorizes with 256-bit registers on AVX-512 processors unless told otherwise
+      # (for the older ones that slow their clock under 512-bit code); the elementwise
+      # kernels are arithmetic-bound there: exp over 4096^2 floats ran at 9.8-10.5 GB/s on
+      # one thread with 256 bits, 15-21 with 512 (bench/RESULTS.md). No effect without
+      # AVX-512.
+      check_cxx_compiler_flag(-mprefer-vector-width=512 EIN_HAVE_PREFER_512)
+      if(EIN_HAVE_PREFER_512)
+        list(APPEND flags -mprefer-vector-width=512)
+      endif()
     endif()
   endif()
   set(EIN_KERNEL_FLAGS ${flags} PARENT_SCOPE)
