@@ -168,10 +168,41 @@ std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector
   // needs a permutation, the same with Z's first 1, 2, ... labels promoted to batch loops.
   std::optional<GemmMapping> best;
   int64_t bestCost = std::numeric_limits<int64_t>::max();
+  // One choice of group orders: kept where it permutes fewer elements than the best so far
+  // (with loops, only where it permutes none).
+  auto consider = [&](const Labels& co, const Labels& mo, const Labels& no, const Labels& ko, bool loops) {
+    // Each tensor's batch labels: those it has (a promoted M label is not in Y).
+    const Labels cx = restrictTo(co, x), cy = restrictTo(co, y), cz = restrictTo(co, z);
+    Fit fx = fitOperand(x, cx, mo, ko), fy = fitOperand(y, cy, ko, no), fz = fitOperand(z, cz, mo, no);
+    int64_t cost = (fx.direct ? 0 : sizeX) + (fy.direct ? 0 : sizeY) + (fz.direct ? 0 : sizeZ);
+    if (cost >= bestCost || (loops && cost > 0)) return;
+    GemmMapping g;
+    g.batchLabels = co;
+    g.mLabels = mo;
+    g.nLabels = no;
+    g.kLabels = ko;
+    g.batch = product(co, order, blockExtent);
+    g.m = product(mo, order, blockExtent);
+    g.n = product(no, order, blockExtent);
+    g.k = product(ko, order, blockExtent);
+    g.transX = fx.transposed;
+    g.transY = fy.transposed;
+    g.transZ = fz.transposed;
+    g.permX = fx.perm;
+    g.permY = fy.perm;
+    g.permZ = fz.perm;
+    g.permutedElements = cost;
+    g.alpha = *alpha;
+    g.ldX = leadingDimension(x, fx, cx, mo, ko, order, blockExtent);
+    g.ldY = leadingDimension(y, fy, cy, ko, no, order, blockExtent);
+    g.ldZ = leadingDimension(z, fz, cz, mo, no, order, blockExtent);
+    best = g;
+    bestCost = cost;
+  };
   for (std::size_t prefix = 0; prefix == 0 || (prefix < z.size() && bestCost > 0); ++prefix) {
     // Loops over M and N labels as well as C (the Einsum Trees paper's loops around the
     // GEMM, section 3): with Z's first `prefix` labels promoted, an operand that lacks one
-    // steps over it with stride 0. syn's third step writes [d g f e i] from [d b g e i]
+    // steps over it with stride 0. syn's third step writes [d g f e i] from [b d g e i]
     // and [b f]: Z reads as no [M][N], but with d and g as loops every (d, g) entry is
     // one GEMM [f][e i] = [b f]^T [b][e i], and its consumer then reads [d g f e i] as
     // stored. Only where the loops spare every permutation (trading one permutation for
@@ -199,35 +230,7 @@ std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector
     for (const auto& co : cOrders)
       for (const auto& mo : mOrders)
         for (const auto& no : nOrders)
-          for (const auto& ko : kOrders) {
-            // Each tensor's batch labels: those it has (a promoted M label is not in Y).
-            const Labels cx = restrictTo(co, x), cy = restrictTo(co, y), cz = restrictTo(co, z);
-            Fit fx = fitOperand(x, cx, mo, ko), fy = fitOperand(y, cy, ko, no), fz = fitOperand(z, cz, mo, no);
-            int64_t cost = (fx.direct ? 0 : sizeX) + (fy.direct ? 0 : sizeY) + (fz.direct ? 0 : sizeZ);
-            if (cost >= bestCost || (prefix > 0 && cost > 0)) continue;
-            GemmMapping g;
-            g.batchLabels = co;
-            g.mLabels = mo;
-            g.nLabels = no;
-            g.kLabels = ko;
-            g.batch = product(co, order, blockExtent);
-            g.m = product(mo, order, blockExtent);
-            g.n = product(no, order, blockExtent);
-            g.k = product(ko, order, blockExtent);
-            g.transX = fx.transposed;
-            g.transY = fy.transposed;
-            g.transZ = fz.transposed;
-            g.permX = fx.perm;
-            g.permY = fy.perm;
-            g.permZ = fz.perm;
-            g.permutedElements = cost;
-            g.alpha = *alpha;
-            g.ldX = leadingDimension(x, fx, cx, mo, ko, order, blockExtent);
-            g.ldY = leadingDimension(y, fy, cy, ko, no, order, blockExtent);
-            g.ldZ = leadingDimension(z, fz, cz, mo, no, order, blockExtent);
-            best = g;
-            bestCost = cost;
-          }
+          for (const auto& ko : kOrders) consider(co, mo, no, ko, prefix > 0);
   }
   return best;
 }
