@@ -116,18 +116,7 @@ std::optional<GemmShape> gemmShape(const Node& n, const CallShape& c) {
   if (!runsAsGemm(n)) return std::nullopt;
   std::optional<GemmMapping> g = mapContractionToGemm(n, c.extent);
   if (!g) return std::nullopt;
-  const bool tx = g->permX.empty() && g->transX, ty = g->permY.empty() && g->transY, tz = g->permZ.empty() && g->transZ;
-  einrt::program::GemmCall call;
-  call.batch = g->batch;
-  call.k = g->k;
-  call.m = tz ? g->n : g->m;
-  call.n = tz ? g->m : g->n;
-  call.transA = tz ? !ty : tx;
-  call.transB = tz ? !tx : ty;
-  call.lda = tz ? g->ldY : g->ldX;
-  call.ldb = tz ? g->ldX : g->ldY;
-  call.ldc = g->ldZ;
-  return GemmShape{*g, call};
+  return GemmShape{*g, gemmCallOf(*g)};
 }
 
 // How einrt runs the call on one thread of a rank on the path `planned` (scheduleGemm).

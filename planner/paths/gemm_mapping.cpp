@@ -235,6 +235,21 @@ std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector
   return best;
 }
 
+einrt::program::GemmCall gemmCallOf(const GemmMapping& g) {
+  const bool tx = g.permX.empty() && g.transX, ty = g.permY.empty() && g.transY, tz = g.permZ.empty() && g.transZ;
+  einrt::program::GemmCall call;
+  call.batch = g.batch;
+  call.k = g.k;
+  call.m = tz ? g.n : g.m;
+  call.n = tz ? g.m : g.n;
+  call.transA = tz ? !ty : tx;
+  call.transB = tz ? !tx : ty;
+  call.lda = tz ? g.ldY : g.ldX;
+  call.ldb = tz ? g.ldX : g.ldY;
+  call.ldc = g.ldZ;
+  return call;
+}
+
 std::string describeGemmMapping(const GemmMapping& g) {
   std::string s = (g.batch > 1 ? "strided-batched GEMM batch=" + std::to_string(g.batch) + " " : "GEMM ") +
                   "m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) +

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include <einrt/program/gemm.h>
+
 #include "planner/graph/graph.h"
 
 namespace eindecomp {
@@ -58,6 +60,12 @@ struct GemmMapping {
 // Maps the node's contraction with block extents `blockExtent` (per iteration label, in
 // iterationLabels(n) order). std::nullopt when the node is not GEMM-shaped (see above).
 std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector<int64_t>& blockExtent);
+
+// The (strided-batched) call einrt's NodeKernel makes for a mapping: a result stored
+// N-major is computed transposed (m and n swapped, A := Y^T, B := X^T), and a tensor
+// read in place keeps its transpose flag while a permuted one is read canonically. Batch
+// strides are left 0 (the kernel derives them from the stored orders).
+einrt::program::GemmCall gemmCallOf(const GemmMapping& g);
 
 // One line for reports: e.g. "GEMM m=64 n=32 k=16 (C[] M[i] N[k] K[j]) X^T, no permutation".
 std::string describeGemmMapping(const GemmMapping& g);
