@@ -126,11 +126,16 @@ double interpolate(const std::vector<int64_t>& sizes, int64_t m, int64_t n, int6
 
 }  // namespace
 
-double KernelModel::gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k, bool primitive, bool transA) const {
+double KernelModel::gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k, bool primitive, bool transA,
+                                       bool transB) const {
   const std::vector<double>& rate = (primitive ? primitiveFlops : gemmFlops)[static_cast<std::size_t>(t)];
   double log = interpolate(gemmSizes, m, n, k, [&](std::size_t at) { return std::log(rate[at]); });
   if (transA && timesTransposedA(t)) {
     const std::vector<double>& ratio = transposedALogRatio[static_cast<std::size_t>(t)][primitive ? 1 : 0];
+    log += interpolate(transposedASizes, m, n, k, [&](std::size_t at) { return ratio[at]; });
+  }
+  if (transB && !primitive && !transposedBLogRatio[static_cast<std::size_t>(t)].empty()) {
+    const std::vector<double>& ratio = transposedBLogRatio[static_cast<std::size_t>(t)];
     log += interpolate(transposedASizes, m, n, k, [&](std::size_t at) { return ratio[at]; });
   }
   return std::exp(log);
@@ -146,7 +151,7 @@ KernelModel::PermuteRates KernelModel::permuteRates(int64_t elements) const {
 
 KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
   if (!v.IsMap()) fail(path, v, "'kernel_model' must be a mapping (as einrt-calibrate writes it)");
-  std::vector<std::string> known{"gemm_primitive", "primitive_flops_f32", "primitive_flops_f64", "step", "cache_bytes", "stream_bytes", "gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run", "gemm_spill_from", "gemm_spill_f32", "gemm_spill_f64", "gemm_at_sizes", "gemm_at_flops_f32", "gemm_at_flops_f64", "primitive_at_flops_f32", "primitive_at_flops_f64"};
+  std::vector<std::string> known{"gemm_primitive", "primitive_flops_f32", "primitive_flops_f64", "step", "cache_bytes", "stream_bytes", "gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run", "gemm_spill_from", "gemm_spill_f32", "gemm_spill_f64", "gemm_at_sizes", "gemm_at_flops_f32", "gemm_at_flops_f64", "primitive_at_flops_f32", "primitive_at_flops_f64", "gemm_bt_flops_f32", "gemm_bt_flops_f64"};
   for (einrt::DType t : einrt::kAllDTypes) {
     known.push_back(std::string("gemm_flops_") + einrt::dtypeName(t));
     known.push_back(std::string("elementwise_") + einrt::dtypeName(t));
@@ -184,18 +189,29 @@ KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
       index.push_back(static_cast<std::size_t>(found - km.gemmSizes.begin()));
     }
     const std::size_t s = index.size(), g = km.gemmSizes.size();
-    for (einrt::DType t : {einrt::DType::F32, einrt::DType::F64})
-      for (int onPrimitive = 0; onPrimitive < (km.gemmPrimitive.empty() ? 1 : 2); ++onPrimitive) {
-        const std::string field = std::string(onPrimitive ? "primitive" : "gemm") + "_at_flops_" + einrt::dtypeName(t);
-        const std::vector<double> rates = numbers(need(v, field, path, " (the file has gemm_at_sizes)"), path, field, s * s * s);
-        const std::vector<double>& main = (onPrimitive ? km.primitiveFlops : km.gemmFlops)[static_cast<std::size_t>(t)];
-        std::vector<double>& ratio = km.transposedALogRatio[static_cast<std::size_t>(t)][static_cast<std::size_t>(onPrimitive)];
-        for (std::size_t i = 0; i < s; ++i)
-          for (std::size_t j = 0; j < s; ++j)
-            for (std::size_t l = 0; l < s; ++l)
-              ratio.push_back(std::log(rates[(i * s + j) * s + l] / main[(index[i] * g + index[j]) * g + index[l]]));
-      }
+    // The log of a transposed grid's rates over the main grid's at the same points.
+    auto logRatios = [&](const std::string& field, const std::vector<double>& main) {
+      const std::vector<double> rates = numbers(need(v, field, path, " (the file has gemm_at_sizes)"), path, field, s * s * s);
+      std::vector<double> ratio;
+      for (std::size_t i = 0; i < s; ++i)
+        for (std::size_t j = 0; j < s; ++j)
+          for (std::size_t l = 0; l < s; ++l)
+            ratio.push_back(std::log(rates[(i * s + j) * s + l] / main[(index[i] * g + index[j]) * g + index[l]]));
+      return ratio;
+    };
+    for (einrt::DType t : {einrt::DType::F32, einrt::DType::F64}) {
+      const auto ti = static_cast<std::size_t>(t);
+      for (int onPrimitive = 0; onPrimitive < (km.gemmPrimitive.empty() ? 1 : 2); ++onPrimitive)
+        km.transposedALogRatio[ti][static_cast<std::size_t>(onPrimitive)] =
+            logRatios(std::string(onPrimitive ? "primitive" : "gemm") + "_at_flops_" + einrt::dtypeName(t),
+                      (onPrimitive ? km.primitiveFlops : km.gemmFlops)[ti]);
+      // B^T grids came later: files of earlier einrt-calibrate have none.
+      const std::string bt = std::string("gemm_bt_flops_") + einrt::dtypeName(t);
+      if (v[bt]) km.transposedBLogRatio[ti] = logRatios(bt, km.gemmFlops[ti]);
+    }
   }
+  for (const char* bt : {"gemm_bt_flops_f32", "gemm_bt_flops_f64"})
+    if (v[bt] && !v["gemm_at_sizes"]) fail(path, v[bt], "field '" + std::string(bt) + "' needs 'gemm_at_sizes' (its grid's sizes)");
   // What a result past the grid's largest costs (files from before it: none, and the
   // primitive's memory floor alone).
   if (const YAML::Node from = v["gemm_spill_from"]) {

@@ -9,6 +9,9 @@
 //   gemm_sizes: [1, 8, 32, 128, 512, 2048]     the grid's m, n and k
 //   gemm_flops_f32: [...]                       FLOP/s of one GEMM call on the BLAS at each
 //   gemm_flops_f64 / _bf16 / _f16: [...]        (m, n, k), m slowest, k fastest
+//   gemm_at_sizes, gemm_at_flops_f32 / _f64,    optional: coarser grids of calls with A
+//   primitive_at_flops_f32 / _f64,              transposed (both paths) and B transposed
+//   gemm_bt_flops_f32 / _f64                    (the BLAS), read as ratios to the main grid
 //   permute_sizes: [E, ...]                     einrt's permutation of blocks of E elements
 //   permute_bandwidth: [B, ...]                 (in cache, out of cache): a transpose's bytes
 //   permute_tile: [s, ...]                      read and written per second and seconds per
@@ -81,6 +84,10 @@ struct KernelModel {
   // (f32, f64). Empty: not measured (such calls then keep einrt's rule).
   std::vector<int64_t> transposedASizes;
   std::array<std::array<std::vector<double>, 2>, 4> transposedALogRatio;
+  // Calls with B transposed on the BLAS, likewise on transposedASizes (the primitive packs
+  // a transposed B first, priced as a permutation). Empty: not measured (files of earlier
+  // einrt-calibrate: such calls at the main grid's rate).
+  std::array<std::vector<double>, 4> transposedBLogRatio;
   std::vector<int64_t> permuteSizes;
   std::vector<double> permuteBandwidth, permuteTileSeconds, permuteRowsBandwidth, permuteRunSeconds;
   std::array<ElementwiseRates, 4> elementwise;    // indexed by einrt::DType
@@ -95,8 +102,10 @@ struct KernelModel {
 
   // FLOP/s of one GEMM call of this shape on the BLAS or (`primitive`) on the primitive's
   // tiles (the path's grid interpolated).
-  // With `transA`, the main grid's rate scaled by the A^T grid's ratio (interpolated).
-  double gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k, bool primitive = false, bool transA = false) const;
+  // With `transA` (`transB` on the BLAS), the main grid's rate scaled by the A^T (B^T)
+  // grid's ratio (interpolated).
+  double gemmFlopsPerSecond(einrt::DType t, int64_t m, int64_t n, int64_t k, bool primitive = false, bool transA = false,
+                            bool transB = false) const;
   bool timesTransposedA(einrt::DType t) const { return !transposedALogRatio[static_cast<std::size_t>(t)][0].empty(); }
   const ElementwiseRates& rates(einrt::DType t) const { return elementwise[static_cast<std::size_t>(t)]; }
 

@@ -168,7 +168,7 @@ GemmRate gemmRate(const KernelModel& k, const einrt::program::GemmCall& c, const
         readAt = std::max(readAt, size);
         break;
       }
-  return {width, k.gemmFlopsPerSecond(dtype, c.m, readAt, c.k, primitive, c.transA)};
+  return {width, k.gemmFlopsPerSecond(dtype, c.m, readAt, c.k, primitive, c.transA, c.transB)};
 }
 
 // One GEMM call: its FLOPs at the grid's rate for its shape (measured through einrt's

@@ -51,10 +51,11 @@ constexpr int64_t kTallElements = int64_t{16384} * 512;
 // the faster of the two: on a shared machine a stretch of other tenants' work slowed a
 // whole grid by 1.5x in one calibration of several (bench/RESULTS.md, "Tall calls").
 // `transA`: A stored column by column (lda = m), as backward passes and some contraction
-// steps read it.
+// steps read it; `transB`: B stored row by row of its columns (ldb = k), as contraction
+// steps whose summed labels trail both operands read it.
 template <class T>
 std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, int64_t squareTop, bool quick, program::GemmPath path,
-                             const std::vector<double>& first = {}, bool transA = false) {
+                             const std::vector<double>& first = {}, bool transA = false, bool transB = false) {
   const std::size_t s = sizes.size();
   const std::size_t top = static_cast<std::size_t>(std::find(sizes.begin(), sizes.end(), squareTop) - sizes.begin());
   const std::size_t elements = static_cast<std::size_t>(std::max(squareTop * squareTop, s > top + 1 ? kTallElements : 0));
@@ -74,7 +75,8 @@ std::vector<double> gemmGrid(const std::vector<int64_t>& sizes, int64_t squareTo
           }
         }
         GemmCall g;
-        g.m = m, g.n = n, g.k = k, g.lda = transA ? m : k, g.ldb = n, g.ldc = n, g.transA = transA;
+        g.m = m, g.n = n, g.k = k, g.lda = transA ? m : k, g.ldb = transB ? k : n, g.ldc = n, g.transA = transA,
+        g.transB = transB;
         g.strideA = m * k, g.strideB = k * n, g.strideC = m * n;
         // Enough calls per timing (0.2-1 ms at the rates seen), each pass timing them once
         // after a warm-up (which brings a tall call's operands to where a program's
@@ -335,6 +337,13 @@ std::string measureKernelModel(bool quick) {
     atGrid[2] = gemmGrid<float>(atSizes, atSizes.back(), quick, GemmPath::Primitive, {}, true);
     atGrid[3] = gemmGrid<double>(atSizes, atSizes.back(), quick, GemmPath::Primitive, {}, true);
   }
+  // A transposed B on the BLAS, on the same coarse grid (the primitive's tiles never read
+  // one: HostGemm packs it first, which the model prices as a permutation). OpenBLAS runs
+  // trn / 2's 50x50x25 at 82 GFLOP/s with B^T and 100 without, 25x50x25 at 62 and 91
+  // (bench/RESULTS.md, "Microsecond nodes").
+  std::vector<double> btGrid[2];
+  btGrid[0] = gemmGrid<float>(atSizes, atSizes.back(), quick, GemmPath::Blas, {}, false, true);
+  btGrid[1] = gemmGrid<double>(atSizes, atSizes.back(), quick, GemmPath::Blas, {}, false, true);
   // The largest C the grid measured (its tall points' bound, or its square top).
   const int64_t gridElements = sizes.back() > squareTop ? kTallElements : squareTop * squareTop;
   std::vector<double> spillF32{gemmSpillSeconds<float>(gridElements, GemmPath::Blas)},
@@ -371,9 +380,11 @@ std::string measureKernelModel(bool quick) {
          "  gemm_flops_f32: " + f32 + "   # FLOP/s of one GEMM call on the BLAS per (m, n, k), m slowest, k fastest\n"
          "  gemm_flops_f64: " + f64 + "\n"
          "  gemm_flops_bf16: " + bf16 + "\n"
-         "  gemm_at_sizes: " + ints(atSizes) + "   # m, n and k of the grids of calls with A transposed\n"
+         "  gemm_at_sizes: " + ints(atSizes) + "   # m, n and k of the grids of calls with A (or B) transposed\n"
          "  gemm_at_flops_f32: " + list(atGrid[0]) + "   # FLOP/s of such calls on the BLAS, m slowest\n"
-         "  gemm_at_flops_f64: " + list(atGrid[1]) + "\n" +
+         "  gemm_at_flops_f64: " + list(atGrid[1]) + "\n"
+         "  gemm_bt_flops_f32: " + list(btGrid[0]) + "   # FLOP/s of calls with B transposed on the BLAS, same sizes\n"
+         "  gemm_bt_flops_f64: " + list(btGrid[1]) + "\n" +
          (primitive ? "  primitive_at_flops_f32: " + list(atGrid[2]) + "   # and on the primitive's tiles\n"
                       "  primitive_at_flops_f64: " + list(atGrid[3]) + "\n"
                     : std::string()) +

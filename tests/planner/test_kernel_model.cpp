@@ -427,3 +427,25 @@ TEST_CASE("kernel model: each GEMM runs on the path its grids price faster, and 
   CHECK(r.nodes[0].gemmPath == einrt::program::GemmPlanned::Rule);
   CHECK(renderReport(r, ReportFormat::Json).find("gemm_path") == std::string::npos);
 }
+
+TEST_CASE("kernel model: a call with B transposed is priced on the BLAS by the B^T grid") {
+  // Z[i,k] = sum_j X[i,j] Y[k,j], 64^3: B (Y) read transposed, no permutation. A B^T grid at
+  // half the main grid's rates halves the BLAS's rate; a file without one (earlier
+  // einrt-calibrate) prices it at the main grid's; a B^T grid without its sizes is named.
+  Graph g;
+  addInput(g, "X", {64, 64});
+  addInput(g, "Y", {64, 64});
+  addNode(g, "Z", "ij,kj->ik", {"X", "Y"});
+  sizeLabels(g, {{"i", 64}, {"j", 64}, {"k", 64}});
+  g.outputs = {"Z"};
+  const double compute = 2.0 * 64 * 64 * 64 / (1e8 * 64);
+  const std::string sizes = "  gemm_at_sizes: [1, 256]\n  gemm_at_flops_f32: " + rates(1, {1, 256}) + "\n  gemm_at_flops_f64: " + rates(1, {1, 256}) + "\n";
+  const std::string bt = "  gemm_bt_flops_f32: " + rates(0.5, {1, 256}) + "\n  gemm_bt_flops_f64: " + rates(0.5, {1, 256}) + "\n";
+  CHECK(*reportOn(g, parseMachineText(kernelModelText() + sizes + bt, "m.yaml")).estimatedTimeSeconds ==
+        doctest::Approx(2 * compute).epsilon(1e-6));
+  CHECK(*reportOn(g, parseMachineText(kernelModelText() + sizes, "m.yaml")).estimatedTimeSeconds == doctest::Approx(compute).epsilon(1e-6));
+  // A^T's grid does not apply to it, nor B^T's to a call with B as stored.
+  CHECK(*reportOn(matmulGraph(64), parseMachineText(kernelModelText() + sizes + bt, "m.yaml")).estimatedTimeSeconds ==
+        doctest::Approx(compute).epsilon(1e-6));
+  CHECK_THROWS_WITH_AS(parseMachineText(kernelModelText() + bt, "m.yaml"), doctest::Contains("needs 'gemm_at_sizes'"), InputError);
+}
