@@ -159,8 +159,18 @@ GemmRate gemmRate(const KernelModel& k, const einrt::program::GemmCall& c, const
                   DType dtype) {
   const bool primitive = sched.path == einrt::program::GemmPath::Primitive;
   const int64_t lastCols = einrt::program::lastTileCols(sched, c.n);
-  const int64_t width = (sched.colTiles - 1) * einrt::program::paddedCols(sched, sched.colTile) +
-                        einrt::program::paddedCols(sched, lastCols);
+  int64_t width = (sched.colTiles - 1) * einrt::program::paddedCols(sched, sched.colTile) +
+                  einrt::program::paddedCols(sched, lastCols);
+  // The BLAS computes C's rows in whole vectors as well (OpenBLAS's AVX-512 kernels: 16
+  // floats): 50x50x25 costs what 50x64x25 does, 3000x30x64 more than 3000x32x64, where the
+  // grid's points (powers of two) interpolate 50 at 1.5x the rate it runs at
+  // (bench/RESULTS.md, "Microsecond nodes"). Rounded to a cache line's elements from one
+  // line on, where the grid's points are whole lines; narrower calls read the grid as is.
+  // (f32 and f64: the 2-byte types run through oneDNN, not measured this way.)
+  if (!primitive && dtypeSize(dtype) >= 4) {
+    const int64_t line = 64 / static_cast<int64_t>(dtypeSize(dtype));
+    if (width >= line) width = (width + line - 1) / line * line;
+  }
   int64_t readAt = width;
   if (primitive && width > einrt::program::kPrimitiveWideCols)
     for (int64_t size : k.gemmSizes)

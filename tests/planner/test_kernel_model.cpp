@@ -449,3 +449,21 @@ TEST_CASE("kernel model: a call with B transposed is priced on the BLAS by the B
         doctest::Approx(compute).epsilon(1e-6));
   CHECK_THROWS_WITH_AS(parseMachineText(kernelModelText() + bt, "m.yaml"), doctest::Contains("needs 'gemm_at_sizes'"), InputError);
 }
+
+TEST_CASE("kernel model: the BLAS computes C's rows in whole cache lines") {
+  // X (64 x 64) Y (64 x n) on the BLAS: n = 50 f32 columns cost what 64 do (four lines of
+  // 16), read at the grid's rate for 64; n = 8 (under a line) at its own rate, as the grid's
+  // points under a line were measured.
+  const Machine m = parseMachineText(kernelModelText(), "m.yaml");
+  auto seconds = [&](int64_t n) {
+    Graph g;
+    addInput(g, "X", {64, 64});
+    addInput(g, "Y", {64, n});
+    addNode(g, "Z", "ik,kj->ij", {"X", "Y"});
+    sizeLabels(g, {{"i", 64}, {"k", 64}, {"j", n}});
+    g.outputs = {"Z"};
+    return *reportOn(g, m).estimatedTimeSeconds;
+  };
+  CHECK(seconds(50) == doctest::Approx(2.0 * 64 * 64 * 64 / (1e8 * 64)).epsilon(1e-6));
+  CHECK(seconds(8) == doctest::Approx(2.0 * 64 * 8 * 64 / (1e8 * std::cbrt(64.0 * 8 * 64))).epsilon(1e-6));
+}
