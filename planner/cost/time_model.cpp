@@ -13,6 +13,7 @@
 
 #include "planner/cost/checked_math.h"
 #include "planner/cost/cost_model.h"
+#include "planner/cost/residency.h"
 #include "planner/fusion/fusion.h"
 #include "planner/graph/expr.h"
 #include "planner/graph/scalar_functions.h"
@@ -186,7 +187,8 @@ GemmRate gemmRate(const KernelModel& k, const einrt::program::GemmCall& c, const
 // measured with operands that outgrow the caches, so a tall call's rate includes streaming
 // them) and moving its operands and result once; on the primitive's path a packed B is
 // transposed or copied panel by panel first (each element once).
-double gemmSecondsOn(const KernelModel& k, const GemmShape& g, DType dtype, const einrt::program::GemmSchedule& sched) {
+double gemmSecondsOn(const KernelModel& k, const GemmShape& g, DType dtype, const einrt::program::GemmSchedule& sched,
+                     bool resultFromMemory = false) {
   const einrt::program::GemmCall& c = g.call;
   const double batch = static_cast<double>(c.batch), m = static_cast<double>(c.m), n = static_cast<double>(c.n),
                kk = static_cast<double>(c.k), bytes = static_cast<double>(dtypeSize(dtype));
@@ -216,6 +218,11 @@ double gemmSecondsOn(const KernelModel& k, const GemmShape& g, DType dtype, cons
   const double workingSet = batch * (m * kk + kk * n + m * n) * bytes;
   const double fromMemory = workingSet > k.cacheBytes ? 1 - k.cacheBytes / workingSet : 0;
   double seconds = std::max(compute + spill, (primitive ? fromMemory : 1.0) * stream);
+  // A C the nodes since its last use pushed out of the caches (residency.h): the tiles'
+  // stores read each line of it from memory and write it back, after computing (the
+  // BLAS's floor above already moves every byte from memory). A C past the grid's
+  // largest pays the spill instead.
+  if (primitive && resultFromMemory && spill == 0) seconds += 2.0 * results * bytes / k.rates(dtype).bandwidth;
   if (sched.padCols) {  // the padded tiles' columns stored from their scratch tiles
     const int64_t lastCols = einrt::program::lastTileCols(sched, c.n);
     auto padded = [&](int64_t cols) { return einrt::program::paddedCols(sched, cols) != cols; };
@@ -259,10 +266,15 @@ GemmChoice chooseGemm(const KernelModel& k, const GemmShape& g, DType dtype) {
 
 // The call on the plan's path, or on the faster one where the plan has none (the search,
 // explain's candidates).
-GemmChoice gemmOnPath(const KernelModel& k, const GemmShape& g, DType dtype, einrt::program::GemmPlanned planned) {
-  if (planned == einrt::program::GemmPlanned::Rule) return chooseGemm(k, g, dtype);
+GemmChoice gemmOnPath(const KernelModel& k, const GemmShape& g, DType dtype, einrt::program::GemmPlanned planned,
+                      bool resultFromMemory = false) {
+  if (planned == einrt::program::GemmPlanned::Rule) {
+    GemmChoice choice = chooseGemm(k, g, dtype);
+    if (resultFromMemory) choice.seconds = gemmSecondsOn(k, g, dtype, choice.schedule, true);
+    return choice;
+  }
   const einrt::program::GemmSchedule sched = gemmSchedule(k, g, dtype, planned);
-  return {planned, sched, gemmSecondsOn(k, g, dtype, sched)};
+  return {planned, sched, gemmSecondsOn(k, g, dtype, sched, resultFromMemory)};
 }
 
 // The coarse model: one GEMM rate and one memory bandwidth per rank.
@@ -278,7 +290,7 @@ double coarseCallSeconds(const Machine& m, const Node& n, const CallShape& c, in
 }
 
 double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, DType dtype,
-                   einrt::program::GemmPlanned planned) {
+                   einrt::program::GemmPlanned planned, bool resultFromMemory = false) {
   const CallShape c = callShape(space, parts);
   int64_t calls = 1;
   for (int64_t d : parts) calls *= d;
@@ -288,7 +300,7 @@ double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, cons
   if (const std::optional<std::vector<int>> order = permutationOrder(n))
     return permuteSeconds(k, extentsOf(space.operandDims[0], c), *order, false, bytes);
   if (const std::optional<GemmShape> g = gemmShape(n, c))
-    return gemmOnPath(k, *g, dtype, planned).seconds + permuteSeconds(k, extentsOf(space.operandDims[0], c), g->mapping.permX, false, bytes) +
+    return gemmOnPath(k, *g, dtype, planned, resultFromMemory).seconds + permuteSeconds(k, extentsOf(space.operandDims[0], c), g->mapping.permX, false, bytes) +
            permuteSeconds(k, extentsOf(space.operandDims[1], c), g->mapping.permY, false, bytes) +
            permuteSeconds(k, extentsOf(space.outputDims, c), g->mapping.permZ, true, bytes);
   const ElementwiseRates& r = k.rates(dtype);
@@ -342,11 +354,22 @@ std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, co
   std::vector<int64_t> ps(g.nodes.size(), 0);
   std::vector<Parts> parts;
   for (const NodePlan& np : plan.nodes) parts.push_back(np.parts);
+  // Which results the busiest rank finds in memory (residency.h): the caches keep what the
+  // grid's largest C (f32) showed they keep; files without that measurement: all cached.
+  std::vector<double> touched;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const CallShape c = callShape(nodeSpace(g.nodes[i]), parts[i]);
+    touched.push_back(static_cast<double>(busiestCalls[i]) * (c.nX + c.nY + c.nZ) * static_cast<double>(dtypeSize(g.dtype)));
+  }
+  const double cacheBytes = m.kernels ? static_cast<double>(m.kernels->spillFrom) * 4.0 : 0.0;
+  const std::vector<bool> fromMemory = resultsFromMemory(g, touched, cacheBytes);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const int group = m.kernels ? fusion.nodes[i].group : -1;
     if (group < 0) {
-      ps[i] = computePicoseconds(m, g.nodes[i], nodeSpace(g.nodes[i]), parts[i], busiestCalls[i], g.dtype,
-                                 plan.nodes[i].gemmPath);
+      const int64_t calls = busiestCalls[i];
+      ps[i] = toPicoseconds(static_cast<double>(calls) * callSeconds(m, g.nodes[i], nodeSpace(g.nodes[i]), parts[i], g.dtype,
+                                                                     plan.nodes[i].gemmPath, fromMemory[i]) +
+                            stepSeconds(m, calls));
     } else if (fusion.groups[static_cast<std::size_t>(group)].first == static_cast<int>(i)) {
       ps[i] = toPicoseconds(static_cast<double>(busiestCalls[i]) *
                                 fusedCallSeconds(m, g, parts, fusion, fusion.groups[static_cast<std::size_t>(group)]) +

@@ -10,7 +10,11 @@
 // and a plan's time is the sum over its nodes. One call's time comes from
 //   - the kernel model (kernel_model.h) where the machine file has one, by kernel class:
 //       GEMM          batch * 2mnk / rate(m, n, k) interpolated on the calibrated grid
+//                     (n as computed: the BLAS's in whole cache lines, the primitive's
+//                     padded tiles; A^T and B^T calls scaled by their grids' ratios)
 //                     + the permutations into and out of GEMM layout, each as below;
+//                     on the primitive, a C the plan's earlier nodes pushed out of the
+//                     caches (residency.h) read and written back at the copy bandwidth;
 //       permutation   as einrt's permutation walks it (permutationWork): a transpose,
 //                     bytes read and written / permute_bandwidth + tiles * permute_tile,
 //                     or a copy of rows, bytes / permute_rows_bandwidth + rows * permute_run;
@@ -25,8 +29,9 @@
 //     the program reports the group's time;
 //   - else the coarse model: FLOPs / flops (of the element type) for GEMM kernels,
 //     (|X| + |Y| + |Z| blocks) bytes / memory_bandwidth for the others.
-// The search prices elementwise nodes one by one (fusion is decided from the finished
-// plan); reports and the comparisons between finished plans price them fused. Every term
+// The search prices elementwise nodes one by one and every C as cached (fusion and
+// residency are decided from the finished plan); reports and the comparisons between
+// finished plans price them fused and where they are. Every term
 // is rounded to whole picoseconds, so sums are exact.
 #pragma once
 

@@ -13,6 +13,7 @@
 #include "planner/algorithms/planning.h"
 #include "planner/cost/machine.h"
 #include "planner/cost/plan_cost.h"
+#include "planner/cost/residency.h"
 #include "planner/graph/expr_parser.h"
 #include "planner/graph/scalar_functions.h"
 #include "planner/cost/time_model.h"
@@ -466,4 +467,50 @@ TEST_CASE("kernel model: the BLAS computes C's rows in whole cache lines") {
   };
   CHECK(seconds(50) == doctest::Approx(2.0 * 64 * 64 * 64 / (1e8 * 64)).epsilon(1e-6));
   CHECK(seconds(8) == doctest::Approx(2.0 * 64 * 8 * 64 / (1e8 * std::cbrt(64.0 * 8 * 64))).epsilon(1e-6));
+}
+
+TEST_CASE("residency: a result comes from memory where the nodes since its last use touched more than the cache") {
+  // A chain A -> B -> C, 10 bytes touched by each node's calls. A's result, last read by B:
+  // C's 10 bytes after B, none before A. B's, read by C: A's 10 before it. C's (nothing
+  // reads it): A's and B's 20. In a cache of 15 bytes only C's result is gone; in one of 5
+  // all are; an unknown cache (0) keeps them all.
+  Graph g;
+  addInput(g, "X", {4});
+  addNode(g, "A", "i->i", {"X"});
+  addNode(g, "B", "i->i", {"A"});
+  addNode(g, "C", "i->i", {"B"});
+  sizeLabels(g, {{"i", 4}});
+  g.outputs = {"C"};
+  const std::vector<double> touched{10, 10, 10};
+  CHECK(resultsFromMemory(g, touched, 15) == std::vector<bool>{false, false, true});
+  CHECK(resultsFromMemory(g, touched, 5) == std::vector<bool>{true, true, true});
+  CHECK(resultsFromMemory(g, touched, 0) == std::vector<bool>{false, false, false});
+}
+
+TEST_CASE("residency: the primitive's C from memory is read and written back at the copy bandwidth") {
+  // Z = X Y (64^3, on the primitive: its grid 100x the BLAS's) and E = W + 1 over 2^20
+  // elements: E's calls touch 8 MiB between Z's runs. The caches keep the grid's largest C
+  // (gemm_spill_from elements of f32): 10^7 elements hold E's bytes and Z's C stays cached;
+  // 10^5 (400 kB) do not, and Z pays its C's 4096 elements read and written, 2 * 16 KiB at
+  // the copy's 1e10 B/s (a C past gemm_spill_from pays the spill instead: not here).
+  Graph g;
+  addInput(g, "X", {64, 64});
+  addInput(g, "Y", {64, 64});
+  addInput(g, "W", {1 << 20});
+  addNode(g, "Z", "ik,kj->ij", {"X", "Y"});
+  addNode(g, "E", "a->a", {"W"});
+  sizeLabels(g, {{"i", 64}, {"k", 64}, {"j", 64}, {"a", 1 << 20}});
+  g.outputs = {"Z", "E"};
+  setJoin(g, "E", "x + 1");
+  const std::string primitive = "  gemm_primitive: libxsmm\n  primitive_flops_f32: " + rates() + "\n  primitive_flops_f64: " + rates() +
+                                "\n  cache_bytes: 1000000000\n  gemm_spill_f32: [0, 0]\n  gemm_spill_f64: [0, 0]\n";
+  const std::string slowBlas = "  gemm_flops_f32: " + rates(0.01) + "\n";
+  const double compute = 2.0 * 64 * 64 * 64 / (1e8 * 64);
+  for (auto [spillFrom, extra] : {std::pair{"10000000", 0.0}, {"100000", 2.0 * 4096 * 4 / kBandwidth}}) {
+    CAPTURE(spillFrom);
+    const Machine m = parseMachineText(kernelModelText("gemm_flops_f32", slowBlas) + primitive + "  gemm_spill_from: " + spillFrom + "\n", "m.yaml");
+    const Report r = reportOn(g, m);
+    REQUIRE(r.nodes[0].gemmPath == einrt::program::GemmPlanned::Primitive);
+    CHECK(*r.nodes[0].timeSeconds == doctest::Approx(compute + extra).epsilon(1e-6));
+  }
 }
