@@ -1,7 +1,8 @@
 #!/bin/sh
 # einrt-calibrate end to end: on 1 and 2 ranks it writes a machine file whose estimate
-# fields are positive numbers, that einplan reads (--machine, --objective time), and a
-# bad option is exit 2. With --ranks-per-node 2 on 4 ranks of this one machine it measures
+# fields are positive numbers, with the grids of calls with A and B transposed, that
+# einplan reads (--machine, --objective time), and a bad option is exit 2. With
+# --ranks-per-node 2 on 4 ranks of this one machine it measures
 # the intra-node link only and says so (no cluster fields); with --as-cluster it measures
 # both links and writes a cluster file that einplan reads, whose plans split their bytes.
 # Usage: calibrate.sh EINRT_CALIBRATE EINPLAN GRAPH
@@ -16,6 +17,9 @@ for np in 1 2; do
     [ -n "$value" ] || fail "$key missing from the $np-rank machine file"
   done
   grep -q "^ranks: $np" "$WORK/m$np.yaml" || fail "ranks: $np"
+  for grid in gemm_at_flops_f32 gemm_bt_flops_f32; do  # the transposed calls' grids, which einplan reads below
+    grep -q "^  $grid: \[[0-9]" "$WORK/m$np.yaml" || fail "$grid missing from the $np-rank machine file"
+  done
   "$EINPLAN" plan "$GRAPH" -p $np --machine "$WORK/m$np.yaml" --objective time --format json >"$WORK/plan.json" ||
     fail "einplan --machine reads the $np-rank file"
   grep -q '"estimated_time_s"' "$WORK/plan.json" || fail "the plan has an estimated time"
