@@ -6,7 +6,7 @@
 // holds, every line of C is read from memory before it is written (and written back).
 // fctn's first step (1280x1280x8 on the primitive's tiles, 6.5 MB of C) ran at 1.2-1.5 ms
 // in its program against 0.49 at the grid's rate: fctn's other two steps move 60 MB
-// between its runs (bench/RESULTS.md, "Results from memory").
+// between its runs (bench/RESULTS.md, "Where a result is").
 //
 // Decided from a finished plan, in node order, as the program runs it: the distance of a
 // node's result is the bytes the busiest rank's calls touch (operand and output blocks)
