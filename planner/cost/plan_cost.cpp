@@ -48,9 +48,11 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   std::optional<Fusion> fusion;
   if (machine || memory == MemoryDetail::Peak) fusion = chooseFusion(g, plan);
   if (machine) {
-    const std::vector<int64_t> compute = planComputePicoseconds(*machine, g, plan, busiestCalls, *fusion);
+    std::vector<bool> fromMemory;
+    const std::vector<int64_t> compute = planComputePicoseconds(*machine, g, plan, busiestCalls, *fusion, &fromMemory);
     for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
       pc.nodes[i].computePs = compute[i];
+      pc.nodes[i].resultFromMemory = fromMemory[i];
       pc.nodes[i].timePs = checkedAdd(pc.nodes[i].timePs, compute[i], "estimated time");
     }
   }

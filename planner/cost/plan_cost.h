@@ -31,6 +31,8 @@ struct NodePlanCost {
   int64_t interNodeBytes = 0;                          // of those, between nodes (SPEC 9; 0 on one node)
   int64_t timePs = 0;                                  // with a machine: all its phases
   int64_t computePs = 0;                               // with a machine: its kernel calls
+  bool resultFromMemory = false;                       // with a machine: its result's lines come from
+                                                       // memory (residency.h)
   int64_t flops = 0;
   int64_t bytesPerDevice = 0;
 };

@@ -350,7 +350,8 @@ int64_t computePicoseconds(const Machine& m, const Node& n, const NodeSpace& spa
 }
 
 std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, const Plan& plan,
-                                            const std::vector<int64_t>& busiestCalls, const Fusion& fusion) {
+                                            const std::vector<int64_t>& busiestCalls, const Fusion& fusion,
+                                            std::vector<bool>* resultFromMemory) {
   std::vector<int64_t> ps(g.nodes.size(), 0);
   std::vector<Parts> parts;
   for (const NodePlan& np : plan.nodes) parts.push_back(np.parts);
@@ -363,6 +364,7 @@ std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, co
   }
   const double cacheBytes = m.kernels ? static_cast<double>(m.kernels->spillFrom) * 4.0 : 0.0;
   const std::vector<bool> fromMemory = resultsFromMemory(g, touched, cacheBytes);
+  if (resultFromMemory) *resultFromMemory = fromMemory;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const int group = m.kernels ? fusion.nodes[i].group : -1;
     if (group < 0) {
@@ -386,10 +388,12 @@ einrt::program::GemmPlanned plannedGemmPath(const Machine& m, const Node& n, con
   return g ? chooseGemm(*m.kernels, *g, dtype).planned : einrt::program::GemmPlanned::Rule;
 }
 
-std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, DType dtype) {
+std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, DType dtype,
+                             bool resultFromMemory) {
   const CallShape c = callShape(space, parts);
   const double bytes = static_cast<double>(dtypeSize(dtype));
-  const std::string total = formatSeconds(callSeconds(m, n, space, parts, dtype, einrt::program::GemmPlanned::Rule));
+  const std::string total =
+      formatSeconds(callSeconds(m, n, space, parts, dtype, einrt::program::GemmPlanned::Rule, resultFromMemory));
   if (!m.kernels) return total + " (coarse model: the machine file has no kernel_model)";
   const KernelModel& k = *m.kernels;
   if (permutationOrder(n)) return total + ": permutation of " + formatBytes(static_cast<int64_t>(c.nZ * bytes));
@@ -409,6 +413,10 @@ std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& s
     s += r;
     if (g->mapping.permutedElements > 0)
       s += " + permutations " + formatBytes(static_cast<int64_t>(static_cast<double>(g->mapping.permutedElements) * bytes));
+    // As gemmSecondsOn charges it: on the tiles, a C within the grid's largest.
+    const bool spilled = k.spillFrom > 0 && c.nZ > static_cast<double>(k.spillFrom);
+    if (resultFromMemory && sched.path == einrt::program::GemmPath::Primitive && !spilled)
+      s += " + its result from memory (" + formatBytes(static_cast<int64_t>(c.nZ * bytes)) + " read and written back)";
     return s;
   }
   const ElementwiseRates& r = k.rates(dtype);

@@ -60,9 +60,12 @@ int64_t computePicoseconds(const Machine& m, const Node& n, const NodeSpace& spa
                            DType dtype, einrt::program::GemmPlanned planned = einrt::program::GemmPlanned::Rule);
 
 // The same for every node of a plan, fused groups priced as one pass (at their first
-// member, 0 for the others), each GEMM node on the plan's path. `busiestCalls` per node.
+// member, 0 for the others), each GEMM node on the plan's path, results where they are
+// (residency.h; `resultFromMemory`, where given, receives which come from memory).
+// `busiestCalls` per node.
 std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, const Plan& plan,
-                                            const std::vector<int64_t>& busiestCalls, const Fusion& fusion);
+                                            const std::vector<int64_t>& busiestCalls, const Fusion& fusion,
+                                            std::vector<bool>* resultFromMemory = nullptr);
 
 // The GEMM path the kernel model prices node `n`'s calls on under `parts` (the faster of
 // the BLAS and the primitive where the machine file has grids of both; Rule where there is
@@ -71,8 +74,10 @@ std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, co
 einrt::program::GemmPlanned plannedGemmPath(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts,
                                             DType dtype);
 // Where one call's time goes, for `einplan explain`: "GEMM 256x256x64 x32 at 41 GFLOP/s
-// + permutations 2.0 MiB", "elementwise 8.0 MiB at 30 GB/s + exp 2.1M points".
-std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, DType dtype);
+// + permutations 2.0 MiB", "elementwise 8.0 MiB at 30 GB/s + exp 2.1M points"; with
+// `resultFromMemory` (the finished plan's residency), what its result from memory adds.
+std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, DType dtype,
+                             bool resultFromMemory = false);
 
 inline double picosecondsToSeconds(int64_t ps) { return static_cast<double>(ps) * 1e-12; }
 

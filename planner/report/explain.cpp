@@ -171,7 +171,7 @@ std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::s
       const int64_t kernels = c.computePs, all = c.timePs;
       t.rows.back().insert(t.rows.back().end(),
                            {formatSeconds(picosecondsToSeconds(kernels)), formatSeconds(picosecondsToSeconds(all - kernels)),
-                            describeCallTime(*model.machine, g.nodes[node], space, r.parts, g.dtype)});
+                            describeCallTime(*model.machine, g.nodes[node], space, r.parts, g.dtype, c.resultFromMemory)});
     }
   }
   out += renderAligned(t);

@@ -512,5 +512,9 @@ TEST_CASE("residency: the primitive's C from memory is read and written back at 
     const Report r = reportOn(g, m);
     REQUIRE(r.nodes[0].gemmPath == einrt::program::GemmPlanned::Primitive);
     CHECK(*r.nodes[0].timeSeconds == doctest::Approx(compute + extra).epsilon(1e-6));
+    // explain's "one call" says so where the plan charges it.
+    const NodeSpace space = nodeSpace(g.nodes[0]);
+    const std::string said = describeCallTime(m, g.nodes[0], space, Parts(space.labels.size(), 1), DType::F32, extra > 0);
+    CHECK((said.find("+ its result from memory (16.0 KiB read and written back)") != std::string::npos) == (extra > 0));
   }
 }
