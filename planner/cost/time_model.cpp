@@ -182,6 +182,22 @@ GemmRate gemmRate(const KernelModel& k, const einrt::program::GemmCall& c, const
   return {width, k.gemmFlopsPerSecond(dtype, c.m, readAt, c.k, primitive, c.transA, c.transB)};
 }
 
+// The seconds per element of C a call on `sched` with `results` elements of it pays for a
+// C larger than the grid's (0 within it; see gemmSecondsOn).
+double spillPerResult(const KernelModel& k, const einrt::program::GemmSchedule& sched, DType dtype, double results) {
+  const bool primitive = sched.path == einrt::program::GemmPath::Primitive;
+  return k.spillFrom > 0 && results > static_cast<double>(k.spillFrom)
+             ? k.spillSeconds[static_cast<std::size_t>(dtype)][primitive ? 1 : 0]
+             : 0;
+}
+
+// Whether such a call pays its C from memory where the plan finds it there (residency.h):
+// on the primitive's tiles, where it pays no spill. The BLAS's floor moves every byte from
+// memory already.
+bool paysResultFromMemory(const KernelModel& k, const einrt::program::GemmSchedule& sched, DType dtype, double results) {
+  return sched.path == einrt::program::GemmPath::Primitive && spillPerResult(k, sched, dtype, results) == 0;
+}
+
 // One GEMM call: its FLOPs at the grid's rate for its shape (measured through einrt's
 // schedule, so the primitive's tiles where it takes them; the grid's tall sizes are
 // measured with operands that outgrow the caches, so a tall call's rate includes streaming
@@ -211,18 +227,14 @@ double gemmSecondsOn(const KernelModel& k, const GemmShape& g, DType dtype, cons
   // it, and no bandwidth floor explained them: the kernels stall on C's stores
   // (bench/RESULTS.md, "Results beyond the cache").
   const double results = batch * m * n;
-  const double spill = k.spillFrom > 0 && results > static_cast<double>(k.spillFrom)
-                           ? results * k.spillSeconds[static_cast<std::size_t>(dtype)][primitive ? 1 : 0]
-                           : 0;
+  const double spill = results * spillPerResult(k, sched, dtype, results);
   const double stream = batch * (m * kk + kk * n + (primitive ? 2 : 1) * m * n) * bytes / k.rates(dtype).bandwidth;
   const double workingSet = batch * (m * kk + kk * n + m * n) * bytes;
   const double fromMemory = workingSet > k.cacheBytes ? 1 - k.cacheBytes / workingSet : 0;
   double seconds = std::max(compute + spill, (primitive ? fromMemory : 1.0) * stream);
   // A C the nodes since its last use pushed out of the caches (residency.h): the tiles'
-  // stores read each line of it from memory and write it back, after computing (the
-  // BLAS's floor above already moves every byte from memory). A C past the grid's
-  // largest pays the spill instead.
-  if (primitive && resultFromMemory && spill == 0) seconds += 2.0 * results * bytes / k.rates(dtype).bandwidth;
+  // stores read each line of it from memory and write it back, after computing.
+  if (resultFromMemory && paysResultFromMemory(k, sched, dtype, results)) seconds += 2.0 * results * bytes / k.rates(dtype).bandwidth;
   if (sched.padCols) {  // the padded tiles' columns stored from their scratch tiles
     const int64_t lastCols = einrt::program::lastTileCols(sched, c.n);
     auto padded = [&](int64_t cols) { return einrt::program::paddedCols(sched, cols) != cols; };
@@ -342,11 +354,19 @@ namespace {
 // The executor's own step on a rank that runs calls of the node (the kernel model's `step`).
 double stepSeconds(const Machine& m, int64_t calls) { return m.kernels && calls > 0 ? m.kernels->stepSeconds : 0; }
 
+// `calls` calls of the node and the executor's step around them, the result where
+// `resultFromMemory` says.
+int64_t nodePicoseconds(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, int64_t calls,
+                        DType dtype, einrt::program::GemmPlanned planned, bool resultFromMemory) {
+  return toPicoseconds(static_cast<double>(calls) * callSeconds(m, n, space, parts, dtype, planned, resultFromMemory) +
+                       stepSeconds(m, calls));
+}
+
 }  // namespace
 
 int64_t computePicoseconds(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts, int64_t calls,
                            DType dtype, einrt::program::GemmPlanned planned) {
-  return toPicoseconds(static_cast<double>(calls) * callSeconds(m, n, space, parts, dtype, planned) + stepSeconds(m, calls));
+  return nodePicoseconds(m, n, space, parts, calls, dtype, planned, false);
 }
 
 std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, const Plan& plan,
@@ -368,10 +388,8 @@ std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, co
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const int group = m.kernels ? fusion.nodes[i].group : -1;
     if (group < 0) {
-      const int64_t calls = busiestCalls[i];
-      ps[i] = toPicoseconds(static_cast<double>(calls) * callSeconds(m, g.nodes[i], nodeSpace(g.nodes[i]), parts[i], g.dtype,
-                                                                     plan.nodes[i].gemmPath, fromMemory[i]) +
-                            stepSeconds(m, calls));
+      ps[i] = nodePicoseconds(m, g.nodes[i], nodeSpace(g.nodes[i]), parts[i], busiestCalls[i], g.dtype,
+                              plan.nodes[i].gemmPath, fromMemory[i]);
     } else if (fusion.groups[static_cast<std::size_t>(group)].first == static_cast<int>(i)) {
       ps[i] = toPicoseconds(static_cast<double>(busiestCalls[i]) *
                                 fusedCallSeconds(m, g, parts, fusion, fusion.groups[static_cast<std::size_t>(group)]) +
@@ -413,9 +431,7 @@ std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& s
     s += r;
     if (g->mapping.permutedElements > 0)
       s += " + permutations " + formatBytes(static_cast<int64_t>(static_cast<double>(g->mapping.permutedElements) * bytes));
-    // As gemmSecondsOn charges it: on the tiles, a C within the grid's largest.
-    const bool spilled = k.spillFrom > 0 && c.nZ > static_cast<double>(k.spillFrom);
-    if (resultFromMemory && sched.path == einrt::program::GemmPath::Primitive && !spilled)
+    if (resultFromMemory && paysResultFromMemory(k, sched, dtype, static_cast<double>(call.batch * call.m * call.n)))
       s += " + its result from memory (" + formatBytes(static_cast<int64_t>(c.nZ * bytes)) + " read and written back)";
     return s;
   }
