@@ -1,10 +1,8 @@
-// Where eincodegen writes a project (`-o DIR`), and the rules that keep it from harming a
-// user's files. The project is written whole or not at all (cli/common/output_folder.h:
-// staged, then renamed; a failure leaves DIR as it was). DIR may be missing, empty, or a
-// project eincodegen wrote before — recognised by its `.eincodegen` file, which lists the
-// files it wrote; anything else (a non-empty folder of the user's) is refused unless
-// `--force`. Files of an earlier generation that this one no longer writes (say
-// program_cuda.cu after `--backend both` became `cpu`) are removed; nothing else is.
+// Where eincodegen writes a project (`-o DIR`): a folder eincodegen owns, by the rules of
+// cli/common/owned_folder.h (whole or nothing; a non-empty folder it did not write is
+// refused without `--force`; files of an earlier generation it no longer writes, say
+// program_cuda.cu after `--backend both` became `cpu`, are removed), and a path CMake can
+// build in.
 #pragma once
 
 #include <map>

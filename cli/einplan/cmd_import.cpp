@@ -2,8 +2,10 @@
 // EinGraph of an ONNX model (planner/import) and its initializers as DIR/NAME.npy. The
 // graph is written through the graph writer and loaded back by the one graph loader
 // before anything is written (an import the loader would refuse is a bug, reported as
-// such); the weights are written all or nothing (cli/common/output_folder.h), then the
-// graph, so a graph file never names weights that are not there.
+// such); the weights are written all or nothing into a folder import owns
+// (cli/common/owned_folder.h: a user's non-empty folder is refused without --force, an
+// earlier import's weights are replaced and its stale ones removed), then the graph, so a
+// graph file never names weights that are not there.
 #include <charconv>
 #include <filesystem>
 #include <iostream>
@@ -11,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/common/output_folder.h"
+#include "cli/common/owned_folder.h"
 #include "cli/common/run_command.h"
 #include "cli/einplan/commands.h"
 #include "einrt/npy.h"
@@ -57,6 +59,7 @@ void addImportCommand(CLI::App& app, int& status) {
     std::string output;
     std::string weights;
     std::vector<std::string> dims;
+    bool force = false;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("import", "write the EinGraph of an ONNX model and its weights as NAME.npy");
@@ -71,6 +74,9 @@ void addImportCommand(CLI::App& app, int& status) {
   cmd->add_option("MODEL", opts->model, "the .onnx file")->required();
   cmd->add_option("-o,--output", opts->output, "the graph file to write (.yaml, .yml, .json)")->required()->type_name("GRAPH");
   cmd->add_option("--weights", opts->weights, "folder for the weights (NAME.npy)")->type_name("DIR");
+  cmd->add_flag("--force", opts->force,
+                "write the weights into a non-empty folder that holds no earlier import's weights, or over files of "
+                "the user's in it");
   cmd->add_option("--dim", opts->dims, "size of a symbolic dimension of the model's inputs")->type_name("NAME=SIZE");
   cmd->callback([opts, &status] {
     status = runCommand([&] {
@@ -99,14 +105,15 @@ void addImportCommand(CLI::App& app, int& status) {
         throw InputError({{opts->model, 0, 0}, "einplan import made a graph its own loader refuses (a bug; please report "
                                                "it with the model): " + e.diagnostic().message});
       }
-      std::vector<std::pair<std::string, std::string>> files;
+      std::map<std::string, std::string> files;
       int64_t bytes = 0;
       for (const auto& [name, value] : result.weights) {
-        files.emplace_back(name + ".npy", npyOf(value, result.graph.dtype));
-        bytes += static_cast<int64_t>(files.back().second.size());
+        const std::string& npy = files[name + ".npy"] = npyOf(value, result.graph.dtype);
+        bytes += static_cast<int64_t>(npy.size());
       }
       // Made even when the model has no weights: the model's inputs go there.
-      writeFilesIntoFolder(weightsDir, files, {"--weights", "one NAME.npy per weight"});
+      writeOwnedFolder(weightsDir, files, "einplan " + std::string(EINDECOMP_VERSION_STRING) + ": " + commandLine(),
+                       {"--weights", "the weights", "einplan import", ".einplan-import", false}, opts->force);
       writeFileAtomically(opts->output, text);
       std::cerr << "imported " << opts->model << " (opset " << result.opset << "): " << result.graph.nodes.size()
                 << " nodes, " << result.graph.inputs.size() - result.weights.size() << " model inputs, "

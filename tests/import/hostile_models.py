@@ -447,7 +447,8 @@ def check_accepted(path, feeds, expected, a, folder, before):
     onnx_names = ([i.name for i in model.graph.input] + [o.name for o in model.graph.output]
                   + [t.name for t in model.graph.initializer])
     changed = {n for n in onnx_names if not IDENT.match(n) or len(n) > 64}
-    kept_weights = set(os.listdir(weights)) if os.path.isdir(weights) else set()
+    # import's marker (cli/common/owned_folder.h) beside the weights
+    kept_weights = set(os.listdir(weights)) - {".einplan-import"} if os.path.isdir(weights) else set()
     missing = {n for n in changed if n not in names}
     if missing:
         # an initializer the importer dropped (unused) needs no entry; inputs and outputs do
@@ -474,7 +475,7 @@ def check_accepted(path, feeds, expected, a, folder, before):
                 problems.append(f"the raw text {piece!r} is in the graph")
                 break
     after = tree(folder)
-    allowed = {("out/graph.yaml", "file"), ("out/graph.weights", "dir")} | {
+    allowed = {("out/graph.yaml", "file"), ("out/graph.weights", "dir"), ("out/graph.weights/.einplan-import", "file")} | {
         (f"out/graph.weights/{f}", "file") for f in kept_weights if NPY.match(f)}
     extra = sorted(p for p, _ in after - before - allowed)
     if extra:
