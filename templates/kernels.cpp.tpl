@@ -33,10 +33,11 @@ struct {{IDENT}}_ops {
 
 // Called by program.cpp's makeSpec once the plan's tables are filled (nodes in graph order).
 void einAttachKernels(einrt::program::ProgramSpec<Real>& p) {
+  p.kernels.resize(p.nodes.size());
 {{#NODE}}
 {{#ELEMENTWISE}}
-  p.nodes[{{INDEX}}].elementwise = &EIN_ELEMENTWISE<Real, {{IDENT}}_ops, {{REDUCES}}>;
+  p.kernels[{{INDEX}}].elementwise = &EIN_ELEMENTWISE<Real, {{IDENT}}_ops, {{REDUCES}}>;
 {{/ELEMENTWISE}}
-  p.nodes[{{INDEX}}].plain = &einrt::program::plainEinsum<Real, {{IDENT}}_ops>;
+  p.kernels[{{INDEX}}].plain = &einrt::program::plainEinsum<Real, {{IDENT}}_ops>;
 {{/NODE}}
 }

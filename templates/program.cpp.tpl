@@ -41,43 +41,7 @@ einrt::program::ProgramSpec<Real> makeSpec() {
   p.interNodeBytesPredicted = {{INTER_NODE_BYTES_PREDICTED}};
   p.ranksPerNode = {{RANKS_PER_NODE}};
   p.flops = {{FLOPS}};
-{{#TENSOR}}
-  p.tensors.push_back({"{{NAME}}", { {{SHAPE}} }, {{IS_INPUT}}, {{IS_OUTPUT}}, {{PRODUCER}}, { {{FILE_SHAPE}} } });
-{{/TENSOR}}
-{{#NODE}}
-  {  // node {{NAME}}: {{EINSUM_COMMENT}}; {{KERNEL_COMMENT}}
-    einrt::program::NodeSpec<Real> n;
-    n.name = "{{NAME}}";
-    n.sizes = { {{SIZES}} };
-    n.parts = { {{PARTS}} };
-    n.operandTensor = { {{OPERAND_TENSORS}} };
-{{#OPERAND}}
-    n.operandLabels.push_back({ {{LABELS}} });
-{{/OPERAND}}
-    n.outputLabels = { {{OUTPUT_LABELS}} };
-    n.outputTensor = {{OUTPUT_TENSOR}};
-    n.agg = einrt::Reduce::{{AGG}};
-    n.callRank = { {{CALL_RANKS}} };
-    n.blockOwner = { {{BLOCK_OWNERS}} };
-    n.bytesPredicted = {{NODE_BYTES_PREDICTED}};
-    n.interNodeBytesPredicted = {{NODE_INTER_NODE_BYTES_PREDICTED}};
-    n.flops = {{NODE_FLOPS}};
-    n.reductionLength = {{REDUCTION_LENGTH}};
-    n.kernel = "{{KERNEL_KIND}}";
-    n.fusion = einrt::program::FusionSpec{ {{FUSION_GROUP}}, {{TILE_DIMS}}, {{SCRATCH}} };
-{{#GEMM}}
-    n.gemm = einrt::program::GemmSpec{ { {{BATCH_LABELS}} }, { {{M_LABELS}} }, { {{N_LABELS}} }, { {{K_LABELS}} },
-                                       {{TRANS_X}}, {{TRANS_Y}}, {{TRANS_Z}}, { {{PERM_X}} }, { {{PERM_Y}} }, { {{PERM_Z}} },
-                                       {{ALPHA}}, einrt::program::GemmPlanned::{{GEMM_PATH}} };
-{{/GEMM}}
-{{#PERMUTATION}}
-    n.permutation = { {{ORDER}} };
-{{/PERMUTATION}}
-    p.nodes.push_back(std::move(n));
-  }
-{{/NODE}}
-  p.outputs = { {{OUTPUTS}} };
-  p.parallelFor = &einrt::program::parallelFor;
+{{TABLES}}  p.parallelFor = &einrt::program::parallelFor;
 #ifndef EIN_BACKEND_CUDA
   // The plan's memory model (SPEC 3.2), for host memory: the staging each rank reserves,
   // its predicted peak with one thread and the fused-tile workspace of each further one.

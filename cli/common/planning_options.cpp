@@ -1,6 +1,10 @@
 #include "cli/common/planning_options.h"
 
+#include <unistd.h>
+
 #include <charconv>
+#include <chrono>
+#include <cstdio>
 
 #include "cli/common/run_command.h"
 #include "planner/graph/identifiers.h"
@@ -30,7 +34,7 @@ void addPlanningOptions(CLI::App* cmd, PlanningArgs& args, const PlanningOptionS
     if (which.devicesRequired) p->required();
   }
   if (which.algorithm)
-    cmd->add_option("--algorithm", args.algorithm, "eindecomp (default), uniform, balanced, data, brute, fixed");
+    cmd->add_option("--algorithm", args.algorithm, algorithmList());
   if (which.plan) {
     auto* plan = cmd->add_option("--plan", args.plan, "plan file (JSON or YAML; - reads stdin): its partitions and placements are kept");
     if (which.planRequired) plan->required();
@@ -72,7 +76,7 @@ PlanningRequest toRequest(const PlanningArgs& args, const std::string& toolName)
     r.memLimitBytes = parseByteCount(*args.memLimit);
     if (!r.memLimitBytes)
       throw InputError({{}, "--mem-limit: " + quoted(*args.memLimit) +
-                                " is not a positive byte count (e.g. 1048576, 64MiB, 2G; suffixes B, K, M, G, T, P, KiB, MiB, GiB, TiB, PiB)"});
+                                " is not a positive byte count (e.g. 1048576, 64MiB, 1.5GiB, 2G; suffixes B, K, M, G, T, P, KiB, MiB, GiB, TiB, PiB, any case)"});
   }
   for (const std::string& fix : args.fixes) r.fixes.push_back(parseFixOption(fix, {"--fix", 0, 0}));
   if (!args.machine.empty()) r.machinePath = args.machine;
@@ -84,6 +88,14 @@ PlanningRequest toRequest(const PlanningArgs& args, const std::string& toolName)
   r.provenance.toolName = toolName;
   r.provenance.toolVersion = EINDECOMP_VERSION_STRING;
   r.provenance.commandLine = commandLine();
+  // A search that takes a while says what it is doing, where someone watches stderr.
+  if (isatty(STDERR_FILENO)) {
+    const auto start = std::chrono::steady_clock::now();
+    r.progress = [toolName, start](const std::string& phase) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::fprintf(stderr, "%s: [%.1f s] %s\n", toolName.c_str(), s, phase.c_str());
+    };
+  }
   return r;
 }
 

@@ -30,6 +30,16 @@ int runCommand(const std::function<int()>& body) {
   }
 }
 
+void checkOutputFile(const std::string& path, const std::string& option) {
+  if (path == "-" || path.empty()) return;
+  try {
+    const std::string warning = einrt::checkWritable(path);
+    if (!warning.empty()) std::cerr << "warning: " << option << " " << boundedMessage(path) << ": " << warning << "\n";
+  } catch (const einrt::FileError& e) {
+    throw InputError({{e.path(), 0, 0}, option + ": " + e.reason()});
+  }
+}
+
 void writeFileAtomically(const std::string& path, const std::string& contents) {
   if (path == "-") {
     std::cout << contents;

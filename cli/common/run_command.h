@@ -12,6 +12,11 @@ namespace eindecomp::cli {
 
 int runCommand(const std::function<int()>& body);
 
+// Before any work: InputError (exit 2) naming `option` where `path` cannot be written (no
+// such folder, a folder, /dev/full, ...); a warning where it is a FIFO nobody reads yet.
+// "-" (standard output) passes.
+void checkOutputFile(const std::string& path, const std::string& option);
+
 // Writes `contents` to `path` via a temporary file in the same folder and a rename.
 // "-" writes to standard output.
 void writeFileAtomically(const std::string& path, const std::string& contents);

@@ -21,7 +21,7 @@ namespace {
 
 struct CompareArgs {
   PlanningArgs planning;
-  std::vector<std::string> algorithms{"eindecomp", "uniform", "balanced", "data"};
+  std::vector<std::string> algorithms = comparedAlgorithmNames();
   std::vector<std::string> plans;
   std::string baseline;
   std::string tolerance;

@@ -24,6 +24,7 @@ void addDotCommand(CLI::App& app, int& status) {
   cmd->add_option("-o,--output", opts->output, "output file (default: stdout)");
   cmd->callback([opts, &status] {
     status = runCommand([&] {
+      checkOutputFile(opts->output.empty() ? "-" : opts->output, "-o");
       const PlanningRequest request = toRequest(opts->planning, "einplan");
       std::string dot;
       if (request.planPath || request.devices) {

@@ -1,5 +1,5 @@
 // `einplan eval GRAPH [--seed S | --inputs DIR] --outputs DIR`: run the graph on one
-// process with the reference evaluator (planner/eval) and write every graph output as
+// process with the reference evaluator (frontends/eval) and write every graph output as
 // DIR/NAME.npy. Inputs come from the deterministic generator (default seed 0) or from
 // .npy files. Everything is evaluated and encoded before the first file is written, and
 // the files are written all or nothing (cli/common/output_folder.h).
@@ -17,10 +17,10 @@
 #include "cli/common/run_command.h"
 #include "cli/einplan/commands.h"
 #include "einrt/npy.h"
-#include "planner/eval/generate_inputs.h"
-#include "planner/eval/graph_eval.h"
-#include "planner/eval/input_files.h"
-#include "planner/eval/tensor_npy.h"
+#include "frontends/eval/generate_inputs.h"
+#include "frontends/eval/graph_eval.h"
+#include "frontends/eval/input_files.h"
+#include "frontends/eval/tensor_npy.h"
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/identifiers.h"
 #include "planner/graph/load.h"

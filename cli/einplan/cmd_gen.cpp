@@ -1,8 +1,8 @@
 // `einplan gen FAMILY [options] [-o FILE]`: write an example graph (SPEC 5). Each family
 // is a sub-subcommand whose options map one to one onto its options struct in
-// planner/gen. CLI11 only collects the values as typed; they are converted here, so a bad
+// frontends/gen. CLI11 only collects the values as typed; they are converted here, so a bad
 // value is `einplan gen: error: --scale: '1e3' is not a positive integer` (exit 2), never
-// CLI11's range text. The graph is written by planner/gen/write_generated.h (format by
+// CLI11's range text. The graph is written by frontends/gen/write_generated.h (format by
 // extension, provenance, loaded back before it is written), atomically, or to standard
 // output without -o. The families are described in docs/workloads.md.
 #include <charconv>
@@ -20,12 +20,12 @@
 #include "planner/algorithms/planning.h"
 #include "planner/algorithms/strategies.h"
 #include "planner/cost/plan_cost.h"
-#include "planner/gen/attention.h"
-#include "planner/gen/ffnn.h"
-#include "planner/gen/llama.h"
-#include "planner/gen/matrix_chain.h"
-#include "planner/gen/tensor_networks.h"
-#include "planner/gen/write_generated.h"
+#include "frontends/gen/attention.h"
+#include "frontends/gen/ffnn.h"
+#include "frontends/gen/llama.h"
+#include "frontends/gen/matrix_chain.h"
+#include "frontends/gen/tensor_networks.h"
+#include "frontends/gen/write_generated.h"
 #include "planner/graph/identifiers.h"
 #include "planner/graph/units.h"
 #include "planner/report/render.h"
@@ -216,6 +216,7 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
   }
   cmd->callback([&status, spec, options, out, cmd] {
     status = runCommand([&] {
+      checkOutputFile(out->output, "-o");
       options->convert();
       gen::CommonOptions common;
       common.name = out->name;

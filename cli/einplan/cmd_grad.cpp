@@ -1,6 +1,6 @@
 // `einplan grad GRAPH --loss NODE [--wrt A,B,...] [--update sgd --lr X] -o TRAIN.yaml`
 // (SPEC 5): the forward graph extended with the reverse-mode gradient of sum(NODE)
-// (planner/autodiff/grad.h), written whole or not at all.
+// (frontends/autodiff/grad.h), written whole or not at all.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -8,7 +8,7 @@
 
 #include "cli/common/run_command.h"
 #include "cli/einplan/commands.h"
-#include "planner/autodiff/grad.h"
+#include "frontends/autodiff/grad.h"
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/excerpt.h"
 #include "planner/graph/load.h"
@@ -73,6 +73,7 @@ void addGradCommand(CLI::App& app, int& status) {
   cmd->add_option("--input-format", opts->inputFormat, "format of GRAPH: auto (default), yaml, json");
   cmd->callback([opts, &status] {
     status = runCommand([&] {
+      checkOutputFile(opts->output, "-o");
       autodiff::GradRequest request;
       request.loss = opts->loss;
       request.wrt = splitList(opts->wrt);
@@ -80,8 +81,9 @@ void addGradCommand(CLI::App& app, int& status) {
         if (opts->update != "sgd") throw InputError({{}, "--update " + eindecomp::quoted(opts->update) + ": the one rule is sgd"});
         request.learningRate = parseLearningRate(opts->lr);
       }
-      const Graph forward = loadGraphFile(opts->graph, parseGraphFormat(opts->inputFormat));
-      const autodiff::GradResult result = autodiff::differentiate(forward, request);
+      Graph forward = loadGraphFile(opts->graph, parseGraphFormat(opts->inputFormat));
+      const std::size_t forwardNodes = forward.nodes.size();
+      const autodiff::GradResult result = autodiff::differentiate(std::move(forward), request);
       for (const auto& note : result.notes) std::cerr << "note: " << note << "\n";
       GraphProvenance provenance{"einplan", EINDECOMP_VERSION_STRING, commandLine()};
       std::string text;
@@ -91,7 +93,7 @@ void addGradCommand(CLI::App& app, int& status) {
         throw InputError({{opts->output, 0, 0}, e.what()});
       }
       writeFileAtomically(opts->output, text);
-      std::cerr << "grad: " << forward.nodes.size() << " forward nodes, " << result.graph.nodes.size() - forward.nodes.size()
+      std::cerr << "grad: " << forwardNodes << " forward nodes, " << result.graph.nodes.size() - forwardNodes
                 << " backward" << (request.learningRate ? " and update" : "") << " nodes\n";
       return kExitOk;
     });

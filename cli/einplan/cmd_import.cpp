@@ -1,5 +1,5 @@
 // `einplan import MODEL.onnx -o GRAPH.yaml [--weights DIR] [--dim NAME=SIZE ...]`: the
-// EinGraph of an ONNX model (planner/import) and its initializers as DIR/NAME.npy. The
+// EinGraph of an ONNX model (frontends/import) and its initializers as DIR/NAME.npy. The
 // graph is written through the graph writer and loaded back by the one graph loader
 // before anything is written (an import the loader would refuse is a bug, reported as
 // such); the weights are written all or nothing into a folder import owns
@@ -21,7 +21,7 @@
 #include "planner/graph/excerpt.h"
 #include "planner/graph/load.h"
 #include "planner/graph/write_graph.h"
-#include "planner/import/onnx_import.h"
+#include "frontends/import/onnx_import.h"
 #include "planner/version.h"
 
 namespace eindecomp::cli {
@@ -90,6 +90,7 @@ void addImportCommand(CLI::App& app, int& status) {
         std::filesystem::path p(opts->output);
         weightsDir = (p.parent_path() / (p.stem().string() + ".weights")).string();
       }
+      checkOutputFile(opts->output, "-o");
       const auto result = whileDoing("importing the model", opts->model, [&] { return onnx_import::importOnnx(options); });
 
       GraphProvenance provenance{"einplan", EINDECOMP_VERSION_STRING, commandLine(), result.renamed};

@@ -40,6 +40,7 @@ int planAndReport(const PlanCommandArgs& args) {
     if (fileFormat != ReportFormat::Json && fileFormat != ReportFormat::Yaml && args.output != "-")
       throw InputError({{args.output, 0, 0}, "-o: a plan file must end in .json, .yaml or .yml"});
     refuseOverwritingInput(args.output, args.planning.graph);
+    checkOutputFile(args.output, "-o");
   }
   const PlannedGraph planned = planRequest(toRequest(args.planning, "einplan"));
   if (!args.output.empty()) {

@@ -8,7 +8,7 @@ namespace {
 
 std::string joinedNames(const NodeProgram& n, int k) {
   std::string s;
-  for (int q = 0; q < k; ++q) s += (q ? "," : "") + n.labels[static_cast<std::size_t>(n.outputLabelOfDim[static_cast<std::size_t>(q)])];
+  for (int q = 0; q < k; ++q) s += (q ? "," : "") + n.labels[static_cast<std::size_t>(n.outputLabels[static_cast<std::size_t>(q)])];
   return s;
 }
 
@@ -20,12 +20,12 @@ void applyFusion(RankProgram& rp, const Fusion& fusion) {
     if (f.group < 0) continue;
     const FusionGroup& group = fusion.groups[static_cast<std::size_t>(f.group)];
     NodeProgram& n = rp.nodes[i];
-    n.fusion = {f.group, f.tileDims, f.scratch};
+    const bool scratch = rp.model.nodes[i].scratch;
     const std::string span = rp.nodes[static_cast<std::size_t>(group.first)].name + " .. " + rp.nodes[static_cast<std::size_t>(group.last)].name;
-    n.kernel.why = n.kernel.kind + " (" + n.kernel.why + "), fused with " + span + " (" +
+    n.choice.why = n.choice.kind + " (" + n.choice.why + "), fused with " + span + " (" +
                    std::to_string(group.last - group.first + 1) + " nodes, one pass over tiles of " + joinedNames(n, f.tileDims) + ")" +
-                   (f.scratch ? "; output kept in tiles only" : "");
-    n.kernel.kind = "fused elementwise";
+                   (scratch ? "; output kept in tiles only" : "");
+    n.choice.kind = "fused elementwise";
   }
 }
 

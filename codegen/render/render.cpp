@@ -8,6 +8,7 @@
 
 #include "codegen/kernels/join_source.h"
 #include "codegen/lower/identifiers.h"
+#include "codegen/render/tables_source.h"
 #include "planner/graph/diagnostic.h"
 #include "planner/report/sha256.h"
 
@@ -35,16 +36,6 @@ const char* realType(DType t) {
   return "float";
 }
 
-const char* aggEnumName(Reduce a) {
-  switch (a) {
-    case Reduce::Sum: return "Sum";
-    case Reduce::Max: return "Max";
-    case Reduce::Min: return "Min";
-    case Reduce::Prod: return "Prod";
-  }
-  return "Sum";
-}
-
 void setProvenance(ctemplate::TemplateDictionary& d, const Provenance& p) {
   d.SetValue("TOOL_VERSION", p.toolVersion);
   d.SetValue("COMMAND_LINE", commentSafe(p.commandLine));
@@ -52,88 +43,22 @@ void setProvenance(ctemplate::TemplateDictionary& d, const Provenance& p) {
   d.SetValue("GRAPH_SHA256", p.graphSha256);
 }
 
-std::string kernelComment(const NodeProgram& n) {
-  return commentSafe(n.kernel.kind + ": " + (n.gemm ? describeGemmMapping(*n.gemm) : n.kernel.why));
-}
-
-// Iteration-label indices of a GEMM group (the mapping names labels).
-std::vector<int> labelIndices(const NodeProgram& n, const Labels& group) {
-  std::vector<int> out;
-  for (const auto& l : group) out.push_back(static_cast<int>(std::find(n.labels.begin(), n.labels.end(), l) - n.labels.begin()));
-  return out;
-}
-
-std::string exactNumber(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-std::string einsumComment(const NodeProgram& n) {
-  std::string s;
-  for (std::size_t k = 0; k < n.operands.size(); ++k) {
-    if (k) s += ",";
-    for (int l : n.operands[k].labelOfDim) s += (s.empty() || s.back() == ',' ? "" : " ") + n.labels[l];
-  }
-  s += " ->";
-  for (int l : n.outputLabelOfDim) s += " " + n.labels[l];
-  return commentSafe(s + " (agg " + reduceName(n.agg) + ")");
-}
-
+// What the templates show of a node: README's table and kernels.cpp's functors (the
+// node's tables are written by tablesSource).
 void fillNode(ctemplate::TemplateDictionary& d, const NodeProgram& n, std::size_t index) {
   d.SetValue("NAME", n.name);
   d.SetValue("INDEX", std::to_string(index));
   d.SetValue("IDENT", n.ident);
   d.SetValue("EINSUM_COMMENT", einsumComment(n));
-  d.SetValue("KERNEL_COMMENT", kernelComment(n));
   d.SetValue("JOIN", n.joinSource);
   d.SetValue("COMBINE", aggCombineSource(n.agg));
   d.SetValue("IDENTITY", aggIdentitySource(n.agg));
-  d.SetValue("SIZES", joinedNumbers(n.sizes));
-  d.SetValue("PARTS", joinedNumbers(n.parts));
-  std::vector<int> operandTensors;
-  for (const auto& op : n.operands) {
-    operandTensors.push_back(op.tensor);
-    d.AddSectionDictionary("OPERAND")->SetValue("LABELS", joinedNumbers(op.labelOfDim));
-  }
-  d.SetValue("OPERAND_TENSORS", joinedNumbers(operandTensors));
-  d.SetValue("OUTPUT_LABELS", joinedNumbers(n.outputLabelOfDim));
-  d.SetIntValue("OUTPUT_TENSOR", n.outputTensor);
-  d.SetValue("AGG", aggEnumName(n.agg));
-  d.SetValue("CALL_RANKS", joinedNumbers(n.callRank));
-  d.SetValue("BLOCK_OWNERS", joinedNumbers(n.blockOwner));
   d.SetValue("NODE_BYTES_PREDICTED", std::to_string(n.bytesPredicted));
-  d.SetValue("NODE_INTER_NODE_BYTES_PREDICTED", std::to_string(n.interNodeBytesPredicted));
-  d.SetValue("NODE_FLOPS", std::to_string(n.flops));
-  d.SetValue("REDUCTION_LENGTH", std::to_string(n.reductionLength));
-  d.SetValue("CALLS", std::to_string(n.calls));
-  d.SetValue("KERNEL_KIND", commentSafe(n.kernel.kind));
-  d.SetValue("KERNEL_WHY", markdownCellSafe(n.kernel.why));
-  if (!n.kernel.permutation.empty())
-    d.AddSectionDictionary("PERMUTATION")->SetValue("ORDER", joinedNumbers(n.kernel.permutation));
-  d.SetIntValue("FUSION_GROUP", n.fusion.group);
-  d.SetIntValue("TILE_DIMS", n.fusion.tileDims);
-  d.SetValue("SCRATCH", boolText(n.fusion.scratch));
-  if (n.gemm) {
-    const GemmMapping& g = *n.gemm;
-    ctemplate::TemplateDictionary* s = d.AddSectionDictionary("GEMM");
-    s->SetValue("BATCH_LABELS", joinedNumbers(labelIndices(n, g.batchLabels)));
-    s->SetValue("M_LABELS", joinedNumbers(labelIndices(n, g.mLabels)));
-    s->SetValue("N_LABELS", joinedNumbers(labelIndices(n, g.nLabels)));
-    s->SetValue("K_LABELS", joinedNumbers(labelIndices(n, g.kLabels)));
-    s->SetValue("TRANS_X", boolText(g.transX));
-    s->SetValue("TRANS_Y", boolText(g.transY));
-    s->SetValue("TRANS_Z", boolText(g.transZ));
-    s->SetValue("PERM_X", joinedNumbers(g.permX));
-    s->SetValue("PERM_Y", joinedNumbers(g.permY));
-    s->SetValue("PERM_Z", joinedNumbers(g.permZ));
-    s->SetValue("ALPHA", exactNumber(g.alpha));
-    s->SetValue("GEMM_PATH", n.gemmPath == einrt::program::GemmPlanned::Blas        ? "Blas"
-                             : n.gemmPath == einrt::program::GemmPlanned::Primitive ? "Primitive"
-                                                                                     : "Rule");
-  } else {
+  d.SetValue("CALLS", std::to_string(n.callRank.size()));
+  d.SetValue("KERNEL_KIND", commentSafe(n.choice.kind));
+  d.SetValue("KERNEL_WHY", markdownCellSafe(n.choice.why));
+  if (!n.gemm)
     d.AddSectionDictionary("ELEMENTWISE")->SetValue("REDUCES", boolText(n.reductionLength > 1));
-  }
 }
 
 std::string programList(const RankProgram& p, Backend b) {
@@ -158,7 +83,6 @@ void fillProject(ctemplate::TemplateDictionary& d, const RankProgram& p, const R
   d.SetValue("STAGING_SEND_BYTES", joinedNumbers(p.stagingSendBytes));
   d.SetValue("STAGING_RECV_BYTES", joinedNumbers(p.stagingRecvBytes));
   d.SetIntValue("NODE_COUNT", static_cast<long>(p.nodes.size()));
-  d.SetValue("OUTPUTS", joinedNumbers(p.outputs));
   d.SetValue("EINRT_DIR", cmakeStringSafe(o.einrtDir));
   d.SetValue("EINRT_DIR_TEXT", markdownCellSafe(o.einrtDir));
   d.SetValue("BACKEND", o.backend == Backend::Cpu ? "cpu" : o.backend == Backend::Cuda ? "cuda" : "both");
@@ -168,16 +92,7 @@ void fillProject(ctemplate::TemplateDictionary& d, const RankProgram& p, const R
   if (o.backend != Backend::Cpu) d.AddSectionDictionary("PROGRAM")->SetValue("NAME", cudaProgramName(p, o.backend));
   if (o.backend != Backend::Cuda) d.ShowSection("CPU");
   if (o.backend != Backend::Cpu) d.ShowSection("CUDA");
-  for (std::size_t t = 0; t < p.tensors.size(); ++t) {
-    const TensorProgram& tp = p.tensors[t];
-    ctemplate::TemplateDictionary* s = d.AddSectionDictionary("TENSOR");
-    s->SetValue("NAME", tp.name);
-    s->SetValue("SHAPE", joinedNumbers(tp.shape));
-    s->SetValue("IS_INPUT", boolText(tp.isInput));
-    s->SetValue("IS_OUTPUT", boolText(tp.isOutput));
-    s->SetIntValue("PRODUCER", tp.producer);
-    s->SetValue("FILE_SHAPE", joinedNumbers(tp.fileShape));
-  }
+  d.SetValue("TABLES", tablesSource(p));
   for (std::size_t i = 0; i < p.nodes.size(); ++i) fillNode(*d.AddSectionDictionary("NODE"), p.nodes[i], i);
 }
 

@@ -43,8 +43,8 @@ Parts balancedPartition(const std::vector<int64_t>& sizes, int64_t p) {
 
 Parts dataPartition(const NodeSpace& space, int64_t p) {
   Parts d(space.labels.size(), 1);
-  if (!space.outputDims.empty()) {
-    int first = space.outputDims.front();
+  if (!space.outputLabels.empty()) {
+    int first = space.outputLabels.front();
     d[first] = std::gcd(p, space.sizes[first]);
   }
   return d;

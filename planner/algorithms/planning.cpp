@@ -27,20 +27,53 @@ ObjectiveModel objectiveModel(const Graph& g, const PlanOptions& options) {
   return m;
 }
 
-const std::vector<std::string>& algorithmNames() {
-  static const std::vector<std::string> names{"eindecomp", "uniform", "balanced", "data", "brute", "fixed"};
-  return names;
+const std::vector<AlgorithmInfo>& algorithms() {
+  static const std::vector<AlgorithmInfo> table{
+      {"eindecomp", "the EinDecomp dynamic program (exact on in-trees; DAGs: docs/planner.md)", partitionEindecomp, false, true},
+      {"uniform", "the paper's SQRT baseline: p's prime factors dealt round-robin over the labels", partitionUniform, true, true},
+      {"balanced", "each prime factor of p to the label with the largest block extent", partitionBalanced, true, true},
+      {"data", "the first output label gets the largest divisor of p dividing its size", partitionData, true, true},
+      {"brute", "exhaustive search (small graphs only)", partitionBrute, false, false},
+      {"fixed", "every node pinned by --plan, only priced", partitionFixed, false, false},
+  };
+  return table;
+}
+
+const AlgorithmInfo* findAlgorithm(const std::string& name) {
+  for (const AlgorithmInfo& a : algorithms())
+    if (name == a.name) return &a;
+  return nullptr;
 }
 
 namespace {
 
+std::vector<std::string> namesWhere(bool (*keep)(const AlgorithmInfo&)) {
+  std::vector<std::string> names;
+  for (const AlgorithmInfo& a : algorithms())
+    if (keep(a)) names.emplace_back(a.name);
+  return names;
+}
+
+}  // namespace
+
+std::vector<std::string> algorithmNames() { return namesWhere([](const AlgorithmInfo&) { return true; }); }
+std::vector<std::string> comparedAlgorithmNames() { return namesWhere([](const AlgorithmInfo& a) { return a.compared; }); }
+std::vector<std::string> baselineAlgorithmNames() { return namesWhere([](const AlgorithmInfo& a) { return a.baseline; }); }
+
+std::string algorithmList() {
+  std::string s;
+  for (const AlgorithmInfo& a : algorithms()) s += (s.empty() ? std::string(a.name) + " (default)" : ", " + std::string(a.name));
+  return s;
+}
+
+namespace {
+
+void say(const PlanOptions& options, const std::string& phase) {
+  if (options.progress) options.progress(phase);
+}
+
 PartitionChoice choosePartitions(const std::string& algorithm, const Graph& g, const PlanOptions& options) {
-  if (algorithm == "eindecomp") return partitionEindecomp(g, options);
-  if (algorithm == "uniform") return partitionUniform(g, options);
-  if (algorithm == "balanced") return partitionBalanced(g, options);
-  if (algorithm == "data") return partitionData(g, options);
-  if (algorithm == "brute") return partitionBrute(g, options);
-  return partitionFixed(g, options);
+  return findAlgorithm(algorithm)->choose(g, options);
 }
 
 // The matched placement's weights on this machine: an element between nodes is worth the
@@ -126,6 +159,7 @@ void repairToFit(const SearchSpace& s, const Graph& g, const PlanOptions& option
   auto score = [&](const PlanCost& c) {
     return std::make_pair(std::max<int64_t>(0, c.peakBytesPerDevice - *options.memLimitBytes), model.total(c));
   };
+  say(options, "--mem-limit: no penalty fits; changing one node at a time (at most " + std::to_string(static_cast<int>(kRepairSeconds)) + " s)");
   PricedPlan current = placeAndPrice(g, options, "eindecomp", parts);
   const auto start = std::chrono::steady_clock::now();
   auto inBudget = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kRepairSeconds; };
@@ -163,6 +197,7 @@ MemorySearchResult searchUnderMemoryLimit(SearchSpace& s, const Graph& g, const 
   std::vector<Parts> lowestPeak;
   for (const NodePlan& np : unconstrained.plan.nodes) lowestPeak.push_back(np.parts);
   auto attempt = [&](double weight) {
+    say(options, "--mem-limit: the plan does not fit; search " + std::to_string(r.searches + 2) + " with a memory penalty");
     setMemoryPenalty(s, weight);
     PartitionChoice choice = searchPartitions(s, options);
     PricedPlan priced = placeAndPrice(g, options, "eindecomp", choice.parts);
@@ -225,6 +260,7 @@ bool runsFullCalls(const SearchSpace& s, const std::vector<Parts>& parts) {
 // takes no longer there; otherwise the flat plan is returned. So a plan for a cluster is
 // never worse on the network, nor slower by the model, than the one made without its nodes.
 void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, PricedPlan& best, std::vector<std::string>& notes) {
+  say(options, "planning the same machine with its nodes forgotten, to compare");
   PlanOptions flatOptions = options;
   flatOptions.machine = flatMachine(*options.machine);
   Plan flat;
@@ -258,6 +294,7 @@ void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, PricedPla
 // Returns whether it did; the traffic plan's own placement note then comes with it.
 bool keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, const ObjectiveModel& model, PricedPlan& best,
                                  bool& optimal, std::vector<std::string>& notes) {
+  say(options, "--objective time: planning for traffic too, to compare");
   PlanOptions trafficOptions = options;
   trafficOptions.objective = Objective::Traffic;
   Plan traffic;
@@ -297,9 +334,7 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   if (options.devices > kMaxDevices)
     throw InputError({{}, "-p/--devices: " + std::to_string(options.devices) + " is above the planner's maximum of " +
                               std::to_string(kMaxDevices) + " ranks (docs/hardening.md, Limits)"});
-  bool known = false;
-  for (const auto& n : algorithmNames()) known = known || n == algorithm;
-  if (!known) {
+  if (!findAlgorithm(algorithm)) {
     std::string list;
     for (const auto& n : algorithmNames()) list += (list.empty() ? "" : ", ") + n;
     throw InputError({{}, "--algorithm: unknown algorithm " + quoted(algorithm) + didYouMean(algorithm, algorithmNames()) +
@@ -307,11 +342,19 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   }
   if (options.objective == Objective::Time && !options.machine)
     throw InputError({{}, "--objective time needs a machine file: add --machine FILE (einrt-calibrate writes one)"});
+  // A limit below what the graph's inputs and outputs alone need is answered at once.
+  if (const int64_t floor = options.memLimitBytes ? peakLowerBound(g, options.devices) : 0; options.memLimitBytes && *options.memLimitBytes < floor)
+    throw InputError({{}, "no plan fits --mem-limit " + bytesText(*options.memLimitBytes) + " on every rank: the graph's inputs "
+                              "and outputs alone, spread evenly over " + std::to_string(options.devices) + " ranks, need " +
+                              bytesText(floor) + " on each"},
+                     kExitNoPlan);
   const auto start = std::chrono::steady_clock::now();
   const ObjectiveModel model = objectiveModel(g, options);
   std::optional<SearchSpace> space;
   PartitionChoice choice;
   if (algorithm == "eindecomp") {
+    say(options, "searching the partitions of " + std::to_string(g.nodes.size()) + " nodes for " + std::to_string(options.devices) +
+                     " ranks");
     space.emplace(buildSearchSpace(g, options));
     choice = searchPartitions(*space, options);
   } else {
@@ -344,7 +387,8 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
     // nodes every baseline picks the search's partitions; pricing is linear in the nodes
     // but not free: a 100,000-node chain).
     std::vector<std::vector<Parts>> priced{choice.parts};
-    for (const std::string baseline : {"uniform", "balanced", "data"}) {
+    say(options, "pricing the baselines' partitions");
+    for (const std::string& baseline : baselineAlgorithmNames()) {
       std::optional<PricedPlan> other;
       try {
         std::vector<Parts> parts = choosePartitions(baseline, g, options).parts;

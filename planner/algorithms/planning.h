@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -61,6 +62,9 @@ struct PlanOptions {
   // --objective time with the kernel model: the traffic objective's plan is kept unless the
   // plan of least estimated time is faster by more than this fraction of its time (--time-margin).
   double timeMargin = kDefaultTimeMargin;
+  // Told each phase of a search that may take a while ("searching with a memory penalty,
+  // search 3"); empty: silent. Reporting only: nothing planned depends on it.
+  std::function<void(const std::string&)> progress;
 };
 
 // What an algorithm decides: one partition per node (aligned with Graph::nodes), with
@@ -74,8 +78,26 @@ struct PartitionChoice {
 // The objective model of these options (planner/cost/objective_model.h).
 ObjectiveModel objectiveModel(const Graph& g, const PlanOptions& options);
 
+// The one registry of algorithms: planning dispatches through it, eindecomp prices the
+// baselines' partitions from it, `compare` shows the default ones, help texts list it
+// and the parametrized tests iterate it.
+struct AlgorithmInfo {
+  const char* name;
+  const char* summary;  // one line, for help texts
+  PartitionChoice (*choose)(const Graph& g, const PlanOptions& options);
+  bool baseline;  // a per-node rule of SPEC 4 whose plan eindecomp never loses to
+  bool compared;  // among `compare`'s default columns
+};
+const std::vector<AlgorithmInfo>& algorithms();
+const AlgorithmInfo* findAlgorithm(const std::string& name);
+
 // The algorithm names accepted by planGraph, in the order `compare` shows them.
-const std::vector<std::string>& algorithmNames();
+std::vector<std::string> algorithmNames();
+// Those with `compared` (compare's default) and with `baseline`.
+std::vector<std::string> comparedAlgorithmNames();
+std::vector<std::string> baselineAlgorithmNames();
+// "eindecomp (default), uniform, balanced, data, brute, fixed" for help texts.
+std::string algorithmList();
 
 // Dispatches on `algorithm`; an unknown name is an InputError (exit 2). Needs a machine
 // for Objective::Time (InputError otherwise).

@@ -34,7 +34,7 @@ int intern(std::vector<T>& list, std::map<T, int>& index, const T& value) {
 // at large p (20 labels at p = 65536: 4,845 candidates x 2 operands x 65,536 ranks).
 OperandSide operandSide(const SearchSpace& s, const NodeSpace& space, const Parts& parts, const CallGeometry& geometry,
                         const Placement& placement, std::size_t k, bool produced) {
-  OperandSide side{projectParts(parts, space.operandDims[k]), {}};
+  OperandSide side{projectParts(parts, space.operandLabels[k]), {}};
   if (!s.model.edgeNeedsPlacement() || !produced) return side;
   side.readByRank.assign(static_cast<std::size_t>(geometry.calls), 0);
   for (std::size_t c = 0; c < placement.callRank.size(); ++c)
@@ -60,9 +60,9 @@ std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node&
   c->truncated = viable.truncated;
   std::vector<Parts> candidates = pin ? std::vector<Parts>{*pin} : std::move(viable.partitions);
   std::map<OutputSide, int> outIndex;
-  std::vector<std::map<OperandSide, int>> sideIndex(c->space.operandDims.size());
-  c->operandSides.resize(c->space.operandDims.size());
-  c->operandIndex.resize(c->space.operandDims.size());
+  std::vector<std::map<OperandSide, int>> sideIndex(c->space.operandLabels.size());
+  c->operandSides.resize(c->space.operandLabels.size());
+  c->operandIndex.resize(c->space.operandLabels.size());
   for (Parts& parts : candidates) {
     const CallGeometry geometry = callGeometry(c->space, parts);
     const Placement placement = canonicalPlacement(geometry, s.onCluster);
@@ -74,8 +74,8 @@ std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node&
       if (!produced[k]) keeps = checkedAdd(keeps, geometry.operandGrid[k].blockElements(), "memory");
     c->memoryBytes.push_back(checkedMul(keeps, s.model.elementBytes(), "memory"));
     c->outIndex.push_back(intern(c->outs, outIndex,
-                                 OutputSide{projectParts(parts, c->space.outputDims), s.onCluster ? geometry.aggParts : 1}));
-    for (std::size_t k = 0; k < c->space.operandDims.size(); ++k)
+                                 OutputSide{projectParts(parts, c->space.outputLabels), s.onCluster ? geometry.aggParts : 1}));
+    for (std::size_t k = 0; k < c->space.operandLabels.size(); ++k)
       c->operandIndex[k].push_back(
           intern(c->operandSides[k], sideIndex[k], operandSide(s, c->space, parts, geometry, placement, k, produced[k])));
     c->parts.push_back(std::move(parts));
@@ -102,12 +102,12 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
       throw InputError({n.loc, "node '" + n.name + "' has " + std::to_string(n.operandLabels.size()) +
                                    " operands; the planner needs 1 or 2 (split n-ary contractions first)"});
     NodeSpace space = nodeSpace(n);
-    std::vector<bool> produced(space.operandDims.size());
+    std::vector<bool> produced(space.operandLabels.size());
     for (std::size_t k = 0; k < produced.size(); ++k) produced[k] = index.nodeIndex(n.inputs[k]) >= 0;
     const auto pinIt = options.pinned.find(n.name);
     std::optional<Parts> pin;
     if (pinIt != options.pinned.end()) pin = pinIt->second;
-    ShapeKey key{space.sizes, space.operandDims, space.outputDims, produced, nodeFlops(n), runsAsGemm(n), pin};
+    ShapeKey key{space.sizes, space.operandLabels, space.outputLabels, produced, nodeFlops(n), runsAsGemm(n), pin};
     auto [it, inserted] = shapeOf.emplace(std::move(key), static_cast<int>(s.shapes.size()));
     if (inserted) s.shapes.push_back(nodeCandidates(s, n, std::move(space), produced, pin, options));
     nodeShape[i] = it->second;

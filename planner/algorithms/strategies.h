@@ -1,6 +1,6 @@
 // Hand strategies (SPEC 4): the EinDecomp paper's experiment-3 baselines for the LLaMA
 // graphs `einplan gen llama` writes, as partitions chosen by label name (b batch, s/t
-// sequence, h heads, f feed-forward, v vocabulary — planner/gen/llama.cpp):
+// sequence, h heads, f feed-forward, v vocabulary — frontends/gen/llama.cpp):
 //   megatron  tensor parallelism: every node with a head label split by heads (Q/K/V
 //             column-parallel, attention by heads, O row-parallel: its partial sums are
 //             reduced), every node with f split by f (W1/W3 column-parallel, W2

@@ -8,7 +8,7 @@ namespace eindecomp {
 
 int64_t blockElements(const std::vector<int64_t>& bounds, const Parts& parts) {
   int64_t n = 1;
-  for (std::size_t k = 0; k < bounds.size(); ++k) n = checkedMul(n, bounds[k] / parts[k], "a block's element count");
+  for (int64_t e : einrt::model::blockExtent(bounds, parts)) n = checkedMul(n, e, "a block's element count");
   return n;
 }
 
@@ -47,7 +47,7 @@ int64_t bytesPerDevice(int64_t nX, int64_t nY, int64_t nZ, std::size_t dtypeByte
 }
 
 std::vector<int64_t> tensorBounds(const NodeSpace& space, int operand) {
-  const std::vector<int>& dims = operand < 0 ? space.outputDims : space.operandDims[operand];
+  const std::vector<int>& dims = operand < 0 ? space.outputLabels : space.operandLabels[operand];
   std::vector<int64_t> b;
   b.reserve(dims.size());
   for (int d : dims) b.push_back(space.sizes[d]);
@@ -57,14 +57,15 @@ std::vector<int64_t> tensorBounds(const NodeSpace& space, int operand) {
 NodeCost nodeCost(const NodeSpace& space, const Parts& parts, std::size_t dtypeBytes) {
   NodeCost c;
   for (int64_t d : parts) c.kernelCalls = checkedMul(c.kernelCalls, d, "kernel calls");
+  const std::vector<int64_t> extent = einrt::model::blockExtent(space.sizes, parts);
   auto block = [&](const std::vector<int>& dims) {
     int64_t n = 1;
-    for (int d : dims) n = checkedMul(n, space.sizes[d] / parts[d], "a block's element count");
+    for (int d : dims) n = checkedMul(n, extent[static_cast<std::size_t>(d)], "a block's element count");
     return n;
   };
-  c.nX = space.operandDims.empty() ? 0 : block(space.operandDims[0]);
-  c.nY = space.operandDims.size() < 2 ? 0 : block(space.operandDims[1]);
-  c.nZ = block(space.outputDims);
+  c.nX = space.operandLabels.empty() ? 0 : block(space.operandLabels[0]);
+  c.nY = space.operandLabels.size() < 2 ? 0 : block(space.operandLabels[1]);
+  c.nZ = block(space.outputLabels);
   for (int d : space.aggregatedDims) c.nAgg *= parts[d];
   c.join = joinCost(c.kernelCalls, c.nX, c.nY);
   c.agg = aggCost(c.kernelCalls, c.nAgg, c.nZ);

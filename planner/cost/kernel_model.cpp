@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include <yaml-cpp/yaml.h>
-
 #include "planner/graph/diagnostic.h"
+#include "planner/graph/document.h"
 #include "planner/graph/identifiers.h"
 #include "planner/graph/scalar_functions.h"
 #include "planner/graph/units.h"
@@ -14,83 +13,100 @@ namespace eindecomp {
 
 namespace {
 
-SourceLoc locOf(const std::string& path, const YAML::Node& n) {
-  const YAML::Mark m = n.Mark();
-  return {path, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
-}
+// A mapping of the machine file's kernel_model section, its fields read through the one
+// document route (planner/graph/document.h). Messages start with "kernel_model: " and
+// point at the documentation.
+class Section {
+ public:
+  Section(const Document& doc, const YamlValue& map, const std::vector<std::string>& known, const std::string& owner)
+      : doc_(doc), loc_(doc.at(map)), fields_(doc.fields(map, known, owner, "(docs/cost-model.md, \"The kernel model\")")) {}
+  const Document& doc() const { return doc_; }
+  const DocField* find(const std::string& key) const { return fields_.find(key); }
+  const DocField& need(const std::string& key, const std::string& where) const {
+    if (const DocField* f = find(key)) return *f;
+    fail(loc_, "missing field '" + key + "'" + where);
+  }
+  [[noreturn]] static void fail(const SourceLoc& at, const std::string& what) {
+    throw InputError({at, "kernel_model: " + what + " (docs/cost-model.md, \"The kernel model\")"});
+  }
 
-[[noreturn]] void fail(const std::string& path, const YAML::Node& at, const std::string& what) {
-  throw InputError({locOf(path, at), "kernel_model: " + what + " (docs/cost-model.md, \"The kernel model\")"});
-}
+ private:
+  const Document& doc_;
+  SourceLoc loc_;
+  DocFields fields_;
+};
 
-YAML::Node need(const YAML::Node& map, const std::string& key, const std::string& path, const std::string& where) {
-  const YAML::Node v = map[key];
-  if (!v) fail(path, map, "missing field '" + key + "'" + where);
-  return v;
-}
+// Grids of more sizes than this are refused (einrt-calibrate writes a dozen): a grid of s
+// sizes has s^3 points, and a hostile file's millions would overflow the count.
+constexpr std::size_t kMaxGridSizes = 64;
 
 // A positive number (plain, as einrt-calibrate writes it) or, with `zeroAllowed`, >= 0.
-double positive(const YAML::Node& v, const std::string& path, const std::string& field, bool zeroAllowed) {
+double positive(const Document& doc, const YamlValue& v, const std::string& field, bool zeroAllowed) {
   double x = -1;
   if (v.IsScalar()) {
     const std::optional<double> q = parseQuantity(v.Scalar(), Quantity::Seconds);
     if (q) x = *q;
   }
   if (!(x > 0 || (zeroAllowed && x == 0)))
-    fail(path, v, "field '" + field + "' must be a " + (zeroAllowed ? "non-negative" : "positive") + " number");
+    Section::fail(doc.at(v), "field '" + field + "' must be a " + (zeroAllowed ? "non-negative" : "positive") + " number");
   return x;
 }
 
-std::vector<double> numbers(const YAML::Node& v, const std::string& path, const std::string& field, std::size_t count,
-                            bool zeroAllowed = false) {
-  if (!v.IsSequence() || v.size() != count)
-    fail(path, v, "field '" + field + "' must be a list of " + std::to_string(count) + " numbers (one per grid point)");
+std::vector<double> numbers(const Document& doc, const DocField& f, std::size_t count, bool zeroAllowed = false) {
+  const std::vector<YamlValue> items = f.value.IsSequence() ? f.value.items() : std::vector<YamlValue>{};
+  if (!f.value.IsSequence() || items.size() != count)
+    Section::fail(f.valueLoc, "field '" + f.name + "' must be a list of " + std::to_string(count) + " numbers (one per grid point)");
   std::vector<double> out;
-  for (const YAML::Node& x : v) out.push_back(positive(x, path, field, zeroAllowed));
+  for (const YamlValue& x : items) out.push_back(positive(doc, x, f.name, zeroAllowed));
   return out;
 }
 
-// Increasing whole numbers, at least one.
-std::vector<int64_t> sizeList(const YAML::Node& v, const std::string& path, const std::string& field) {
-  if (!v.IsSequence() || v.size() == 0) fail(path, v, "field '" + field + "' must be a non-empty list of sizes");
+// Increasing whole numbers, at least one and at most kMaxGridSizes.
+std::vector<int64_t> sizeList(const Document& doc, const DocField& f) {
+  const std::vector<YamlValue> items = f.value.IsSequence() ? f.value.items() : std::vector<YamlValue>{};
+  if (items.empty()) Section::fail(f.valueLoc, "field '" + f.name + "' must be a non-empty list of sizes");
+  if (items.size() > kMaxGridSizes)
+    Section::fail(f.valueLoc, "field '" + f.name + "' lists " + std::to_string(items.size()) + " sizes; a grid has at most " +
+                                  std::to_string(kMaxGridSizes));
   std::vector<int64_t> out;
-  for (const YAML::Node& x : v) {
-    const double d = positive(x, path, field, false);
+  for (const YamlValue& x : items) {
+    const double d = positive(doc, x, f.name, false);
     if (d != std::floor(d) || d > 1e15 || (!out.empty() && d <= static_cast<double>(out.back())))
-      fail(path, x, "field '" + field + "' must list increasing whole numbers");
+      Section::fail(doc.at(x), "field '" + f.name + "' must list increasing whole numbers");
     out.push_back(static_cast<int64_t>(d));
   }
   return out;
 }
 
-ElementwiseRates elementwiseRates(const YAML::Node& v, const std::string& path, const std::string& field) {
-  if (!v.IsMap()) fail(path, v, "field '" + field + "' must be a mapping {bandwidth: ..., reduce_bandwidth: ..., exp: ..., ...}");
+ElementwiseRates elementwiseRates(const Document& doc, const DocField& f) {
+  const std::string& field = f.name;
+  if (!f.value.IsMap())
+    Section::fail(f.valueLoc, "field '" + field + "' must be a mapping {bandwidth: ..., reduce_bandwidth: ..., exp: ..., ...}");
   std::vector<std::string> known{"bandwidth", "reduce_bandwidth", "stream_bandwidth", "point", "reduce_point", "agg_max", "agg_min", "run", "div"};
-  for (const ScalarFunctionInfo& f : scalarFunctions()) known.emplace_back(f.name);
-  for (const auto& entry : v) {
-    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
-    if (std::find(known.begin(), known.end(), key) == known.end())
-      fail(path, entry.first, "unknown field " + quoted(key) + " in '" + field + "'" + didYouMean(key, known));
-  }
+  for (const ScalarFunctionInfo& fn : scalarFunctions()) known.emplace_back(fn.name);
+  const Section v(doc, f.value, known, "'" + field + "'");
   const std::string where = " in '" + field + "'";
+  auto rate = [&](const std::string& key, bool zeroAllowed) {
+    return positive(doc, v.need(key, where).value, field + "." + key, zeroAllowed);
+  };
   ElementwiseRates r;
-  r.bandwidth = positive(need(v, "bandwidth", path, where), path, field + ".bandwidth", false);
-  r.reduceBandwidth = positive(need(v, "reduce_bandwidth", path, where), path, field + ".reduce_bandwidth", false);
-  if (const YAML::Node b = v["stream_bandwidth"]) r.streamBandwidth = positive(b, path, field + ".stream_bandwidth", false);
-  r.pointSeconds = positive(need(v, "point", path, where), path, field + ".point", false);
-  r.reducePointSeconds = positive(need(v, "reduce_point", path, where), path, field + ".reduce_point", false);
-  r.aggMaxSeconds = positive(need(v, "agg_max", path, where), path, field + ".agg_max", true);
-  r.aggMinSeconds = positive(need(v, "agg_min", path, where), path, field + ".agg_min", true);
-  r.runSeconds = positive(need(v, "run", path, where), path, field + ".run", true);
-  r.divSeconds = positive(need(v, "div", path, where), path, field + ".div", true);
+  r.bandwidth = rate("bandwidth", false);
+  r.reduceBandwidth = rate("reduce_bandwidth", false);
+  if (v.find("stream_bandwidth")) r.streamBandwidth = rate("stream_bandwidth", false);
+  r.pointSeconds = rate("point", false);
+  r.reducePointSeconds = rate("reduce_point", false);
+  r.aggMaxSeconds = rate("agg_max", true);
+  r.aggMinSeconds = rate("agg_min", true);
+  r.runSeconds = rate("run", true);
+  r.divSeconds = rate("div", true);
   // Functions added to the table after einrt-calibrate first wrote this field (sin, cos):
   // a file from before lacks them, and they are priced as exp, the closest measured one.
   constexpr std::string_view kAddedLater[] = {"sin", "cos"};
-  for (const ScalarFunctionInfo& f : scalarFunctions()) {
-    const std::string name(f.name);
-    const bool optional = std::find(std::begin(kAddedLater), std::end(kAddedLater), f.name) != std::end(kAddedLater);
-    if (optional && !v[name]) r.functionSeconds.push_back(r.functionSeconds[static_cast<std::size_t>(ScalarFunction::Exp)]);
-    else r.functionSeconds.push_back(positive(need(v, name, path, where), path, field + "." + name, true));
+  for (const ScalarFunctionInfo& fn : scalarFunctions()) {
+    const std::string name(fn.name);
+    const bool optional = std::find(std::begin(kAddedLater), std::end(kAddedLater), fn.name) != std::end(kAddedLater);
+    if (optional && !v.find(name)) r.functionSeconds.push_back(r.functionSeconds[static_cast<std::size_t>(ScalarFunction::Exp)]);
+    else r.functionSeconds.push_back(rate(name, true));
   }
   return r;
 }
@@ -149,49 +165,45 @@ KernelModel::PermuteRates KernelModel::permuteRates(int64_t elements) const {
   return {logMix(permuteBandwidth), mix(permuteTileSeconds), logMix(permuteRowsBandwidth), mix(permuteRunSeconds)};
 }
 
-KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
-  if (!v.IsMap()) fail(path, v, "'kernel_model' must be a mapping (as einrt-calibrate writes it)");
+KernelModel parseKernelModel(const Document& doc, const DocField& section) {
+  if (!section.value.IsMap()) Section::fail(section.valueLoc, "'kernel_model' must be a mapping (as einrt-calibrate writes it)");
   std::vector<std::string> known{"gemm_primitive", "primitive_flops_f32", "primitive_flops_f64", "step", "cache_bytes", "stream_bytes", "gemm_sizes", "permute_sizes", "permute_bandwidth", "permute_tile", "permute_rows_bandwidth", "permute_run", "gemm_spill_from", "gemm_spill_f32", "gemm_spill_f64", "gemm_at_sizes", "gemm_at_flops_f32", "gemm_at_flops_f64", "primitive_at_flops_f32", "primitive_at_flops_f64", "gemm_bt_flops_f32", "gemm_bt_flops_f64"};
   for (einrt::DType t : einrt::kAllDTypes) {
     known.push_back(std::string("gemm_flops_") + einrt::dtypeName(t));
     known.push_back(std::string("elementwise_") + einrt::dtypeName(t));
   }
-  for (const auto& entry : v) {
-    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
-    if (std::find(known.begin(), known.end(), key) == known.end())
-      fail(path, entry.first, "unknown field " + quoted(key) + didYouMean(key, known));
-  }
+  const Section v(doc, section.value, known, "kernel_model");
   KernelModel km;
-  if (const YAML::Node primitive = v["gemm_primitive"]) {
-    if (!primitive.IsScalar() || !isIdentifier(primitive.Scalar()))
-      fail(path, primitive, "field 'gemm_primitive' must name the GEMM primitive (as einrt-calibrate writes it: libxsmm)");
-    km.gemmPrimitive = primitive.Scalar();
+  if (const DocField* primitive = v.find("gemm_primitive")) {
+    if (!primitive->value.IsScalar() || !isIdentifier(primitive->value.Scalar()))
+      Section::fail(primitive->valueLoc, "field 'gemm_primitive' must name the GEMM primitive (as einrt-calibrate writes it: libxsmm)");
+    km.gemmPrimitive = primitive->value.Scalar();
   }
-  km.gemmSizes = sizeList(need(v, "gemm_sizes", path, ""), path, "gemm_sizes");
+  km.gemmSizes = sizeList(doc, v.need("gemm_sizes", ""));
   const std::size_t points = km.gemmSizes.size() * km.gemmSizes.size() * km.gemmSizes.size();
   for (einrt::DType t : einrt::kAllDTypes) {
     const std::string g = std::string("gemm_flops_") + einrt::dtypeName(t), e = std::string("elementwise_") + einrt::dtypeName(t);
-    km.gemmFlops[static_cast<std::size_t>(t)] = numbers(need(v, g, path, ""), path, g, points);
-    km.elementwise[static_cast<std::size_t>(t)] = elementwiseRates(need(v, e, path, ""), path, e);
+    km.gemmFlops[static_cast<std::size_t>(t)] = numbers(doc, v.need(g, ""), points);
+    km.elementwise[static_cast<std::size_t>(t)] = elementwiseRates(doc, v.need(e, ""));
   }
   if (!km.gemmPrimitive.empty())
     for (einrt::DType t : {einrt::DType::F32, einrt::DType::F64}) {
       const std::string g = std::string("primitive_flops_") + einrt::dtypeName(t);
-      km.primitiveFlops[static_cast<std::size_t>(t)] = numbers(need(v, g, path, " (the file names a gemm_primitive)"), path, g, points);
+      km.primitiveFlops[static_cast<std::size_t>(t)] = numbers(doc, v.need(g, " (the file names a gemm_primitive)"), points);
     }
   // Calls with A transposed: their rates over the main grid's at the same points.
-  if (const YAML::Node at = v["gemm_at_sizes"]) {
-    km.transposedASizes = sizeList(at, path, "gemm_at_sizes");
+  if (const DocField* at = v.find("gemm_at_sizes")) {
+    km.transposedASizes = sizeList(doc, *at);
     std::vector<std::size_t> index;  // of each A^T size in gemm_sizes
     for (int64_t size : km.transposedASizes) {
       const auto found = std::find(km.gemmSizes.begin(), km.gemmSizes.end(), size);
-      if (found == km.gemmSizes.end()) fail(path, at, "field 'gemm_at_sizes' must list sizes of 'gemm_sizes'");
+      if (found == km.gemmSizes.end()) Section::fail(at->valueLoc, "field 'gemm_at_sizes' must list sizes of 'gemm_sizes'");
       index.push_back(static_cast<std::size_t>(found - km.gemmSizes.begin()));
     }
     const std::size_t s = index.size(), g = km.gemmSizes.size();
     // The log of a transposed grid's rates over the main grid's at the same points.
     auto logRatios = [&](const std::string& field, const std::vector<double>& main) {
-      const std::vector<double> rates = numbers(need(v, field, path, " (the file has gemm_at_sizes)"), path, field, s * s * s);
+      const std::vector<double> rates = numbers(doc, v.need(field, " (the file has gemm_at_sizes)"), s * s * s);
       std::vector<double> ratio;
       for (std::size_t i = 0; i < s; ++i)
         for (std::size_t j = 0; j < s; ++j)
@@ -207,37 +219,38 @@ KernelModel parseKernelModel(const YAML::Node& v, const std::string& path) {
                       (onPrimitive ? km.primitiveFlops : km.gemmFlops)[ti]);
       // B^T grids came later: files of earlier einrt-calibrate have none.
       const std::string bt = std::string("gemm_bt_flops_") + einrt::dtypeName(t);
-      if (v[bt]) km.transposedBLogRatio[ti] = logRatios(bt, km.gemmFlops[ti]);
+      if (v.find(bt)) km.transposedBLogRatio[ti] = logRatios(bt, km.gemmFlops[ti]);
     }
   }
   for (const char* bt : {"gemm_bt_flops_f32", "gemm_bt_flops_f64"})
-    if (v[bt] && !v["gemm_at_sizes"]) fail(path, v[bt], "field '" + std::string(bt) + "' needs 'gemm_at_sizes' (its grid's sizes)");
+    if (const DocField* f = v.find(bt); f && !v.find("gemm_at_sizes"))
+      Section::fail(f->valueLoc, "field '" + std::string(bt) + "' needs 'gemm_at_sizes' (its grid's sizes)");
   // What a result past the grid's largest costs (files from before it: none, and the
   // primitive's memory floor alone).
-  if (const YAML::Node from = v["gemm_spill_from"]) {
-    const double f = positive(from, path, "gemm_spill_from", false);
-    if (f != std::floor(f) || f > 1e15) fail(path, from, "field 'gemm_spill_from' must be a whole number of elements");
+  if (const DocField* from = v.find("gemm_spill_from")) {
+    const double f = positive(doc, from->value, "gemm_spill_from", false);
+    if (f != std::floor(f) || f > 1e15) Section::fail(from->valueLoc, "field 'gemm_spill_from' must be a whole number of elements");
     km.spillFrom = static_cast<int64_t>(f);
     const std::size_t paths = km.gemmPrimitive.empty() ? 1 : 2;
     for (einrt::DType t : {einrt::DType::F32, einrt::DType::F64}) {
       const std::string g = std::string("gemm_spill_") + einrt::dtypeName(t);
-      const YAML::Node list = need(v, g, path, " (the file has gemm_spill_from)");
-      if (!list.IsSequence() || list.size() != paths)
-        fail(path, list, "field '" + g + "' must be a list of " + std::to_string(paths) + " numbers (the BLAS" +
-                             (paths == 2 ? ", the primitive)" : ")"));
-      for (std::size_t i = 0; i < paths; ++i)
-        km.spillSeconds[static_cast<std::size_t>(t)][i] = positive(list[i], path, g, true);
+      const DocField& list = v.need(g, " (the file has gemm_spill_from)");
+      const std::vector<YamlValue> items = list.value.IsSequence() ? list.value.items() : std::vector<YamlValue>{};
+      if (!list.value.IsSequence() || items.size() != paths)
+        Section::fail(list.valueLoc, "field '" + g + "' must be a list of " + std::to_string(paths) + " numbers (the BLAS" +
+                                         (paths == 2 ? ", the primitive)" : ")"));
+      for (std::size_t i = 0; i < paths; ++i) km.spillSeconds[static_cast<std::size_t>(t)][i] = positive(doc, items[i], g, true);
     }
   }
-  if (const YAML::Node step = v["step"]) km.stepSeconds = positive(step, path, "step", true);
-  if (const YAML::Node cache = v["cache_bytes"]) km.cacheBytes = positive(cache, path, "cache_bytes", true);
-  if (const YAML::Node stream = v["stream_bytes"]) km.streamBytes = positive(stream, path, "stream_bytes", false);
-  km.permuteSizes = sizeList(need(v, "permute_sizes", path, ""), path, "permute_sizes");
+  if (const DocField* step = v.find("step")) km.stepSeconds = positive(doc, step->value, "step", true);
+  if (const DocField* cache = v.find("cache_bytes")) km.cacheBytes = positive(doc, cache->value, "cache_bytes", true);
+  if (const DocField* stream = v.find("stream_bytes")) km.streamBytes = positive(doc, stream->value, "stream_bytes", false);
+  km.permuteSizes = sizeList(doc, v.need("permute_sizes", ""));
   const std::size_t n = km.permuteSizes.size();
-  km.permuteBandwidth = numbers(need(v, "permute_bandwidth", path, ""), path, "permute_bandwidth", n);
-  km.permuteRowsBandwidth = numbers(need(v, "permute_rows_bandwidth", path, ""), path, "permute_rows_bandwidth", n);
-  km.permuteTileSeconds = numbers(need(v, "permute_tile", path, ""), path, "permute_tile", n, true);
-  km.permuteRunSeconds = numbers(need(v, "permute_run", path, ""), path, "permute_run", n, true);
+  km.permuteBandwidth = numbers(doc, v.need("permute_bandwidth", ""), n);
+  km.permuteRowsBandwidth = numbers(doc, v.need("permute_rows_bandwidth", ""), n);
+  km.permuteTileSeconds = numbers(doc, v.need("permute_tile", ""), n, true);
+  km.permuteRunSeconds = numbers(doc, v.need("permute_run", ""), n, true);
   return km;
 }
 

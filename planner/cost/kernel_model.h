@@ -54,9 +54,7 @@
 
 #include <einrt/types.h>
 
-namespace YAML {
-class Node;
-}
+#include "planner/graph/document.h"
 
 namespace eindecomp {
 
@@ -116,8 +114,8 @@ struct KernelModel {
   PermuteRates permuteRates(int64_t elements) const;
 };
 
-// The `kernel_model:` mapping of the machine file `path`; InputError (exit 2) naming the
+// The machine file's `kernel_model:` field; InputError (exit 2) naming the
 // line and field of anything missing or malformed.
-KernelModel parseKernelModel(const YAML::Node& section, const std::string& path);
+KernelModel parseKernelModel(const Document& doc, const DocField& section);
 
 }  // namespace eindecomp

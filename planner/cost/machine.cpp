@@ -2,9 +2,8 @@
 
 #include <algorithm>
 
-#include <yaml-cpp/yaml.h>
-
 #include "planner/graph/diagnostic.h"
+#include "planner/graph/document.h"
 #include "planner/graph/identifiers.h"
 #include "planner/graph/input_file.h"
 #include "planner/graph/units.h"
@@ -33,31 +32,52 @@ const std::vector<Field>& estimateFields() {
   return fields;
 }
 
-SourceLoc locOf(const std::string& path, const YAML::Node& n) {
-  const YAML::Mark m = n.Mark();
-  return {path, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
+// What a real machine's figures fall within; a value outside is a typo or a forgotten unit
+// (bandwidth: 12.5 read as 12.5 B/s), which would price every plan absurdly, or past
+// 64 bits: refused with the unit the number probably had.
+struct Plausible {
+  double low, high;
+  const char* range;                 // for the message
+  std::vector<std::pair<double, const char*>> guesses;  // factor and unit of a likely intent
+};
+
+const Plausible& plausibleFor(Quantity kind) {
+  static const Plausible seconds{0, 1, "0 to 1 s", {{1e-6, "us"}, {1e-9, "ns"}}};
+  static const Plausible rate{1e6, 1e15, "1 MB/s to 1 PB/s", {{1e9, "GB/s"}, {1e6, "MB/s"}}};
+  static const Plausible flops{1e6, 1e19, "1 MFLOP/s to 10 EFLOP/s", {{1e12, "TFLOP/s"}, {1e9, "GFLOP/s"}}};
+  return kind == Quantity::Seconds ? seconds : kind == Quantity::BytesPerSecond ? rate : flops;
 }
 
-std::optional<double> readField(const YAML::Node& root, const std::string& path, const Field& f) {
-  const YAML::Node v = root[f.key];
+void requirePlausible(const DocField& v, double x, Quantity kind) {
+  const Plausible& p = plausibleFor(kind);
+  if (x == 0 || (x >= p.low && x <= p.high)) return;
+  std::string guess;
+  for (const auto& [factor, unit] : p.guesses)
+    if (guess.empty() && x * factor >= p.low && x * factor <= p.high) guess = std::string(": did you mean ") + v.value.Scalar() + " " + unit + "?";
+  throw InputError({v.valueLoc, "field '" + v.name + "': " + v.value.Scalar() + " is outside any plausible machine (" + p.range +
+                                    ")" + (guess.empty() ? "; give a unit (" + quantityUnits(kind) + ")" : guess)});
+}
+
+std::optional<double> readField(const DocFields& fields, const SourceLoc& rootLoc, const Field& f) {
+  const DocField* v = fields.find(f.key);
   if (!v) {
-    if (f.required) throw InputError({locOf(path, root), std::string("missing field '") + f.key + "'"});
+    if (f.required) throw InputError({rootLoc, std::string("missing field '") + f.key + "'"});
     return std::nullopt;
   }
-  const SourceLoc loc = locOf(path, v);
-  const std::optional<double> x = v.IsScalar() ? parseQuantity(v.Scalar(), f.kind) : std::nullopt;
+  const std::optional<double> x = v->value.IsScalar() ? parseQuantity(v->value.Scalar(), f.kind) : std::nullopt;
   if (!x)
-    throw InputError({loc, std::string("field '") + f.key + "' must be a non-negative number, optionally with a unit (" +
-                               quantityUnits(f.kind) + ")"});
-  if (*x == 0 && !f.zeroAllowed) throw InputError({loc, std::string("field '") + f.key + "' must be positive"});
+    throw InputError({v->valueLoc, std::string("field '") + f.key + "' must be a non-negative number, optionally with a unit (" +
+                                       quantityUnits(f.kind) + ")"});
+  if (*x == 0 && !f.zeroAllowed) throw InputError({v->valueLoc, std::string("field '") + f.key + "' must be positive"});
+  requirePlausible(*v, *x, f.kind);
   return x;
 }
 
 // ranks_per_node: a positive whole number.
-std::optional<int64_t> readRanksPerNode(const YAML::Node& root, const std::string& path) {
-  const YAML::Node v = root["ranks_per_node"];
+std::optional<int64_t> readRanksPerNode(const DocFields& fields) {
+  const DocField* v = fields.find("ranks_per_node");
   if (!v) return std::nullopt;
-  const std::string text = v.IsScalar() ? v.Scalar() : "";
+  const std::string text = v->value.IsScalar() ? v->value.Scalar() : "";
   int64_t n = 0;
   bool ok = !text.empty() && text.size() <= 9;
   for (char c : text) {
@@ -65,7 +85,7 @@ std::optional<int64_t> readRanksPerNode(const YAML::Node& root, const std::strin
     if (ok) n = n * 10 + (c - '0');
   }
   if (!ok || n <= 0)
-    throw InputError({locOf(path, v), "field 'ranks_per_node' must be a positive whole number below 10^9 (ranks k*N .. k*N+N-1 share node k)"});
+    throw InputError({v->valueLoc, "field 'ranks_per_node' must be a positive whole number below 10^9 (ranks k*N .. k*N+N-1 share node k)"});
   return n;
 }
 
@@ -77,53 +97,48 @@ const std::vector<std::string>& machineInformationKeys() {
   return keys;
 }
 
-Machine parseMachineText(const std::string& text, const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw InputError({{path, e.mark.line + 1, e.mark.column + 1}, "machine file: " + e.msg});
-  }
+Machine readMachineDocument(const Document& doc) {
+  const YamlValue root = doc.root();
   if (!root.IsMap())
-    throw InputError({{path, 1, 1}, "a machine file must be a mapping with latency, bandwidth and flops (docs/cost-model.md)"});
+    throw InputError({{doc.file(), 1, 1}, "a machine file must be a mapping with latency, bandwidth and flops (docs/cost-model.md)"});
   std::vector<std::string> known;
-  for (const Field& f : estimateFields()) known.push_back(f.key);
+  std::string list;
+  for (const Field& f : estimateFields()) {
+    known.push_back(f.key);
+    list += (list.empty() ? "" : ", ") + std::string(f.key);
+  }
   known.push_back("ranks_per_node");
   known.push_back("kernel_model");
   for (const auto& k : machineInformationKeys()) known.push_back(k);
-  for (const auto& entry : root) {
-    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
-    if (std::find(known.begin(), known.end(), key) == known.end()) {
-      std::string list;
-      for (const Field& f : estimateFields()) list += (list.empty() ? "" : ", ") + std::string(f.key);
-      list += ", ranks_per_node, kernel_model";
-      throw InputError({locOf(path, entry.first), "unknown field " + quoted(key) + " in the machine file" +
-                                                      didYouMean(key, known) + "; the estimate reads " + list});
-    }
-  }
+  const DocFields fields = doc.fields(root, known, "machine file", "the estimate reads " + list + ", ranks_per_node, kernel_model");
+  const SourceLoc rootLoc = doc.at(root);
   Machine m;
-  m.latencySeconds = *readField(root, path, estimateFields()[0]);
-  m.bandwidthBytesPerSecond = *readField(root, path, estimateFields()[1]);
-  m.flopsPerSecond = *readField(root, path, estimateFields()[2]);
-  m.flopsF64PerSecond = readField(root, path, estimateFields()[3]);
-  m.memoryBytesPerSecond = readField(root, path, estimateFields()[4]);
-  m.flopsBf16PerSecond = readField(root, path, estimateFields()[5]);
-  m.flopsF16PerSecond = readField(root, path, estimateFields()[6]);
-  const std::optional<double> interLatency = readField(root, path, estimateFields()[7]);
-  const std::optional<double> interBandwidth = readField(root, path, estimateFields()[8]);
-  m.ranksPerNode = readRanksPerNode(root, path);
+  m.latencySeconds = *readField(fields, rootLoc, estimateFields()[0]);
+  m.bandwidthBytesPerSecond = *readField(fields, rootLoc, estimateFields()[1]);
+  m.flopsPerSecond = *readField(fields, rootLoc, estimateFields()[2]);
+  m.flopsF64PerSecond = readField(fields, rootLoc, estimateFields()[3]);
+  m.memoryBytesPerSecond = readField(fields, rootLoc, estimateFields()[4]);
+  m.flopsBf16PerSecond = readField(fields, rootLoc, estimateFields()[5]);
+  m.flopsF16PerSecond = readField(fields, rootLoc, estimateFields()[6]);
+  const std::optional<double> interLatency = readField(fields, rootLoc, estimateFields()[7]);
+  const std::optional<double> interBandwidth = readField(fields, rootLoc, estimateFields()[8]);
+  m.ranksPerNode = readRanksPerNode(fields);
   if (m.ranksPerNode && (!interLatency || !interBandwidth))
-    throw InputError({locOf(path, root["ranks_per_node"]), std::string("a cluster (ranks_per_node) needs the link between nodes: add ") +
-                                                         (interLatency ? "" : "inter_node_latency") +
-                                                         (!interLatency && !interBandwidth ? " and " : "") +
-                                                         (interBandwidth ? "" : "inter_node_bandwidth") + " (docs/cost-model.md)"});
+    throw InputError({fields.find("ranks_per_node")->valueLoc,
+                      std::string("a cluster (ranks_per_node) needs the link between nodes: add ") +
+                          (interLatency ? "" : "inter_node_latency") + (!interLatency && !interBandwidth ? " and " : "") +
+                          (interBandwidth ? "" : "inter_node_bandwidth") + " (docs/cost-model.md)"});
   if (!m.ranksPerNode && (interLatency || interBandwidth))
-    throw InputError({locOf(path, root[interLatency ? "inter_node_latency" : "inter_node_bandwidth"]),
+    throw InputError({fields.find(interLatency ? "inter_node_latency" : "inter_node_bandwidth")->valueLoc,
                       "inter_node_latency and inter_node_bandwidth describe a cluster: add ranks_per_node (docs/cost-model.md)"});
   m.interNodeLatencySeconds = interLatency.value_or(0);
   m.interNodeBandwidthBytesPerSecond = interBandwidth.value_or(0);
-  if (const YAML::Node k = root["kernel_model"]) m.kernels = parseKernelModel(k, path);
+  if (const DocField* k = fields.find("kernel_model")) m.kernels = parseKernelModel(doc, *k);
   return m;
+}
+
+Machine parseMachineText(const std::string& text, const std::string& path) {
+  return readMachineDocument(Document(text, path, GraphFormat::Auto, "machine file"));
 }
 
 Machine flatMachine(Machine m) {
@@ -133,6 +148,8 @@ Machine flatMachine(Machine m) {
   return m;
 }
 
-Machine loadMachineFile(const std::string& path) { return parseMachineText(readInputFile(path, "machine file"), path); }
+Machine loadMachineFile(const std::string& path) {
+  return readMachineDocument(Document::read(path, "machine file", GraphFormat::Auto, kMaxMachineFileBytes));
+}
 
 }  // namespace eindecomp

@@ -58,6 +58,10 @@ inline einrt::RankNodes rankNodesOf(const std::optional<Machine>& m) { return m 
 // cluster-blind planner assumes).
 Machine flatMachine(Machine m);
 
+// A machine file is a few kilobytes (einrt-calibrate's); larger files are refused before
+// they are parsed.
+inline constexpr int64_t kMaxMachineFileBytes = int64_t{4} << 20;
+
 // Throws InputError (exit 2) naming the file, line and field.
 Machine loadMachineFile(const std::string& path);
 Machine parseMachineText(const std::string& text, const std::string& displayName);

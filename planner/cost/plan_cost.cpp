@@ -8,6 +8,7 @@
 #include "planner/cost/time_model.h"
 #include "planner/cost/traffic.h"
 #include "planner/fusion/fusion.h"
+#include "planner/model/program_tables.h"
 #include "planner/partition/call_geometry.h"
 #include "planner/paths/gemm_mapping.h"
 
@@ -20,21 +21,22 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   PlanCost pc;
   pc.ranksPerNode = nodes.ranksPerNode;
   pc.nodes.resize(plan.nodes.size());
-  std::vector<NodeSpace> spaces;
-  std::vector<CallGeometry> geometry;
+  std::vector<CallGeometry> geometry;  // moved into the program model where there is one
+  std::optional<einrt::model::ProgramModel> program;
+  auto geometryOf = [&](std::size_t i) -> const CallGeometry& { return program ? program->nodes[i].geometry : geometry[i]; };
   std::vector<int64_t> busiestCalls(plan.nodes.size(), 0);
   for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     const NodePlan& np = plan.nodes[i];
-    spaces.push_back(nodeSpace(n));
-    geometry.push_back(callGeometry(spaces.back(), np.parts));
+    const NodeSpace space = nodeSpace(n);
+    geometry.push_back(callGeometry(space, np.parts));
     NodePlanCost& c = pc.nodes[i];
-    const NodeCost paper = nodeCost(spaces.back(), np.parts, static_cast<std::size_t>(elementBytes));
+    const NodeCost paper = nodeCost(space, np.parts, static_cast<std::size_t>(elementBytes));
     c.join = paper.join;
     c.agg = paper.agg;
     c.flops = nodeFlops(n);
     c.bytesPerDevice = paper.bytesPerDevice;
-    const Traffic agg = aggregationTraffic(geometry.back(), np.placement.callRank, np.placement.blockOwner, plan.devices, detail, nodes);
+    const Traffic agg = aggregationTraffic(geometryOf(i), np.placement.callRank, np.placement.blockOwner, plan.devices, detail, nodes);
     c.trafficAggBytes = checkedMul(agg.elements, elementBytes, "traffic bytes");
     c.interNodeBytes = checkedMul(agg.interNodeElements, elementBytes, "traffic bytes");
     if (machine) {
@@ -45,11 +47,16 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
       c.timePs = phasePicoseconds(*machine, agg, elementBytes);
     }
   }
-  std::optional<Fusion> fusion;
-  if (machine || memory == MemoryDetail::Peak) fusion = chooseFusion(g, plan);
+  // The program the plan lowers to (einrt's program model, on the host: fused groups as
+  // steps), for its kernels' time and its memory.
+  std::optional<einrt::model::ProgramTables> tables;
+  if (machine || memory == MemoryDetail::Peak) {
+    tables = programTables(g, plan, chooseFusion(g, plan));
+    program = einrt::model::buildProgramModel(*tables, static_cast<std::size_t>(elementBytes), true, std::move(geometry));
+  }
   if (machine) {
     std::vector<bool> fromMemory;
-    const std::vector<int64_t> compute = planComputePicoseconds(*machine, g, plan, busiestCalls, *fusion, &fromMemory);
+    const std::vector<int64_t> compute = planComputePicoseconds(*machine, g, plan, busiestCalls, *program, &fromMemory);
     for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
       pc.nodes[i].computePs = compute[i];
       pc.nodes[i].resultFromMemory = fromMemory[i];
@@ -64,7 +71,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     EdgePlanCost& c = pc.edges[e];
     c.paper = repartitionCost(edge.bounds, edge.producerParts, edge.consumerParts);
     const BlockHomes homes({edge.bounds, edge.producerParts}, producer.placement.blockOwner, plan.devices);
-    const CallGeometry& reads = geometry[static_cast<std::size_t>(edge.toNode)];
+    const CallGeometry& reads = geometryOf(static_cast<std::size_t>(edge.toNode));
     const Traffic t = repartitionTraffic(homes, reads.operandGrid[static_cast<std::size_t>(edge.operand)],
                                          reads.operandBlock[static_cast<std::size_t>(edge.operand)],
                                          consumer.placement.callRank, plan.devices, detail, nodes);
@@ -89,7 +96,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   }
   pc.paperBytes = checkedMul(pc.paper, elementBytes, "total bytes");
   if (memory == MemoryDetail::Peak) {
-    pc.memory = memoryPlan(g, plan, *fusion);
+    pc.memory = memoryPlan(*tables, *program, static_cast<int>(plan.devices), elementBytes);
     pc.peakBytesPerDevice = pc.memory.peakBytesPerDevice;
   }
   if (machine) pc.timePs = time;

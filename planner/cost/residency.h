@@ -17,13 +17,13 @@
 
 #include <vector>
 
-#include "planner/graph/graph.h"
 
 namespace eindecomp {
 
-// Per node of `g`: whether its result comes from memory, given the bytes each node's calls
-// touch on the busiest rank (`touchedBytes`, aligned with g.nodes) and the bytes the
-// caches keep (`cacheBytes`; 0: unknown, and every result counts as cached).
-std::vector<bool> resultsFromMemory(const Graph& g, const std::vector<double>& touchedBytes, double cacheBytes);
+// Per node: whether its result comes from memory, given each node's last reader (einrt's
+// program model: lastReaders), the bytes each node's calls touch on the busiest rank
+// (`touchedBytes`, aligned with the nodes) and the bytes the caches keep (`cacheBytes`; 0:
+// unknown, and every result counts as cached).
+std::vector<bool> resultsFromMemory(const std::vector<int>& lastReader, const std::vector<double>& touchedBytes, double cacheBytes);
 
 }  // namespace eindecomp

@@ -48,21 +48,19 @@ struct CallShape {
 
 CallShape callShape(const NodeSpace& space, const Parts& parts) {
   CallShape c;
-  for (std::size_t l = 0; l < space.sizes.size(); ++l) {
-    c.extent.push_back((space.sizes[l] + parts[l] - 1) / parts[l]);
-    c.points *= static_cast<double>(c.extent.back());
-  }
+  c.extent = einrt::model::blockExtent(space.sizes, parts);
+  for (int64_t e : c.extent) c.points *= static_cast<double>(e);
   auto elements = [&](const std::vector<int>& dims) {
     double e = 1;
     for (int d : dims) e *= static_cast<double>(c.extent[static_cast<std::size_t>(d)]);
     return e;
   };
-  c.nX = elements(space.operandDims[0]);
-  if (space.operandDims.size() > 1) c.nY = elements(space.operandDims[1]);
-  c.nZ = elements(space.outputDims);
+  c.nX = elements(space.operandLabels[0]);
+  if (space.operandLabels.size() > 1) c.nY = elements(space.operandLabels[1]);
+  c.nZ = elements(space.outputLabels);
   for (int d : space.aggregatedDims) c.reduces = c.reduces || c.extent[static_cast<std::size_t>(d)] > 1;
   if (c.extent.size() <= static_cast<std::size_t>(einrt::program::kMaxLoops)) {
-    c.nest = einrt::program::planLoopNest(c.extent, space.operandDims, space.outputDims);
+    c.nest = einrt::program::planLoopNest(c.extent, space.operandLabels, space.outputLabels);
     if (c.nest->depth > 0) c.runs = c.points / static_cast<double>(c.nest->extent[c.nest->depth - 1]);
   }
   return c;
@@ -109,15 +107,18 @@ double computeSeconds(const ElementwiseRates& r, const Node& n, const CallShape&
 
 struct GemmShape {
   GemmMapping mapping;
-  einrt::program::GemmCall call;  // as einrt's NodeKernel calls it (a result stored N-major
-                                  // is computed transposed: m and n swapped)
+  einrt::program::GemmCall call;  // einrt's call (gemmCallPlanOf), priced as one call of all
+                                  // its batch entries: the loops around it times its batch
 };
 
-std::optional<GemmShape> gemmShape(const Node& n, const CallShape& c) {
+std::optional<GemmShape> gemmShape(const Node& n, const NodeSpace& space, const CallShape& c) {
   if (!runsAsGemm(n)) return std::nullopt;
   std::optional<GemmMapping> g = mapContractionToGemm(n, c.extent);
   if (!g) return std::nullopt;
-  return GemmShape{*g, gemmCallOf(*g)};
+  const einrt::model::GemmCallPlan plan = einrt::model::gemmCallPlan(gemmSpecOf(*g, space.labels), space, c.extent);
+  einrt::program::GemmCall call = plan.call;
+  call.batch *= plan.outerEntries;
+  return GemmShape{*g, call};
 }
 
 // How einrt runs the call on one thread of a rank on the path `planned` (scheduleGemm).
@@ -310,11 +311,11 @@ double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, cons
   const KernelModel& k = *m.kernels;
   const double bytes = static_cast<double>(dtypeSize(dtype));
   if (const std::optional<std::vector<int>> order = permutationOrder(n))
-    return permuteSeconds(k, extentsOf(space.operandDims[0], c), *order, false, bytes);
-  if (const std::optional<GemmShape> g = gemmShape(n, c))
-    return gemmOnPath(k, *g, dtype, planned, resultFromMemory).seconds + permuteSeconds(k, extentsOf(space.operandDims[0], c), g->mapping.permX, false, bytes) +
-           permuteSeconds(k, extentsOf(space.operandDims[1], c), g->mapping.permY, false, bytes) +
-           permuteSeconds(k, extentsOf(space.outputDims, c), g->mapping.permZ, true, bytes);
+    return permuteSeconds(k, extentsOf(space.operandLabels[0], c), *order, false, bytes);
+  if (const std::optional<GemmShape> g = gemmShape(n, space, c))
+    return gemmOnPath(k, *g, dtype, planned, resultFromMemory).seconds + permuteSeconds(k, extentsOf(space.operandLabels[0], c), g->mapping.permX, false, bytes) +
+           permuteSeconds(k, extentsOf(space.operandLabels[1], c), g->mapping.permY, false, bytes) +
+           permuteSeconds(k, extentsOf(space.outputLabels, c), g->mapping.permZ, true, bytes);
   const ElementwiseRates& r = k.rates(dtype);
   return std::max((c.nX + c.nY + c.nZ) * bytes / elementwiseBandwidth(k, r, c, bytes), computeSeconds(r, n, c));
 }
@@ -323,8 +324,8 @@ double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, cons
 // group reads from memory or writes back, once. Added, not overlapped: within a tile the
 // members run one after another, so the members that stream from memory and those that
 // compute do not run at once (measured: attention's softmax group took the sum).
-double fusedCallSeconds(const Machine& m, const Graph& g, const std::vector<Parts>& parts, const Fusion& fusion,
-                        const FusionGroup& group) {
+double fusedCallSeconds(const Machine& m, const Graph& g, const std::vector<Parts>& parts,
+                        const einrt::model::ProgramModel& model, const einrt::model::FusedGroupGeometry& group) {
   const ElementwiseRates& r = m.kernels->rates(g.dtype);
   std::set<std::string> members, read;
   for (int i = group.first; i <= group.last; ++i) members.insert(g.nodes[static_cast<std::size_t>(i)].name);
@@ -336,7 +337,7 @@ double fusedCallSeconds(const Machine& m, const Graph& g, const std::vector<Part
     seconds += computeSeconds(r, n, c);
     for (std::size_t k = 0; k < n.inputs.size(); ++k)
       if (!members.count(n.inputs[k]) && read.insert(n.inputs[k]).second) elements += k == 0 ? c.nX : c.nY;
-    if (!fusion.nodes[static_cast<std::size_t>(i)].scratch) elements += c.nZ;
+    if (!model.nodes[static_cast<std::size_t>(i)].scratch) elements += c.nZ;
   }
   return seconds + elements * static_cast<double>(dtypeSize(g.dtype)) / r.bandwidth;
 }
@@ -370,7 +371,7 @@ int64_t computePicoseconds(const Machine& m, const Node& n, const NodeSpace& spa
 }
 
 std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, const Plan& plan,
-                                            const std::vector<int64_t>& busiestCalls, const Fusion& fusion,
+                                            const std::vector<int64_t>& busiestCalls, const einrt::model::ProgramModel& model,
                                             std::vector<bool>* resultFromMemory) {
   std::vector<int64_t> ps(g.nodes.size(), 0);
   std::vector<Parts> parts;
@@ -383,16 +384,16 @@ std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, co
     touched.push_back(static_cast<double>(busiestCalls[i]) * (c.nX + c.nY + c.nZ) * static_cast<double>(dtypeSize(g.dtype)));
   }
   const double cacheBytes = m.kernels ? static_cast<double>(m.kernels->spillFrom) * 4.0 : 0.0;
-  const std::vector<bool> fromMemory = resultsFromMemory(g, touched, cacheBytes);
+  const std::vector<bool> fromMemory = resultsFromMemory(model.lastReader, touched, cacheBytes);
   if (resultFromMemory) *resultFromMemory = fromMemory;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    const int group = m.kernels ? fusion.nodes[i].group : -1;
+    const int group = m.kernels ? model.nodes[i].group : -1;
     if (group < 0) {
       ps[i] = nodePicoseconds(m, g.nodes[i], nodeSpace(g.nodes[i]), parts[i], busiestCalls[i], g.dtype,
                               plan.nodes[i].gemmPath, fromMemory[i]);
-    } else if (fusion.groups[static_cast<std::size_t>(group)].first == static_cast<int>(i)) {
+    } else if (model.groups[static_cast<std::size_t>(group)].first == static_cast<int>(i)) {
       ps[i] = toPicoseconds(static_cast<double>(busiestCalls[i]) *
-                                fusedCallSeconds(m, g, parts, fusion, fusion.groups[static_cast<std::size_t>(group)]) +
+                                fusedCallSeconds(m, g, parts, model, model.groups[static_cast<std::size_t>(group)]) +
                             stepSeconds(m, busiestCalls[i]));
     }
   }
@@ -402,7 +403,7 @@ std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, co
 einrt::program::GemmPlanned plannedGemmPath(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts,
                                             DType dtype) {
   if (!m.kernels) return einrt::program::GemmPlanned::Rule;
-  const std::optional<GemmShape> g = gemmShape(n, callShape(space, parts));
+  const std::optional<GemmShape> g = gemmShape(n, space, callShape(space, parts));
   return g ? chooseGemm(*m.kernels, *g, dtype).planned : einrt::program::GemmPlanned::Rule;
 }
 
@@ -415,7 +416,7 @@ std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& s
   if (!m.kernels) return total + " (coarse model: the machine file has no kernel_model)";
   const KernelModel& k = *m.kernels;
   if (permutationOrder(n)) return total + ": permutation of " + formatBytes(static_cast<int64_t>(c.nZ * bytes));
-  if (const std::optional<GemmShape> g = gemmShape(n, c)) {
+  if (const std::optional<GemmShape> g = gemmShape(n, space, c)) {
     const einrt::program::GemmCall& call = g->call;
     const einrt::program::GemmSchedule sched = chooseGemm(k, *g, dtype).schedule;
     const double rate = gemmRate(k, call, sched, dtype).flopsPerSecond;

@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include <einrt/model/program_model.h>
 #include <einrt/program/gemm.h>
 
 #include "planner/cost/machine.h"
@@ -49,7 +50,6 @@
 
 namespace eindecomp {
 
-struct Fusion;
 
 int64_t phasePicoseconds(const Machine& m, const Traffic& t, int64_t elementBytes);
 
@@ -62,9 +62,9 @@ int64_t computePicoseconds(const Machine& m, const Node& n, const NodeSpace& spa
 // The same for every node of a plan, fused groups priced as one pass (at their first
 // member, 0 for the others), each GEMM node on the plan's path, results where they are
 // (residency.h; `resultFromMemory`, where given, receives which come from memory).
-// `busiestCalls` per node.
+// `busiestCalls` per node; `model`: the plan's program model (fused groups as steps).
 std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, const Plan& plan,
-                                            const std::vector<int64_t>& busiestCalls, const Fusion& fusion,
+                                            const std::vector<int64_t>& busiestCalls, const einrt::model::ProgramModel& model,
                                             std::vector<bool>* resultFromMemory = nullptr);
 
 // The GEMM path the kernel model prices node `n`'s calls on under `parts` (the faster of

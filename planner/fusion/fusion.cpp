@@ -5,6 +5,7 @@
 #include <einrt/block_grid.h>
 
 #include "planner/graph/graph_index.h"
+#include "planner/graph/node_space.h"
 #include "planner/paths/gemm_mapping.h"
 
 namespace eindecomp {
@@ -12,22 +13,13 @@ namespace eindecomp {
 namespace {
 
 // What the rules need of a node, in iteration-label indices.
-struct FusionNode {
-  std::vector<int64_t> sizes, parts;
-  std::vector<int> outputLabelOfDim;
-  struct Operand {
-    int producer = -1;  // node index, -1 for graph inputs
-    std::vector<int> labelOfDim;
-  };
-  std::vector<Operand> operands;
+struct FusionNode : einrt::model::NodeShape {  // the node's positional form (node_space.h)
+  std::vector<int64_t> parts;
+  std::vector<int> producer;  // per operand: node index, -1 for graph inputs
   bool fusible = false;  // no GEMM, no permutation
   const std::vector<int>* callRank = nullptr;
   const std::vector<int>* blockOwner = nullptr;
 };
-
-int labelIndex(const Labels& labels, const Label& l) {
-  return static_cast<int>(std::find(labels.begin(), labels.end(), l) - labels.begin());
-}
 
 // The rank running the call of `n` that writes output block `block`, when only the group
 // dimensions (the first k output dimensions) are cut.
@@ -37,7 +29,7 @@ int labelIndex(const Labels& labels, const Label& l) {
 int rankOfBlock(const FusionNode& n, int k, int64_t block) {
   int64_t call = 0;
   for (int q = k; q-- > 0;) {
-    const auto label = static_cast<std::size_t>(n.outputLabelOfDim[static_cast<std::size_t>(q)]);
+    const auto label = static_cast<std::size_t>(n.outputLabels[static_cast<std::size_t>(q)]);
     const int64_t coordinate = block % n.parts[label];
     block /= n.parts[label];
     int64_t stride = 1;
@@ -52,22 +44,23 @@ int rankOfBlock(const FusionNode& n, int k, int64_t block) {
 bool memberFits(const std::vector<FusionNode>& nodes, int first, int m, int k) {
   const FusionNode& ref = nodes[static_cast<std::size_t>(first)];
   const FusionNode& n = nodes[static_cast<std::size_t>(m)];
-  if (k < 1 || !n.fusible || static_cast<int>(n.outputLabelOfDim.size()) < k) return false;
+  if (k < 1 || !n.fusible || static_cast<int>(n.outputLabels.size()) < k) return false;
   std::vector<bool> isGroup(n.sizes.size(), false);
   for (int q = 0; q < k; ++q) {
-    const auto l = static_cast<std::size_t>(n.outputLabelOfDim[static_cast<std::size_t>(q)]);
-    const auto r = static_cast<std::size_t>(ref.outputLabelOfDim[static_cast<std::size_t>(q)]);
+    const auto l = static_cast<std::size_t>(n.outputLabels[static_cast<std::size_t>(q)]);
+    const auto r = static_cast<std::size_t>(ref.outputLabels[static_cast<std::size_t>(q)]);
     if (n.sizes[l] != ref.sizes[r] || n.parts[l] != ref.parts[r]) return false;
     isGroup[l] = true;
   }
   for (std::size_t l = 0; l < n.sizes.size(); ++l)
     if (!isGroup[l] && n.parts[l] != 1) return false;
-  for (const FusionNode::Operand& op : n.operands) {
-    if (op.producer < first || op.producer >= m) continue;  // read from outside the group
-    if (static_cast<int>(op.labelOfDim.size()) < k) return false;
-    for (std::size_t d = 0; d < op.labelOfDim.size(); ++d) {
-      const bool group = isGroup[static_cast<std::size_t>(op.labelOfDim[d])];
-      if (static_cast<int>(d) < k ? op.labelOfDim[d] != n.outputLabelOfDim[d] : group) return false;
+  for (std::size_t o = 0; o < n.producer.size(); ++o) {
+    if (n.producer[o] < first || n.producer[o] >= m) continue;  // read from outside the group
+    const std::vector<int>& dims = n.operandLabels[o];
+    if (static_cast<int>(dims.size()) < k) return false;
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      const bool group = isGroup[static_cast<std::size_t>(dims[d])];
+      if (static_cast<int>(d) < k ? dims[d] != n.outputLabels[d] : group) return false;
     }
   }
   const auto blocks = static_cast<int64_t>(n.blockOwner->size());
@@ -90,23 +83,13 @@ Fusion chooseFusion(const Graph& g, const Plan& plan) {
   const GraphIndex index(g);
   const int count = static_cast<int>(g.nodes.size());
   std::vector<FusionNode> nodes(static_cast<std::size_t>(count));
-  std::vector<int> lastReader(static_cast<std::size_t>(count), -1);
-  std::vector<bool> isOutput(static_cast<std::size_t>(count), false);
-  for (const std::string& o : g.outputs) isOutput[static_cast<std::size_t>(index.nodeIndex(o))] = true;
   for (int i = 0; i < count; ++i) {
     const Node& node = g.nodes[static_cast<std::size_t>(i)];
     const NodePlan& np = plan.nodes[static_cast<std::size_t>(i)];
     FusionNode& n = nodes[static_cast<std::size_t>(i)];
-    n.sizes = iterationSizes(node);
+    static_cast<einrt::model::NodeShape&>(n) = nodeShape(node, np.labels, iterationSizes(node));
     n.parts = np.parts;
-    for (const auto& l : node.outputLabels) n.outputLabelOfDim.push_back(labelIndex(np.labels, l));
-    for (std::size_t k = 0; k < node.inputs.size(); ++k) {
-      FusionNode::Operand op;
-      op.producer = index.findInput(node.inputs[k]) ? -1 : index.nodeIndex(node.inputs[k]);
-      for (const auto& l : node.operandLabels[k]) op.labelOfDim.push_back(labelIndex(np.labels, l));
-      if (op.producer >= 0) lastReader[static_cast<std::size_t>(op.producer)] = i;
-      n.operands.push_back(std::move(op));
-    }
+    for (const std::string& input : node.inputs) n.producer.push_back(index.findInput(input) ? -1 : index.nodeIndex(input));
     n.fusible = !runsAsGemm(node) && !permutationOrder(node);
     n.callRank = &np.placement.callRank;
     n.blockOwner = &np.placement.blockOwner;
@@ -115,7 +98,7 @@ Fusion chooseFusion(const Graph& g, const Plan& plan) {
   f.nodes.resize(static_cast<std::size_t>(count));
   for (int first = 0; first < count;) {
     const FusionNode& start = nodes[static_cast<std::size_t>(first)];
-    int k = start.fusible ? static_cast<int>(start.outputLabelOfDim.size()) : 0;
+    int k = start.fusible ? static_cast<int>(start.outputLabels.size()) : 0;
     while (k > 0 && !memberFits(nodes, first, first, k)) --k;
     int last = first;
     // Grow the group while the next node fits. k only shrinks, and only then are the
@@ -130,9 +113,7 @@ Fusion chooseFusion(const Graph& g, const Plan& plan) {
     if (last > first) {
       const int group = static_cast<int>(f.groups.size());
       f.groups.push_back({first, last});
-      // Readers come after their producer, so all of them lie in the group when the last does.
-      for (int m = first; m <= last; ++m)
-        f.nodes[static_cast<std::size_t>(m)] = {group, k, lastReader[static_cast<std::size_t>(m)] <= last && !isOutput[static_cast<std::size_t>(m)]};
+      for (int m = first; m <= last; ++m) f.nodes[static_cast<std::size_t>(m)] = {group, k};
     }
     first = last + 1;
   }

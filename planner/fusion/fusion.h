@@ -1,8 +1,8 @@
 // Which consecutive elementwise and reduction nodes run fused: a decision of the plan
 // (it depends on partitions and placement), made once here and followed by the code
-// generator (codegen/lower), the executor (einrt/program/spec.h FusionSpec) and the memory
-// model (planner/cost/memory.h), since a fused group's members hold their buffers
-// together and an intermediate kept in tiles never exists as a whole block. A fused group
+// generator and the planner's memory and time models through the program's tables
+// (planner/model/program_tables.h, einrt/model/tables.h FusionSpec), since a fused group's
+// members hold their buffers together and run as one pass. A fused group
 // runs as one pass over tiles of its leading output dimensions: per tile, every member
 // computes its slice in order. Softmax (max, exp, sum, divide) is the example.
 //
@@ -14,24 +14,23 @@
 //   - only group dimensions are cut into parts, and each group block's kernel call runs
 //     on the same rank in every member, which also owns that block (no repartition, no
 //     aggregation inside the group).
-// A member's output is kept in tiles only ("scratch") when nothing outside the group reads
-// it and it is no graph output. Groups have two members or more and grow greedily in node
-// order, each with the most group dimensions its members allow (more dimensions, finer
-// tiles).
+// Groups have two members or more and grow greedily in node order, each with the most
+// group dimensions its members allow (more dimensions, finer tiles). Which members' outputs
+// then live in tiles only is a rule of the program, einrt's model's
+// (einrt/model/program_model.h, "scratch").
 #pragma once
 
 #include <vector>
+
+#include <einrt/model/tables.h>
 
 #include "planner/graph/graph.h"
 #include "planner/placement/plan.h"
 
 namespace eindecomp {
 
-struct NodeFusion {
-  int group = -1;        // -1: not fused
-  int tileDims = 0;      // the group's dimensions: the first tileDims output dimensions
-  bool scratch = false;  // the output lives in tiles only (read by later members alone)
-};
+// A node's place in a group: the program's tables carry it as it is (einrt/model/tables.h).
+using NodeFusion = einrt::model::FusionSpec;
 
 struct FusionGroup {
   int first = 0, last = 0;  // member nodes first..last

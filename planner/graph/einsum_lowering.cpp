@@ -81,17 +81,28 @@ void lowerEinsum(EinsumSpec& spec, const std::vector<std::vector<int64_t>>& shap
         int64_t& l = largest[spec.operands[k][d]];
         l = std::max(l, shapes[k][d]);
       }
+  // A label repeated within an operand (a diagonal) broadcasts where every one of its
+  // dimensions there has size 1 (NumPy: 'cacc,bcb->' with c of size 1 in the first
+  // operand and 4 in the second), all of them under one new label; where only some are 1
+  // its sizes disagree, which the caller reports.
   int broadcasts = 0;
   for (std::size_t k = 0; k < spec.operands.size() && k < shapes.size(); ++k) {
     if (spec.operands[k].size() != shapes[k].size()) continue;
+    Labels& labels = spec.operands[k];
+    const Labels original = labels;
+    std::map<Label, Label> renamed;
     for (std::size_t d = 0; d < shapes[k].size(); ++d) {
-      const Label& l = spec.operands[k][d];
+      const Label& l = original[d];
       if (shapes[k][d] != 1 || largest[l] <= 1) continue;
-      // A repeated label (a diagonal) broadcasts in none of its dimensions: NumPy refuses it.
-      if (std::count(spec.operands[k].begin(), spec.operands[k].end(), l) > 1) continue;
-      const Label fresh = freshLabel(used, "__b", broadcasts++);
-      used.insert(fresh);
-      spec.operands[k][d] = fresh;
+      bool allOne = true;
+      for (std::size_t e = 0; e < original.size(); ++e) allOne = allOne && (original[e] != l || shapes[k][e] == 1);
+      if (!allOne) continue;
+      auto [it, added] = renamed.emplace(l, Label());
+      if (added) {
+        it->second = freshLabel(used, "__b", broadcasts++);
+        used.insert(it->second);
+      }
+      labels[d] = it->second;
     }
   }
 }

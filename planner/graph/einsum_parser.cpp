@@ -142,9 +142,9 @@ EinsumSpec parseEinsum(const std::string& text, const SourceLoc& where) {
     std::size_t outputEllipsisOffset = 0;
     splitLabels(text, outputSegment, spec.multiCharacterLabels, "the output", where, true, spec.output, spec.outputOffsets,
                 spec.outputEllipsis, outputEllipsisOffset);
-    if (spec.outputEllipsis >= 0 && !anyEllipsis)
-      throw InputError({offsetLoc(where, outputEllipsisOffset), "einsum " + quoted(text) + ": the output has '...' but "
-                                                                     "no operand has (NumPy refuses this too)"});
+    // An output '...' where no operand has one stands for no dimension (NumPy: '->...' of a
+    // scalar, 'ij->...' a sum).
+    (void)outputEllipsisOffset;
     return spec;
   }
   // NumPy's implicit output: the labels that appear exactly once, in ASCII order, after

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string_view>
 
+#include "planner/graph/excerpt.h"
 #include "planner/graph/identifiers.h"
 
 namespace eindecomp {
@@ -19,40 +20,10 @@ SourceLoc locInText(const DocText& t, std::size_t offset) {
 
 namespace {
 
-enum class ScalarKind { Null, Bool, Integer, Float, String };
-
-bool matchesInteger(const std::string& s) {
-  std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
-  if (i == s.size()) return false;
-  return std::all_of(s.begin() + static_cast<std::ptrdiff_t>(i), s.end(),
-                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
-}
-
-bool matchesFloat(const std::string& s) {
-  static const char* special[] = {".inf", ".Inf", ".INF", "-.inf", "-.Inf", "-.INF", "+.inf", ".nan", ".NaN", ".NAN"};
-  for (const char* sp : special)
-    if (s == sp) return true;
-  std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
-  std::size_t digits = 0;
-  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
-  }
-  if (digits == 0) return false;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
-    std::size_t expDigits = 0;
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++expDigits;
-    if (expDigits == 0) return false;
-  }
-  return i == s.size();
-}
-
 class DocumentReader {
  public:
-  DocumentReader(const std::string& file, const std::string& source) : file_(file) {
+  explicit DocumentReader(const Document& doc) : doc_(doc), file_(doc.file()) {
+    const std::string& source = doc.text();
     std::size_t start = 0;
     for (;;) {
       std::size_t end = source.find('\n', start);
@@ -70,25 +41,25 @@ class DocumentReader {
       throw InputError({locOf(root, doc.loc), "a graph file must be a mapping with the fields name, dtype, sizes, "
                                               "inputs, nodes, outputs; this one is " + typeName(root)});
     doc.loc = locOf(root, doc.loc);
-    const Fields fields =
-        readFields(root, {"name", "dtype", "sizes", "inputs", "nodes", "outputs", "provenance"}, "graph");
+    const DocFields fields =
+        doc_.fields(root, {"name", "dtype", "sizes", "inputs", "nodes", "outputs", "provenance"}, "graph");
     // Who wrote the file (einplan gen writes it in JSON, docs/graph-format.md): read by people only.
-    if (const Field* f = fields.find("provenance"); f && !f->value.IsMap())
+    if (const DocField* f = fields.find("provenance"); f && !f->value.IsMap())
       throw InputError({f->valueLoc, "'provenance' must be a mapping (it records who wrote the file and is not "
                                      "otherwise read), not " + typeName(f->value)});
-    if (const Field* f = fields.find("name")) doc.name = readString(*f, "the graph's 'name'");
-    if (const Field* f = fields.find("dtype")) doc.dtype = readString(*f, "'dtype'");
-    if (const Field* f = fields.find("sizes")) doc.sizes = readSizes(*f, "'sizes'");
-    const Field& inputs = fields.require("inputs", "the graph", doc.loc);
+    if (const DocField* f = fields.find("name")) doc.name = readString(*f, "the graph's 'name'");
+    if (const DocField* f = fields.find("dtype")) doc.dtype = readString(*f, "'dtype'");
+    if (const DocField* f = fields.find("sizes")) doc.sizes = readSizes(*f, "'sizes'");
+    const DocField& inputs = fields.require("inputs", "the graph", doc.loc);
     doc.inputs = readInputs(inputs);
-    const Field& nodes = fields.require("nodes", "the graph", doc.loc);
+    const DocField& nodes = fields.require("nodes", "the graph", doc.loc);
     doc.nodesLoc = nodes.valueLoc;
     if (!nodes.value.IsSequence())
       throw InputError({nodes.valueLoc, "'nodes' must be a list of nodes, not " + typeName(nodes.value)});
     const std::vector<YamlValue> items = nodes.value.items();
     doc.nodes.reserve(items.size());
     for (const auto& n : items) doc.nodes.push_back(readNode(n, nodes.valueLoc));
-    if (const Field* f = fields.find("outputs")) {
+    if (const DocField* f = fields.find("outputs")) {
       doc.outputsLoc = f->valueLoc;
       doc.outputs = readStringList(*f, "'outputs'");
     }
@@ -96,87 +67,12 @@ class DocumentReader {
   }
 
  private:
-  struct Field {
-    std::string name;
-    YamlValue value;
-    SourceLoc keyLoc;
-    SourceLoc valueLoc;
-  };
-
-  struct Fields {
-    std::vector<Field> list;
-    const Field* find(const std::string& name) const {
-      for (const auto& f : list)
-        if (f.name == name) return &f;
-      return nullptr;
-    }
-    const Field& require(const std::string& name, const std::string& owner, const SourceLoc& ownerLoc) const {
-      if (const Field* f = find(name)) return *f;
-      throw InputError({ownerLoc, owner + " is missing the required field " + quoted(name)});
-    }
-  };
-
-  SourceLoc locOf(const YamlValue& n, const SourceLoc& fallback) const {
-    const YamlValue::Position m = n.Mark();
-    if (m.line < 0 || m.column < 0) return fallback;
-    return {file_, m.line + 1, m.column + 1};
-  }
-
-  static ScalarKind kindOf(const YamlValue& n) {
-    if (n.IsNull()) return ScalarKind::Null;
-    // Quoted scalars carry the non-specific tag "!", plain ones "?": "16" is a string.
-    if (n.Tag() == "!" || n.Tag() == "tag:yaml.org,2002:str") return ScalarKind::String;
-    const std::string& s = n.Scalar();
-    if (s == "~" || s == "null" || s == "Null" || s == "NULL") return ScalarKind::Null;
-    if (s == "true" || s == "True" || s == "TRUE" || s == "false" || s == "False" || s == "FALSE")
-      return ScalarKind::Bool;
-    if (matchesInteger(s)) return ScalarKind::Integer;
-    if (matchesFloat(s)) return ScalarKind::Float;
-    return ScalarKind::String;
-  }
-
-  // A boolean or number as written (only digits, signs, letters and dots), quoted and
-  // shortened when it is too long to show whole.
+  // A boolean or number as written, quoted and shortened when it is too long to show whole.
   static std::string shortScalar(const std::string& s) { return s.size() <= kMaxExcerptBytes ? s : quoted(s); }
 
-  static std::string typeName(const YamlValue& n) {
-    if (n.IsMap()) return "a mapping";
-    if (n.IsSequence()) return "a list";
-    switch (kindOf(n)) {
-      case ScalarKind::Null: return "empty";
-      case ScalarKind::Bool: return "a boolean (" + shortScalar(n.Scalar()) + ")";
-      case ScalarKind::Integer: return "an integer (" + shortScalar(n.Scalar()) + ")";
-      case ScalarKind::Float: return "a number (" + shortScalar(n.Scalar()) + ")";
-      case ScalarKind::String: return "a string (" + quoted(n.Scalar()) + ")";
-    }
-    return "a value";
-  }
+  SourceLoc locOf(const YamlValue& n, const SourceLoc& fallback) const { return doc_.at(n, fallback); }
 
-  // Reads the fields of a mapping, rejecting unknown and repeated ones. A field with an
-  // empty value is located at its key (yaml-cpp places empty values on the next line).
-  Fields readFields(const YamlValue& map, const std::vector<std::string>& allowed, const std::string& owner) const {
-    Fields fields;
-    for (const auto& entry : map.entries()) {
-      const SourceLoc keyLoc = locOf(entry.first, locOf(map, {file_, 0, 0}));
-      if (!entry.first.IsScalar() || kindOf(entry.first) == ScalarKind::Null)
-        throw InputError({keyLoc, "field names of the " + owner + " must be plain strings, not " + typeName(entry.first)});
-      const std::string name = entry.first.Scalar();
-      if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
-        std::string known;
-        for (const auto& a : allowed) known += (known.empty() ? "" : ", ") + a;
-        throw InputError({keyLoc, "unknown field " + quoted(name) + " in the " + owner + didYouMean(name, allowed) +
-                                      "; the known fields are " + known});
-      }
-      if (const Field* previous = fields.find(name))
-        throw InputError({keyLoc, "field " + quoted(name) + " appears twice in the " + owner + " (first at line " +
-                                      std::to_string(previous->keyLoc.line) + ")"});
-      const bool emptyValue = entry.second.IsNull() && entry.second.Tag().empty();
-      fields.list.push_back({name, entry.second, keyLoc, emptyValue ? keyLoc : locOf(entry.second, keyLoc)});
-    }
-    return fields;
-  }
-
-  DocText readString(const Field& f, const std::string& what) const { return readString(f.value, f.valueLoc, what); }
+  DocText readString(const DocField& f, const std::string& what) const { return readString(f.value, f.valueLoc, what); }
 
   DocText readString(const YamlValue& n, const SourceLoc& loc, const std::string& what) const {
     if (!n.IsScalar() || kindOf(n) != ScalarKind::String)
@@ -210,7 +106,7 @@ class DocumentReader {
     return {static_cast<int64_t>(v), loc};
   }
 
-  std::vector<DocText> readStringList(const Field& f, const std::string& what) const {
+  std::vector<DocText> readStringList(const DocField& f, const std::string& what) const {
     if (!f.value.IsSequence())
       throw InputError({f.valueLoc, what + " must be a list of names, not " + typeName(f.value)});
     std::vector<DocText> out;
@@ -219,7 +115,7 @@ class DocumentReader {
   }
 
   // `what` names the field in messages: "'sizes'" or "the 'sizes' of node 'N'".
-  std::vector<DocSize> readSizes(const Field& f, const std::string& what) const {
+  std::vector<DocSize> readSizes(const DocField& f, const std::string& what) const {
     if (!f.value.IsMap())
       throw InputError({f.valueLoc, what + " must be a mapping from label to size, such as {k: 16}, not " +
                                         typeName(f.value)});
@@ -246,7 +142,7 @@ class DocumentReader {
     return shape;
   }
 
-  std::vector<DocInput> readInputs(const Field& f) const {
+  std::vector<DocInput> readInputs(const DocField& f) const {
     std::vector<DocInput> inputs;
     if (f.value.IsMap()) {  // map form: {A: [1024, 128], ...}
       for (const auto& entry : f.value.entries()) {
@@ -267,11 +163,11 @@ class DocumentReader {
       const std::string owner = "input " + std::to_string(inputs.size() + 1);
       if (!item.IsMap())
         throw InputError({in.loc, owner + " must be a mapping {name: ..., shape: [...]}, not " + typeName(item)});
-      const Fields fields = readFields(item, {"name", "shape", "file_shape"}, "tensor");
+      const DocFields fields = doc_.fields(item, {"name", "shape", "file_shape"}, "tensor");
       in.name = readString(fields.require("name", owner, in.loc), "the 'name' of " + owner);
-      const Field& shape = fields.require("shape", "input " + quoted(in.name.text), in.loc);
+      const DocField& shape = fields.require("shape", "input " + quoted(in.name.text), in.loc);
       in.shape = readShape(shape.value, shape.valueLoc, in.name.text);
-      if (const Field* f = fields.find("file_shape")) in.fileShape = readShape(f->value, f->valueLoc, in.name.text);
+      if (const DocField* f = fields.find("file_shape")) in.fileShape = readShape(f->value, f->valueLoc, in.name.text);
       inputs.push_back(std::move(in));
     }
     return inputs;
@@ -283,35 +179,34 @@ class DocumentReader {
     if (!item.IsMap())
       throw InputError({node.loc, "a node must be a mapping with the fields name, einsum, inputs, join, agg, sizes, "
                                   "file_shape; not " + typeName(item)});
-    const Fields fields = readFields(item, {"name", "einsum", "inputs", "join", "agg", "sizes", "file_shape"}, "node");
+    const DocFields fields = doc_.fields(item, {"name", "einsum", "inputs", "join", "agg", "sizes", "file_shape"}, "node");
     node.name = readString(fields.require("name", "this node", node.loc), "a node's 'name'");
     const std::string owner = "node " + quoted(node.name.text);
     node.einsum = readString(fields.require("einsum", owner, node.loc), "the 'einsum' of " + owner);
-    const Field& inputs = fields.require("inputs", owner, node.loc);
+    const DocField& inputs = fields.require("inputs", owner, node.loc);
     node.inputsLoc = inputs.valueLoc;
     node.inputs = readStringList(inputs, "the 'inputs' of " + owner);
     if (node.inputs.empty()) throw InputError({node.inputsLoc, "the 'inputs' of " + owner + " are empty"});
-    if (const Field* f = fields.find("join")) {
+    if (const DocField* f = fields.find("join")) {
       // A join is a name or an expression; a bare number such as `join: 2` is an expression too.
       const ScalarKind k = f->value.IsScalar() ? kindOf(f->value) : ScalarKind::Null;
       if (!f->value.IsScalar() || k == ScalarKind::Null || k == ScalarKind::Bool)
         throw InputError({f->valueLoc, "the 'join' of " + owner + " must be a string, not " + typeName(f->value)});
       node.join = textAt(f->value, f->valueLoc);
     }
-    if (const Field* f = fields.find("agg")) node.agg = readString(*f, "the 'agg' of " + owner);
-    if (const Field* f = fields.find("sizes")) node.sizes = readSizes(*f, "the 'sizes' of " + owner);
-    if (const Field* f = fields.find("file_shape")) node.fileShape = readShape(f->value, f->valueLoc, node.name.text);
+    if (const DocField* f = fields.find("agg")) node.agg = readString(*f, "the 'agg' of " + owner);
+    if (const DocField* f = fields.find("sizes")) node.sizes = readSizes(*f, "the 'sizes' of " + owner);
+    if (const DocField* f = fields.find("file_shape")) node.fileShape = readShape(f->value, f->valueLoc, node.name.text);
     return node;
   }
 
+  const Document& doc_;
   std::string file_;
-  std::vector<std::string_view> lines_;  // into the caller's source text
+  std::vector<std::string_view> lines_;  // into the document's text
 };
 
 }  // namespace
 
-GraphDocument readGraphDocument(const YamlValue& root, const std::string& file, const std::string& source) {
-  return DocumentReader(file, source).read(root);
-}
+GraphDocument readGraphDocument(const Document& doc) { return DocumentReader(doc).read(doc.root()); }
 
 }  // namespace eindecomp

@@ -84,31 +84,18 @@ Expr dWhere(const Exprs& a, std::size_t which) {
   return which == 1 ? indicator(a[0]) : fn(F::Where, {a[0], num(0), num(1)});
 }
 
-constexpr ScalarFunctionInfo kTable[] = {
-    {F::Exp, "exp", 1, evalExp, "einrt::program::exp", dExp},
-    {F::Log, "log", 1, evalLog, "einrt::program::log", dLog},
-    {F::Sqrt, "sqrt", 1, evalSqrt, "einrt::program::sqrt", dSqrt},
-    {F::Rsqrt, "rsqrt", 1, evalRsqrt, "einrt::program::rsqrt", dRsqrt},
-    {F::Abs, "abs", 1, evalAbs, "einrt::program::abs", dAbs},
-    {F::Tanh, "tanh", 1, evalTanh, "einrt::program::tanh", dTanh},
-    {F::Sigmoid, "sigmoid", 1, evalSigmoid, "einrt::program::sigmoid", dSigmoid},
-    {F::Relu, "relu", 1, evalRelu, "einrt::program::relu", dRelu},
-    {F::Max, "max", 2, evalMax, "einrt::program::max", dMax},
-    {F::Min, "min", 2, evalMin, "einrt::program::min", dMin},
-    {F::Pow, "pow", 2, evalPow, "einrt::program::pow", dPow},
-    {F::Erf, "erf", 1, evalErf, "einrt::program::erf", dErf},
-    {F::Sin, "sin", 1, evalSin, "einrt::program::sin", dSin},
-    {F::Cos, "cos", 1, evalCos, "einrt::program::cos", dCos},
-    {F::Where, "where", 3, evalWhere, "einrt::program::where", dWhere},
-};
+// Each function's value and derivative, by its enum name (einrt's list names the rows).
+#define EINDECOMP_SCALAR_FUNCTION_ROW(E, name, arity) {F::E, #name, arity, eval##E, "einrt::program::" #name, d##E},
+constexpr ScalarFunctionInfo kTable[] = {EINRT_SCALAR_FUNCTIONS(EINDECOMP_SCALAR_FUNCTION_ROW)};
+#undef EINDECOMP_SCALAR_FUNCTION_ROW
 
 // scalarFunctionInfo indexes the table by the enum's value, so the rows must follow it.
 constexpr bool rowsFollowTheEnum() {
   for (std::size_t i = 0; i < std::size(kTable); ++i)
     if (static_cast<std::size_t>(kTable[i].function) != i || kTable[i].arity < 1 ||
-        kTable[i].arity > kMaxScalarFunctionArity)
+        kTable[i].arity > kMaxScalarFunctionArity || kTable[i].name != einrt::kScalarFunctions[i].name)
       return false;
-  return std::size(kTable) == static_cast<std::size_t>(F::Where) + 1;
+  return std::size(kTable) == einrt::kScalarFunctionCount;
 }
 static_assert(rowsFollowTheEnum(), "kTable must list every ScalarFunction once, in enum order, with a valid arity");
 

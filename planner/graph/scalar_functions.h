@@ -1,10 +1,9 @@
-// The scalar functions a node's join may call (SPEC 1), in one table. Each row says
-// everything a stage needs to know about one function: the name written in a join, how
-// many arguments it takes, its value in double precision (the reference evaluator's
-// meaning, which the emitted code must match) and the einrt::program function template
-// the code generator calls (runtime/include/einrt/program/math.h). The parser, the
-// printer, the evaluator and the code generator all read this table, so adding a
-// function is one row here plus its template in math.h; no other list of names exists.
+// The scalar functions a node's join may call (SPEC 1): einrt's one list of them
+// (einrt/model/scalar_functions.h: names, arities, the einrt::program templates) with
+// what the planner adds to each — its value in double precision (the reference
+// evaluator's meaning, which the emitted code must match) and its derivative. The parser,
+// the printer, the evaluator, autodiff and the code generator read this table; its rows
+// follow einrt's list (checked at compile time), and no other list of names exists.
 #pragma once
 
 #include <cstddef>
@@ -13,12 +12,14 @@
 #include <string_view>
 #include <vector>
 
+#include <einrt/model/scalar_functions.h>
+
 namespace eindecomp {
 
 struct Expr;
 
 // In table order. Expr stores this, so a tree can only name a function that exists.
-enum class ScalarFunction { Exp, Log, Sqrt, Rsqrt, Abs, Tanh, Sigmoid, Relu, Max, Min, Pow, Erf, Sin, Cos, Where };
+using ScalarFunction = einrt::ScalarFunction;
 
 // The most arguments any function takes (where's three), so callers can evaluate the
 // arguments into a fixed array.
@@ -35,7 +36,7 @@ struct ScalarFunctionInfo {
   // "einrt::program::exp".
   std::string_view emittedName;
   // The partial derivative with respect to argument `which`, as an expression in the
-  // arguments (reverse-mode differentiation, planner/autodiff; expr_derivative.h applies
+  // arguments (reverse-mode differentiation, frontends/autodiff; expr_derivative.h applies
   // the chain rule). The conventions are torch's where a function has a kink: relu and
   // abs have slope 0 at 0, max and min split a tie evenly (1/2 each), where's condition
   // has none.

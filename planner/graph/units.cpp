@@ -49,19 +49,32 @@ std::pair<std::string, std::string> numberAndUnit(const std::string& text) {
 
 using UnitTable = std::vector<std::pair<const char*, double>>;
 
+// Each kind's units as written in messages; they are matched without regard to case.
 const UnitTable& unitsOf(Quantity kind) {
   static const UnitTable seconds{{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
-  static const UnitTable bytes{{"B/s", 1},        {"KB/s", 1e3},          {"MB/s", 1e6},
+  static const UnitTable bytes{{"B", 1},         {"K", 1e3},      {"KB", 1e3},           {"M", 1e6},
+                               {"MB", 1e6},      {"G", 1e9},      {"GB", 1e9},           {"T", 1e12},
+                               {"TB", 1e12},     {"P", 1e15},     {"PB", 1e15},          {"KiB", 1024.0},
+                               {"MiB", 1 << 20}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}, {"PiB", 1125899906842624.0}};
+  static const UnitTable rates{{"B/s", 1},        {"KB/s", 1e3},          {"MB/s", 1e6},
                                {"GB/s", 1e9},     {"TB/s", 1e12},         {"KiB/s", 1024.0},
                                {"MiB/s", 1 << 20}, {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0}};
   static const UnitTable flops{{"FLOP/s", 1},     {"kFLOP/s", 1e3},  {"MFLOP/s", 1e6},
                                {"GFLOP/s", 1e9},  {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15}};
   switch (kind) {
     case Quantity::Seconds: return seconds;
-    case Quantity::BytesPerSecond: return bytes;
+    case Quantity::Bytes: return bytes;
+    case Quantity::BytesPerSecond: return rates;
     case Quantity::FlopsPerSecond: return flops;
   }
   return seconds;
+}
+
+bool sameIgnoringCase(const std::string& a, const char* b) {
+  std::size_t i = 0;
+  for (; i < a.size() && b[i]; ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  return i == a.size() && !b[i];
 }
 
 }  // namespace
@@ -102,24 +115,10 @@ std::string numberText(double value) {
 }
 
 std::optional<int64_t> parseByteCount(const std::string& text) {
-  const std::string t = trim(text);
-  std::size_t digits = 0;
-  while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits]))) ++digits;
-  const std::string suffix = trim(t.substr(digits));
-  static const std::vector<std::pair<const char*, int64_t>> units{
-      {"", 1},          {"B", 1},           {"K", 1000},         {"KB", 1000},        {"M", 1000000},
-      {"MB", 1000000},  {"G", 1000000000},  {"GB", 1000000000},  {"T", 1000000000000}, {"TB", 1000000000000},
-      {"P", 1000000000000000}, {"PB", 1000000000000000},
-      {"KiB", 1 << 10}, {"MiB", 1 << 20},   {"GiB", int64_t{1} << 30}, {"TiB", int64_t{1} << 40}, {"PiB", int64_t{1} << 50}};
-  int64_t unit = 0;
-  for (const auto& [name, factor] : units)
-    if (suffix == name) unit = factor;
-  int64_t value = 0, bytes = 0;
-  auto [ptr, ec] = std::from_chars(t.data(), t.data() + digits, value);
-  if (digits == 0 || unit == 0 || ec != std::errc() || ptr != t.data() + digits || __builtin_mul_overflow(value, unit, &bytes) ||
-      bytes <= 0)
-    return std::nullopt;
-  return bytes;
+  const std::optional<double> bytes = parseQuantity(text, Quantity::Bytes);
+  // Whole bytes that fit 63 bits ("1.5GiB" is; "1.5B" is not).
+  if (!bytes || *bytes < 1 || *bytes >= 9223372036854775808.0 || *bytes != std::floor(*bytes)) return std::nullopt;
+  return static_cast<int64_t>(*bytes);
 }
 
 std::optional<double> parseNumber(const std::string& text) {
@@ -136,7 +135,7 @@ std::optional<double> parseQuantity(const std::string& text, Quantity kind) {
   const double value = *parsed;
   if (unit.empty()) return value;
   for (const auto& [name, factor] : unitsOf(kind))
-    if (unit == name) return value * factor;
+    if (sameIgnoringCase(unit, name)) return value * factor;
   return std::nullopt;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "planner/graph/graph.h"
+#include "planner/graph/graph_document.h"
 
 namespace eindecomp {
 
@@ -44,6 +45,16 @@ struct GraphProvenance {
 
 std::string writeGraphYaml(const Graph& g, const GraphProvenance* provenance = nullptr);
 std::string writeGraphJson(const Graph& g, const GraphProvenance* provenance = nullptr);
+
+// The YAML body yaml-cpp's emitter writes (writeGraphYaml writes the same text directly
+// where every value is plain; tests compare the two).
+std::string emittedYaml(const Graph& g);
+
+// The document a graph file written from `g` would read back as (the same fields, every
+// value located at `file`), for buildGraph to validate a graph a stage built without a
+// round trip through text (einplan grad's 300,000-node results).
+GraphDocument documentOf(const Graph& g, const std::string& file);
+DocNode documentNodeOf(const Node& n, const SourceLoc& at);
 
 // YAML for paths ending in .yaml/.yml (and "-"), JSON for .json, in any case (.JSON);
 // throws std::invalid_argument for any other extension.

@@ -6,23 +6,6 @@
 
 namespace eindecomp {
 
-NodeSpace nodeSpace(const Node& n) {
-  NodeSpace s;
-  s.labels = iterationLabels(n);
-  for (const auto& l : s.labels) s.sizes.push_back(n.labelSizes.at(l));
-  auto indexOf = [&](const Label& l) {
-    return static_cast<int>(std::find(s.labels.begin(), s.labels.end(), l) - s.labels.begin());
-  };
-  for (const auto& ls : n.operandLabels) {
-    std::vector<int> dims;
-    for (const auto& l : ls) dims.push_back(indexOf(l));
-    s.operandDims.push_back(std::move(dims));
-  }
-  for (const auto& l : n.outputLabels) s.outputDims.push_back(indexOf(l));
-  for (const auto& l : aggregatedLabels(n)) s.aggregatedDims.push_back(indexOf(l));
-  return s;
-}
-
 Parts projectParts(const Parts& nodeParts, const std::vector<int>& dims) {
   Parts out;
   out.reserve(dims.size());

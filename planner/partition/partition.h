@@ -3,7 +3,7 @@
 // first appearance in the operands, then the output) a number of parts dividing the
 // label's size; the node then runs as prod(parts) kernel calls. This unit describes a
 // node's iteration space in positional form (label sizes, and for every operand and the
-// output which iteration label each tensor dimension is) and enumerates the viable
+// output which iteration label each tensor dimension is: planner/graph/node_space.h) and enumerates the viable
 // partitions for a device count p: every assignment whose product is exactly p, or,
 // where none exists, the largest achievable count below p (the SPEC 2 fallback). It
 // computes no costs (that is planner/cost).
@@ -14,22 +14,13 @@
 #include <vector>
 
 #include "planner/graph/graph.h"
+#include "planner/graph/node_space.h"
 
 namespace eindecomp {
 
 // Parts per iteration label, aligned with NodeSpace::labels.
 using Parts = std::vector<int64_t>;
 
-// A node's iteration space in positional form.
-struct NodeSpace {
-  Labels labels;                           // iterationLabels(node)
-  std::vector<int64_t> sizes;              // size of each label
-  std::vector<std::vector<int>> operandDims;  // per operand, per tensor dimension: label index
-  std::vector<int> outputDims;             // per output dimension: label index
-  std::vector<int> aggregatedDims;         // label indices in some operand but not the output
-};
-
-NodeSpace nodeSpace(const Node& n);
 
 // Parts of a tensor's dimensions under a node partition: dims[k] -> parts[dims[k]].
 Parts projectParts(const Parts& nodeParts, const std::vector<int>& dims);

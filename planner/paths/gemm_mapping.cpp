@@ -1,5 +1,7 @@
 #include "planner/paths/gemm_mapping.h"
 
+#include "planner/graph/node_space.h"
+
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -88,19 +90,6 @@ int64_t product(const Labels& ls, const Labels& order, const std::vector<int64_t
   int64_t p = 1;
   for (const auto& l : ls) p *= extent[std::find(order.begin(), order.end(), l) - order.begin()];
   return p;
-}
-
-// The leading dimension of a tensor's matrix: the stride of the outer group's last label
-// in the order the kernel reads (stored, or canonical [C][first][second] when permuted).
-int64_t leadingDimension(const Labels& stored, const Fit& f, const Labels& c, const Labels& first, const Labels& second,
-                         const Labels& order, const std::vector<int64_t>& extent) {
-  const Labels layout = f.perm.empty() ? stored : concat({&c, &first, &second});
-  const Labels& outer = f.perm.empty() && f.transposed ? second : first;
-  const Labels& inner = f.perm.empty() && f.transposed ? first : second;
-  if (outer.empty()) return product(inner, order, extent);
-  int64_t stride = 1;
-  for (std::size_t d = layout.size(); d-- > 0 && layout[d] != outer.back();) stride *= product({layout[d]}, order, extent);
-  return stride;
 }
 
 std::string joined(const Labels& ls) {
@@ -193,9 +182,6 @@ std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector
     g.permZ = fz.perm;
     g.permutedElements = cost;
     g.alpha = *alpha;
-    g.ldX = leadingDimension(x, fx, cx, mo, ko, order, blockExtent);
-    g.ldY = leadingDimension(y, fy, cy, ko, no, order, blockExtent);
-    g.ldZ = leadingDimension(z, fz, cz, mo, no, order, blockExtent);
     best = g;
     bestCost = cost;
   };
@@ -235,19 +221,20 @@ std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector
   return best;
 }
 
-einrt::program::GemmCall gemmCallOf(const GemmMapping& g) {
-  const bool tx = g.permX.empty() && g.transX, ty = g.permY.empty() && g.transY, tz = g.permZ.empty() && g.transZ;
-  einrt::program::GemmCall call;
-  call.batch = g.batch;
-  call.k = g.k;
-  call.m = tz ? g.n : g.m;
-  call.n = tz ? g.m : g.n;
-  call.transA = tz ? !ty : tx;
-  call.transB = tz ? !tx : ty;
-  call.lda = tz ? g.ldY : g.ldX;
-  call.ldb = tz ? g.ldX : g.ldY;
-  call.ldc = g.ldZ;
-  return call;
+einrt::model::GemmSpec gemmSpecOf(const GemmMapping& g, const Labels& iterationLabels, einrt::program::GemmPlanned path) {
+  auto indices = [&](const Labels& group) {
+    std::vector<int> out;
+    for (const auto& l : group)
+      out.push_back(static_cast<int>(std::find(iterationLabels.begin(), iterationLabels.end(), l) - iterationLabels.begin()));
+    return out;
+  };
+  return {indices(g.batchLabels), indices(g.mLabels), indices(g.nLabels), indices(g.kLabels), g.transX, g.transY, g.transZ,
+          g.permX, g.permY, g.permZ, g.alpha, path};
+}
+
+einrt::model::GemmCallPlan gemmCallPlanOf(const Node& n, const GemmMapping& g, const std::vector<int64_t>& blockExtent) {
+  const Labels labels = iterationLabels(n);
+  return einrt::model::gemmCallPlan(gemmSpecOf(g, labels), nodeShape(n, labels, blockExtent), blockExtent);
 }
 
 std::string describeGemmMapping(const GemmMapping& g) {

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include <einrt/model/gemm_call.h>
 #include <einrt/program/gemm.h>
 
 #include "planner/graph/graph.h"
@@ -50,10 +51,6 @@ struct GemmMapping {
   bool transZ = false;    // Z stored [C][N][M]: the kernel computes Z^T = Y^T X^T
   Permutation permX, permY, permZ;  // non-empty where the stored order fits no GEMM layout
   int64_t permutedElements = 0;     // elements moved by the permutations, per kernel call
-  // Leading dimensions of X, Y and Z as the kernel reads them (the outer group's stride in
-  // the stored order of a strided view, or in the canonical order of a permuted tensor);
-  // einrt's NodeKernel derives the same from the stored orders.
-  int64_t ldX = 1, ldY = 1, ldZ = 1;
   double alpha = 1.0;               // a scaled contraction (join c * x * y): C = alpha * X Y
 };
 
@@ -61,11 +58,16 @@ struct GemmMapping {
 // iterationLabels(n) order). std::nullopt when the node is not GEMM-shaped (see above).
 std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector<int64_t>& blockExtent);
 
-// The (strided-batched) call einrt's NodeKernel makes for a mapping: a result stored
-// N-major is computed transposed (m and n swapped, A := Y^T, B := X^T), and a tensor
-// read in place keeps its transpose flag while a permuted one is read canonically. Batch
-// strides are left 0 (the kernel derives them from the stored orders).
-einrt::program::GemmCall gemmCallOf(const GemmMapping& g);
+// The mapping as the program's tables hold it (einrt/model/tables.h): label indices in
+// `iterationLabels` order (iterationLabels(n)), and the plan's path for the calls.
+einrt::model::GemmSpec gemmSpecOf(const GemmMapping& g, const Labels& iterationLabels,
+                                  einrt::program::GemmPlanned path = einrt::program::GemmPlanned::Rule);
+
+// The (strided-batched) call einrt's NodeKernel makes for node n's mapping on blocks of
+// `blockExtent` and the batch loops around it, as einrt's model decides them
+// (einrt/model/gemm_call.h: a result stored N-major computed transposed, the batch labels
+// merged into loops, the innermost the call's batch).
+einrt::model::GemmCallPlan gemmCallPlanOf(const Node& n, const GemmMapping& g, const std::vector<int64_t>& blockExtent);
 
 // One line for reports: e.g. "GEMM m=64 n=32 k=16 (C[] M[i] N[k] K[j]) X^T, no permutation".
 std::string describeGemmMapping(const GemmMapping& g);

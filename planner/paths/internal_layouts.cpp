@@ -37,7 +37,7 @@ LayoutCost layoutCost(const Node& n) {
   if (!m) return {};
   // B as einrt's NodeKernel calls it: Y, or X where Z is computed transposed.
   const bool tz = m->permZ.empty() && m->transZ;
-  const bool transB = gemmCallOf(*m).transB;
+  const bool transB = gemmCallPlanOf(n, *m, extent).call.transB;
   const Labels order = iterationLabels(n);
   int64_t bElements = 1;
   for (const auto& l : n.operandLabels[tz ? 0 : 1])

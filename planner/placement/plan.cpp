@@ -39,7 +39,7 @@ std::vector<Placement> placeNodes(const Graph& g, const std::vector<Parts>& node
       continue;
     }
     std::vector<std::optional<ProducerBlocks>> producers;
-    MatchKey key{space.sizes, space.operandDims, space.outputDims, nodeParts[i], {}};
+    MatchKey key{space.sizes, space.operandLabels, space.outputLabels, nodeParts[i], {}};
     for (const auto& input : n.inputs) {
       const int from = index.nodeIndex(input);
       if (from < 0) {
@@ -82,7 +82,7 @@ Plan makePlan(const Graph& g, int64_t devices, const std::string& algorithm, con
     np.fullCalls = largestFeasibleCount(s.sizes, devices);
     np.fallback = np.kernelCalls < devices && np.fullCalls < devices;
     np.outputLabels = n.outputLabels;
-    np.outputParts = projectParts(np.parts, s.outputDims);
+    np.outputParts = projectParts(np.parts, s.outputLabels);
     np.placement = placements[i];
     plan.nodes.push_back(std::move(np));
   }
@@ -98,9 +98,9 @@ Plan makePlan(const Graph& g, int64_t devices, const std::string& algorithm, con
       e.fromNode = from;
       e.toNode = static_cast<int>(i);
       e.operand = static_cast<int>(k);
-      for (int d : spaces[i].operandDims[k]) e.bounds.push_back(spaces[i].sizes[static_cast<std::size_t>(d)]);
+      for (int d : spaces[i].operandLabels[k]) e.bounds.push_back(spaces[i].sizes[static_cast<std::size_t>(d)]);
       e.producerParts = plan.nodes[static_cast<std::size_t>(from)].outputParts;
-      e.consumerParts = projectParts(plan.nodes[i].parts, spaces[i].operandDims[k]);
+      e.consumerParts = projectParts(plan.nodes[i].parts, spaces[i].operandLabels[k]);
       plan.edges.push_back(std::move(e));
     }
   }

@@ -1,9 +1,11 @@
 #include "planner/report/compare.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <type_traits>
 
-#include <yaml-cpp/yaml.h>
-
+#include "planner/graph/document.h"
 #include "planner/graph/input_file.h"
 #include "planner/graph/text_table.h"
 #include "planner/graph/units.h"
@@ -122,52 +124,56 @@ std::string renderComparison(const Comparison& c, ReportFormat format) {
 
 namespace {
 
-SourceLoc at(const std::string& file, const YAML::Node& n) {
-  const YAML::Mark m = n.Mark();
-  return {file, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
-}
-
+// A report's field: absent, or a non-negative number.
 template <class T>
-std::optional<T> numberField(const std::string& path, const YAML::Node& report, const char* key) {
-  const YAML::Node v = report[key];
+std::optional<T> numberField(const DocFields& report, const char* key) {
+  const DocField* v = report.find(key);
   if (!v) return std::nullopt;
-  try {
-    const T x = v.as<T>();
-    if (!(x >= 0)) throw YAML::Exception(v.Mark(), "negative");
-    return x;
-  } catch (const YAML::Exception&) {
-    throw InputError({at(path, v), std::string("baseline report: '") + key + "' must be a non-negative number"});
-  }
+  const ScalarKind kind = v->value.IsScalar() ? kindOf(v->value) : ScalarKind::Null;
+  const bool integer = std::is_integral_v<T>;
+  if (!(kind == ScalarKind::Integer || (!integer && kind == ScalarKind::Float)))
+    throw InputError({v->valueLoc, std::string("baseline report: '") + key + "' must be a non-negative number"});
+  errno = 0;
+  const std::string text = v->value.Scalar();
+  const T x = integer ? static_cast<T>(std::strtoll(text.c_str(), nullptr, 10)) : static_cast<T>(std::strtod(text.c_str(), nullptr));
+  if (errno == ERANGE || !(x >= 0))
+    throw InputError({v->valueLoc, std::string("baseline report: '") + key + "' must be a non-negative number"});
+  return x;
 }
 
 }  // namespace
 
 Baseline readBaseline(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(readInputFile(path, "baseline report"));
-  } catch (const YAML::ParserException& e) {
-    throw InputError({{path, e.mark.line + 1, e.mark.column + 1}, "baseline report: " + e.msg});
-  }
+  const Document doc = Document::read(path, "baseline report", GraphFormat::Auto, kMaxInputFileBytes);
+  const YamlValue root = doc.root();
   if (!root.IsMap()) throw InputError({{path, 1, 1}, "a baseline must be a report (einplan plan --format json) or compare's JSON"});
+  // Any field may be there (a report of any version, or compare's output); read what is known.
+  auto fieldsOf = [&](const YamlValue& map) {
+    std::vector<std::string> keys;
+    for (const auto& entry : map.entries()) keys.push_back(entry.first.IsScalar() ? entry.first.Scalar() : "");
+    return doc.fields(map, keys, "baseline report");
+  };
+  DocFields report = fieldsOf(root);
+  SourceLoc reportLoc = doc.at(root);
   // compare's own output: the report of its first algorithm.
-  YAML::Node report = root;
-  if (root["algorithms"]) {
-    const YAML::Node list = root["algorithms"];
-    if (!list.IsSequence() || list.size() == 0 || !list[0].IsMap() || !list[0]["graph_sha256"])
-      throw InputError({at(path, list), "baseline comparison: its first algorithm has no report"});
-    report = list[0];
+  if (const DocField* list = report.find("algorithms")) {
+    const std::vector<YamlValue> items = list->value.IsSequence() ? list->value.items() : std::vector<YamlValue>{};
+    if (items.empty() || !items[0].IsMap() || !fieldsOf(items[0]).find("graph_sha256"))
+      throw InputError({list->valueLoc, "baseline comparison: its first algorithm has no report"});
+    report = fieldsOf(items[0]);
+    reportLoc = doc.at(items[0]);
   }
   Baseline b;
   b.path = path;
-  const YAML::Node sha = report["graph_sha256"], devices = report["devices"];
-  if (!sha || !sha.IsScalar()) throw InputError({at(path, report), "baseline report has no 'graph_sha256'"});
-  if (!devices || !devices.IsScalar()) throw InputError({at(path, report), "baseline report has no 'devices'"});
-  b.graphSha256 = sha.Scalar();
-  b.devices = numberField<int64_t>(path, report, "devices").value_or(0);
-  b.totalCost = numberField<int64_t>(path, report, "total_cost");
-  b.totalTrafficBytes = numberField<int64_t>(path, report, "total_traffic_bytes");
-  b.estimatedTimeSeconds = numberField<double>(path, report, "estimated_time_s");
+  const DocField* sha = report.find("graph_sha256");
+  const DocField* devices = report.find("devices");
+  if (!sha || !sha->value.IsScalar()) throw InputError({reportLoc, "baseline report has no 'graph_sha256'"});
+  if (!devices || !devices->value.IsScalar()) throw InputError({reportLoc, "baseline report has no 'devices'"});
+  b.graphSha256 = sha->value.Scalar();
+  b.devices = numberField<int64_t>(report, "devices").value_or(0);
+  b.totalCost = numberField<int64_t>(report, "total_cost");
+  b.totalTrafficBytes = numberField<int64_t>(report, "total_traffic_bytes");
+  b.estimatedTimeSeconds = numberField<double>(report, "estimated_time_s");
   return b;
 }
 

@@ -83,7 +83,7 @@ std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost) 
     out += "  placement: kernel calls on ranks " + rankList(np.placement.callRank) + ", output blocks owned by ranks " +
            rankList(np.placement.blockOwner) + "\n";
     for (std::size_t k = 0; k < n.inputs.size(); ++k) {
-      Parts consumer = projectParts(np.parts, space.operandDims[k]);
+      Parts consumer = projectParts(np.parts, space.operandLabels[k]);
       std::vector<int64_t> bounds = tensorBounds(space, static_cast<int>(k));
       out += "  operand " + std::to_string(k) + " " + n.inputs[k] + ": read as " +
              layoutText(operandNames(n, k), consumer, np.kernelCalls) + ", blocks " + shapeText(bounds, consumer) + "\n";

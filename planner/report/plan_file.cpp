@@ -8,7 +8,7 @@
 #include "planner/graph/graph_index.h"
 #include "planner/graph/identifiers.h"
 #include "planner/graph/input_file.h"
-#include "planner/graph/load.h"
+#include "planner/graph/document.h"
 #include "planner/paths/gemm_mapping.h"
 #include "planner/placement/placement.h"
 
@@ -34,75 +34,63 @@ const std::vector<std::string>& nodeKeys() {
   return keys;
 }
 
-SourceLoc at(const std::string& file, const YAML::Node& n) {
-  const YAML::Mark m = n.Mark();
-  return {file, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
-}
-
-void requireKnownKeys(const std::string& file, const YAML::Node& map, const std::vector<std::string>& known,
-                      const std::string& owner) {
-  YAML::Node twice;
-  if (hasDuplicateKey(map, &twice))
-    throw InputError({at(file, twice), "field " + quoted(twice.Scalar()) + " appears twice in " + owner});
-  for (const auto& entry : map) {
-    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
-    if (std::find(known.begin(), known.end(), key) == known.end())
-      throw InputError({at(file, entry.first), "unknown field " + quoted(key) + " in " + owner + didYouMean(key, known)});
-  }
-}
-
 // An integer written as a number (a quoted "4" is a string, not a number).
-int64_t integerField(const std::string& file, const YAML::Node& n, const std::string& field) {
+int64_t integerField(const Document& doc, const YamlValue& n, const std::string& field) {
   if (!n.IsScalar() || n.Tag() == "!")
-    throw InputError({at(file, n), field + " must be an integer" + (n.IsScalar() ? ", not a string (" + quoted(n.Scalar()) + ")" : "")});
-  const std::string& text = n.Scalar();
+    throw InputError({doc.at(n), field + " must be an integer" + (n.IsScalar() ? ", not a string (" + quoted(n.Scalar()) + ")" : "")});
+  const std::string text = n.Scalar();
   errno = 0;
   char* end = nullptr;
   const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (errno == ERANGE) throw InputError({at(file, n), field + " " + text + " does not fit in a signed 64-bit integer"});
+  if (errno == ERANGE) throw InputError({doc.at(n), field + " " + text + " does not fit in a signed 64-bit integer"});
   if (text.empty() || end != text.c_str() + text.size())
-    throw InputError({at(file, n), field + " must be an integer, not " + quoted(text)});
+    throw InputError({doc.at(n), field + " must be an integer, not " + quoted(text)});
   return v;
 }
 
-int64_t positiveField(const std::string& file, const YAML::Node& n, const std::string& field) {
-  const int64_t v = integerField(file, n, field);
-  if (v <= 0) throw InputError({at(file, n), field + " must be a positive integer, not " + std::to_string(v)});
+int64_t positiveField(const Document& doc, const YamlValue& n, const std::string& field) {
+  const int64_t v = integerField(doc, n, field);
+  if (v <= 0) throw InputError({doc.at(n), field + " must be a positive integer, not " + std::to_string(v)});
   return v;
 }
 
-PlanFileNode readNode(const std::string& file, const YAML::Node& entry) {
-  if (!entry.IsMap()) throw InputError({at(file, entry), "each entry of 'nodes' must be a map with 'name' and 'partition'"});
-  const YAML::Node name = entry["name"];
-  if (!name || !name.IsScalar()) throw InputError({at(file, entry), "node entry needs a 'name'"});
-  const std::string owner = "node " + quoted(name.Scalar());
-  requireKnownKeys(file, entry, nodeKeys(), "the plan's " + owner);
-  const YAML::Node partition = entry["partition"];
-  if (!partition) throw InputError({at(file, entry), owner + " needs a 'partition'"});
-  if (!partition.IsMap()) throw InputError({at(file, partition), owner + ": 'partition' must be a map label -> parts"});
-  YAML::Node twice;
-  if (hasDuplicateKey(partition, &twice))
-    throw InputError({at(file, twice), owner + ": label " + quoted(twice.Scalar()) + " appears twice in its partition"});
+PlanFileNode readNode(const Document& doc, const YamlValue& entry) {
+  if (!entry.IsMap()) throw InputError({doc.at(entry), "each entry of 'nodes' must be a map with 'name' and 'partition'"});
+  std::string nodeName;
+  for (const auto& [key, value] : entry.entries())
+    if (key.IsScalar() && key.Scalar() == "name" && value.IsScalar()) nodeName = value.Scalar();
+  if (nodeName.empty()) throw InputError({doc.at(entry), "node entry needs a 'name'"});
+  const std::string owner = "node " + quoted(nodeName);
+  const DocFields fields = doc.fields(entry, nodeKeys(), "plan's " + owner);
+  const DocField& name = *fields.find("name");
+  const DocField* found = fields.find("partition");
+  if (!found) throw InputError({doc.at(entry), owner + " needs a 'partition'"});
+  const DocField& partition = *found;
+  if (!partition.value.IsMap()) throw InputError({partition.valueLoc, owner + ": 'partition' must be a map label -> parts"});
   PlanFileNode node;
-  node.partition.node = name.Scalar();
-  node.partition.loc = at(file, name);
-  for (const auto& p : partition) {
-    const std::string label = p.first.Scalar();
-    node.partition.parts.emplace_back(label, positiveField(file, p.second, owner + ": the parts of label " + quoted(label)));
+  node.partition.node = nodeName;
+  node.partition.loc = name.valueLoc;
+  std::vector<std::string> seen;
+  for (const auto& [label, parts] : partition.value.entries()) {
+    const std::string text = label.Scalar();
+    if (std::find(seen.begin(), seen.end(), text) != seen.end())
+      throw InputError({doc.at(label), owner + ": label " + quoted(text) + " appears twice in its partition"});
+    seen.push_back(text);
+    node.partition.parts.emplace_back(text, positiveField(doc, parts, owner + ": the parts of label " + quoted(text)));
   }
-  if (const YAML::Node placement = entry["placement"]) {
-    node.placementLoc = at(file, placement);
-    if (!placement.IsSequence()) throw InputError({node.placementLoc, owner + ": 'placement' must be a list of ranks"});
+  if (const DocField* placement = fields.find("placement")) {
+    node.placementLoc = placement->valueLoc;
+    if (!placement->value.IsSequence()) throw InputError({node.placementLoc, owner + ": 'placement' must be a list of ranks"});
     std::vector<int64_t> ranks;
-    for (const auto& r : placement) ranks.push_back(integerField(file, r, owner + ": a rank in 'placement'"));
+    for (const YamlValue& r : placement->value.items()) ranks.push_back(integerField(doc, r, owner + ": a rank in 'placement'"));
     node.placement = std::move(ranks);
   }
-  if (const YAML::Node path = entry["gemm_path"]) {
-    node.gemmPathLoc = at(file, path);
-    node.gemmPath = path.IsScalar() ? einrt::program::gemmPlannedFromName(path.Scalar()) : std::nullopt;
+  if (const DocField* path = fields.find("gemm_path")) {
+    node.gemmPathLoc = path->valueLoc;
+    node.gemmPath = path->value.IsScalar() ? einrt::program::gemmPlannedFromName(path->value.Scalar()) : std::nullopt;
     if (!node.gemmPath)
       throw InputError({node.gemmPathLoc, owner + ": 'gemm_path' must be \"blas\" or \"primitive\"" +
-                                              (path.IsScalar() ? ", not " + quoted(path.Scalar()) : std::string())});
+                                              (path->value.IsScalar() ? ", not " + quoted(path->value.Scalar()) : std::string())});
   }
   return node;
 }
@@ -110,28 +98,34 @@ PlanFileNode readNode(const std::string& file, const YAML::Node& entry) {
 }  // namespace
 
 PlanFile parsePlanText(const std::string& text, const std::string& displayName) {
+  return readPlanDocument(Document(text, displayName, GraphFormat::Auto, "plan file"));
+}
+
+PlanFile readPlanDocument(const Document& doc) {
   PlanFile plan;
-  plan.path = displayName;
-  const YAML::Node root = loadStructuredText(text, displayName, GraphFormat::Auto, "plan file");
-  if (!root.IsMap()) throw InputError({{displayName, 1, 1}, "a plan file must be a map with 'devices' and 'nodes'"});
-  requireKnownKeys(displayName, root, topKeys(), "the plan file");
-  if (const YAML::Node v = root["schema_version"]; v && integerField(displayName, v, "'schema_version'") != 1)
-    throw InputError({at(displayName, v), "'schema_version' " + v.Scalar() + " is not supported (this einplan reads 1)"});
-  if (const YAML::Node sha = root["graph_sha256"]) {
-    if (!sha.IsScalar()) throw InputError({at(displayName, sha), "'graph_sha256' must be a string"});
-    plan.graphSha256 = sha.Scalar();
-    plan.graphSha256Loc = at(displayName, sha);
+  plan.path = doc.file();
+  const YamlValue root = doc.root();
+  if (!root.IsMap()) throw InputError({{doc.file(), 1, 1}, "a plan file must be a map with 'devices' and 'nodes'"});
+  const DocFields fields = doc.fields(root, topKeys(), "plan file");
+  if (const DocField* v = fields.find("schema_version"); v && integerField(doc, v->value, "'schema_version'") != 1)
+    throw InputError({v->valueLoc, "'schema_version' " + v->value.Scalar() + " is not supported (this einplan reads 1)"});
+  if (const DocField* sha = fields.find("graph_sha256")) {
+    if (!sha->value.IsScalar()) throw InputError({sha->valueLoc, "'graph_sha256' must be a string"});
+    plan.graphSha256 = sha->value.Scalar();
+    plan.graphSha256Loc = sha->valueLoc;
   }
-  if (root["devices"]) plan.devices = positiveField(displayName, root["devices"], "'devices'");
-  if (root["ranks_per_node"]) plan.ranksPerNode = positiveField(displayName, root["ranks_per_node"], "'ranks_per_node'");
-  const YAML::Node nodes = root["nodes"];
-  if (!nodes) throw InputError({at(displayName, root), "plan file has no 'nodes' list"});
-  if (!nodes.IsSequence()) throw InputError({at(displayName, nodes), "'nodes' must be a list"});
-  for (const YAML::Node& entry : nodes) plan.nodes.push_back(readNode(displayName, entry));
+  if (const DocField* d = fields.find("devices")) plan.devices = positiveField(doc, d->value, "'devices'");
+  if (const DocField* r = fields.find("ranks_per_node")) plan.ranksPerNode = positiveField(doc, r->value, "'ranks_per_node'");
+  const DocField* nodes = fields.find("nodes");
+  if (!nodes) throw InputError({doc.at(root), "plan file has no 'nodes' list"});
+  if (!nodes->value.IsSequence()) throw InputError({nodes->valueLoc, "'nodes' must be a list"});
+  for (const YamlValue& entry : nodes->value.items()) plan.nodes.push_back(readNode(doc, entry));
   return plan;
 }
 
-PlanFile readPlanFile(const std::string& path) { return parsePlanText(readInputFile(path, "plan file"), path); }
+PlanFile readPlanFile(const std::string& path) {
+  return readPlanDocument(Document::read(path, "plan file", GraphFormat::Auto, kMaxInputFileBytes));
+}
 
 ResolvedPlanFile resolvePlanFile(const Graph& g, const PlanFile& plan, int64_t devices, const std::string& graphSha256) {
   if (plan.graphSha256 && *plan.graphSha256 != graphSha256)

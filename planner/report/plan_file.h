@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "planner/algorithms/pins.h"
+#include "planner/graph/document.h"
 #include "planner/graph/graph.h"
 #include "planner/placement/plan.h"
 
@@ -41,6 +42,7 @@ struct PlanFile {
 // `path` "-" reads standard input.
 PlanFile readPlanFile(const std::string& path);
 PlanFile parsePlanText(const std::string& text, const std::string& displayName);
+PlanFile readPlanDocument(const Document& doc);
 
 struct ResolvedPlanFile {
   std::map<std::string, Parts> partitions;  // node -> partition over iterationLabels

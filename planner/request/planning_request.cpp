@@ -47,6 +47,7 @@ ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest&
     o.timeMargin = *request.timeMargin;
   }
   o.memLimitBytes = request.memLimitBytes;
+  o.progress = request.progress;
   if (request.machinePath) o.machine = loadMachineFile(*request.machinePath);
   if (planFile) {
     ResolvedPlanFile file = resolvePlanFile(g, *planFile, o.devices, loaded.sha256);

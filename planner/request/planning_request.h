@@ -42,6 +42,9 @@ struct PlanningRequest {
   // Run on the loaded graph before the search (eincodegen: einrt's limits), so a graph
   // the caller cannot use is refused at once, not after a long plan.
   std::function<void(const Graph&)> checkLoaded;
+  // Told what a long search is doing, phase by phase (the CLI prints it when stderr is a
+  // terminal); empty: silent.
+  std::function<void(const std::string&)> progress;
 };
 
 // The graph as the planner sees it: n-ary nodes split, internal layouts chosen.

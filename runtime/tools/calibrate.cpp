@@ -278,6 +278,22 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
+  // The output is checked before a minute of measuring (rank 0 writes it; all ranks agree).
+  int unwritable = 0;
+  if (rank == 0 && o.output != "-") {
+    try {
+      const std::string warning = einrt::checkWritable(o.output);
+      if (!warning.empty()) std::fprintf(stderr, "einrt-calibrate: warning: %s: %s\n", o.output.c_str(), warning.c_str());
+    } catch (const einrt::FileError& e) {
+      std::fprintf(stderr, "einrt-calibrate: error: -o %s: %s\n", e.path().c_str(), e.reason().c_str());
+      unwritable = 1;
+    }
+  }
+  MPI_Bcast(&unwritable, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (unwritable) {
+    MPI_Finalize();
+    return 2;
+  }
   const int reps = o.quick ? 3 : 9;
 #if defined(EINRT_WITH_LIBXSMM)
   // As the programs built with it: small and skinny GEMM tiles through LIBXSMM.

@@ -9,7 +9,7 @@
 
 #include <einrt/half.h>
 #include <einrt/program/elementwise.h>
-#include <einrt/program/fused_tiles.h>
+#include <einrt/model/fused_tiles.h>
 #include <einrt/program/gemm.h>
 #include <einrt/program/math.h>
 #include <einrt/program/permute.h>
@@ -147,23 +147,28 @@ std::string list(const std::vector<double>& v) {
   };
 EINRT_CALIBRATE_OPS(CopyOps, x)
 EINRT_CALIBRATE_OPS(AddOps, x + y)
-EINRT_CALIBRATE_OPS(ExpOps, program::exp<T>(x))
-EINRT_CALIBRATE_OPS(LogOps, program::log<T>(x))
-EINRT_CALIBRATE_OPS(SqrtOps, program::sqrt<T>(x))
-EINRT_CALIBRATE_OPS(RsqrtOps, program::rsqrt<T>(x))
-EINRT_CALIBRATE_OPS(AbsOps, program::abs<T>(x))
-EINRT_CALIBRATE_OPS(TanhOps, program::tanh<T>(x))
-EINRT_CALIBRATE_OPS(SigmoidOps, program::sigmoid<T>(x))
-EINRT_CALIBRATE_OPS(ReluOps, program::relu<T>(x))
-EINRT_CALIBRATE_OPS(MaxOps, program::max<T>(x, y))
-EINRT_CALIBRATE_OPS(MinOps, program::min<T>(x, y))
-EINRT_CALIBRATE_OPS(PowOps, program::pow<T>(x, y))
-EINRT_CALIBRATE_OPS(ErfOps, program::erf<T>(x))
-EINRT_CALIBRATE_OPS(SinOps, program::sin<T>(x))
-EINRT_CALIBRATE_OPS(CosOps, program::cos<T>(x))
-EINRT_CALIBRATE_OPS(WhereOps, program::where<T>(x, y, x))
 EINRT_CALIBRATE_OPS(DivOps, x / y)
 #undef EINRT_CALIBRATE_OPS
+
+// Each scalar function of einrt's list (einrt/model/scalar_functions.h) as a join, named
+// ExpOps, LogOps, ...: unary functions of x, binary ones of x and y, where(x, y, x).
+template <std::size_t Arity, class T, class F>
+T applyArity(F f, T x, T y) {
+  if constexpr (Arity == 1) return f(x);
+  else if constexpr (Arity == 2) return f(x, y);
+  else return f(x, y, x);
+}
+#define EINRT_CALIBRATE_FUNCTION_OPS(E, name, arity)                                                           \
+  struct E##Ops {                                                                                              \
+    template <class T> static T join(T x, T y) {                                                               \
+      (void)y;                                                                                                 \
+      return applyArity<arity>([](auto... a) { return program::name<T>(a...); }, x, y);                      \
+    }                                                                                                          \
+    template <class T> static T combine(T a, T b) { return a + b; }                                            \
+    template <class T> static T identity() { return T(0); }                                                    \
+  };
+EINRT_SCALAR_FUNCTIONS(EINRT_CALIBRATE_FUNCTION_OPS)
+#undef EINRT_CALIBRATE_FUNCTION_OPS
 // Reductions by max and min (NaN-propagating, as the emitted functors aggregate).
 struct AggMaxOps {
   template <class T> static T join(T x, T) { return x; }
@@ -209,13 +214,13 @@ double pointSeconds(Streams<T>& s, bool binary, int reps, int repeat) {
 // takes the longer of its bytes over the bandwidth and its points times their cost.
 template <class T>
 std::string elementwiseModel(bool quick, int reps) {
-  // "In cache" is the size of a fused group's tile (einrt/program/fused_tiles.h): x, y and z
+  // "In cache" is the size of a fused group's tile (einrt/model/fused_tiles.h): x, y and z
   // together about kTileBytes, in the second-level cache as the members' tiles are.
   // Out of cache: an output of streamBytes() (the largest einrt writes with plain stores),
   // and (not --quick) one of twice that, which einrt streams (streaming_stores.h).
   const int64_t plainElements = program::streamBytes() / static_cast<int64_t>(sizeof(T));
   Streams<T> big(quick ? (int64_t(1) << 20) : plainElements),
-      small(std::max<int64_t>(4096, program::kTileBytes / (3 * static_cast<int64_t>(sizeof(T))) / 4096 * 4096));
+      small(std::max<int64_t>(4096, model::kTileBytes / (3 * static_cast<int64_t>(sizeof(T))) / 4096 * 4096));
   const double n = static_cast<double>(big.n);
   const int repeat = quick ? 16 : 64;
   const double copy = pointSeconds<T, CopyOps>(big, false, reps, 1);
@@ -252,21 +257,11 @@ std::string elementwiseModel(bool quick, int reps) {
   auto cost = [&](const char* name, double seconds, bool binary) {
     out += std::string(", ") + name + ": " + number(std::max(0.0, seconds - (binary ? add : point)));
   };
-  cost("exp", pointSeconds<T, ExpOps>(small, false, reps, repeat), false);
-  cost("log", pointSeconds<T, LogOps>(small, false, reps, repeat), false);
-  cost("sqrt", pointSeconds<T, SqrtOps>(small, false, reps, repeat), false);
-  cost("rsqrt", pointSeconds<T, RsqrtOps>(small, false, reps, repeat), false);
-  cost("abs", pointSeconds<T, AbsOps>(small, false, reps, repeat), false);
-  cost("tanh", pointSeconds<T, TanhOps>(small, false, reps, repeat), false);
-  cost("sigmoid", pointSeconds<T, SigmoidOps>(small, false, reps, repeat), false);
-  cost("relu", pointSeconds<T, ReluOps>(small, false, reps, repeat), false);
-  cost("max", pointSeconds<T, MaxOps>(small, true, reps, repeat), true);
-  cost("min", pointSeconds<T, MinOps>(small, true, reps, repeat), true);
-  cost("pow", pointSeconds<T, PowOps>(small, true, reps, repeat), true);
-  cost("erf", pointSeconds<T, ErfOps>(small, false, reps, repeat), false);
-  cost("sin", pointSeconds<T, SinOps>(small, false, reps, repeat), false);
-  cost("cos", pointSeconds<T, CosOps>(small, false, reps, repeat), false);
-  cost("where", pointSeconds<T, WhereOps>(small, true, reps, repeat), true);
+  // Every function of einrt's list, in its order (the kernel model reads them by name).
+#define EINRT_CALIBRATE_FUNCTION(E, name, arity) \
+  cost(#name, pointSeconds<T, E##Ops>(small, (arity) > 1, reps, repeat), (arity) > 1);
+  EINRT_SCALAR_FUNCTIONS(EINRT_CALIBRATE_FUNCTION)
+#undef EINRT_CALIBRATE_FUNCTION
   cost("div", pointSeconds<T, DivOps>(small, true, reps, repeat), true);
   return out + "}";
 }

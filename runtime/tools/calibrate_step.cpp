@@ -24,7 +24,6 @@ struct PlusOne {
 }  // namespace
 
 double measureStepSeconds(Communicator& comm, int reps) {
-  using program::NodeSpec;
   const int ranks = comm.size();
   program::ProgramSpec<float> spec;
   spec.name = "step";
@@ -32,7 +31,7 @@ double measureStepSeconds(Communicator& comm, int reps) {
   spec.tensors = {{"X", {ranks}, true, false, -1, {}}, {"A", {ranks}, false, false, 0, {}},
                   {"B", {ranks}, false, true, 1, {}}};
   for (int i = 0; i < 2; ++i) {
-    NodeSpec<float> n;
+    program::NodeTable n;
     n.name = i == 0 ? "A" : "B";
     n.sizes = {ranks};
     n.parts = {ranks};
@@ -45,8 +44,8 @@ double measureStepSeconds(Communicator& comm, int reps) {
       n.blockOwner.push_back(r);
     }
     n.kernel = "elementwise";
-    n.elementwise = &program::elementwise<float, PlusOne, false>;
     spec.nodes.push_back(n);
+    spec.kernels.push_back({&program::elementwise<float, PlusOne, false>, nullptr});
   }
   spec.outputs = {2};
   program::detail::DistributedProgram<float> program(spec, comm, nullptr, 1);

@@ -58,18 +58,18 @@ TEST_CASE("fusion: softmax runs as one group; outputs read outside stay whole") 
       CAPTURE(rp.nodes[i].name);
       CHECK(rp.nodes[i].fusion.group == 0);
       CHECK(rp.nodes[i].fusion.tileDims == 3);
-      CHECK(rp.nodes[i].kernel.kind == "fused elementwise");
+      CHECK(rp.nodes[i].choice.kind == "fused elementwise");
     }
     // masked, smax, sexp are read by members only; ssum is a graph output; probs is read by out.
-    CHECK(rp.nodes[0].fusion.scratch);
-    CHECK(rp.nodes[1].fusion.scratch);
-    CHECK(rp.nodes[2].fusion.scratch);
-    CHECK_FALSE(rp.nodes[3].fusion.scratch);
-    CHECK_FALSE(rp.nodes[4].fusion.scratch);
+    CHECK(rp.model.nodes[0].scratch);
+    CHECK(rp.model.nodes[1].scratch);
+    CHECK(rp.model.nodes[2].scratch);
+    CHECK_FALSE(rp.model.nodes[3].scratch);
+    CHECK_FALSE(rp.model.nodes[4].scratch);
     CHECK(rp.nodes[5].fusion.group == -1);  // a GEMM
-    CHECK(rp.nodes[5].kernel.kind != "fused elementwise");
-    CHECK(rp.nodes[0].kernel.why.find("output kept in tiles only") != std::string::npos);
-    CHECK(rp.nodes[4].kernel.why.find("output kept in tiles only") == std::string::npos);
+    CHECK(rp.nodes[5].choice.kind != "fused elementwise");
+    CHECK(rp.nodes[0].choice.why.find("output kept in tiles only") != std::string::npos);
+    CHECK(rp.nodes[4].choice.why.find("output kept in tiles only") == std::string::npos);
   }
 }
 
@@ -80,7 +80,7 @@ TEST_CASE("fusion: a cut of the reduced label means communication, so nothing fu
   for (const NodeProgram& n : rp.nodes) {
     CAPTURE(n.name);
     CHECK(n.fusion.group == -1);
-    CHECK(n.kernel.kind != "fused elementwise");
+    CHECK(n.choice.kind != "fused elementwise");
   }
 }
 
@@ -100,8 +100,8 @@ TEST_CASE("fusion: members must run each group block on the same rank") {
   CHECK(rp.nodes[2].fusion.group == -1);
   CHECK(rp.nodes[3].fusion.group == 1);
   CHECK(rp.nodes[4].fusion.group == 1);
-  CHECK_FALSE(rp.nodes[0].fusion.scratch);  // read by sexp, outside the group
-  CHECK_FALSE(rp.nodes[1].fusion.scratch);
+  CHECK_FALSE(rp.model.nodes[0].scratch);  // read by sexp, outside the group
+  CHECK_FALSE(rp.model.nodes[1].scratch);
 }
 
 TEST_CASE("fusion: every planned softmax at p = 1..8 keeps members free of communication") {
@@ -120,15 +120,15 @@ TEST_CASE("fusion: every planned softmax at p = 1..8 keeps members free of commu
       // No traffic into a member from another member: a member's predicted bytes come
       // from its operands produced outside the group only.
       bool externalOperand = false;
-      for (const OperandProgram& op : n.operands) {
-        const int producer = rp.tensors[static_cast<std::size_t>(op.tensor)].producer;
+      for (int tensor : n.operandTensor) {
+        const int producer = rp.tensors[static_cast<std::size_t>(tensor)].producer;
         externalOperand = externalOperand || producer < 0 || rp.nodes[static_cast<std::size_t>(producer)].fusion.group != n.fusion.group;
       }
       if (!externalOperand) CHECK(cost.nodes[i].trafficBytes == 0);
       // Only group dimensions are cut.
       for (std::size_t l = 0; l < n.parts.size(); ++l) {
         bool group = false;
-        for (int q = 0; q < n.fusion.tileDims; ++q) group = group || n.outputLabelOfDim[static_cast<std::size_t>(q)] == static_cast<int>(l);
+        for (int q = 0; q < n.fusion.tileDims; ++q) group = group || n.outputLabels[static_cast<std::size_t>(q)] == static_cast<int>(l);
         if (!group) CHECK(n.parts[l] == 1);
       }
     }

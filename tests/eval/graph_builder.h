@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/eval/tensor.h"
+#include "frontends/eval/tensor.h"
 #include "planner/graph/graph.h"
 
 namespace evaltest {

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "graph_builder.h"
-#include "planner/eval/generate_inputs.h"
-#include "planner/eval/graph_eval.h"
+#include "frontends/eval/generate_inputs.h"
+#include "frontends/eval/graph_eval.h"
 
 using eindecomp::Reduce;
 using eindecomp::DType;

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "graph_builder.h"
-#include "planner/eval/node_eval.h"
+#include "frontends/eval/node_eval.h"
 
 using eindecomp::Reduce;
 using eindecomp::DType;

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "einrt/npy.h"
-#include "planner/eval/tensor_npy.h"
+#include "frontends/eval/tensor_npy.h"
 
 namespace fs = std::filesystem;
 

@@ -6,7 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "planner/eval/scalar_expr_eval.h"
+#include "frontends/eval/scalar_expr_eval.h"
 
 using eindecomp::Expr;
 using F = eindecomp::ScalarFunction;

@@ -9,7 +9,7 @@
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/load.h"
 #include "planner/graph/write_graph.h"
-#include "planner/import/onnx_import.h"
+#include "frontends/import/onnx_import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);

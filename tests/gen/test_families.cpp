@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "planner/gen/attention.h"
-#include "planner/gen/ffnn.h"
-#include "planner/gen/llama.h"
-#include "planner/gen/matrix_chain.h"
-#include "planner/gen/tensor_networks.h"
+#include "frontends/gen/attention.h"
+#include "frontends/gen/ffnn.h"
+#include "frontends/gen/llama.h"
+#include "frontends/gen/matrix_chain.h"
+#include "frontends/gen/tensor_networks.h"
 
 using namespace eindecomp;
 using namespace eindecomp::gen;

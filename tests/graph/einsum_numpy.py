@@ -62,6 +62,10 @@ CASES = [
     # size-1 broadcasting
     ("ij,ij->ij", [[1, 3], [2, 3]]), ("ij,jk->ik", [[2, 1], [3, 4]]), ("ab,ab->", [[2, 1], [1, 3]]),
     ("...i,...i->...i", [[2, 1, 3], [4, 3]]), ("i,ij->ij", [[1], [3, 4]]),
+    # a label repeated within an operand whose dimensions there all have size 1 (NumPy's
+    # test_einsum), and an output '...' where no operand has one
+    ("cacc,bcb->", [[1, 1, 1, 1], [1, 4, 1]]), ("cacc,bcb->c", [[1, 1, 1, 1], [1, 4, 1]]),
+    ("aab,ab->ab", [[1, 1, 3], [4, 3]]), ("->...", [[]]), ("ij->...", None), ("i,i->...", None),
     # multi-character labels, with repeats and an ellipsis
     ("row row -> row", [[3, 3]]), ("tok dim, tok dim, tok -> tok", [[4, 3], [4, 3], [4]]),
     ("batch ... feat, feat out -> batch ... out", [[2, 3, 4], [4, 5]]),

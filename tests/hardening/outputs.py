@@ -123,10 +123,14 @@ def main():
     shared = work / "shared"
     procs = [subprocess.Popen(["mpirun", "--oversubscribe", "-np", "2", str(program), "--outputs", str(shared), "--seed", str(s)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) for s in (1, 2)]
-    codes = [q.wait() for q in procs]
-    staged = [f.name for f in shared.iterdir() if f.name.startswith(".einrt-staging-")]
-    check(codes == [0, 0] and (shared / "Z.npy").read_bytes()[:6] == b"\x93NUMPY" and not staged,
-          f"two programs into one --outputs folder: exits {codes}, whole files, no staging left")
+    results = [q.communicate() for q in procs]
+    codes = [q.returncode for q in procs]
+    staged = [f.name for f in shared.iterdir() if f.name.startswith(".einrt-staging-")] if shared.is_dir() else ["(no folder)"]
+    whole = (shared / "Z.npy").is_file() and (shared / "Z.npy").read_bytes()[:6] == b"\x93NUMPY"
+    ok = codes == [0, 0] and whole and not staged
+    check(ok, f"two programs into one --outputs folder: exits {codes}, whole files, no staging left" +
+          ("" if ok else "".join(f"\n  program {k + 1} stdout: {o[-1500:]}\n  program {k + 1} stderr: {e[-1500:]}"
+                                 for k, (o, e) in enumerate(results)) + f"\n  folder: {sorted(os.listdir(shared)) if shared.is_dir() else 'missing'}"))
     p = run(["make", "-C", hostile, "clean"], env=env)
     check(p.returncode == 0 and sibling.is_dir() and not program.exists(), "make clean removes the build, not the sibling 'h'", p)
 

@@ -5,14 +5,18 @@ would. Each case is a row: a command, the exit status it must end with, words it
 must hold, and what must (not) have changed on disk. Every failure prints the command and
 its output.
 
-usage: second_round.py --einplan EINPLAN --work DIR [--calibrate EINRT_CALIBRATE]
+usage: second_round.py EINPLAN WORK [EINRT_CALIBRATE]
 """
-import argparse
 import os
 import pathlib
+import json
+import os
+import resource
 import shutil
+import stat
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -20,6 +24,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 failures = []
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OPENBLAS_NUM_THREADS="1")
 
 
 def check(ok, what, p=None):
@@ -97,15 +103,196 @@ def weights_folder_cases(einplan, work):
           "import refuses to replace a user's file in its own folder", p)
 
 
+MACHINE = "latency: 2 us\nbandwidth: 12.5 GB/s\nflops: 1 TFLOP/s\n"
+SMALL = {"name": "mm", "inputs": {"A": [64, 64], "B": [64, 64]},
+         "nodes": [{"name": "C", "einsum": "ij,jk->ik", "inputs": ["A", "B"]}]}
+
+
+def machine_cases(einplan, work):
+    """Items 4, 5 and 7: absurd figures, huge files, repeated keys in machine files."""
+    d = work / "machine"
+    d.mkdir()
+    graph = d / "g.json"
+    graph.write_text(json.dumps(SMALL))
+    rows = [  # (what, machine text, words stderr must hold)
+        ("bandwidth without its unit", "latency: 2 us\nbandwidth: 12.5\nflops: 1 TFLOP/s\n", ["bandwidth", "did you mean 12.5 GB/s"]),
+        ("flops without their unit", "latency: 2 us\nbandwidth: 12.5 GB/s\nflops: 10\n", ["flops", "did you mean 10 TFLOP/s"]),
+        ("a bandwidth of 1e-300", "latency: 2 us\nbandwidth: 1e-300\nflops: 1 TFLOP/s\n", ["bandwidth", "plausible"]),
+        ("a latency of an hour", "latency: 3600\nbandwidth: 12.5 GB/s\nflops: 1 TFLOP/s\n", ["latency", "plausible"]),
+        ("a repeated key", MACHINE + "bandwidth: 1 GB/s\n", ["bandwidth", "appears twice"]),
+    ]
+    for what, text, words in rows:
+        m = d / "m.yaml"
+        m.write_text(text)
+        p = run([einplan, "plan", graph, "-p", 2, "--machine", m])
+        check(p.returncode == 2 and all(w in p.stderr for w in words) and "m.yaml:" in p.stderr,
+              f"machine file with {what}: exit 2 at its line, naming {words}", p)
+    # 40 MB of gemm_sizes: refused by size at once, without reading it into a tree.
+    big = d / "big.yaml"
+    with open(big, "w") as f:
+        f.write(MACHINE + "kernel_model:\n  gemm_sizes: [")
+        f.write("1, " * 13_000_000 + "2]\n")
+    start = time.time()
+    p = run([einplan, "plan", graph, "-p", 2, "--machine", big])
+    check(p.returncode == 2 and "big.yaml" in p.stderr and "limit" in p.stderr and time.time() - start < 5,
+          f"a 40 MB machine file: exit 2 naming it in {time.time() - start:.1f} s", p)
+    big.unlink()
+    # Just under the size limit, a grid of 400,000 sizes: refused at the field.
+    many = d / "many.yaml"
+    many.write_text(MACHINE + "kernel_model:\n  gemm_sizes: [" + ", ".join(str(k) for k in range(1, 400_000)) + "]\n")
+    p = run([einplan, "plan", graph, "-p", 2, "--machine", many])
+    check(p.returncode == 2 and "gemm_sizes" in p.stderr and "at most 64" in p.stderr,
+          "a grid of 400,000 sizes: exit 2 at gemm_sizes, no wrapped count", p)
+
+
+def units_cases(einplan, work):
+    """Item 10: one units parser for byte counts, case-insensitive, fractions."""
+    graph = work / "units.json"
+    graph.write_text(json.dumps(SMALL))
+    for limit in ["1.5GiB", "8gib", "8GB", "8 G", "0.5 MiB", "65536"]:
+        p = run([einplan, "plan", graph, "-p", 2, "--mem-limit", limit])
+        check(p.returncode == 0, f"--mem-limit {limit!r} is a byte count", p)
+    for limit in ["1.5B", "lots", "-1GiB", "0"]:
+        p = run([einplan, "plan", graph, "-p", 2, "--mem-limit", limit])
+        check(p.returncode == 2 and "not a positive byte count" in p.stderr, f"--mem-limit {limit!r} is refused", p)
+
+
+def impossible_limit_cases(einplan, work):
+    """Item 2: a limit below what the weights alone need is answered before any search."""
+    g = work / "llama65b.yaml"
+    p = run([einplan, "gen", "llama", "--preset", "65b", "-o", g], timeout=300)
+    check(p.returncode == 0, "gen llama --preset 65b", p)
+    start = time.time()
+    p = run([einplan, "plan", g, "-p", 1024, "--objective", "time", "--machine", ROOT / "bench/clusters/dgx-a100.yaml",
+             "--mem-limit", "1KiB"], timeout=300)
+    took = time.time() - start
+    check(p.returncode == 3 and "inputs and outputs alone" in p.stderr and took < 30,
+          f"LLaMA-65B at p = 1024, --mem-limit 1KiB: exit 3 in {took:.1f} s (bound 30 s)", p)
+
+
+def grad_cases(einplan, work):
+    """Items 3 and 9: grad is linear in the nodes; derived names always fit."""
+    d = work / "grad"
+    d.mkdir()
+    nodes = 100_000
+    chain = {"name": "deep_chain", "inputs": {"A": [4, 4]}, "nodes": []}
+    previous = "A"
+    for i in range(nodes):
+        chain["nodes"].append({"name": f"N{i}", "einsum": "ij->ij", "join": "relu(x)", "inputs": [previous]})
+        previous = f"N{i}"
+    (d / "chain.json").write_text(json.dumps(chain))
+    start = time.time()
+    p = run(["/usr/bin/time", "-f", "%M", einplan, "grad", d / "chain.json", "--loss", previous, "--wrt", "A",
+             "-o", d / "grad.yaml"], timeout=300)
+    took = time.time() - start
+    peak_kb = int(p.stderr.strip().splitlines()[-1]) if p.returncode == 0 else 0
+    check(p.returncode == 0 and took < 10 and peak_kb < 1 << 20,
+          f"einplan grad of a {nodes}-node chain: {took:.1f} s, {peak_kb >> 10} MiB (bounds 10 s, 1 GiB)", p)
+    long_name = "w" * 64
+    g = {"name": "g", "inputs": {long_name: [3, 3], "x": [3, 3]},
+         "nodes": [{"name": "y", "einsum": "ij,jk->ik", "inputs": ["x", long_name]},
+                   {"name": "loss", "einsum": "ik->", "inputs": ["y"]}]}
+    (d / "long.json").write_text(json.dumps(g))
+    p = run([einplan, "grad", d / "long.json", "--loss", "loss", "--wrt", long_name, "--update", "sgd", "--lr", "0.1",
+             "-o", d / "long.yaml"])
+    check(p.returncode == 0 and "is written as" in p.stderr, "grad of a 64-character input: shortened names, said", p)
+    taken = dict(g, nodes=g["nodes"] + [{"name": "grad_x", "einsum": "ij->ij", "inputs": ["x"]}])
+    (d / "taken.json").write_text(json.dumps(taken))
+    p = run([einplan, "grad", d / "taken.json", "--loss", "loss", "--wrt", "x", "-o", d / "taken.yaml"])
+    check(p.returncode == 2 and "already has a tensor named 'grad_x'" in p.stderr and "valid name" not in p.stderr,
+          "grad when grad_x is taken: the real reason", p)
+
+
+def import_cases(einplan, work):
+    """Items 6 and 11: external data read only when its size is right; inputs that
+    contradict their initializers are refused."""
+    d = work / "onnx"
+    d.mkdir()
+    w = numpy_helper.from_array(np.ones((2, 2), np.float32), "w")
+    w.data_location = TensorProto.EXTERNAL
+    w.ClearField("raw_data")
+    entry = w.external_data.add()
+    entry.key, entry.value = "location", "weights.bin"
+    with open(d / "weights.bin", "wb") as f:  # 10 GiB, sparse: nothing is stored
+        f.truncate(10 << 30)
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], "ext",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])], [w])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)])
+    m.ir_version = 8
+    onnx.save(m, str(d / "ext.onnx"))
+    start = time.time()
+    p = run([einplan, "import", d / "ext.onnx", "-o", d / "ext.yaml"], preexec_fn=lambda: resource.setrlimit(
+        resource.RLIMIT_AS, (2 << 30, 2 << 30)))
+    check(p.returncode == 2 and "bytes of data for 4 elements" in p.stderr and time.time() - start < 10,
+          "external data without a length, 10 GiB for 4 elements: exit 2 without reading it", p)
+    (d / "weights.bin").unlink()
+    w4 = numpy_helper.from_array(np.ones(4, np.float32), "w")
+    g = helper.make_graph([helper.make_node("Relu", ["w"], ["y"], name="r")], "clash",
+                          [helper.make_tensor_value_info("w", TensorProto.FLOAT, [8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])], [w4])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)])
+    m.ir_version = 3
+    onnx.save(m, str(d / "clash.onnx"))
+    p = run([einplan, "import", d / "clash.onnx", "-o", d / "clash.yaml"])
+    check(p.returncode == 2 and "'w'" in p.stderr and "initializer" in p.stderr and not (d / "clash.yaml").exists(),
+          "a model input w [8] that is also an initializer w [4]: exit 2", p)
+
+
+def output_cases(einplan, calibrate, work):
+    """Items 8 and 12: outputs are checked before the work."""
+    d = work / "outputs"
+    d.mkdir()
+    graph = d / "g.json"
+    graph.write_text(json.dumps(SMALL))
+    (d / "folder.json").mkdir()
+    for target, words in [(d / "no" / "such" / "plan.json", "does not exist"), (d / "folder.json", "is a folder"),
+                          ("/dev/full", "/dev/full")]:
+        p = run([einplan, "plan", graph, "-p", 2, "-o", target])
+        check(p.returncode == 2 and words in p.stderr, f"einplan plan -o {target}: exit 2 before planning", p)
+        if calibrate:
+            start = time.time()
+            p = run(["mpirun", "--oversubscribe", "-np", "1", calibrate, "-o", target], env=MPI_ENV)
+            check(p.returncode == 2 and words in p.stderr and time.time() - start < 20,
+                  f"einrt-calibrate -o {target}: exit 2 in {time.time() - start:.1f} s, before measuring", p)
+    fifo = d / "fifo.json"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([str(einplan), "plan", str(graph), "-p", "2", "-o", str(fifo)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    warned = proc.stderr.readline()
+    with open(fifo) as f:  # the reader the warning asked for
+        plan = f.read()
+    rest = proc.communicate(timeout=60)
+    check("no process reads this FIFO" in warned and proc.returncode == 0 and '"nodes"' in plan,
+          "einplan plan -o FIFO without a reader warns at once, then writes when one comes",
+          subprocess.CompletedProcess(proc.args, proc.returncode, rest[0], warned + rest[1]))
+
+
+def einsum_cases(einplan, work):
+    """NumPy's last external cases: a size-1 label repeated within an operand, '->...'."""
+    d = work / "einsum"
+    d.mkdir()
+    for expr, shapes in [("cacc,bcb->", [[1, 1, 1, 1], [1, 4, 1]]), ("->...", [[]])]:
+        names = [f"T{k}" for k in range(len(shapes))]
+        g = {"name": "one", "inputs": {n: s for n, s in zip(names, shapes)}, "nodes": [{"name": "Z", "einsum": expr, "inputs": names}]}
+        (d / "g.json").write_text(json.dumps(g))
+        p = run([einplan, "check", d / "g.json"])
+        check(p.returncode == 0, f"einsum {expr!r} with shapes {shapes} is accepted, as NumPy accepts it", p)
+
+
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--einplan", required=True)
-    ap.add_argument("--work", required=True)
-    a = ap.parse_args()
-    work = pathlib.Path(a.work)
+    einplan, work = sys.argv[1], pathlib.Path(sys.argv[2])
+    calibrate = sys.argv[3] if len(sys.argv) > 3 else None
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    weights_folder_cases(a.einplan, work)
+    weights_folder_cases(einplan, work)
+    machine_cases(einplan, work)
+    units_cases(einplan, work)
+    grad_cases(einplan, work)
+    import_cases(einplan, work)
+    output_cases(einplan, calibrate, work)
+    einsum_cases(einplan, work)
+    impossible_limit_cases(einplan, work)
     if failures:
         print(f"{len(failures)} case(s) failed: " + "; ".join(failures))
         return 1

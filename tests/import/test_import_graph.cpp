@@ -1,4 +1,4 @@
-// The importer's graph with views (planner/import/import_graph.h), without ONNX files:
+// The importer's graph with views (frontends/import/import_graph.h), without ONNX files:
 // the common refinement of two factorisations, and the free shape operators — a Reshape
 // that splits a computed tensor's dimension refines the weight behind it, a Slice is
 // pushed into the producer, a model input's slice is a selection — each checked on the
@@ -9,10 +9,10 @@
 #include <cmath>
 #include <map>
 
-#include "planner/eval/graph_eval.h"
+#include "frontends/eval/graph_eval.h"
 #include "planner/graph/expr_parser.h"
 #include "planner/graph/identifiers.h"
-#include "planner/import/import_graph.h"
+#include "frontends/import/import_graph.h"
 
 using namespace eindecomp;
 using namespace eindecomp::onnx_import;

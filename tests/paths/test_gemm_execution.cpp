@@ -202,10 +202,14 @@ TEST_CASE("GEMM mappings compute the einsum, and avoid permutations where a layo
     std::vector<double> X(count(n.operandLabels[0], sizes)), Y(count(n.operandLabels[1], sizes));
     for (auto& v : X) v = u(rng);
     for (auto& v : Y) v = u(rng);
-    // The mapping's leading dimensions are the ones the kernel reads.
-    CHECK(g->ldX == viewOf(n.operandLabels[0], g->permX, g->transX, g->mLabels, g->kLabels, sizes).ld);
-    CHECK(g->ldY == viewOf(n.operandLabels[1], g->permY, g->transY, g->kLabels, g->nLabels, sizes).ld);
-    CHECK(g->ldZ == viewOf(n.outputLabels, g->permZ, g->transZ, g->mLabels, g->nLabels, sizes).ld);
+    // The call einrt's model makes of the mapping reads the leading dimensions this test's
+    // executor finds (A is Y where Z is computed transposed).
+    const einrt::model::GemmCallPlan call = gemmCallPlanOf(n, *g, extent);
+    const int64_t ldX = viewOf(n.operandLabels[0], g->permX, g->transX, g->mLabels, g->kLabels, sizes).ld;
+    const int64_t ldY = viewOf(n.operandLabels[1], g->permY, g->transY, g->kLabels, g->nLabels, sizes).ld;
+    CHECK(call.call.lda == (call.swapped ? ldY : ldX));
+    CHECK(call.call.ldb == (call.swapped ? ldX : ldY));
+    CHECK(call.call.ldc == viewOf(n.outputLabels, g->permZ, g->transZ, g->mLabels, g->nLabels, sizes).ld);
     const auto want = einsum(n, sizes, X, Y);
     const auto got = executeMapping(n, *g, sizes, X, Y);
     REQUIRE(got.size() == want.size());

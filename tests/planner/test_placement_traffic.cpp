@@ -139,10 +139,10 @@ NodeBytes predictedNodeBytes(const Graph& g, const Plan& plan, std::size_t i, in
   NodeBytes bytes;
   for (const PlanEdge& e : plan.edges) {
     if (static_cast<std::size_t>(e.toNode) != i) continue;
-    const einrt::Layout need = einrt::Layout::grid(e.bounds, e.consumerParts, holders(np, space.operandDims[static_cast<std::size_t>(e.operand)]));
+    const einrt::Layout need = einrt::Layout::grid(e.bounds, e.consumerParts, holders(np, space.operandLabels[static_cast<std::size_t>(e.operand)]));
     bytes.add(einrt::predictTraffic(owned(static_cast<std::size_t>(e.fromNode)), need, dt, static_cast<int>(plan.devices), "t", nodes));
   }
-  const einrt::Layout partial = einrt::Layout::grid(outputShape(n), np.outputParts, holders(np, space.outputDims), einrt::Holding::Partial);
+  const einrt::Layout partial = einrt::Layout::grid(outputShape(n), np.outputParts, holders(np, space.outputLabels), einrt::Holding::Partial);
   bytes.add(einrt::predictTraffic(partial, owned(i), dt, static_cast<int>(plan.devices), "t", nodes));
   return bytes;
 }

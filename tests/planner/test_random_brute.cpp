@@ -130,7 +130,7 @@ TEST_CASE("eindecomp never costs more than the uniform, balanced or data plan, u
         PlanOptions options = optionsFor(objective, p);
         options.exactWorkBudget = budget;
         const int64_t mine = objectiveModel(g, options).total(costPlan(g, planGraph("eindecomp", g, options), options.machine));
-        for (const char* baseline : {"uniform", "balanced", "data"}) {
+        for (const std::string& baseline : baselineAlgorithmNames()) {
           const Plan plan = planGraph(baseline, g, options);
           // Plans that leave devices idle (fewer calls than p where p is feasible) move less
           // by doing less; they are not what eindecomp competes with (see docs/planner.md).

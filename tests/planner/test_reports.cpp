@@ -87,7 +87,7 @@ TEST_CASE("JSON report: SPEC 6 keys and the worked example's numbers") {
 
 TEST_CASE("every rendering parses") {
   Graph g = smallDag();
-  for (const char* algorithm : {"eindecomp", "uniform", "balanced", "data"}) {
+  for (const std::string& algorithm : comparedAlgorithmNames()) {
     CAPTURE(algorithm);
     Report r = reportFor(g, algorithm, 6);
     nlohmann::json j = nlohmann::json::parse(renderReport(r, ReportFormat::Json));
@@ -230,7 +230,7 @@ TEST_CASE("--mem-limit bounds every rank's whole-program peak; nothing fits is e
     CHECK(e.exitCode() == kExitNoPlan);
     CHECK(std::string(e.what()).find("no plan fits --mem-limit") != std::string::npos);
   }
-  for (const char* baseline : {"uniform", "balanced", "data"}) {
+  for (const std::string& baseline : baselineAlgorithmNames()) {
     CAPTURE(baseline);
     CHECK_THROWS_AS(planGraph(baseline, g, o), InputError);
   }

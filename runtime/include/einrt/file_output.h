@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -116,16 +117,24 @@ inline void writeInPlace(const std::string& path, std::string_view bytes) {
 
 }  // namespace file_detail
 
+namespace file_detail {
+
+// The path a write goes to: `path`, or the final target where it is a symbolic link.
+inline std::string linkTarget(const std::string& path, const char* consequence) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+  std::error_code ec;
+  const std::filesystem::path resolved = std::filesystem::canonical(path, ec);
+  if (ec) throw FileError(path, "a symbolic link whose target cannot be reached (" + ec.message() + ")" + consequence);
+  return resolved.string();
+}
+
+}  // namespace file_detail
+
 inline void writeFile(const std::string& path, std::string_view bytes) {
   if (path.empty()) throw FileError(path, "no file name");
-  std::string target = path;
+  const std::string target = file_detail::linkTarget(path, "; nothing was written");
   struct stat st {};
-  if (::lstat(target.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-    std::error_code ec;
-    const std::filesystem::path resolved = std::filesystem::canonical(target, ec);
-    if (ec) throw FileError(path, "a symbolic link whose target cannot be reached (" + ec.message() + "); nothing was written");
-    target = resolved.string();
-  }
   if (::stat(target.c_str(), &st) != 0) {
     if (errno != ENOENT) throw FileError(path, "cannot write: " + file_detail::errnoText(errno));
     return file_detail::replaceRegular(target, bytes, std::nullopt);
@@ -134,6 +143,47 @@ inline void writeFile(const std::string& path, std::string_view bytes) {
   if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) return file_detail::writeInPlace(target, bytes);
   if (S_ISDIR(st.st_mode)) throw FileError(path, "is a folder, not a file");
   throw FileError(path, "is a socket or a block device; refusing to write there");
+}
+
+// Checks, before any work, that writeFile(path, ...) can succeed: a new or regular file in
+// a folder where a file can be created, a link whose target can be reached, a character
+// device other than /dev/full, a FIFO (held open where a reader is there already, so the
+// reader waits for the output). Returns a warning for a FIFO no process reads yet (the
+// write will wait for one), else "". Throws FileError otherwise.
+inline std::string checkWritable(const std::string& path) {
+  if (path.empty()) throw FileError(path, "no file name");
+  const std::string target = file_detail::linkTarget(path, "");
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw FileError(path, "is a folder, not a file");
+    if (S_ISCHR(st.st_mode)) {
+      if (major(st.st_rdev) == 1 && minor(st.st_rdev) == 7) throw FileError(path, "is /dev/full: every write there fails");
+      return "";
+    }
+    if (S_ISFIFO(st.st_mode)) {
+      // A reader is there: the descriptor stays open until the process ends, since closing
+      // it would hand the reader an end of file before the output is written.
+      const int fd = ::open(target.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      if (fd >= 0) {
+        static std::vector<int> held;
+        held.push_back(fd);
+        return "";
+      }
+      if (errno == ENXIO) return "no process reads this FIFO yet; the output waits for a reader when it is written";
+      throw FileError(path, "cannot open for writing: " + file_detail::errnoText(errno));
+    }
+    if (!S_ISREG(st.st_mode)) throw FileError(path, "is a socket or a block device; refusing to write there");
+  } else if (errno != ENOENT) {
+    throw FileError(path, "cannot write: " + file_detail::errnoText(errno));
+  }
+  const std::string folder = file_detail::folderOf(target);
+  if (!std::filesystem::is_directory(folder)) throw FileError(path, "its folder " + folder + " does not exist");
+  std::string probe;
+  const int fd = file_detail::makeTemporary(target, probe);
+  if (fd < 0) throw FileError(path, "cannot write in its folder: " + file_detail::errnoText(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return "";
 }
 
 inline void prepareOutputFolder(const std::string& folder) {
@@ -155,13 +205,17 @@ inline constexpr const char* kStagingPrefix = ".einrt-staging-";
 class FolderLock {
  public:
   explicit FolderLock(const std::string& folder) : folder_(folder) {
+    // Made here, parents first; a folder counts as this lock's only where its own mkdir
+    // made it (another writer's, made a moment earlier, is never removed by this one).
     std::error_code ec;
+    std::vector<std::filesystem::path> missing;
     for (std::filesystem::path p = std::filesystem::absolute(folder, ec); !p.empty() && !std::filesystem::exists(p, ec);
          p = p.parent_path()) {
-      created_.push_back(p);
+      missing.push_back(p);
       if (p == p.parent_path()) break;
     }
-    std::filesystem::create_directories(folder, ec);
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it)
+      if (::mkdir(it->c_str(), 0777) == 0) created_.insert(created_.begin(), *it);
     fd_ = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd_ < 0) throw FileError(folder, "cannot create or open the folder: " + file_detail::errnoText(errno));
     while (::flock(fd_, LOCK_EX) != 0) {

@@ -22,11 +22,10 @@ std::map<int, std::vector<T>> evaluateWhole(const ProgramSpec<T>& spec, const st
     b.fromHost(host.data());
     values.emplace(t, std::move(b));
   }
-  for (const NodeSpec<T>& n : spec.nodes) {
-    int64_t elements = 1;
-    for (int l : n.outputLabels) elements *= n.sizes[static_cast<std::size_t>(l)];
-    Buffer<T> z(static_cast<std::size_t>(elements), device, nullptr);
-    NodeKernel<T> kernel(n, n.sizes, device, threads, spec.parallelFor, nullptr);
+  for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
+    const NodeTable& n = spec.nodes[i];
+    Buffer<T> z(static_cast<std::size_t>(model::blockElements(n.outputLabels, n.sizes)), device, nullptr);
+    NodeKernel<T> kernel(n, spec.kernels.at(i), n.sizes, device, threads, spec.parallelFor, nullptr);
     kernel.acquire();
     const T* y = n.operandTensor.size() > 1 ? values.at(n.operandTensor[1]).data() : nullptr;
     kernel.run(values.at(n.operandTensor[0]).data(), y, z.data(), false);
@@ -45,12 +44,11 @@ std::map<int, std::vector<T>> evaluateWhole(const ProgramSpec<T>& spec, const st
 template <class T>
 std::map<int, std::vector<T>> evaluatePlain(const ProgramSpec<T>& spec, const std::map<int, std::vector<T>>& inputs) {
   std::map<int, std::vector<T>> values = inputs;
-  for (const NodeSpec<T>& n : spec.nodes) {
-    int64_t elements = 1;
-    for (int l : n.outputLabels) elements *= n.sizes[static_cast<std::size_t>(l)];
-    std::vector<T> z(static_cast<std::size_t>(elements));
+  for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
+    const NodeTable& n = spec.nodes[i];
+    std::vector<T> z(static_cast<std::size_t>(model::blockElements(n.outputLabels, n.sizes)));
     const T* y = n.operandTensor.size() > 1 ? values.at(n.operandTensor[1]).data() : nullptr;
-    n.plain(n.sizes, n.operandLabels, n.outputLabels, values.at(n.operandTensor[0]).data(), y, z.data());
+    spec.kernels.at(i).plain(n.sizes, n.operandLabels, n.outputLabels, values.at(n.operandTensor[0]).data(), y, z.data());
     values[n.outputTensor] = std::move(z);
   }
   return values;
@@ -99,7 +97,7 @@ double checkTolerance(const ProgramSpec<T>& spec, int tensor) {
   // Per tensor, along the worst path from the inputs: the sum of reduction lengths (the
   // compute type's roundings) and the number of nodes (the storage type's roundings).
   std::vector<double> length(spec.tensors.size(), 0.0), depth(spec.tensors.size(), 0.0);
-  for (const NodeSpec<T>& n : spec.nodes) {
+  for (const NodeTable& n : spec.nodes) {
     double longest = 0, deepest = 0;
     for (int t : n.operandTensor) {
       longest = std::max(longest, length[static_cast<std::size_t>(t)]);

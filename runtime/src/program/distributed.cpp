@@ -9,14 +9,6 @@ namespace einrt::program::detail {
 
 namespace {
 
-Reduce reduceOf(Reduce r) { return r; }
-
-std::vector<std::vector<int>> toVectors(const std::vector<std::set<int>>& sets) {
-  std::vector<std::vector<int>> out;
-  for (const auto& s : sets) out.emplace_back(s.begin(), s.end());
-  return out;
-}
-
 template <class Buffers>
 BlockMap blockMap(const Buffers& buffers) {
   BlockMap m;
@@ -34,150 +26,109 @@ DistributedProgram<T>::DistributedProgram(const ProgramSpec<T>& spec, Communicat
   options_.device = device;
 }
 
+// Node i's operand k: the blocks this rank's calls read (graph inputs made now and held
+// for the run; copies of node outputs only during the step) and how they arrive.
+template <class T>
+void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t seed, const std::map<int, std::vector<T>>* rootInputs) {
+  const NodeTable& n = spec_.nodes[i];
+  const model::NodeModel& nm = model_.nodes[i];
+  NodeState<T>& ns = nodes_[i];
+  const int me = comm_.rank();
+  const TensorSpec& t = spec_.tensors[static_cast<std::size_t>(n.operandTensor[k])];
+  const einrt::BlockGrid& g = nm.geometry.operandGrid[k];
+  std::map<int64_t, Buffer<T>> blocks;
+  std::vector<int64_t> needed;
+  std::unique_ptr<RedistributePlan> plan;
+  if (!nm.inPlace[k]) {
+    needed = model::blocksOf(nm.reads[k], me);
+    if (t.producer < 0)
+      for (int64_t b : needed) blocks.emplace(b, block(static_cast<std::size_t>(g.blockElements())));
+    const einrt::Layout need = einrt::Layout::grid(g.shape, g.parts, model::holdersByBlock(nm.reads[k], g.blockCount()));
+    if (t.producer >= 0) {
+      plan = std::make_unique<RedistributePlan>(planRedistribute(
+          comm_, t.name, nodes_[static_cast<std::size_t>(t.producer)].outputLayout, need, dtypeOf<T>(), options_));
+    } else if (rootInputs) {
+      RedistributePlan scatter = planScatter(comm_, t.name, 0, need, dtypeOf<T>(), options_);
+      Buffer<T> whole;
+      BlockMap src;
+      if (me == 0) {
+        const std::vector<T>& host = rootInputs->at(n.operandTensor[k]);
+        whole = Buffer<T>(host.size(), device_, nullptr);  // --inputs I/O, before the measured run
+        whole.fromHost(host.data());
+        src[0] = whole.data();
+      }
+      scatter.execute(src, blockMap(blocks));
+    } else {
+      std::vector<T> host(static_cast<std::size_t>(g.blockElements()));
+      for (auto& [b, buf] : blocks) {
+        einrt::fillInputBlock<T>(seed, t.name, g.shape, g.offset(b), g.blockShape(), host.data());
+        buf.fromHost(host.data());
+      }
+    }
+  }
+  ns.operandBlocks.push_back(std::move(blocks));
+  ns.operandNeed.push_back(t.producer >= 0 ? needed : std::vector<int64_t>{});
+  ns.repartition.push_back(std::move(plan));
+}
+
+// Node i's output: its finished layout, the partial and owned blocks this rank holds, the
+// aggregation; a graph output's finished blocks are made now and held for the run.
+template <class T>
+void DistributedProgram<T>::setUpOutput(std::size_t i) {
+  const NodeTable& n = spec_.nodes[i];
+  const model::NodeModel& nm = model_.nodes[i];
+  NodeState<T>& ns = nodes_[i];
+  const int me = comm_.rank();
+  const einrt::BlockGrid& grid = nm.geometry.outputGrid;
+  std::vector<std::vector<int>> owners;
+  for (int o : n.blockOwner) owners.push_back({o});
+  const TensorSpec& out = spec_.tensors[static_cast<std::size_t>(n.outputTensor)];
+  ns.outputLayout = einrt::Layout::grid(out.shape, grid.parts, owners);
+  if (!nm.scratch) ns.partialNeed = model::blocksOf(nm.writes, me);
+  if (nm.group >= 0)
+    for (int64_t c : ns.myCalls) ns.callOfBlock[nm.geometry.outputBlock[static_cast<std::size_t>(c)]] = c;
+  if (nm.aggregates) {
+    const einrt::Layout partial = einrt::Layout::grid(out.shape, grid.parts, model::holdersByBlock(nm.writes, grid.blockCount()),
+                                                      Holding::Partial, n.agg);
+    ns.aggregation = std::make_unique<RedistributePlan>(planRedistribute(comm_, out.name, partial, ns.outputLayout, dtypeOf<T>(), options_));
+    ns.ownedNeed = model::ownedBlocks(n, me);
+  }
+  // Graph outputs stay from the start to the end of the run (written after it).
+  ns.resident = out.isOutput;
+  if (ns.resident)
+    for (int64_t b : ns.aggregation ? ns.ownedNeed : ns.partialNeed)
+      ns.finished().emplace(b, block(static_cast<std::size_t>(grid.blockElements())));
+}
+
+// Everything is decided by einrt's program model (einrt/model/program_model.h); this
+// builds the rank's share of it, collectively, in the same order on every rank.
 template <class T>
 void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector<T>>* rootInputs) {
   const int me = comm_.rank();
-  const DType dtype = dtypeOf<T>();
-  for (const NodeSpec<T>& n : spec_.nodes) {
-    NodeState<T> ns;
-    // Fused groups run on the host; on a device every member runs as its own node.
-    const bool fused = !device_ && n.fusion.group >= 0;
-    auto inGroup = [&](int producer) {
-      return fused && producer >= 0 && spec_.nodes[static_cast<std::size_t>(producer)].fusion.group == n.fusion.group;
-    };
-    const int64_t calls = static_cast<int64_t>(n.callRank.size());
-    std::vector<std::vector<int64_t>> cells;
-    for (int64_t c = 0; c < calls; ++c) {
-      cells.push_back(einrt::callCell(n.parts, c));
-      if (n.callRank[static_cast<std::size_t>(c)] == me) ns.myCalls.push_back(c);
-    }
-    ns.outputGrid = einrt::tensorGrid(n.sizes, n.parts, n.outputLabels);
-    std::vector<int64_t> extent;
-    for (std::size_t l = 0; l < n.sizes.size(); ++l) extent.push_back(n.sizes[l] / n.parts[l]);
-    ns.kernel = NodeKernel<T>(n, extent, device_, threads_, spec_.parallelFor, &comm_.memory());
-
-    for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
-      const TensorSpec& t = spec_.tensors[static_cast<std::size_t>(n.operandTensor[k])];
-      const einrt::BlockGrid g = einrt::tensorGrid(n.sizes, n.parts, n.operandLabels[k]);
-      std::vector<std::set<int>> holders(static_cast<std::size_t>(g.blockCount()));
-      for (int64_t c = 0; c < calls; ++c)
-        holders[static_cast<std::size_t>(einrt::blockOfCell(n.parts, n.operandLabels[k], cells[static_cast<std::size_t>(c)]))]
-            .insert(n.callRank[static_cast<std::size_t>(c)]);
-      // Read in place: the producer writes the same blocks and each already sits on the
-      // only rank that reads it (decided from the tables alone, so every rank agrees).
-      bool inPlace = false;
-      if (t.producer >= 0) {
-        const NodeState<T>& producer = nodes_[static_cast<std::size_t>(t.producer)];
-        const NodeSpec<T>& ps = spec_.nodes[static_cast<std::size_t>(t.producer)];
-        inPlace = producer.outputGrid.parts == g.parts;
-        for (std::size_t b = 0; inPlace && b < holders.size(); ++b)
-          inPlace = holders[b].empty() || (holders[b].size() == 1 && *holders[b].begin() == ps.blockOwner[b]);
-      }
-      if (inGroup(t.producer) && !inPlace)
-        throw std::logic_error("einrt: fused node " + n.name + " would need to move " + t.name + " between ranks");
-      std::map<int64_t, Buffer<T>> blocks;
-      std::vector<int64_t> needed;
-      std::unique_ptr<RedistributePlan> plan;
-      if (!inPlace) {
-        for (int64_t b = 0; b < g.blockCount(); ++b)
-          if (holders[static_cast<std::size_t>(b)].count(me)) needed.push_back(b);
-        // Graph inputs are made once and stay; copies of node outputs exist during the step.
-        if (t.producer < 0)
-          for (int64_t b : needed) blocks.emplace(b, block(static_cast<std::size_t>(g.blockElements())));
-        const einrt::Layout need = einrt::Layout::grid(g.shape, g.parts, toVectors(holders));
-        if (t.producer >= 0) {
-          plan = std::make_unique<RedistributePlan>(planRedistribute(
-              comm_, t.name, nodes_[static_cast<std::size_t>(t.producer)].outputLayout, need, dtype, options_));
-        } else if (rootInputs) {
-          RedistributePlan scatter = planScatter(comm_, t.name, 0, need, dtype, options_);
-          Buffer<T> whole;
-          BlockMap src;
-          if (me == 0) {
-            const std::vector<T>& host = rootInputs->at(n.operandTensor[k]);
-            whole = Buffer<T>(host.size(), device_, nullptr);  // --inputs I/O, before the measured run
-            whole.fromHost(host.data());
-            src[0] = whole.data();
-          }
-          scatter.execute(src, blockMap(blocks));
-        } else {
-          std::vector<T> host(static_cast<std::size_t>(g.blockElements()));
-          for (auto& [b, buf] : blocks) {
-            einrt::fillInputBlock<T>(seed, t.name, g.shape, g.offset(b), g.blockShape(), host.data());
-            buf.fromHost(host.data());
-          }
-        }
-      }
-      ns.operandGrid.push_back(g);
-      ns.operandBlocks.push_back(std::move(blocks));
-      ns.operandNeed.push_back(t.producer >= 0 ? needed : std::vector<int64_t>{});
-      ns.inPlace.push_back(inPlace);
-      ns.repartition.push_back(std::move(plan));
-    }
-
-    std::vector<std::set<int>> contributors(static_cast<std::size_t>(ns.outputGrid.blockCount()));
-    for (int64_t c = 0; c < calls; ++c)
-      contributors[static_cast<std::size_t>(einrt::blockOfCell(n.parts, n.outputLabels, cells[static_cast<std::size_t>(c)]))]
-          .insert(n.callRank[static_cast<std::size_t>(c)]);
-    std::vector<std::vector<int>> owners;
-    bool aggregates = false;
-    for (std::size_t b = 0; b < contributors.size(); ++b) {
-      owners.push_back({n.blockOwner[b]});
-      aggregates = aggregates || contributors[b].size() > 1 || !contributors[b].count(n.blockOwner[b]);
-    }
-    const TensorSpec& out = spec_.tensors[static_cast<std::size_t>(n.outputTensor)];
-    ns.outputLayout = einrt::Layout::grid(out.shape, ns.outputGrid.parts, owners);
-    const auto blockElems = static_cast<std::size_t>(ns.outputGrid.blockElements());
-    if (fused && aggregates) throw std::logic_error("einrt: fused node " + n.name + " aggregates between ranks");
-    for (std::size_t b = 0; b < contributors.size(); ++b)
-      if (contributors[b].count(me) && !(fused && n.fusion.scratch)) ns.partialNeed.push_back(static_cast<int64_t>(b));
-    if (fused)
-      for (int64_t c : ns.myCalls)
-        ns.callOfBlock[einrt::blockOfCell(n.parts, n.outputLabels, cells[static_cast<std::size_t>(c)])] = c;
-    if (aggregates) {
-      const einrt::Layout partial = einrt::Layout::grid(out.shape, ns.outputGrid.parts, toVectors(contributors),
-                                                        Holding::Partial, reduceOf(n.agg));
-      ns.aggregation = std::make_unique<RedistributePlan>(planRedistribute(comm_, out.name, partial, ns.outputLayout, dtype, options_));
-      for (std::size_t b = 0; b < contributors.size(); ++b)
-        if (n.blockOwner[b] == me) ns.ownedNeed.push_back(static_cast<int64_t>(b));
-    }
-    // Graph outputs stay from the start to the end of the run (written after it).
-    ns.resident = out.isOutput;
-    if (ns.resident)
-      for (int64_t b : ns.aggregation ? ns.ownedNeed : ns.partialNeed) ns.finished().emplace(b, block(blockElems));
-    nodes_.push_back(std::move(ns));
+  // Fused groups run on the host; on a device every member runs as its own node.
+  model_ = model::buildProgramModel(spec_, sizeof(T), !device_);
+  nodes_.resize(spec_.nodes.size());
+  for (std::size_t i = 0; i < spec_.nodes.size(); ++i) {
+    const NodeTable& n = spec_.nodes[i];
+    const model::NodeModel& nm = model_.nodes[i];
+    NodeState<T>& ns = nodes_[i];
+    for (std::size_t c = 0; c < n.callRank.size(); ++c)
+      if (n.callRank[c] == me) ns.myCalls.push_back(static_cast<int64_t>(c));
+    ns.kernel = NodeKernel<T>(n, spec_.kernels.at(i), nm.extent, device_, threads_, spec_.parallelFor, &comm_.memory());
+    for (std::size_t k = 0; k < n.operandTensor.size(); ++k) setUpOperand(i, k, seed, rootInputs);
+    setUpOutput(i);
   }
   lastBytes_.assign(spec_.nodes.size(), SentBytes{});
-  // A node output dies when the step of its last reader ends (its own step if none reads it).
-  std::vector<int> lastReader(spec_.nodes.size());
-  for (std::size_t i = 0; i < spec_.nodes.size(); ++i) {
-    lastReader[i] = static_cast<int>(i);  // readers come later in node order
-    for (int t : spec_.nodes[i].operandTensor) {
-      const int producer = spec_.tensors[static_cast<std::size_t>(t)].producer;
-      if (producer >= 0) lastReader[static_cast<std::size_t>(producer)] = static_cast<int>(i);
-    }
-  }
-  for (std::size_t i = 0; i < spec_.nodes.size(); ++i)
-    if (!nodes_[i].resident) nodes_[static_cast<std::size_t>(lastReader[i])].releaseAfter.push_back(static_cast<int>(i));
   if (device_) return;
-  for (std::size_t i = 0; i < spec_.nodes.size();) {
-    const int g = spec_.nodes[i].fusion.group;
-    std::size_t j = i;
-    while (g >= 0 && j + 1 < spec_.nodes.size() && spec_.nodes[j + 1].fusion.group == g) ++j;
-    if (g >= 0) {
-      groups_.push_back(std::make_unique<FusedGroup<T>>(spec_, static_cast<int>(i), static_cast<int>(j), threads_));
-      for (std::size_t m = i; m <= j; ++m) {
-        nodes_[m].group = static_cast<int>(groups_.size()) - 1;
-        if (nodes_[m].callOfBlock.size() != nodes_[i].callOfBlock.size())
-          throw std::logic_error("einrt: the members of fused group " + spec_.nodes[i].name + " run on different ranks");
-      }
-    }
-    i = j + 1;
-  }
+  std::vector<bool> scratch;
+  for (const model::NodeModel& nm : model_.nodes) scratch.push_back(nm.scratch);
   // One tile workspace for every group this rank runs calls of, held for the whole run.
   int64_t workspace = 0;
-  for (const auto& group : groups_)
-    if (!nodes_[static_cast<std::size_t>(group->first())].callOfBlock.empty())
-      workspace = std::max(workspace, group->workspaceElements());
+  for (const model::FusedGroupGeometry& g : model_.groups) {
+    groups_.push_back(std::make_unique<FusedGroup<T>>(
+        spec_, model::fusedGroupGeometry(spec_, scratch, g.first, g.last, sizeof(T), threads_), threads_));
+    if (!nodes_[static_cast<std::size_t>(g.first)].myCalls.empty()) workspace = std::max(workspace, g.workspaceElements);
+  }
   workspace_ = block(static_cast<std::size_t>(workspace) * static_cast<std::size_t>(std::max(1, threads_)));
 }
 
@@ -190,10 +141,11 @@ template <class T>
 void DistributedProgram<T>::beginStep(std::size_t first, std::size_t last) {
   for (std::size_t m = first; m <= last; ++m) {
     NodeState<T>& ns = nodes_[m];
+    const model::CallGeometry& geometry = model_.nodes[m].geometry;
     for (std::size_t k = 0; k < ns.operandNeed.size(); ++k)
       for (int64_t b : ns.operandNeed[k])
-        ns.operandBlocks[k].emplace(b, block(static_cast<std::size_t>(ns.operandGrid[k].blockElements())));
-    const auto blockElems = static_cast<std::size_t>(ns.outputGrid.blockElements());
+        ns.operandBlocks[k].emplace(b, block(static_cast<std::size_t>(geometry.operandGrid[k].blockElements())));
+    const auto blockElems = static_cast<std::size_t>(geometry.outputGrid.blockElements());
     if (!ns.resident || ns.aggregation)
       for (int64_t b : ns.partialNeed) ns.partial.emplace(b, block(blockElems));
     if (!ns.resident)
@@ -211,19 +163,19 @@ void DistributedProgram<T>::endStep(std::size_t first, std::size_t last) {
     if (ns.aggregation) ns.partial.clear();
     ns.kernel.release();
   }
-  for (std::size_t m = first; m <= last; ++m)
-    for (int dead : nodes_[m].releaseAfter) nodes_[static_cast<std::size_t>(dead)].finished().clear();
+  for (int dead : model_.steps[static_cast<std::size_t>(model_.nodes[first].step)].releases)
+    nodes_[static_cast<std::size_t>(dead)].finished().clear();
 }
 
 template <class T>
 int DistributedProgram<T>::fusedWith(std::size_t i) const {
-  const int g = nodes_[i].group;
-  return g < 0 ? -1 : groups_[static_cast<std::size_t>(g)]->first();
+  const int g = model_.nodes[i].group;
+  return g < 0 ? -1 : model_.groups[static_cast<std::size_t>(g)].first;
 }
 
 template <class T>
 void DistributedProgram<T>::repartitionOperands(std::size_t i) {
-  const NodeSpec<T>& n = spec_.nodes[i];
+  const NodeTable& n = spec_.nodes[i];
   NodeState<T>& ns = nodes_[i];
   for (std::size_t k = 0; k < ns.repartition.size(); ++k) {
     if (!ns.repartition[k]) continue;
@@ -244,17 +196,18 @@ void DistributedProgram<T>::runGroup(FusedGroup<T>& group) {
   for (const auto& entry : nodes_[first].callOfBlock) {
     const int64_t b = entry.first;
     for (std::size_t m = first; m <= last; ++m) {
-      const NodeSpec<T>& n = spec_.nodes[m];
+      const NodeTable& n = spec_.nodes[m];
       NodeState<T>& ns = nodes_[m];
-      const std::vector<int64_t> cell = einrt::callCell(n.parts, ns.callOfBlock.at(b));
+      const auto call = static_cast<std::size_t>(ns.callOfBlock.at(b));
+      const model::CallGeometry& geometry = model_.nodes[m].geometry;
       auto& mb = blocks[m - first];
       for (std::size_t o = 0; o < n.operandTensor.size(); ++o) {
         const int producer = spec_.tensors[static_cast<std::size_t>(n.operandTensor[o])].producer;
         const bool scratch = producer >= static_cast<int>(first) && producer < static_cast<int>(m) &&
-                             spec_.nodes[static_cast<std::size_t>(producer)].fusion.scratch;
-        mb.operand[o] = scratch ? nullptr : operandBlock(m, o, einrt::blockOfCell(n.parts, n.operandLabels[o], cell));
+                             model_.nodes[static_cast<std::size_t>(producer)].scratch;
+        mb.operand[o] = scratch ? nullptr : operandBlock(m, o, geometry.operandBlock[o][call]);
       }
-      mb.output = n.fusion.scratch ? nullptr : ns.partial.at(b).data();
+      mb.output = model_.nodes[m].scratch ? nullptr : ns.partial.at(b).data();
     }
     group.run(blocks, workspace_.data());
   }
@@ -263,17 +216,17 @@ void DistributedProgram<T>::runGroup(FusedGroup<T>& group) {
 template <class T>
 const T* DistributedProgram<T>::operandBlock(std::size_t node, std::size_t operand, int64_t block) {
   NodeState<T>& ns = nodes_[node];
-  if (!ns.inPlace[operand]) return ns.operandBlocks[operand].at(block).data();
+  if (!model_.nodes[node].inPlace[operand]) return ns.operandBlocks[operand].at(block).data();
   const int producer = spec_.tensors[static_cast<std::size_t>(spec_.nodes[node].operandTensor[operand])].producer;
   return nodes_[static_cast<std::size_t>(producer)].finished().at(block).data();
 }
 
 template <class T>
 void DistributedProgram<T>::runNode(std::size_t i) {
-  const NodeSpec<T>& n = spec_.nodes[i];
   NodeState<T>& ns = nodes_[i];
-  if (ns.group >= 0) {
-    FusedGroup<T>& group = *groups_[static_cast<std::size_t>(ns.group)];
+  const model::NodeModel& nm = model_.nodes[i];
+  if (nm.group >= 0) {
+    FusedGroup<T>& group = *groups_[static_cast<std::size_t>(nm.group)];
     if (static_cast<int>(i) != group.first()) return;
     const auto first = static_cast<std::size_t>(group.first()), last = static_cast<std::size_t>(group.last());
     beginStep(first, last);
@@ -286,10 +239,11 @@ void DistributedProgram<T>::runNode(std::size_t i) {
   repartitionOperands(i);
   std::set<int64_t> written;
   for (int64_t c : ns.myCalls) {
-    const std::vector<int64_t> cell = einrt::callCell(n.parts, c);
-    const T* X = operandBlock(i, 0, einrt::blockOfCell(n.parts, n.operandLabels[0], cell));
-    const T* Y = n.operandLabels.size() > 1 ? operandBlock(i, 1, einrt::blockOfCell(n.parts, n.operandLabels[1], cell)) : nullptr;
-    const int64_t ob = einrt::blockOfCell(n.parts, n.outputLabels, cell);
+    const auto call = static_cast<std::size_t>(c);
+    const std::vector<std::vector<int64_t>>& reads = nm.geometry.operandBlock;
+    const T* X = operandBlock(i, 0, reads[0][call]);
+    const T* Y = reads.size() > 1 ? operandBlock(i, 1, reads[1][call]) : nullptr;
+    const int64_t ob = nm.geometry.outputBlock[call];
     ns.kernel.run(X, Y, ns.partial.at(ob).data(), !written.insert(ob).second);
   }
   if (device_) device_->synchronize();

@@ -4,8 +4,9 @@
 // iteration — a step is one node, or a fused group's members together (fused_group.h,
 // host memory only). Also gathers outputs to rank 0.
 //
-// Buffers live only while they are needed (SPEC 3.2), the rules the planner's memory
-// model (planner/cost/memory.h) follows: graph inputs' blocks, graph outputs' finished
+// What happens is decided by einrt's program model (einrt/model/program_model.h), built
+// once from the tables; the buffers follow its rules (einrt/model/memory_timeline.h, the
+// rules the planner's memory model prices): graph inputs' blocks, graph outputs' finished
 // blocks, the fused-tile workspace and the plan's staging budget are allocated by setUp
 // and stay; every other buffer of a step — received operand copies, (partial) output
 // blocks, owned blocks of an aggregation, GEMM scratch — is allocated when the step
@@ -24,6 +25,7 @@
 
 #include "buffer.h"
 #include "fused_group.h"
+#include "einrt/model/program_model.h"
 #include "einrt/program/spec.h"
 #include "node_kernel.h"
 
@@ -31,8 +33,6 @@ namespace einrt::program::detail {
 
 template <class T>
 struct NodeState {
-  std::vector<einrt::BlockGrid> operandGrid;
-  einrt::BlockGrid outputGrid;
   std::vector<int64_t> myCalls;
   // Per operand: the blocks this rank's calls read (held only during the step for
   // operands another node produces), none when they are read in place from the
@@ -40,17 +40,14 @@ struct NodeState {
   std::vector<std::map<int64_t, Buffer<T>>> operandBlocks;
   std::vector<std::vector<int64_t>> operandNeed;  // block numbers of operandBlocks
   std::vector<int64_t> partialNeed, ownedNeed;    // block numbers of partial, owned
-  std::vector<bool> inPlace;
   std::vector<std::unique_ptr<RedistributePlan>> repartition;  // per operand produced by a node
   std::map<int64_t, Buffer<T>> partial;  // this rank's (partial) results per output block
   std::map<int64_t, Buffer<T>> owned;    // finished output blocks this rank owns (when aggregating)
   std::unique_ptr<RedistributePlan> aggregation;
   einrt::Layout outputLayout;            // finished output: each block on its owner
   NodeKernel<T> kernel;
-  int group = -1;                        // index into the program's fused groups, -1: none
   std::map<int64_t, int64_t> callOfBlock;  // fused members: this rank's call per output block
   bool resident = false;                 // a graph output: finished blocks held for the whole run
-  std::vector<int> releaseAfter;         // nodes whose outputs die when this node's step ends
   std::map<int64_t, Buffer<T>>& finished() { return aggregation ? owned : partial; }
 };
 
@@ -84,6 +81,8 @@ class DistributedProgram {
   std::vector<T> gather(int tensor);
 
  private:
+  void setUpOperand(std::size_t i, std::size_t k, uint64_t seed, const std::map<int, std::vector<T>>* rootInputs);
+  void setUpOutput(std::size_t i);
   const T* operandBlock(std::size_t node, std::size_t operand, int64_t block);
   void repartitionOperands(std::size_t i);
   void runGroup(FusedGroup<T>& group);
@@ -96,8 +95,9 @@ class DistributedProgram {
   const DeviceOps* device_;
   int threads_;
   RedistributeOptions options_;
+  model::ProgramModel model_;
   std::vector<NodeState<T>> nodes_;
-  std::vector<std::unique_ptr<FusedGroup<T>>> groups_;
+  std::vector<std::unique_ptr<FusedGroup<T>>> groups_;  // aligned with model_.groups
   Buffer<T> workspace_;  // the fused groups' tiles, threads x the largest group's need
   // What this rank sent in each node's last step: all bytes, and those to other nodes.
   struct SentBytes {

@@ -112,6 +112,171 @@ std::string nanSummary(const std::vector<T>& values) {
   return count ? std::to_string(count) + " NaN value" + (count == 1 ? "" : "s") : "";
 }
 
+// --inputs: rank 0 reads every graph input before any collective (false: refused, said).
+template <class T>
+bool readRootInputs(const ProgramSpec<T>& spec, const ProgramOptions& opt, int me, std::map<int, std::vector<T>>& rootInputs) {
+  return onRootOk(me, "--inputs", [&] {
+    for (std::size_t t = 0; t < spec.tensors.size(); ++t)
+      if (spec.tensors[t].isInput)
+        rootInputs[static_cast<int>(t)] =
+            readNpy<T>((std::filesystem::path(opt.inputs) / (spec.tensors[t].name + ".npy")).string(), spec.tensors[t].npyShape());
+    for (const auto& [t, values] : rootInputs) {
+      const std::string bad = nanSummary(values);
+      if (!bad.empty())
+        std::fprintf(stderr, "warning: --inputs: %s.npy holds %s; where it reaches an output, --check compares NaN with NaN\n",
+                     spec.tensors[static_cast<std::size_t>(t)].name.c_str(), bad.c_str());
+    }
+  });
+}
+
+// The cores each rank may use (the least over ranks), with a warning where --threads
+// asks for more.
+int checkCores(int me, int threads) {
+  int cores = coresOfThisRank();
+  MPI_Allreduce(MPI_IN_PLACE, &cores, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (me == 0 && cores > 0 && threads > cores)
+    std::fprintf(stderr,
+                 "warning: --threads %d, but a rank may run on only %d core(s) (its CPU affinity: mpirun binds each rank to "
+                 "one core by default), so its threads share them; give every rank %d cores: mpirun --map-by slot:PE=%d "
+                 "(or --bind-to none)\n",
+                 threads, cores, threads, threads);
+  return cores;
+}
+
+// What the timed iterations measured: per node its times (the last rank to finish it less
+// the last to finish the node before) and the bytes all ranks sent for it, the whole
+// iterations' times, and every rank's memory high-water mark (on rank 0).
+struct Measurement {
+  std::vector<std::vector<double>> nodeTimes;
+  std::vector<double> totalTimes;
+  std::vector<long long> nodeBytes, nodeInterBytes, peaks;
+};
+
+template <class T>
+Measurement measureIterations(detail::DistributedProgram<T>& program, Communicator& comm, const ProgramOptions& opt,
+                              std::size_t nodes) {
+  Measurement m;
+  m.nodeTimes.resize(nodes);
+  m.nodeBytes.assign(nodes, 0);
+  m.nodeInterBytes.assign(nodes, 0);
+  for (int it = 0; it < opt.warmup + opt.iters; ++it) {
+    const bool timed = it >= opt.warmup;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double start = MPI_Wtime();
+    // Each rank notes when it finished every node, counted from its own start (the
+    // barrier): clocks of different machines need not agree, their starts do within a
+    // message's latency.
+    std::vector<double> finished(nodes);
+    for (std::size_t i = 0; i < nodes; ++i) {
+      program.runNode(i);
+      finished[i] = MPI_Wtime() - start;
+    }
+    // Per node, fused members included (their group ran at its first member).
+    if (timed)
+      for (std::size_t i = 0; i < nodes; ++i) {
+        m.nodeBytes[i] += static_cast<long long>(program.lastBytesSent(i));
+        m.nodeInterBytes[i] += static_cast<long long>(program.lastInterNodeBytesSent(i));
+      }
+    double elapsed = MPI_Wtime() - start;
+    if (!timed) continue;
+    // A node's time is what it adds to the iteration: the last rank to finish it less the
+    // last to finish the node before. Timing each rank's own run of the node instead
+    // counted a rank's wait for a slower partner in the node where it waits, on top of the
+    // partner's time in the node before (trn / 2 at p = 2: its last step, 576 bytes, 5.5
+    // us of which about 3 were rank 0 waiting out rank 1's trn.7), and the nodes' times
+    // added up to more than the iteration's.
+    std::vector<double> lastFinish(nodes);
+    MPI_Allreduce(finished.data(), lastFinish.data(), static_cast<int>(nodes), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    for (std::size_t i = 0; i < nodes; ++i) m.nodeTimes[i].push_back(lastFinish[i] - (i > 0 ? lastFinish[i - 1] : 0.0));
+    m.totalTimes.push_back(elapsed);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, m.nodeBytes.data(), static_cast<int>(nodes), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, m.nodeInterBytes.data(), static_cast<int>(nodes), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  long long myPeak = static_cast<long long>(comm.memory().peak());
+  m.peaks.resize(static_cast<std::size_t>(comm.size()));
+  MPI_Gather(&myPeak, 1, MPI_LONG_LONG, m.peaks.data(), 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  return m;
+}
+
+// Rank 0's report of the measured run (the --check result is added after).
+template <class T>
+Report reportOf(const ProgramSpec<T>& spec, const ProgramOptions& opt, const detail::DistributedProgram<T>& program,
+                const Measurement& m, int ranks, int cores, int64_t ranksPerNode, const DeviceOps* device) {
+  Report r;
+  r.program = spec.name;
+  r.toolVersion = spec.toolVersion;
+  r.graphSha256 = spec.graphSha256;
+  r.planSha256 = spec.planSha256;
+  r.ranks = ranks;
+  r.backend = spec.memory == MemorySpace::Cuda ? "cuda" : "cpu";
+  r.dtype = dtypeName(dtypeOf<T>());
+  // What ran the GEMMs of the measured run (the --check reference runs more).
+  if (device) r.gemmPath = "cublas";
+  else if constexpr (kIsTwoByte<T>) r.gemmPath = lowPrecisionGemmPath();
+  else r.gemmPath = hostGemmPath();
+  r.iters = opt.iters;
+  r.threads = opt.threads;
+  r.coresPerRank = cores;
+  r.timeS = median(m.totalTimes);
+  r.gflops = r.timeS > 0 ? static_cast<double>(spec.flops) / r.timeS / 1e9 : 0;
+  r.bytesPredicted = spec.bytesPredicted;
+  r.ranksPerNode = ranksPerNode;
+  r.interNodeBytesPredicted = spec.interNodeBytesPredicted;
+  r.peakBytesPerRank.assign(m.peaks.begin(), m.peaks.end());
+  // The plan predicts one thread; every further thread adds its fused-tile workspace.
+  for (std::size_t k = 0; k < spec.peakBytesPredicted.size(); ++k)
+    r.peakBytesPredictedPerRank.push_back(spec.peakBytesPredicted[k] +
+                                          static_cast<int64_t>(std::max(1, opt.threads) - 1) * spec.tileWorkspaceBytes.at(k));
+  for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
+    // A fused group runs as one step, timed on its first member.
+    std::string kernel = spec.nodes[i].kernel;
+    const int lead = program.fusedWith(i);
+    if (spec.nodes[i].fusion.group >= 0 && lead < 0) kernel = "elementwise (fused on CPUs only)";
+    else if (lead >= 0 && lead != static_cast<int>(i)) kernel += " (timed with " + spec.nodes[static_cast<std::size_t>(lead)].name + ")";
+    NodeReport nr{spec.nodes[i].name, kernel, median(m.nodeTimes[i]), m.nodeBytes[i] / opt.iters, spec.nodes[i].bytesPredicted,
+                  m.nodeInterBytes[i] / opt.iters, spec.nodes[i].interNodeBytesPredicted};
+    r.bytesSent += nr.bytesSent;
+    r.interNodeBytesSent += nr.interNodeBytesSent;
+    r.nodes.push_back(nr);
+  }
+  return r;
+}
+
+// The graph inputs whole, for --check: as read from --inputs, or generated from --seed.
+template <class T>
+std::map<int, std::vector<T>> wholeInputs(const ProgramSpec<T>& spec, const ProgramOptions& opt,
+                                          const std::map<int, std::vector<T>>* rootInputs) {
+  std::map<int, std::vector<T>> whole;
+  for (std::size_t t = 0; t < spec.tensors.size(); ++t) {
+    const TensorSpec& ts = spec.tensors[t];
+    if (!ts.isInput) continue;
+    if (rootInputs) {
+      whole[static_cast<int>(t)] = rootInputs->at(static_cast<int>(t));
+      continue;
+    }
+    int64_t elements = 1;
+    for (int64_t e : ts.shape) elements *= e;
+    std::vector<T> v(static_cast<std::size_t>(elements));
+    fillInput<T>(opt.seed, ts.name, v.size(), v.data());
+    whole[static_cast<int>(t)] = std::move(v);
+  }
+  return whole;
+}
+
+// --outputs as one set: staged and published under the folder's lock (einrt/file_output.h),
+// so two runs into one folder never mix their files.
+template <class T>
+void writeOutputs(const ProgramSpec<T>& spec, const std::string& folder, const std::map<int, std::vector<T>>& outputs) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& [t, values] : outputs) {
+    const TensorSpec& ts = spec.tensors[static_cast<std::size_t>(t)];
+    files.emplace_back(ts.name + ".npy", encodeNpy<T>(ts.npyShape(), values.data()));
+  }
+  const FolderLock lock(folder);
+  publishFiles(lock, files);
+}
+
 template <class T>
 int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const DeviceOps* device) {
   Communicator comm(MPI_COMM_WORLD);
@@ -131,31 +296,11 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
       }))
     return 2;
   std::map<int, std::vector<T>> rootInputs;
-  if (!opt.inputs.empty() && !onRootOk(me, "--inputs", [&] {
-        for (std::size_t t = 0; t < spec.tensors.size(); ++t)
-          if (spec.tensors[t].isInput)
-            rootInputs[static_cast<int>(t)] =
-                readNpy<T>((std::filesystem::path(opt.inputs) / (spec.tensors[t].name + ".npy")).string(), spec.tensors[t].npyShape());
-        for (const auto& [t, values] : rootInputs) {
-          const std::string bad = nanSummary(values);
-          if (!bad.empty())
-            std::fprintf(stderr, "warning: --inputs: %s.npy holds %s; where it reaches an output, --check compares NaN with NaN\n",
-                         spec.tensors[static_cast<std::size_t>(t)].name.c_str(), bad.c_str());
-        }
-      }))
-    return 2;
+  if (!opt.inputs.empty() && !readRootInputs(spec, opt, me, rootInputs)) return 2;
   const std::map<int, std::vector<T>>* inputs = opt.inputs.empty() ? nullptr : &rootInputs;
 
   setGemmThreads(opt.threads);
-  // --threads beyond the cores mpirun bound a rank to share them: say so, once.
-  int cores = coresOfThisRank();
-  MPI_Allreduce(MPI_IN_PLACE, &cores, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (me == 0 && cores > 0 && opt.threads > cores)
-    std::fprintf(stderr,
-                 "warning: --threads %d, but a rank may run on only %d core(s) (its CPU affinity: mpirun binds each rank to "
-                 "one core by default), so its threads share them; give every rank %d cores: mpirun --map-by slot:PE=%d "
-                 "(or --bind-to none)\n",
-                 opt.threads, cores, opt.threads, opt.threads);
+  const int cores = checkCores(me, opt.threads);
   // Bytes are split by link as the plan's machine places ranks on nodes, or as asked.
   const int64_t ranksPerNode = opt.ranksPerNode > 0 ? opt.ranksPerNode : spec.ranksPerNode;
   if (me == 0 && opt.ranksPerNode > 0 && spec.ranksPerNode != opt.ranksPerNode)
@@ -174,122 +319,20 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
     comm.fixStaging(true);
   }
   comm.memory().resetPeak();
-
-  const std::size_t nodes = spec.nodes.size();
-  std::vector<std::vector<double>> nodeTimes(nodes);
-  std::vector<double> totalTimes;
-  std::vector<long long> nodeBytes(nodes, 0), nodeInterBytes(nodes, 0);
-  for (int it = 0; it < opt.warmup + opt.iters; ++it) {
-    const bool timed = it >= opt.warmup;
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double start = MPI_Wtime();
-    // Each rank notes when it finished every node, counted from its own start (the
-    // barrier): clocks of different machines need not agree, their starts do within a
-    // message's latency.
-    std::vector<double> finished(nodes);
-    for (std::size_t i = 0; i < nodes; ++i) {
-      program.runNode(i);
-      finished[i] = MPI_Wtime() - start;
-    }
-    // Per node, fused members included (their group ran at its first member).
-    if (timed)
-      for (std::size_t i = 0; i < nodes; ++i) {
-        nodeBytes[i] += static_cast<long long>(program.lastBytesSent(i));
-        nodeInterBytes[i] += static_cast<long long>(program.lastInterNodeBytesSent(i));
-      }
-    double elapsed = MPI_Wtime() - start;
-    if (!timed) continue;
-    // A node's time is what it adds to the iteration: the last rank to finish it less the
-    // last to finish the node before. Timing each rank's own run of the node instead
-    // counted a rank's wait for a slower partner in the node where it waits, on top of the
-    // partner's time in the node before (trn / 2 at p = 2: its last step, 576 bytes, 5.5
-    // us of which about 3 were rank 0 waiting out rank 1's trn.7), and the nodes' times
-    // added up to more than the iteration's.
-    std::vector<double> lastFinish(nodes);
-    MPI_Allreduce(finished.data(), lastFinish.data(), static_cast<int>(nodes), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    for (std::size_t i = 0; i < nodes; ++i) nodeTimes[i].push_back(lastFinish[i] - (i > 0 ? lastFinish[i - 1] : 0.0));
-    totalTimes.push_back(elapsed);
-  }
-  MPI_Allreduce(MPI_IN_PLACE, nodeBytes.data(), static_cast<int>(nodes), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, nodeInterBytes.data(), static_cast<int>(nodes), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  long long myPeak = static_cast<long long>(comm.memory().peak());
-  std::vector<long long> peaks(static_cast<std::size_t>(comm.size()));
-  MPI_Gather(&myPeak, 1, MPI_LONG_LONG, peaks.data(), 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  const Measurement measured = measureIterations(program, comm, opt, spec.nodes.size());
   comm.fixStaging(false);  // the output gather below stages whole tensors
 
   std::map<int, std::vector<T>> outputs;
   if (opt.check || !opt.outputs.empty())
     for (int t : spec.outputs) outputs[t] = program.gather(t);
   if (me != 0) return 0;
-
-  Report r;
-  r.program = spec.name;
-  r.toolVersion = spec.toolVersion;
-  r.graphSha256 = spec.graphSha256;
-  r.planSha256 = spec.planSha256;
-  r.ranks = comm.size();
-  r.backend = spec.memory == MemorySpace::Cuda ? "cuda" : "cpu";
-  r.dtype = dtypeName(dtypeOf<T>());
-  // What ran the GEMMs of the measured run (the --check reference below runs more).
-  if (device) r.gemmPath = "cublas";
-  else if constexpr (kIsTwoByte<T>) r.gemmPath = lowPrecisionGemmPath();
-  else r.gemmPath = hostGemmPath();
-  r.iters = opt.iters;
-  r.threads = opt.threads;
-  r.coresPerRank = cores;
-  r.timeS = median(totalTimes);
-  r.gflops = r.timeS > 0 ? static_cast<double>(spec.flops) / r.timeS / 1e9 : 0;
-  r.bytesPredicted = spec.bytesPredicted;
-  r.ranksPerNode = ranksPerNode;
-  r.interNodeBytesPredicted = spec.interNodeBytesPredicted;
-  r.peakBytesPerRank.assign(peaks.begin(), peaks.end());
-  // The plan predicts one thread; every further thread adds its fused-tile workspace.
-  for (std::size_t k = 0; k < spec.peakBytesPredicted.size(); ++k)
-    r.peakBytesPredictedPerRank.push_back(spec.peakBytesPredicted[k] +
-                                          static_cast<int64_t>(std::max(1, opt.threads) - 1) * spec.tileWorkspaceBytes.at(k));
-  for (std::size_t i = 0; i < nodes; ++i) {
-    // A fused group runs as one step, timed on its first member.
-    std::string kernel = spec.nodes[i].kernel;
-    const int lead = program.fusedWith(i);
-    if (spec.nodes[i].fusion.group >= 0 && lead < 0) kernel = "elementwise (fused on CPUs only)";
-    else if (lead >= 0 && lead != static_cast<int>(i)) kernel += " (timed with " + spec.nodes[static_cast<std::size_t>(lead)].name + ")";
-    NodeReport nr{spec.nodes[i].name, kernel, median(nodeTimes[i]), nodeBytes[i] / opt.iters, spec.nodes[i].bytesPredicted,
-                  nodeInterBytes[i] / opt.iters, spec.nodes[i].interNodeBytesPredicted};
-    r.bytesSent += nr.bytesSent;
-    r.interNodeBytesSent += nr.interNodeBytesSent;
-    r.nodes.push_back(nr);
-  }
+  Report r = reportOf(spec, opt, program, measured, comm.size(), cores, ranksPerNode, device);
   int status = 0;
   if (opt.check) {
-    std::map<int, std::vector<T>> wholeInputs;
-    for (std::size_t t = 0; t < spec.tensors.size(); ++t) {
-      const TensorSpec& ts = spec.tensors[t];
-      if (!ts.isInput) continue;
-      if (inputs) {
-        wholeInputs[static_cast<int>(t)] = rootInputs.at(static_cast<int>(t));
-        continue;
-      }
-      int64_t elements = 1;
-      for (int64_t e : ts.shape) elements *= e;
-      std::vector<T> v(static_cast<std::size_t>(elements));
-      fillInput<T>(opt.seed, ts.name, v.size(), v.data());
-      wholeInputs[static_cast<int>(t)] = std::move(v);
-    }
-    r.check = detail::checkOutputs(spec, wholeInputs, outputs, device, opt.threads);
+    r.check = detail::checkOutputs(spec, wholeInputs(spec, opt, inputs), outputs, device, opt.threads);
     if (!r.check.passed) status = 1;
   }
-  if (!opt.outputs.empty()) {
-    // The outputs as one set: staged and published under the folder's lock
-    // (einrt/file_output.h), so two runs into one folder never mix their files.
-    std::vector<std::pair<std::string, std::string>> files;
-    for (const auto& [t, values] : outputs) {
-      const TensorSpec& ts = spec.tensors[static_cast<std::size_t>(t)];
-      files.emplace_back(ts.name + ".npy", encodeNpy<T>(ts.npyShape(), values.data()));
-    }
-    const FolderLock lock(opt.outputs);
-    publishFiles(lock, files);
-  }
+  if (!opt.outputs.empty()) writeOutputs(spec, opt.outputs, outputs);
   printReport(r);
   if (!opt.report.empty()) writeFileWhole(opt.report, reportJson(r));
   return status;

@@ -6,65 +6,33 @@
 
 namespace einrt::program::detail {
 
-namespace {
-
 template <class T>
-std::vector<int64_t> blockExtent(const NodeSpec<T>& n) {
-  std::vector<int64_t> e;
-  for (std::size_t l = 0; l < n.sizes.size(); ++l) e.push_back(n.sizes[l] / n.parts[l]);
-  return e;
-}
-
-int64_t product(const std::vector<int>& dims, const std::vector<int64_t>& extent) {
-  int64_t p = 1;
-  for (int l : dims) p *= extent[static_cast<std::size_t>(l)];
-  return p;
-}
-
-}  // namespace
-
-template <class T>
-FusedGroup<T>::FusedGroup(const ProgramSpec<T>& spec, int first, int last, int threads)
-    : spec_(&spec), first_(first), last_(last), threads_(std::max(1, threads)) {
-  const NodeSpec<T>& lead = spec.nodes[static_cast<std::size_t>(first)];
-  const int k = lead.fusion.tileDims;
-  const std::vector<int64_t> leadExtent = blockExtent(lead);
-  for (int q = 0; q < k; ++q) groupExtent.push_back(leadExtent[static_cast<std::size_t>(lead.outputLabels.at(static_cast<std::size_t>(q)))]);
-  int64_t rows = 1;
-  for (int64_t e : groupExtent) rows *= e;
-
-  // Bytes per row of group dimensions over every tensor the members touch.
-  std::vector<int64_t> tensorElements;
-  for (int m = first; m <= last; ++m) {
-    const NodeSpec<T>& n = spec.nodes[static_cast<std::size_t>(m)];
-    if (n.fusion.group != lead.fusion.group || n.fusion.tileDims != k || n.gemm || !n.elementwise)
-      throw std::logic_error("einrt: fused group of " + lead.name + " is inconsistent at " + n.name);
-    const std::vector<int64_t> extent = blockExtent(n);
-    tensorElements.push_back(product(n.outputLabels, extent));
-    for (const auto& op : n.operandLabels) tensorElements.push_back(product(op, extent));
-  }
-  const double rowBytes = fusedRowBytes(tensorElements, sizeof(T), rows);
-  const TileBox box = fusedTileBox(groupExtent, rowBytes, threads_);
-  const TileBox largest = fusedTileBox(groupExtent, rowBytes, 1);  // sizes the scratch tiles
-  split_ = box.split;
-  chunk_ = box.chunk;
+FusedGroup<T>::FusedGroup(const ProgramSpec<T>& spec, const model::FusedGroupGeometry& geometry, int threads)
+    : spec_(&spec), first_(geometry.first), last_(geometry.last), threads_(std::max(1, threads)) {
+  const int k = geometry.tileDims;
+  groupExtent = geometry.groupExtent;
+  split_ = geometry.box.split;
+  chunk_ = geometry.box.chunk;
   chunks_ = k ? (groupExtent[static_cast<std::size_t>(split_)] + chunk_ - 1) / chunk_ : 1;
   tiles_ = chunks_;
   for (int q = 0; q < split_; ++q) tiles_ *= groupExtent[static_cast<std::size_t>(q)];
+  slotOffset_ = geometry.slotOffset;
+  workspaceElements_ = geometry.workspaceElements;
 
-  std::vector<int> slotOf(spec.nodes.size(), -1);
-  for (int m = first; m <= last; ++m) {
-    const NodeSpec<T>& n = spec.nodes[static_cast<std::size_t>(m)];
-    const std::vector<int64_t> extent = blockExtent(n);
+  for (int m = first_; m <= last_; ++m) {
+    const NodeTable& n = spec.nodes[static_cast<std::size_t>(m)];
+    const std::vector<int64_t> extent = model::blockExtent(n.sizes, n.parts);
     Member mb;
-    mb.node = &n;
+    mb.elementwise = spec.kernels.at(static_cast<std::size_t>(m)).elementwise;
+    if (!mb.elementwise) throw std::logic_error("einrt: fused node " + n.name + " has no elementwise kernel");
     mb.hasY = n.operandLabels.size() > 1;
     auto access = [&](const std::vector<int>& dims, int producer) {
       Access a;
       const std::vector<int64_t> strides = labelStrides(dims, extent);
       for (int q = 0; q <= split_ && q < k; ++q)
         a.groupStride.push_back(strides[static_cast<std::size_t>(n.outputLabels[static_cast<std::size_t>(q)])]);
-      if (producer >= 0 && producer >= first && producer < m) a.scratch = slotOf[static_cast<std::size_t>(producer)];
+      if (producer >= first_ && producer < m && slotOffset_[static_cast<std::size_t>(producer - first_)] >= 0)
+        a.scratch = producer - first_;  // another member's scratch output
       return a;
     };
     auto producerOf = [&](std::size_t o) { return spec.tensors[static_cast<std::size_t>(n.operandTensor[o])].producer; };
@@ -83,14 +51,7 @@ FusedGroup<T>::FusedGroup(const ProgramSpec<T>& spec, int first, int last, int t
       }
       mb.nest[shape] = planLoopNest(tile, sx, sy, sz, mb.hasY);
     }
-    if (n.fusion.scratch) {
-      slotOf[static_cast<std::size_t>(m)] = static_cast<int>(slotOffset_.size());
-      mb.z.scratch = slotOf[static_cast<std::size_t>(m)];
-      slotOffset_.push_back(workspaceElements_);
-      std::vector<int64_t> outputExtent;
-      for (int l : n.outputLabels) outputExtent.push_back(extent[static_cast<std::size_t>(l)]);
-      workspaceElements_ += fusedTileElements(outputExtent, k, largest);
-    }
+    if (slotOffset_[static_cast<std::size_t>(m - first_)] >= 0) mb.z.scratch = m - first_;
     members_.push_back(mb);
   }
 }
@@ -123,7 +84,7 @@ void FusedGroup<T>::runTiles(const std::vector<MemberBlocks>& blocks, T* workspa
       const T* X = read(mb.x, blocks[m].operand[0]);
       const T* Y = mb.hasY ? read(mb.y, blocks[m].operand[1]) : nullptr;
       T* Z = mb.z.scratch >= 0 ? scratch + slotOffset_[static_cast<std::size_t>(mb.z.scratch)] : blocks[m].output + offset(mb.z);
-      mb.node->elementwise(mb.nest[shape], X, Y, Z, false, 1);
+      mb.elementwise(mb.nest[shape], X, Y, Z, false, 1);
     }
   }
 }

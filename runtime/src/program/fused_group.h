@@ -1,4 +1,5 @@
-// One fused group of a program (spec.h FusionSpec) prepared for its block shape: the
+// One fused group of a program (einrt/model/tables.h FusionSpec) prepared for its block
+// shape, in the geometry einrt's model gives it (einrt/model/fused_tiles.h): the
 // members run tile by tile, each tile a box of the group's dimensions small enough that
 // everything the members touch for it stays in cache (kTileBytes), so each input is read
 // from memory once and an output kept as scratch never leaves the tile buffers. Tiles are
@@ -6,13 +7,13 @@
 // ones full, so a tile of every member's output is contiguous in its block and a tile-sized
 // scratch buffer has the block's own strides. Tiles are split between the program's
 // threads, each with its own scratch tiles in the workspace the executor passes
-// (threads x workspaceElements(), fused_tiles.h). Host memory only.
+// (threads x workspaceElements()). Host memory only.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "einrt/program/fused_tiles.h"
+#include "einrt/model/fused_tiles.h"
 #include "einrt/program/loop_nest.h"
 #include "einrt/program/spec.h"
 
@@ -23,8 +24,8 @@ template <class T>
 class FusedGroup {
  public:
   FusedGroup() = default;
-  // Members spec.nodes[first..last]; `threads`: the program's --threads.
-  FusedGroup(const ProgramSpec<T>& spec, int first, int last, int threads);
+  // Members spec.nodes[first..last] of `geometry` (made for the program's --threads).
+  FusedGroup(const ProgramSpec<T>& spec, const model::FusedGroupGeometry& geometry, int threads);
 
   // Per member, for one block of the group: its operand blocks (null where the operand is
   // another member's scratch output) and its output block (null for scratch).
@@ -49,7 +50,7 @@ class FusedGroup {
     std::vector<int64_t> groupStride;
   };
   struct Member {
-    const NodeSpec<T>* node = nullptr;
+    ElementwiseFn<T> elementwise = nullptr;
     LoopNest nest[2];  // full tile, last tile of the split dimension
     Access x, y, z;
     bool hasY = false;
@@ -63,7 +64,7 @@ class FusedGroup {
   int64_t chunk_ = 1;                // of that dimension per tile
   int64_t chunks_ = 1, tiles_ = 1;
   std::vector<Member> members_;
-  std::vector<int64_t> slotOffset_;  // per scratch slot, in a thread's workspace
+  std::vector<int64_t> slotOffset_;  // per member, its scratch tile in a thread's workspace (-1: none)
   int64_t workspaceElements_ = 0;
 };
 

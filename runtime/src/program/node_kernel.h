@@ -11,37 +11,20 @@
 #include <vector>
 
 #include "buffer.h"
-#include "einrt/program/gemm.h"
+#include "einrt/model/gemm_call.h"
 #include "einrt/program/permute.h"
 #include "einrt/program/spec.h"
 
 namespace einrt::program::detail {
 
-// A contraction's GEMM for blocks of one shape: one (strided-batched) call and the batch
-// loops around it — C labels that no single stride steps through (a strided view of a
-// stored order, gemm_mapping.cpp's fitOperand) — as extents and strides per tensor.
-struct GemmLoops {
-  struct Loop {
-    int64_t extent, strideX, strideY, strideZ;
-  };
-  GemmCall call;
-  bool swapped = false;       // Z stored N-major: computed as Z^T = Y^T X^T (A is Y)
-  std::vector<Loop> loops;    // outside the call's batch, outermost first
-  int64_t outerEntries = 1;   // product of their extents
-
-  void build(const GemmSpec& spec, const std::vector<int>& xLabels, const std::vector<int>& yLabels,
-             const std::vector<int>& zLabels, const std::vector<int64_t>& extent);
-  // Element offsets of X, Y and Z at entry `entry` of the loops (row-major over them).
-  void offsets(int64_t entry, int64_t& x, int64_t& y, int64_t& z) const;
-};
-
 template <class T>
 class NodeKernel {
  public:
   NodeKernel() = default;
-  // `extent`: the call's block extent per iteration label.
-  NodeKernel(const NodeSpec<T>& node, const std::vector<int64_t>& extent, const DeviceOps* device, int threads,
-             ParallelForFn parallelFor, MemoryCounter* counter);
+  // `extent`: the call's block extent per iteration label; a contraction runs the call
+  // einrt's model decides for it (einrt/model/gemm_call.h).
+  NodeKernel(const NodeTable& node, const NodeKernels<T>& kernels, const std::vector<int64_t>& extent, const DeviceOps* device,
+             int threads, ParallelForFn parallelFor, MemoryCounter* counter);
 
   void acquire();
   void release();
@@ -50,12 +33,12 @@ class NodeKernel {
   void run(const T* X, const T* Y, T* Z, bool accumulate);
 
  private:
-  const NodeSpec<T>* node_ = nullptr;
+  ElementwiseFn<T> elementwise_ = nullptr;
   const DeviceOps* device_ = nullptr;
   int threads_ = 1;
   ParallelForFn parallelFor_ = nullptr;
   LoopNest nest_;
-  std::optional<GemmLoops> gemm_;
+  std::optional<model::GemmCallPlan> gemm_;
   HostGemm<T> hostGemm_;  // gemm_'s call prepared for the rank's threads (host memory)
   double alpha_ = 1.0;
   std::optional<Permutation> permX_, permY_, permZ_;

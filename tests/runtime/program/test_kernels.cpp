@@ -81,7 +81,7 @@ TEST_CASE("GEMM kernel calls (batched, transposed, permuted, alpha) equal the pl
     const Contraction c = randomContraction(rng);
     std::vector<int64_t> sizes;
     for (int l = 0; l < 4; ++l) sizes.push_back(1 + static_cast<int64_t>(rng() % 6));
-    NodeSpec<double> node;
+    NodeTable node;
     node.sizes = sizes;
     node.parts = {1, 1, 1, 1};
     node.operandLabels = {c.ox, c.oy};
@@ -96,7 +96,7 @@ TEST_CASE("GEMM kernel calls (batched, transposed, permuted, alpha) equal the pl
     for (double& v : x) v = static_cast<double>(rng() % 17) - 8;
     for (double& v : y) v = static_cast<double>(rng() % 13) - 6;
     plainEinsum<double, Scaled>(sizes, node.operandLabels, node.outputLabels, x.data(), y.data(), want.data());
-    detail::NodeKernel<double> kernel(node, sizes, nullptr, 1, nullptr, nullptr);
+    detail::NodeKernel<double> kernel(node, {}, sizes, nullptr, 1, nullptr, nullptr);
     kernel.acquire();
     kernel.run(x.data(), y.data(), got.data(), false);
     CAPTURE(trial);
@@ -131,7 +131,7 @@ TEST_CASE("GEMM kernel calls over strided views (C labels between the groups) eq
   };
   for (int trial = 0; trial < 200; ++trial) {
     const bool tx = rng() % 2, ty = rng() % 2, tz = rng() % 2;
-    NodeSpec<double> node;
+    NodeTable node;
     node.sizes = {1 + static_cast<int64_t>(rng() % 4), 1 + static_cast<int64_t>(rng() % 4), 1 + static_cast<int64_t>(rng() % 6),
                   1 + static_cast<int64_t>(rng() % 6), 1 + static_cast<int64_t>(rng() % 6)};
     node.parts = {1, 1, 1, 1, 1};
@@ -156,7 +156,7 @@ TEST_CASE("GEMM kernel calls over strided views (C labels between the groups) eq
     for (double& v : y) v = static_cast<double>(rng() % 13) - 6;
     plainEinsum<double, Scaled>(node.sizes, node.operandLabels, node.outputLabels, x.data(), y.data(), want.data());
     for (int threads : {1, 2}) {
-      detail::NodeKernel<double> kernel(node, node.sizes, nullptr, threads, &parallelFor, nullptr);
+      detail::NodeKernel<double> kernel(node, {}, node.sizes, nullptr, threads, &parallelFor, nullptr);
       kernel.acquire();
       kernel.run(x.data(), y.data(), got.data(), false);
       CAPTURE(trial);

@@ -84,7 +84,7 @@ TEST_CASE("the report is JSON with SPEC 7's keys and the provenance") {
 TEST_CASE("--check tolerance: 2 eps times the longest sum of reduction lengths") {
   ProgramSpec<float> spec;
   spec.tensors.resize(5);
-  NodeSpec<float> a, b;
+  NodeTable a, b;
   a.operandTensor = {0, 1};
   a.outputTensor = 2;
   a.reductionLength = 100;

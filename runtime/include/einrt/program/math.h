@@ -1,7 +1,7 @@
 // The scalar functions a node's join may call (SPEC 1), for the emitted functors: one
-// template per row of the planner's function table (planner/graph/scalar_functions.h,
-// whose emitted names are these), plus infinity() for the constant inf and the max/min
-// aggregations' identities.
+// template per function of einrt's list (einrt/model/scalar_functions.h, which names
+// them; checked at compile time below), plus infinity() for the constant inf and the
+// max/min aggregations' identities.
 //
 // Vector math. The elementwise loops are `#pragma omp simd` loops over these functors;
 // a call to a libm function vectorizes only where the compiler knows a vector variant.
@@ -26,6 +26,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+
+#include "einrt/model/scalar_functions.h"
 
 #if defined(__CUDACC__)
 #define EINRT_HD __host__ __device__
@@ -156,5 +158,13 @@ template <class T> EINRT_HD inline T cos(T a) { if constexpr (sizeof(T) == 4) re
 // C's truth, like the evaluator: a NaN condition is nonzero and picks a; -0 picks b.
 template <class T> EINRT_HD inline T where(T c, T a, T b) { return c != T(0) ? a : b; }
 template <class T> EINRT_HD inline T infinity() { return std::numeric_limits<T>::infinity(); }
+
+// Every function of einrt's list (einrt/model/scalar_functions.h) has its template here:
+// naming each one for float fails to compile where one is missing.
+#if !defined(__CUDACC__)
+#define EINRT_SCALAR_FUNCTION_TEMPLATE(E, name, arity) (void)&einrt::program::name<float>;
+inline void everyScalarFunctionHasItsTemplate() { EINRT_SCALAR_FUNCTIONS(EINRT_SCALAR_FUNCTION_TEMPLATE) }
+#undef EINRT_SCALAR_FUNCTION_TEMPLATE
+#endif
 
 }  // namespace einrt::program

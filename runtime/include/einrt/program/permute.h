@@ -15,6 +15,10 @@
 
 namespace einrt::program {
 
+// The tiles of a transpose: kPermuteBlock x kPermuteBlock blocks, the work items split
+// among threads (host_permute.cpp says why).
+inline constexpr int64_t kPermuteBlock = 64;
+
 struct Permutation {
   int dims = 0;
   int64_t extent[kMaxLoops] = {};
@@ -44,6 +48,12 @@ struct PermutationWork {
   int64_t wastedBytes = 0;
 };
 PermutationWork permutationWork(const Permutation& p, int64_t elementBytes);
+
+// The walk's rules, shared by the kernels and permutationWork: `p` with unit extents
+// dropped and neighbouring dimensions contiguous in both tensors merged; and a copy's
+// next dimension after its runs along `inner` (the least destination stride; -1: none).
+Permutation simplifiedPermutation(const Permutation& p);
+int permutationRunDimension(const Permutation& p, int inner);
 
 // With `threads` > 1 and the program's pool, the rows of a copy or the blocks of a
 // transpose are split among the threads (permutations of at least 256 KiB).

@@ -1,0 +1,118 @@
+#include "codegen/render/tables_source.h"
+
+#include <cstdio>
+
+#include "codegen/lower/identifiers.h"
+
+namespace eindecomp::codegen {
+
+namespace {
+
+template <class Container>
+std::string list(const Container& values) {
+  std::string s = "{";
+  for (const auto& v : values) s += (s.size() > 1 ? ", " : "") + std::to_string(v);
+  return s + "}";
+}
+
+std::string lists(const std::vector<std::vector<int>>& values) {
+  std::string s = "{";
+  for (const auto& v : values) s += (s.size() > 1 ? ", " : "") + list(v);
+  return s + "}";
+}
+
+const char* boolText(bool b) { return b ? "true" : "false"; }
+
+// A C++ string literal of printable ASCII (names are validated identifiers already;
+// anything else is escaped, so no byte of a graph file can end the literal).
+std::string literal(const std::string& text) {
+  std::string s = "\"";
+  for (const unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      s += '\\';
+      s += static_cast<char>(c);
+    } else if (c < 0x20 || c >= 0x7f || c == '?') {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", c);  // '?' too: no trigraph can form
+      s += buf;
+    } else {
+      s += static_cast<char>(c);
+    }
+  }
+  return s + "\"";
+}
+
+std::string exactNumber(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// einrt::Reduce's enumerators, in its order.
+const char* aggEnumName(Reduce a) {
+  static constexpr const char* kNames[] = {"Sum", "Max", "Min", "Prod"};
+  return kNames[static_cast<int>(a)];
+}
+
+const char* pathEnumName(einrt::program::GemmPlanned p) {
+  return p == einrt::program::GemmPlanned::Blas ? "Blas" : p == einrt::program::GemmPlanned::Primitive ? "Primitive" : "Rule";
+}
+
+std::string gemmSource(const einrt::model::GemmSpec& g) {
+  return "einrt::program::GemmSpec{" + list(g.batchLabels) + ", " + list(g.mLabels) + ", " + list(g.nLabels) + ", " +
+         list(g.kLabels) + ", " + boolText(g.transX) + ", " + boolText(g.transY) + ", " + boolText(g.transZ) + ", " +
+         list(g.permX) + ", " + list(g.permY) + ", " + list(g.permZ) + ", " + exactNumber(g.alpha) +
+         ", einrt::program::GemmPlanned::" + pathEnumName(g.path) + "}";
+}
+
+std::string kernelComment(const NodeProgram& n) {
+  return commentSafe(n.choice.kind + ": " + (n.mapping ? describeGemmMapping(*n.mapping) : n.choice.why));
+}
+
+std::string nodeSource(const NodeProgram& n) {
+  std::string s = "  {  // node " + commentSafe(n.name) + ": " + einsumComment(n) + "; " + kernelComment(n) + "\n";
+  s += "    einrt::program::NodeTable& n = p.nodes.emplace_back();\n";
+  s += "    n.sizes = " + list(n.sizes) + ";\n";
+  s += "    n.operandLabels = " + lists(n.operandLabels) + ";\n";
+  s += "    n.outputLabels = " + list(n.outputLabels) + ";\n";
+  s += "    n.name = " + literal(n.name) + ";\n";
+  s += "    n.parts = " + list(n.parts) + ";\n";
+  s += "    n.operandTensor = " + list(n.operandTensor) + ";\n";
+  s += "    n.outputTensor = " + std::to_string(n.outputTensor) + ";\n";
+  s += std::string("    n.agg = einrt::Reduce::") + aggEnumName(n.agg) + ";\n";
+  s += "    n.callRank = " + list(n.callRank) + ";\n";
+  s += "    n.blockOwner = " + list(n.blockOwner) + ";\n";
+  s += "    n.bytesPredicted = " + std::to_string(n.bytesPredicted) + ";\n";
+  s += "    n.interNodeBytesPredicted = " + std::to_string(n.interNodeBytesPredicted) + ";\n";
+  s += "    n.flops = " + std::to_string(n.flops) + ";\n";
+  s += "    n.reductionLength = " + std::to_string(n.reductionLength) + ";\n";
+  if (n.gemm) s += "    n.gemm = " + gemmSource(*n.gemm) + ";\n";
+  if (!n.permutation.empty()) s += "    n.permutation = " + list(n.permutation) + ";\n";
+  s += "    n.fusion = {" + std::to_string(n.fusion.group) + ", " + std::to_string(n.fusion.tileDims) + "};\n";
+  s += "    n.kernel = " + literal(n.kernel) + ";\n";
+  return s + "  }\n";
+}
+
+}  // namespace
+
+std::string einsumComment(const NodeProgram& n) {
+  std::string s;
+  for (std::size_t k = 0; k < n.operandLabels.size(); ++k) {
+    if (k) s += ",";
+    for (int l : n.operandLabels[k]) s += (s.empty() || s.back() == ',' ? "" : " ") + n.labels[static_cast<std::size_t>(l)];
+  }
+  s += " ->";
+  for (int l : n.outputLabels) s += " " + n.labels[static_cast<std::size_t>(l)];
+  return commentSafe(s + " (agg " + reduceName(n.agg) + ")");
+}
+
+std::string tablesSource(const RankProgram& program) {
+  std::string s;
+  for (const einrt::model::TensorTable& t : program.tensors)
+    s += "  p.tensors.push_back({" + literal(t.name) + ", " + list(t.shape) + ", " + boolText(t.isInput) + ", " +
+         boolText(t.isOutput) + ", " + std::to_string(t.producer) + ", " + list(t.fileShape) + "});\n";
+  for (const NodeProgram& n : program.nodes) s += nodeSource(n);
+  return s + "  p.outputs = " + list(program.outputs) + ";\n";
+}
+
+}  // namespace eindecomp::codegen

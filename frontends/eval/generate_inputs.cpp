@@ -1,0 +1,29 @@
+#include "frontends/eval/generate_inputs.h"
+
+#include "einrt/input_generator.h"
+
+namespace eindecomp {
+
+Tensor generateInput(const Graph& graph, const InputTensor& input, uint64_t seed) {
+  Tensor t;
+  t.dtype = graph.dtype;
+  t.shape = input.shape;
+  t.values.resize(static_cast<std::size_t>(elementCount(input.shape)));
+  if (graph.dtype == DType::F64) {
+    einrt::fillInput<double>(seed, input.name, t.values.size(), t.values.data());
+  } else {
+    // f32's value; bf16 and f16 round it once more, as the programs' inputElement does.
+    std::vector<float> f32(t.values.size());
+    einrt::fillInput<float>(seed, input.name, f32.size(), f32.data());
+    for (std::size_t i = 0; i < f32.size(); ++i) t.values[i] = roundToDType(f32[i], graph.dtype);
+  }
+  return t;
+}
+
+std::map<std::string, Tensor> generateInputs(const Graph& graph, uint64_t seed) {
+  std::map<std::string, Tensor> inputs;
+  for (const auto& in : graph.inputs) inputs[in.name] = generateInput(graph, in, seed);
+  return inputs;
+}
+
+}  // namespace eindecomp

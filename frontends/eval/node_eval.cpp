@@ -1,0 +1,144 @@
+#include "frontends/eval/node_eval.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include "frontends/eval/scalar_expr_eval.h"
+#include "planner/paths/split_nary.h"
+
+namespace eindecomp {
+
+double aggregationIdentity(Reduce agg) {
+  switch (agg) {
+    case Reduce::Sum: return 0.0;
+    case Reduce::Prod: return 1.0;
+    case Reduce::Max: return -std::numeric_limits<double>::infinity();
+    case Reduce::Min: return std::numeric_limits<double>::infinity();
+  }
+  throw std::invalid_argument("unknown aggregation");
+}
+
+double aggregate(Reduce agg, double accumulator, double value) {
+  switch (agg) {
+    case Reduce::Sum: return accumulator + value;
+    case Reduce::Prod: return accumulator * value;
+    case Reduce::Max: return nanPropagatingMax(accumulator, value);
+    case Reduce::Min: return nanPropagatingMin(accumulator, value);
+  }
+  throw std::invalid_argument("unknown aggregation");
+}
+
+// For each iteration label, the stride (in elements) with which it moves through a
+// tensor indexed by `tensorLabels` of the given shape; 0 for labels the tensor lacks.
+static std::vector<int64_t> labelStrides(const Labels& iteration, const Labels& tensorLabels,
+                                         const std::vector<int64_t>& shape) {
+  const std::vector<int64_t> strides = rowMajorStrides(shape);
+  std::vector<int64_t> out(iteration.size(), 0);
+  // A label repeated within the tensor (a diagonal) moves along every dimension it names.
+  for (std::size_t d = 0; d < iteration.size(); ++d)
+    for (std::size_t t = 0; t < tensorLabels.size(); ++t)
+      if (tensorLabels[t] == iteration[d]) out[d] += strides[t];
+  return out;
+}
+
+static void checkOperands(const Node& node, const std::vector<const Tensor*>& operands) {
+  const std::string where = "node '" + node.name + "': ";
+  if (operands.size() != node.operandLabels.size() || operands.empty())
+    throw std::invalid_argument(where + "expects " + std::to_string(node.operandLabels.size()) + " operand(s), got " +
+                                std::to_string(operands.size()));
+  if (operands.size() > 2 && !isContraction(node))
+    throw std::invalid_argument(where + "a node with three or more operands must be a pure contraction");
+  for (std::size_t k = 0; k < operands.size(); ++k) {
+    const Labels& labels = node.operandLabels[k];
+    std::vector<int64_t> expected;
+    for (const auto& l : labels) expected.push_back(node.labelSizes.at(l));
+    if (operands[k]->shape != expected || static_cast<int64_t>(operands[k]->values.size()) != elementCount(expected))
+      throw std::invalid_argument(where + "operand " + std::to_string(k) + " does not have the shape its labels give");
+  }
+}
+
+// The node's accumulators (one per output element, in double, not rounded): every point
+// of the iteration space visited in C order, the operands' and the output's offsets kept
+// up to date as the odometer turns.
+static std::vector<double> accumulate(const Node& node, const std::vector<const Tensor*>& operands) {
+  const Labels labels = iterationLabels(node);
+  std::vector<int64_t> extents;
+  for (const auto& l : labels) extents.push_back(node.labelSizes.at(l));
+
+  const std::vector<int64_t> outShape = outputShape(node);
+  const std::vector<int64_t> outStrides = labelStrides(labels, node.outputLabels, outShape);
+  std::vector<std::vector<int64_t>> operandStrides;
+  for (std::size_t k = 0; k < operands.size(); ++k)
+    operandStrides.push_back(labelStrides(labels, node.operandLabels[k], operands[k]->shape));
+
+  const bool contraction = isContraction(node);
+  std::vector<double> accumulators(static_cast<std::size_t>(elementCount(outShape)), aggregationIdentity(node.agg));
+  std::vector<double> operandValues(operands.size());
+  const int64_t points = elementCount(extents);
+  std::vector<int64_t> point(labels.size(), 0);  // the current point, an odometer in C order
+  std::vector<int64_t> offsets(operands.size(), 0);
+  int64_t outOffset = 0;
+
+  for (int64_t n = 0; n < points; ++n) {
+    for (std::size_t k = 0; k < operands.size(); ++k) operandValues[k] = operands[k]->values[static_cast<std::size_t>(offsets[k])];
+    double joined;
+    if (contraction) {
+      // mul over every operand (for a unary contraction: the identity).
+      joined = 1.0;
+      for (double v : operandValues) joined *= v;
+    } else {
+      joined = evaluateScalarExpr(node.join, operandValues[0], operandValues.size() > 1 ? operandValues[1] : 0.0);
+    }
+    double& acc = accumulators[static_cast<std::size_t>(outOffset)];
+    acc = aggregate(node.agg, acc, joined);
+
+    // Next point: the last label moves fastest; a label that wraps to 0 takes its offsets back.
+    for (std::size_t d = labels.size(); d-- > 0;) {
+      const bool wraps = ++point[d] == extents[d];
+      const int64_t step = wraps ? 1 - extents[d] : 1;
+      if (wraps) point[d] = 0;
+      for (std::size_t k = 0; k < operands.size(); ++k) offsets[k] += step * operandStrides[k][d];
+      outOffset += step * outStrides[d];
+      if (!wraps) break;
+    }
+  }
+  return accumulators;
+}
+
+Tensor evaluateNode(const Graph& graph, const Node& node, const std::vector<const Tensor*>& operands) {
+  checkOperands(node, operands);
+  Tensor out;
+  out.dtype = graph.dtype;
+  out.shape = outputShape(node);
+  std::vector<double> values;
+  if (operands.size() <= 2) {
+    values = accumulate(node, operands);
+  } else {
+    // Binary steps along the contraction path; a step reads the node's operands by name
+    // and earlier steps' results, which stay in double.
+    std::map<std::string, Tensor> intermediates;
+    auto tensorNamed = [&](const std::string& name) -> const Tensor* {
+      auto it = intermediates.find(name);
+      if (it != intermediates.end()) return &it->second;
+      const auto at = std::find(node.inputs.begin(), node.inputs.end(), name) - node.inputs.begin();
+      return operands[static_cast<std::size_t>(at)];
+    };
+    for (const Node& step : contractionSteps(node)) {
+      std::vector<const Tensor*> stepOperands;
+      for (const auto& name : step.inputs) stepOperands.push_back(tensorNamed(name));
+      Tensor result;
+      result.dtype = DType::F64;
+      result.shape = outputShape(step);
+      result.values = accumulate(step, stepOperands);
+      if (step.name == node.name) values = std::move(result.values);
+      else intermediates[step.name] = std::move(result);
+    }
+  }
+  out.values.reserve(values.size());
+  for (double a : values) out.values.push_back(roundToDType(a, graph.dtype));
+  return out;
+}
+
+}  // namespace eindecomp

@@ -1,0 +1,425 @@
+#include "frontends/import/import_graph.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "planner/graph/identifiers.h"
+
+namespace eindecomp::onnx_import {
+
+namespace {
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (const int64_t x : v) p *= x;
+  return p;
+}
+
+// Boundaries of a factorisation: the products of its inner parts (1 and the total left out).
+std::set<int64_t> boundaries(const std::vector<int64_t>& sizes) {
+  std::set<int64_t> b;
+  int64_t p = 1;
+  for (std::size_t i = sizes.size(); i-- > 1;) {
+    p *= sizes[i];
+    b.insert(p);
+  }
+  return b;
+}
+
+// The factors (outer first) that cut the range (lo, hi] of suffix products at `points`.
+std::vector<int64_t> cut(int64_t lo, int64_t hi, const std::set<int64_t>& points) {
+  std::vector<int64_t> inner;  // inner first
+  int64_t prev = lo;
+  for (auto it = points.upper_bound(lo); it != points.end() && *it < hi; ++it) {
+    inner.push_back(*it / prev);
+    prev = *it;
+  }
+  if (inner.empty()) return {};
+  inner.push_back(hi / prev);
+  return {inner.rbegin(), inner.rend()};
+}
+
+// Dimensions and labels split alike: an entry has a size and, once split, its parts
+// (outer first); the leaves of an entry are its unsplit descendants in C order.
+template <class Pool>
+std::vector<int> leavesIn(const Pool& pool, int id) {
+  if (pool[id].parts.empty()) return {id};
+  std::vector<int> out;
+  for (const int p : pool[id].parts)
+    for (const int l : leavesIn(pool, p)) out.push_back(l);
+  return out;
+}
+
+// Splits the leaves of a C-ordered sequence at the boundaries of `chain` (one refinement
+// of the same total) through `split(leaf, factors)`; whether anything split.
+template <class Pool, class Split>
+bool refineIn(const Pool& pool, const std::vector<int>& seq, const std::vector<int64_t>& chain, Split split) {
+  const std::set<int64_t> points = boundaries(chain);
+  bool changed = false;
+  int64_t lo = 1;
+  for (std::size_t i = seq.size(); i-- > 0;) {
+    const int64_t size = pool[seq[i]].size, hi = lo * size;
+    if (size > 1) {
+      const std::vector<int64_t> factors = cut(lo, hi, points);
+      if (!factors.empty()) {
+        split(seq[i], factors);
+        changed = true;
+      }
+    }
+    lo = hi;
+  }
+  return changed;
+}
+
+}  // namespace
+
+std::string shapeText(const std::vector<int64_t>& s) {
+  std::string t = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+  return t + "]";
+}
+
+std::optional<std::vector<int64_t>> commonRefinement(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  const int64_t total = product(a);
+  if (total != product(b)) return std::nullopt;
+  std::set<int64_t> points = boundaries(a);
+  for (const int64_t p : boundaries(b)) points.insert(p);
+  points.insert(total);
+  std::vector<int64_t> inner;
+  int64_t prev = 1;
+  for (const int64_t p : points) {
+    if (p == 1) continue;
+    if (p % prev != 0) return std::nullopt;
+    inner.push_back(p / prev);
+    prev = p;
+  }
+  return std::vector<int64_t>(inner.rbegin(), inner.rend());
+}
+
+DimId ImportGraph::newDim(int64_t size, int tensor) {
+  dims_.push_back({size, tensor, {}});
+  return static_cast<DimId>(dims_.size() - 1);
+}
+
+LabelId ImportGraph::newLabel(int64_t size) {
+  labels_.push_back({size, {}});
+  return static_cast<LabelId>(labels_.size() - 1);
+}
+
+int ImportGraph::newTensor(TensorKind kind, const std::string& hint, const std::vector<int64_t>& sizes) {
+  Tensor fresh;
+  fresh.kind = kind;
+  fresh.hint = hint;
+  tensors_.push_back(std::move(fresh));
+  const int t = static_cast<int>(tensors_.size() - 1);
+  for (const int64_t s : sizes) {
+    const DimId d = newDim(s, t);
+    tensors_[t].dims.push_back(d);
+  }
+  return t;
+}
+
+std::vector<DimId> ImportGraph::leaves(DimId d) const { return leavesIn(dims_, d); }
+
+std::vector<LabelId> ImportGraph::labelLeaves(LabelId l) const { return leavesIn(labels_, l); }
+
+std::vector<DimId> ImportGraph::tensorLeaves(int tensor) const {
+  std::vector<DimId> out;
+  for (const DimId d : tensors_[tensor].dims)
+    for (const DimId l : leaves(d)) out.push_back(l);
+  return out;
+}
+
+std::vector<int64_t> ImportGraph::sizes(const std::vector<DimId>& ds) const {
+  std::vector<int64_t> s;
+  for (const DimId d : ds) s.push_back(dims_[d].size);
+  return s;
+}
+
+int64_t ImportGraph::groupSize(const std::vector<DimId>& group) const {
+  int64_t p = 1;
+  for (const DimId d : group) p *= dims_[d].size;
+  return p;
+}
+
+View ImportGraph::normalized(const View& v) const {
+  View n;
+  n.tensor = v.tensor;
+  for (const auto& g : v.groups) {
+    std::vector<DimId> leafGroup;
+    for (const DimId d : g)
+      for (const DimId l : leaves(d)) leafGroup.push_back(l);
+    n.groups.push_back(leafGroup);
+  }
+  for (const DimId d : v.hidden)
+    for (const DimId l : leaves(d)) n.hidden.push_back(l);
+  return n;
+}
+
+std::vector<int64_t> ImportGraph::shape(const View& v) const {
+  std::vector<int64_t> s;
+  for (const auto& g : v.groups) s.push_back(groupSize(g));
+  return s;
+}
+
+View ImportGraph::addModelInput(const std::string& onnxName, const std::vector<int64_t>& shape) {
+  const int t = newTensor(TensorKind::ModelInput, onnxName, shape);
+  tensors_[t].onnxName = onnxName;
+  tensors_[t].fileShape = shape;
+  View v;
+  v.tensor = t;
+  for (const DimId d : tensors_[t].dims) v.groups.push_back({d});
+  return v;
+}
+
+View ImportGraph::addWeight(const std::string& hint, HostTensor value, bool onnxNamed) {
+  const int t = newTensor(TensorKind::Weight, hint, value.shape);
+  if (onnxNamed) tensors_[t].onnxName = hint;
+  tensors_[t].value = std::move(value);
+  View v;
+  v.tensor = t;
+  for (const DimId d : tensors_[t].dims) v.groups.push_back({d});
+  return v;
+}
+
+// ---- refinement ----
+
+void ImportGraph::splitLeaf(DimId d, const std::vector<int64_t>& factors) {
+  const int t = dims_[d].tensor;
+  std::vector<DimId> parts;
+  for (const int64_t f : factors) parts.push_back(newDim(f, t));
+  dims_[d].parts = parts;
+  if (tensors_[t].producer >= 0) dirty_.push_back(tensors_[t].producer);
+  for (const int u : tensors_[t].users) dirty_.push_back(u);
+}
+
+bool ImportGraph::refineDims(const std::vector<DimId>& seq, const std::vector<int64_t>& chain) {
+  return refineIn(dims_, seq, chain, [&](DimId d, const std::vector<int64_t>& factors) { splitLeaf(d, factors); });
+}
+
+bool ImportGraph::refineLabels(const std::vector<LabelId>& seq, const std::vector<int64_t>& chain) {
+  return refineIn(labels_, seq, chain, [&](LabelId l, const std::vector<int64_t>& factors) {
+    std::vector<LabelId> parts;  // made first: newLabel grows labels_
+    for (const int64_t f : factors) parts.push_back(newLabel(f));
+    labels_[l].parts = parts;
+  });
+}
+
+void ImportGraph::syncNode(int node) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<Slot*> slots;
+    for (auto& s : nodes_[node].operands) slots.push_back(&s);
+    slots.push_back(&nodes_[node].output);
+    for (Slot* slot : slots)
+      for (std::size_t j = 0; j < slot->dims.size(); ++j) {
+        const std::vector<DimId> dl = leaves(slot->dims[j]);
+        const std::vector<LabelId> ll = labelLeaves(slot->labels[j]);
+        std::vector<int64_t> ls;
+        for (const LabelId l : ll) ls.push_back(labels_[l].size);
+        const std::vector<int64_t> ds = sizes(dl);
+        if (ds == ls) continue;
+        const auto chain = commonRefinement(ds, ls);
+        if (!chain)
+          throw Unsupported("a dimension of " + eindecomp::quoted(tensors_[slot->tensor].hint) + " is split as " + shapeText(ds) +
+                            " where node " + eindecomp::quoted(nodes_[node].hint) + " needs it as " + shapeText(ls) +
+                            "; the two do not refine one another");
+        changed |= refineDims(dl, *chain);
+        changed |= refineLabels(ll, *chain);
+      }
+  }
+}
+
+void ImportGraph::drain() {
+  while (!dirty_.empty()) {
+    const int n = dirty_.back();
+    dirty_.pop_back();
+    syncNode(n);
+  }
+}
+
+// ---- nodes ----
+
+View ImportGraph::einsum(const std::vector<Operand>& operands, const std::vector<int>& outSymbols, const Expr& join,
+                         Reduce agg, const std::string& hint, const std::map<int, int64_t>& broadcast) {
+  std::map<int, int64_t> symSize;
+  for (const auto& op : operands)
+    for (std::size_t i = 0; i < op.symbols.size(); ++i) {
+      const int64_t sz = groupSize(op.view.groups[i]);
+      auto [it, fresh] = symSize.emplace(op.symbols[i], sz);
+      if (!fresh && it->second != sz) {
+        if (it->second != 1 && sz != 1)
+          throw Unsupported("dimensions of sizes " + std::to_string(it->second) + " and " + std::to_string(sz) +
+                            " do not broadcast");
+        it->second = std::max(it->second, sz);
+      }
+    }
+  // Every group that carries a symbol at its full size is refined to one chain.
+  std::map<int, std::vector<int64_t>> chains;
+  for (bool changed = true; changed;) {
+    changed = false;
+    chains.clear();
+    std::vector<View> views;
+    for (const auto& op : operands) views.push_back(normalized(op.view));
+    std::map<int, std::vector<std::vector<DimId>>> groupsOf;
+    for (std::size_t k = 0; k < operands.size(); ++k)
+      for (std::size_t i = 0; i < operands[k].symbols.size(); ++i) {
+        const int s = operands[k].symbols[i];
+        if (symSize[s] <= 1 || groupSize(views[k].groups[i]) != symSize[s]) continue;
+        std::vector<DimId> g;
+        for (const DimId d : views[k].groups[i])
+          if (dims_[d].size > 1) g.push_back(d);
+        groupsOf[s].push_back(g);
+      }
+    for (auto& [s, groups] : groupsOf) {
+      std::vector<int64_t> chain = sizes(groups[0]);
+      for (const auto& g : groups) {
+        const auto c = commonRefinement(chain, sizes(g));
+        if (!c)
+          throw Unsupported("dimensions of size " + std::to_string(symSize[s]) + " are laid out as " + shapeText(chain) +
+                            " and as " + shapeText(sizes(g)) + ", which do not refine one another");
+        chain = *c;
+      }
+      chains[s] = chain;
+      for (const auto& g : groups) changed |= refineDims(g, chain);
+    }
+    drain();
+  }
+  const int out = newTensor(TensorKind::Computed, hint, {});
+  NodeInfo node;
+  node.join = join;
+  node.agg = agg;
+  node.hint = hint;
+  std::map<int, std::vector<LabelId>> symLabels;
+  for (const auto& [s, size] : symSize) {
+    if (size > 1)
+      for (const int64_t f : chains.at(s)) symLabels[s].push_back(newLabel(f));
+    else
+      symLabels[s].push_back(newLabel(1));
+  }
+  for (const auto& op : operands) {
+    const View v = normalized(op.view);
+    std::map<DimId, LabelId> label;
+    for (std::size_t i = 0; i < op.symbols.size(); ++i) {
+      const int s = op.symbols[i];
+      std::size_t next = 0;
+      const bool full = symSize[s] > 1 && groupSize(v.groups[i]) == symSize[s];
+      for (const DimId d : v.groups[i])
+        label[d] = full && dims_[d].size > 1 ? symLabels[s][next++] : newLabel(1);
+    }
+    for (const DimId d : v.hidden) label[d] = newLabel(1);
+    Slot slot;
+    slot.tensor = v.tensor;
+    slot.dims = tensorLeaves(v.tensor);
+    for (const DimId d : slot.dims) {
+      auto it = label.find(d);
+      if (it == label.end()) throw std::logic_error("import: a view does not show every dimension of its tensor");
+      slot.labels.push_back(it->second);
+    }
+    node.operands.push_back(slot);
+  }
+  View result;
+  result.tensor = out;
+  node.output.tensor = out;
+  for (const int s : outSymbols) {
+    auto it = symLabels.find(s);
+    if (auto b = broadcast.find(s); b != broadcast.end() && b->second > 1 && (it == symLabels.end() || symSize[s] == 1))
+      it = symLabels.insert_or_assign(s, std::vector<LabelId>{newLabel(b->second)}).first;  // operands broadcast along it
+    if (it == symLabels.end()) it = symLabels.emplace(s, std::vector<LabelId>{newLabel(1)}).first;  // a kept size-1 dimension
+    std::vector<DimId> group;
+    for (const LabelId l : it->second) {
+      const DimId d = newDim(labels_[l].size, out);
+      tensors_[out].dims.push_back(d);
+      node.output.dims.push_back(d);
+      node.output.labels.push_back(l);
+      group.push_back(d);
+    }
+    result.groups.push_back(group);
+  }
+  nodes_.push_back(std::move(node));
+  const int n = static_cast<int>(nodes_.size() - 1);
+  tensors_[out].producer = n;
+  for (const auto& slot : nodes_[n].operands) tensors_[slot.tensor].users.push_back(n);
+  return result;
+}
+
+// ---- views ----
+
+View ImportGraph::transpose(const View& v, const std::vector<int64_t>& perm) const {
+  View t = v;
+  for (std::size_t i = 0; i < perm.size(); ++i) t.groups[i] = v.groups[static_cast<std::size_t>(perm[i])];
+  return t;
+}
+
+View ImportGraph::squeeze(const View& v, const std::vector<int64_t>& axes) const {
+  View t;
+  t.tensor = v.tensor;
+  t.hidden = v.hidden;
+  for (std::size_t i = 0; i < v.groups.size(); ++i) {
+    if (std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) != axes.end())
+      t.hidden.insert(t.hidden.end(), v.groups[i].begin(), v.groups[i].end());
+    else
+      t.groups.push_back(v.groups[i]);
+  }
+  return t;
+}
+
+View ImportGraph::unsqueeze(const View& v, const std::vector<int64_t>& axes) const {
+  View t;
+  t.tensor = v.tensor;
+  t.hidden = v.hidden;
+  const std::size_t rank = v.groups.size() + axes.size();
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) != axes.end())
+      t.groups.push_back({});
+    else
+      t.groups.push_back(v.groups[next++]);
+  }
+  return t;
+}
+
+View ImportGraph::reshape(const View& v, const std::vector<int64_t>& newShape) {
+  std::vector<int64_t> target;
+  for (const int64_t s : newShape)
+    if (s > 1) target.push_back(s);
+  for (int round = 0; round < 2; ++round) {
+    const View n = normalized(v);
+    std::vector<DimId> flat;
+    for (const auto& g : n.groups)
+      for (const DimId d : g)
+        if (dims_[d].size > 1) flat.push_back(d);
+    const auto chain = commonRefinement(sizes(flat), target);
+    if (!chain)
+      throw Unsupported("a Reshape from " + shapeText(shape(v)) + " to " + shapeText(newShape) +
+                        " reorders elements across dimension boundaries (the tensor is laid out as " +
+                        shapeText(sizes(flat)) + "); only merges and splits of whole dimensions are free, and the "
+                        "EinGraph has no reshape node");
+    if (round == 0) {
+      refineDims(flat, *chain);
+      drain();
+      continue;
+    }
+    View r;
+    r.tensor = v.tensor;
+    r.hidden = n.hidden;
+    for (const auto& g : n.groups)
+      for (const DimId d : g)
+        if (dims_[d].size == 1) r.hidden.push_back(d);
+    std::size_t next = 0;
+    for (const int64_t s : newShape) {
+      std::vector<DimId> group;
+      int64_t p = 1;
+      while (s > 1 && p < s) {
+        p *= dims_[flat[next]].size;
+        group.push_back(flat[next++]);
+      }
+      r.groups.push_back(group);
+    }
+    return r;
+  }
+  return v;
+}
+
+}  // namespace eindecomp::onnx_import

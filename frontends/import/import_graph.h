@@ -1,0 +1,171 @@
+// The graph `einplan import` builds: tensors whose dimensions can be refined after they
+// exist, einsum nodes over them, and views through which ONNX values see them.
+//
+// Why views and refinement: ONNX moves data between shapes with Reshape, Transpose,
+// Squeeze, Unsqueeze, Flatten, Split and Slice, and an EinGraph has no such nodes; a
+// copy node for each would make the plan pay for work the model never does. So an ONNX
+// value is a View: a tensor of this graph plus, for each ONNX dimension, the tensor
+// dimensions it spans (outer first; none for a unit dimension). A Transpose permutes
+// the groups, a Reshape that merges dimensions regroups them, and a Reshape that splits
+// one (a fused projection split into heads) refines the tensor's dimension into two:
+// the dimension, the label of every node that reads or writes it, and through those
+// labels every other tensor dimension carrying them are split alike (C order keeps a
+// weight's bytes as they are). A Slice of a computed tensor is pushed into its producer
+// (the producer is computed again on the slice of its operands; sliced weights are new
+// weights), so the Split of a fused QKV projection becomes three projections. What
+// cannot be expressed this way — splitting a model input's dimension, a Reshape across
+// incompatible boundaries, slicing a model input — is an Unsupported error, never a
+// graph that computes something else. Model inputs and outputs may be split or merged
+// too: the graph records their ONNX shape as the tensor's file_shape (the same elements
+// in C order), so their .npy files keep the model's shapes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "planner/graph/graph.h"
+#include "frontends/import/onnx_model.h"
+
+namespace eindecomp::onnx_import {
+
+// What an ONNX node needs that the EinGraph cannot express; the importer adds the node's
+// name and operator type and exits 2.
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+using DimId = int;
+using LabelId = int;
+
+struct View {
+  int tensor = -1;
+  std::vector<std::vector<DimId>> groups;  // per ONNX dimension, tensor dimensions, outer first
+  std::vector<DimId> hidden;               // size-1 tensor dimensions no ONNX dimension shows
+};
+
+enum class TensorKind { ModelInput, Weight, Computed };
+
+class ImportGraph {
+ public:
+  // Inputs keep their shape; weights hold their values (in C order over their dimensions).
+  View addModelInput(const std::string& onnxName, const std::vector<int64_t>& shape);
+  // `onnxNamed`: the hint is the initializer's ONNX name (reported when it must change).
+  View addWeight(const std::string& hint, HostTensor value, bool onnxNamed = true);
+
+  std::vector<int64_t> shape(const View& v) const;
+  bool isModelInput(const View& v) const { return tensors_[v.tensor].kind == TensorKind::ModelInput; }
+
+  // One operand of an einsum: its view and a symbol per ONNX dimension. Operand ONNX
+  // dimensions with one symbol are one index (equal sizes, or size 1: broadcast).
+  struct Operand {
+    View view;
+    std::vector<int> symbols;
+  };
+  // A node computing `join` of the operands aggregated with `agg` over the symbols not
+  // in `outSymbols`; the output has one plain dimension per output symbol, in order. A
+  // symbol no operand has at a size above 1 is a broadcast dimension: of size 1
+  // (keepdims), or of the size `broadcast` gives it (Expand).
+  // `hint` names the node (made a valid, unique name when the graph is written).
+  View einsum(const std::vector<Operand>& operands, const std::vector<int>& outSymbols, const Expr& join, Reduce agg,
+              const std::string& hint, const std::map<int, int64_t>& broadcast = {});
+
+  View transpose(const View& v, const std::vector<int64_t>& perm) const;
+  View reshape(const View& v, const std::vector<int64_t>& newShape);
+  View squeeze(const View& v, const std::vector<int64_t>& axes) const;    // axes normalised, sizes 1
+  View unsqueeze(const View& v, const std::vector<int64_t>& axes) const;  // axes of the result, normalised
+  View slice(const View& v, int64_t axis, int64_t start, int64_t end);    // step 1, 0 <= start < end <= size
+  // Elements `indices` of dimension `axis`, as an einsum with a constant 0/1 selection
+  // matrix S (S[indices[k], k] = 1) joined by where(S, x, -0) and summed: exact for every
+  // value (x + -0 is x), but it costs n x m multiply-adds where a slice node would copy.
+  // The stand-in for a slice or concatenation node where views cannot help (a model
+  // input's slice, a strided slice, a concatenation of computed tensors); placing block k
+  // of a concatenation is the same selection into the wider output.
+  View select(const View& v, int64_t axis, const std::vector<int64_t>& indices, int64_t outSize, int64_t offset,
+              const std::string& hint);
+
+  // The graph: the given outputs (ONNX name, view) become nodes named after them (a copy
+  // node where a view is not the plain layout of a computed tensor), unused nodes and
+  // weights are dropped, names are made valid and unique. `renamed` gets every ONNX name
+  // that changed; `weights` the values of the weight inputs, by graph name.
+  struct Result {
+    Graph graph;
+    std::map<std::string, HostTensor> weights;
+    std::vector<std::pair<std::string, std::string>> renamed;
+  };
+  Result finish(const std::vector<std::pair<std::string, View>>& outputs, DType dtype, const std::string& graphName);
+
+ private:
+  struct Dim {
+    int64_t size;
+    int tensor;
+    std::vector<DimId> parts;  // set once split
+  };
+  struct LabelInfo {
+    int64_t size;
+    std::vector<LabelId> parts;
+  };
+  struct Tensor {
+    TensorKind kind;
+    std::string hint;
+    std::string onnxName;  // model inputs and initializers: the name the user knows
+    std::vector<int64_t> fileShape;  // model inputs and outputs: the ONNX shape (their .npy files')
+    std::vector<DimId> dims;
+    int producer = -1;
+    std::vector<int> users;  // nodes reading it
+    HostTensor value;        // weights
+  };
+  struct Slot {
+    int tensor;
+    std::vector<DimId> dims;      // the tensor's dimensions when the node was made
+    std::vector<LabelId> labels;  // parallel to dims
+  };
+  struct NodeInfo {
+    std::vector<Slot> operands;
+    Slot output;
+    Expr join;
+    Reduce agg;
+    std::string hint;
+  };
+
+  DimId newDim(int64_t size, int tensor);
+  LabelId newLabel(int64_t size);
+  int newTensor(TensorKind kind, const std::string& hint, const std::vector<int64_t>& sizes);
+  std::vector<DimId> leaves(DimId d) const;
+  std::vector<LabelId> labelLeaves(LabelId l) const;
+  std::vector<DimId> tensorLeaves(int tensor) const;
+  std::vector<int64_t> sizes(const std::vector<DimId>& dims) const;
+  int64_t groupSize(const std::vector<DimId>& group) const;
+  View normalized(const View& v) const;  // groups and hidden as leaves
+
+  // Splits the leaves of a C-ordered sequence of dimensions (or labels) at the boundaries of `chain` (sizes, outer
+  // first, of one refinement of the same total); returns whether anything split.
+  bool refineDims(const std::vector<DimId>& leafSeq, const std::vector<int64_t>& chain);
+  bool refineLabels(const std::vector<LabelId>& leafSeq, const std::vector<int64_t>& chain);
+  void splitLeaf(DimId d, const std::vector<int64_t>& factors);
+  bool sliceable(int tensor, DimId leaf) const;  // whether sliceTensor can push a slice into producers
+  void syncNode(int node);
+  void drain();
+  int sliceTensor(int tensor, DimId leaf, int64_t start, int64_t end, std::map<DimId, DimId>& dimMap);
+  int nextSymbol_ = 1 << 28;  // symbols of the einsums made here, apart from the importer's
+
+  std::vector<Dim> dims_;
+  std::vector<LabelInfo> labels_;
+  std::vector<Tensor> tensors_;
+  std::vector<NodeInfo> nodes_;
+  std::vector<int> dirty_;
+  std::map<std::tuple<int, DimId, int64_t, int64_t>, std::pair<int, std::map<DimId, DimId>>> sliceCache_;
+};
+
+// "[2, 3, 4]", for messages.
+std::string shapeText(const std::vector<int64_t>& shape);
+
+// The common refinement of two factorisations of one number (sizes outer first, no 1s),
+// or nothing when their boundaries cross (24 as 4 x 6 and as 6 x 4).
+std::optional<std::vector<int64_t>> commonRefinement(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+
+}  // namespace eindecomp::onnx_import

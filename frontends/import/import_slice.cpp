@@ -1,0 +1,190 @@
+// ImportGraph's slices (import_graph.h): a Slice of a computed tensor is pushed into its
+// producer, which is computed again on the slice of the operands that carry the cut
+// label, down to the weights (sliced when written); what cannot be pushed — a model
+// input, a diagonal, a cut inside a merged dimension, a strided slice — is a selection
+// einsum, exact for every value.
+#include "planner/graph/expr_parser.h"
+#include "planner/graph/identifiers.h"
+#include "frontends/import/import_graph.h"
+
+namespace eindecomp::onnx_import {
+
+View ImportGraph::select(const View& v, int64_t axis, const std::vector<int64_t>& indices, int64_t outSize,
+                         int64_t offset, const std::string& hint) {
+  const std::vector<int64_t> in = shape(v);
+  const int64_t n = in[static_cast<std::size_t>(axis)];
+  HostTensor s;
+  s.kind = ElemKind::Float32;
+  s.shape = {n, outSize};
+  s.values.assign(static_cast<std::size_t>(n * outSize), 0.0);
+  for (std::size_t k = 0; k < indices.size(); ++k)
+    s.values[static_cast<std::size_t>(indices[k] * outSize + offset + static_cast<int64_t>(k))] = 1.0;
+  const View selection = addWeight(hint + "_select", std::move(s), false);
+  ImportGraph::Operand x{v, {}};
+  std::vector<int> out;
+  const int j = nextSymbol_++, k = nextSymbol_++;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const int sym = static_cast<int64_t>(i) == axis ? j : nextSymbol_++;
+    x.symbols.push_back(sym);
+    out.push_back(static_cast<int64_t>(i) == axis ? k : sym);
+  }
+  return einsum({x, {selection, {j, k}}}, out, parseExpr("where(y, x, -0)"), Reduce::Sum, hint);
+}
+
+View ImportGraph::slice(const View& v, int64_t axis, int64_t start, int64_t end) {
+  const View n = normalized(v);
+  const auto& group = n.groups[static_cast<std::size_t>(axis)];
+  const int64_t size = groupSize(group);
+  if (start == 0 && end == size) return v;
+  std::vector<DimId> real;
+  for (const DimId d : group)
+    if (dims_[d].size > 1) real.push_back(d);
+  int64_t inner = 1;
+  for (std::size_t i = 1; i < real.size(); ++i) inner *= dims_[real[i]].size;
+  if (start % inner != 0 || end % inner != 0 || !sliceable(v.tensor, real[0])) {
+    std::vector<int64_t> indices;
+    for (int64_t i = start; i < end; ++i) indices.push_back(i);
+    return select(v, axis, indices, end - start, 0, tensors_[v.tensor].hint + "_slice");
+  }
+  std::map<DimId, DimId> dimMap;
+  const int t = sliceTensor(v.tensor, real[0], start / inner, end / inner, dimMap);
+  View r;
+  r.tensor = t;
+  auto mapped = [&](DimId d) {
+    auto it = dimMap.find(d);
+    if (it == dimMap.end()) throw std::logic_error("import: a sliced dimension has no image");
+    return it->second;
+  };
+  for (const auto& g : n.groups) {
+    std::vector<DimId> mg;
+    for (const DimId d : g) mg.push_back(mapped(d));
+    r.groups.push_back(mg);
+  }
+  for (const DimId d : n.hidden) r.hidden.push_back(mapped(d));
+  return r;
+}
+
+bool ImportGraph::sliceable(int tensor, DimId leaf) const {
+  if (tensors_[tensor].kind == TensorKind::ModelInput) return false;
+  if (tensors_[tensor].kind == TensorKind::Weight) return true;
+  // A computed tensor: its producer is computed again on the slice of the operands that
+  // carry the cut label once (never a diagonal), recursively.
+  const NodeInfo& node = nodes_[tensors_[tensor].producer];
+  LabelId cut = -1;
+  for (std::size_t j = 0; j < node.output.dims.size(); ++j) {
+    const auto dl = leaves(node.output.dims[j]);
+    const auto ll = labelLeaves(node.output.labels[j]);
+    for (std::size_t k = 0; k < dl.size(); ++k)
+      if (dl[k] == leaf) cut = ll[k];
+  }
+  for (const Slot& s : node.operands) {
+    int uses = 0;
+    DimId at = -1;
+    for (std::size_t j = 0; j < s.dims.size(); ++j) {
+      const auto dl = leaves(s.dims[j]);
+      const auto ll = labelLeaves(s.labels[j]);
+      for (std::size_t k = 0; k < dl.size(); ++k)
+        if (ll[k] == cut) {
+          ++uses;
+          at = dl[k];
+        }
+    }
+    if (uses > 1 || (uses == 1 && !sliceable(s.tensor, at))) return false;
+  }
+  return true;
+}
+
+int ImportGraph::sliceTensor(int tensor, DimId leaf, int64_t start, int64_t end, std::map<DimId, DimId>& dimMap) {
+  const auto key = std::make_tuple(tensor, leaf, start, end);
+  if (auto it = sliceCache_.find(key); it != sliceCache_.end()) {
+    dimMap = it->second.second;
+    return it->second.first;
+  }
+  const std::vector<DimId> old = tensorLeaves(tensor);
+  const TensorKind kind = tensors_[tensor].kind;
+  const std::string hint = tensors_[tensor].hint;
+  if (kind == TensorKind::ModelInput)
+    throw Unsupported("it slices model input " + eindecomp::quoted(hint) + ", and the EinGraph has no slice node (feed the parts as "
+                      "separate inputs)");
+  const int t = newTensor(kind, hint + "_" + std::to_string(start) + "_" + std::to_string(end), {});
+  std::size_t position = 0;
+  for (std::size_t i = 0; i < old.size(); ++i) {
+    if (old[i] == leaf) position = i;
+    const DimId d = newDim(old[i] == leaf ? end - start : dims_[old[i]].size, t);
+    tensors_[t].dims.push_back(d);
+    dimMap[old[i]] = d;
+  }
+  if (kind == TensorKind::Weight) {
+    const HostTensor& src = tensors_[tensor].value;
+    const std::vector<int64_t> s = sizes(old);
+    int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < s.size(); ++i) (i < position ? outer : inner) *= i == position ? 1 : s[i];
+    HostTensor v;
+    v.kind = src.kind;
+    v.shape = sizes(tensorLeaves(t));
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = start; i < end; ++i) {
+        const auto first = src.values.begin() + (o * s[position] + i) * inner;
+        v.values.insert(v.values.end(), first, first + inner);
+      }
+    tensors_[t].value = std::move(v);
+  } else {
+    const int p = tensors_[tensor].producer;
+    const NodeInfo node = nodes_[p];  // a copy: recursion below grows nodes_
+    std::map<LabelId, LabelId> labelMap;
+    auto slotLeaves = [&](const Slot& s) {
+      std::vector<std::pair<DimId, LabelId>> out;
+      for (std::size_t j = 0; j < s.dims.size(); ++j) {
+        const auto dl = leaves(s.dims[j]);
+        const auto ll = labelLeaves(s.labels[j]);
+        for (std::size_t k = 0; k < dl.size(); ++k) out.emplace_back(dl[k], ll[k]);
+      }
+      return out;
+    };
+    const auto outLeaves = slotLeaves(node.output);
+    LabelId cutLabel = -1;
+    for (const auto& [d, l] : outLeaves)
+      if (d == leaf) cutLabel = l;
+    auto mapLabel = [&](LabelId l) {
+      auto [it, fresh] = labelMap.emplace(l, -1);
+      if (fresh) it->second = newLabel(l == cutLabel ? end - start : labels_[l].size);
+      return it->second;
+    };
+    NodeInfo copy;
+    copy.join = node.join;
+    copy.agg = node.agg;
+    copy.hint = node.hint + "_" + std::to_string(start) + "_" + std::to_string(end);
+    for (const Slot& s : node.operands) {
+      const auto pairs = slotLeaves(s);
+      int uses = 0;
+      DimId cutDim = -1;
+      for (const auto& [d, l] : pairs)
+        if (l == cutLabel) {
+          ++uses;
+          cutDim = d;
+        }
+      if (uses > 1) throw Unsupported("the slice reaches a diagonal of " + eindecomp::quoted(tensors_[s.tensor].hint));
+      Slot ns;
+      std::map<DimId, DimId> sub;
+      ns.tensor = uses ? sliceTensor(s.tensor, cutDim, start, end, sub) : s.tensor;
+      for (const auto& [d, l] : pairs) {
+        ns.dims.push_back(uses ? sub.at(d) : d);
+        ns.labels.push_back(mapLabel(l));
+      }
+      copy.operands.push_back(ns);
+    }
+    copy.output.tensor = t;
+    for (const auto& [d, l] : outLeaves) {
+      copy.output.dims.push_back(dimMap.at(d));
+      copy.output.labels.push_back(mapLabel(l));
+    }
+    nodes_.push_back(std::move(copy));
+    const int n = static_cast<int>(nodes_.size() - 1);
+    tensors_[t].producer = n;
+    for (const auto& slot : nodes_[n].operands) tensors_[slot.tensor].users.push_back(n);
+  }
+  sliceCache_[key] = {t, dimMap};
+  return t;
+}
+
+}  // namespace eindecomp::onnx_import

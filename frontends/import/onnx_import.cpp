@@ -1,0 +1,359 @@
+#include "frontends/import/onnx_import.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+
+#include "planner/graph/diagnostic.h"
+#include "planner/graph/excerpt.h"
+#include "planner/graph/expr_parser.h"
+#include "frontends/import/onnx_ops.h"
+
+namespace eindecomp::onnx_import {
+
+namespace {
+
+[[noreturn]] void fail(const OnnxModel& m, const std::string& message) { throw InputError({{m.path, 0, 0}, message}); }
+
+std::string nodeText(const onnx::NodeProto& n, int index) {
+  const std::string name = n.name().empty() ? "#" + std::to_string(index) : eindecomp::quoted(n.name());
+  return "node " + name + " (" + eindecomp::quoted(n.op_type()) + ")";
+}
+
+// The graph's float type: every float tensor the model declares must agree.
+DType modelDType(const OnnxModel& m) {
+  std::set<int> types;
+  auto see = [&](int t) {
+    if (t == onnx::TensorProto::FLOAT || t == onnx::TensorProto::DOUBLE || t == onnx::TensorProto::FLOAT16 ||
+        t == onnx::TensorProto::BFLOAT16)
+      types.insert(t);
+  };
+  const auto& g = m.proto.graph();
+  for (const auto& v : g.input()) see(v.type().tensor_type().elem_type());
+  for (const auto& v : g.output()) see(v.type().tensor_type().elem_type());
+  for (const auto& t : g.initializer()) see(t.data_type());
+  if (types.count(onnx::TensorProto::FLOAT16) || types.count(onnx::TensorProto::BFLOAT16))
+    fail(m, "the model computes in float16 or bfloat16; einplan import reads float32 and float64 models");
+  // A model that mixes float32 and float64 (a Cast between them) runs in float64: every
+  // value it computes in float32 is computed more exactly, none less.
+  return types.count(onnx::TensorProto::DOUBLE) ? DType::F64 : DType::F32;
+}
+
+std::vector<int64_t> declaredShape(const OnnxModel& m, const onnx::ValueInfoProto& v, const std::map<std::string, int64_t>& dims,
+                                   std::set<std::string>& missing, std::set<std::string>& used, bool required) {
+  std::vector<int64_t> shape;
+  if (!v.type().tensor_type().has_shape()) {
+    if (required) fail(m, "model input " + eindecomp::quoted(v.name()) + " has no shape; einplan import needs static shapes");
+    return shape;
+  }
+  for (const auto& d : v.type().tensor_type().shape().dim()) {
+    if (d.has_dim_value()) {
+      shape.push_back(d.dim_value());
+    } else if (d.has_dim_param() && dims.count(d.dim_param())) {
+      used.insert(d.dim_param());
+      shape.push_back(dims.at(d.dim_param()));
+    } else {
+      if (required) missing.insert(d.has_dim_param() ? d.dim_param() : "(unnamed dimension " + std::to_string(shape.size()) + " of " + v.name() + ")");
+      shape.push_back(-1);
+    }
+  }
+  return shape;
+}
+
+}  // namespace
+
+ImportResult importOnnx(const ImportOptions& options) { return importOnnx(readOnnxModel(options.model), options); }
+
+ImportResult importOnnx(const OnnxModel& model, const ImportOptions& options) {
+  const auto& g = model.proto.graph();
+  const DType dtype = modelDType(model);
+  if (g.sparse_initializer_size() > 0) fail(model, "the model has sparse initializers, which einplan import does not read");
+
+  ImportGraph graph;
+  std::map<std::string, Value> values;
+  std::map<std::string, View> constantViews;
+  std::set<std::string> initializers;
+  for (int i = 0; i < g.initializer_size(); ++i) {
+    const auto& t = g.initializer(i);
+    if (t.name().empty()) fail(model, "initializer #" + std::to_string(i) + " has no name");
+    if (!initializers.insert(t.name()).second) fail(model, "two initializers are named " + eindecomp::quoted(t.name()));
+    values[t.name()].constant = decodeTensor(t, model, "initializer " + eindecomp::quoted(t.name()));
+  }
+  std::set<std::string> missing, usedDims;
+  for (const auto& in : g.input()) {
+    if (initializers.count(in.name())) {  // IR < 4 lists initializers as inputs too: they must agree
+      const HostTensor& init = *values[in.name()].constant;
+      const auto& dims = in.type().tensor_type().shape().dim();
+      bool agrees = !in.type().tensor_type().has_shape() || static_cast<std::size_t>(dims.size()) == init.shape.size();
+      for (int d = 0; agrees && d < dims.size(); ++d)
+        agrees = !dims[d].has_dim_value() || dims[d].dim_value() == init.shape[static_cast<std::size_t>(d)];
+      if (!agrees)
+        fail(model, "model input " + eindecomp::quoted(in.name()) + " is declared with another shape than the initializer of "
+                    "the same name holds (" + shapeText(init.shape) + "); ONNX's checker refuses such a model");
+      continue;
+    }
+    if (in.name().empty()) fail(model, "a model input has no name");
+    if (values.count(in.name())) fail(model, "two model inputs are named " + eindecomp::quoted(in.name()));
+    const int type = in.type().tensor_type().elem_type();
+    if (!in.type().has_tensor_type()) fail(model, "model input " + eindecomp::quoted(in.name()) + " is not a tensor");
+    if (elemKind(type) != ElemKind::Float32 && elemKind(type) != ElemKind::Float64)
+      fail(model, "model input " + eindecomp::quoted(in.name()) + " holds " + onnxTypeName(type) +
+                      " elements; the graph's inputs are float tensors (an integer input used as a shape or an index "
+                      "must be a constant: make it an initializer)");
+    const std::vector<int64_t> shape = declaredShape(model, in, options.dims, missing, usedDims, true);
+    if (!missing.empty()) continue;
+    if (checkedElements(shape, "model input " + eindecomp::quoted(in.name()), model.path) == 0)
+      fail(model, "model input " + eindecomp::quoted(in.name()) + " has a dimension of size 0; EinGraph tensors have none");
+    values[in.name()].view = graph.addModelInput(in.name(), shape);
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& d : missing) list += (list.empty() ? "" : ", ") + eindecomp::quoted(d);
+    fail(model, "the model's inputs have symbolic dimensions " + list + "; give each a size with --dim NAME=SIZE");
+  }
+  for (const auto& [name, size] : options.dims)
+    if (!usedDims.count(name)) fail(model, "--dim " + eindecomp::quoted(name) + ": no model input has a symbolic dimension of that name");
+
+  // Every value has one definition (SSA): a model input, an initializer or one node output.
+  std::set<std::string> defined;
+  for (const auto& [name, v] : values) defined.insert(name);
+  {
+    std::set<std::string> outputsSeen;
+    for (int i = 0; i < g.node_size(); ++i)
+      for (const auto& out : g.node(i).output())
+        if (!out.empty() && (defined.count(out) || !outputsSeen.insert(out).second))
+          fail(model, nodeText(g.node(i), i) + " defines " + eindecomp::quoted(out) +
+                          ", which a model input, an initializer or another node defines too (ONNX values have one definition)");
+  }
+  // Topological order (ONNX asks for one; a cycle or an undefined value is an error).
+  std::vector<int> order;
+  std::vector<bool> done(static_cast<std::size_t>(g.node_size()), false);
+  for (bool progress = true; progress && static_cast<int>(order.size()) < g.node_size();) {
+    progress = false;
+    for (int i = 0; i < g.node_size(); ++i) {
+      if (done[i]) continue;
+      bool ready = true;
+      for (const auto& in : g.node(i).input()) ready = ready && (in.empty() || defined.count(in));
+      if (!ready) continue;
+      done[i] = true;
+      progress = true;
+      order.push_back(i);
+      for (const auto& out : g.node(i).output())
+        if (!out.empty()) defined.insert(out);
+    }
+  }
+  if (static_cast<int>(order.size()) < g.node_size())
+    for (int i = 0; i < g.node_size(); ++i)
+      if (!done[i])
+        for (const auto& in : g.node(i).input())
+          if (!in.empty() && !defined.count(in))
+            fail(model, nodeText(g.node(i), i) + " reads " + eindecomp::quoted(in) +
+                            ", which no model input, initializer or node that can run before it defines (a cycle, or "
+                            "an undefined value)");
+
+  int nextSymbol = 0;
+  const auto& table = operatorTable();
+  for (const int i : order) {
+    const auto& node = g.node(i);
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      fail(model, nodeText(node, i) + " is from operator domain " + eindecomp::quoted(node.domain()) +
+                      "; einplan import reads the default ONNX domain only");
+    auto it = table.find(node.op_type());
+    if (it == table.end())
+      fail(model, nodeText(node, i) + ": the operator " + eindecomp::quoted(node.op_type()) +
+                      " is not supported by einplan import (docs/import.md lists the operators it maps)");
+    try {
+      OpContext context(graph, model, values, constantViews, node, nextSymbol);
+      it->second(context);
+    } catch (const Unsupported& e) {
+      fail(model, nodeText(node, i) + ": " + e.what());
+    } catch (const InputError& e) {
+      if (!e.diagnostic().loc.file.empty()) throw;  // names its own file (a tensor of the model)
+      fail(model, nodeText(node, i) + ": " + e.diagnostic().message);
+    }
+  }
+
+  std::vector<std::pair<std::string, View>> outputs;
+  for (const auto& out : g.output()) {
+    auto it = values.find(out.name());
+    if (it == values.end()) fail(model, "model output " + eindecomp::quoted(out.name()) + " is not computed by any node");
+    const int type = out.type().tensor_type().elem_type();
+    if (type != 0 && elemKind(type) != ElemKind::Float32 && elemKind(type) != ElemKind::Float64)
+      fail(model, "model output " + eindecomp::quoted(out.name()) + " holds " + onnxTypeName(type) +
+                      " elements; the graph's outputs are float tensors");
+    if (!it->second.view) {
+      // A constant output: a weight, copied into the output node by finish().
+      constantViews[out.name()] = graph.addWeight(out.name() + "_value", *it->second.constant, false);
+      it->second.view = constantViews[out.name()];
+    }
+    const std::vector<int64_t> computed = graph.shape(*it->second.view);
+    std::set<std::string> ignoredMissing, ignoredUsed;
+    const std::vector<int64_t> declared = declaredShape(model, out, options.dims, ignoredMissing, ignoredUsed, false);
+    bool agrees = declared.empty() || declared.size() == computed.size();
+    for (std::size_t k = 0; agrees && k < declared.size(); ++k) agrees = declared[k] < 0 || declared[k] == computed[k];
+    if (!agrees) {
+      std::string a, b;
+      for (const int64_t d : computed) a += (a.empty() ? "" : ", ") + std::to_string(d);
+      for (const int64_t d : declared) b += (b.empty() ? "" : ", ") + (d < 0 ? std::string("?") : std::to_string(d));
+      fail(model, "model output " + eindecomp::quoted(out.name()) + " has shape [" + a + "], but the model declares [" + b + "]");
+    }
+    outputs.emplace_back(out.name(), *it->second.view);
+  }
+  ImportGraph::Result r;
+  try {
+    r = graph.finish(outputs, dtype, g.name());
+  } catch (const Unsupported& e) {
+    fail(model, e.what());
+  }
+  ImportResult result;
+  result.graph = std::move(r.graph);
+  result.weights = std::move(r.weights);
+  result.renamed = std::move(r.renamed);
+  result.opset = model.opset;
+  return result;
+}
+
+// ---- OpContext ----
+
+std::string OpContext::hint(const std::string& step) const {
+  std::string base = node_.output_size() > 0 && !node_.output(0).empty() ? node_.output(0) : node_.op_type();
+  // Exporters' value names start with '/' or "onnx::": the node names read better without.
+  for (const char* prefix : {"onnx::", "/"})
+    if (base.rfind(prefix, 0) == 0 && base.size() > std::char_traits<char>::length(prefix)) base = base.substr(std::char_traits<char>::length(prefix));
+  return step.empty() ? base : base + "_" + step;
+}
+
+int OpContext::inputCount() const {
+  int n = node_.input_size();
+  while (n > 0 && node_.input(n - 1).empty()) --n;
+  return n;
+}
+
+bool OpContext::hasInput(int i) const { return i < node_.input_size() && !node_.input(i).empty(); }
+
+const Value& OpContext::value(int i) const {
+  if (!hasInput(i)) throw Unsupported("input " + std::to_string(i) + " is missing");
+  return values_.at(node_.input(i));
+}
+
+bool OpContext::isConstant(int i) const { return hasInput(i) && value(i).constant.has_value(); }
+
+const HostTensor& OpContext::constant(int i) const {
+  const Value& v = value(i);
+  if (!v.constant)
+    throw Unsupported("input " + std::to_string(i) + " (" + eindecomp::quoted(node_.input(i)) +
+                      ") must be known when the model is imported (a constant or an initializer), and it is computed");
+  return *v.constant;
+}
+
+std::vector<int64_t> OpContext::constantInts(int i) const {
+  // Constants are held as doubles: int64's extremes, which exporters write as "to the end"
+  // of a slice (torch: t[..., half:] ends at 2^63 - 1), round to +-2^63, outside int64, so
+  // they saturate instead of being cast (undefined behaviour: -2^63 on x86, an empty slice).
+  constexpr double kTop = 9223372036854775808.0;  // 2^63
+  std::vector<int64_t> out;
+  for (const double v : constant(i).values)
+    out.push_back(v >= kTop ? std::numeric_limits<int64_t>::max()
+                            : v <= -kTop ? std::numeric_limits<int64_t>::min() : static_cast<int64_t>(v));
+  return out;
+}
+
+View OpContext::view(int i) {
+  const Value& v = value(i);
+  if (v.view) return *v.view;
+  auto it = constantViews_.find(node_.input(i));
+  if (it != constantViews_.end()) return it->second;
+  return constantViews_[node_.input(i)] = graph_.addWeight(node_.input(i), *v.constant);
+}
+
+std::vector<int64_t> OpContext::shape(int i) const {
+  const Value& v = value(i);
+  return v.constant ? v.constant->shape : graph_.shape(*v.view);
+}
+
+std::optional<double> OpContext::scalarConstant(int i) const {
+  if (!isConstant(i)) return std::nullopt;
+  const auto& vals = constant(i).values;
+  if (vals.size() != 1) return std::nullopt;
+  return vals[0];
+}
+
+const onnx::AttributeProto* OpContext::attribute(const std::string& name) const {
+  for (const auto& a : node_.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+bool OpContext::hasAttribute(const std::string& name) const { return attribute(name) != nullptr; }
+
+int64_t OpContext::intAttribute(const std::string& name, int64_t fallback) const {
+  const auto* a = attribute(name);
+  return a ? a->i() : fallback;
+}
+
+double OpContext::floatAttribute(const std::string& name, double fallback) const {
+  const auto* a = attribute(name);
+  return a ? static_cast<double>(a->f()) : fallback;
+}
+
+std::string OpContext::stringAttribute(const std::string& name, const std::string& fallback) const {
+  const auto* a = attribute(name);
+  return a ? a->s() : fallback;
+}
+
+std::optional<std::vector<int64_t>> OpContext::intsAttribute(const std::string& name) const {
+  const auto* a = attribute(name);
+  if (!a) return std::nullopt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+int OpContext::outputCount() const { return node_.output_size(); }
+
+bool OpContext::wantsOutput(int i) const { return i < node_.output_size() && !node_.output(i).empty(); }
+
+void OpContext::setOutput(int i, View v) {
+  if (!wantsOutput(i)) return;
+  Value& out = values_[node_.output(i)];
+  out.view = std::move(v);
+  out.constant.reset();
+}
+
+void OpContext::setConstant(int i, HostTensor t) {
+  if (!wantsOutput(i)) return;
+  checkedElements(t.shape, "a folded constant", model_.path);
+  Value& out = values_[node_.output(i)];
+  out.constant = std::move(t);
+  out.view.reset();
+}
+
+int64_t OpContext::axis(int64_t a, int64_t rank) const {
+  if (a < -rank || a >= rank)
+    throw Unsupported("axis " + std::to_string(a) + " is outside a tensor of rank " + std::to_string(rank));
+  return a < 0 ? a + rank : a;
+}
+
+const std::map<std::string, OpTranslation>& operatorTable() {
+  static const std::map<std::string, OpTranslation> table = [] {
+    std::map<std::string, OpTranslation> t;
+    addMathOperators(t);
+    addReduceOperators(t);
+    addShapeOperators(t);
+    return t;
+  }();
+  return table;
+}
+
+std::string numberText(double v) {
+  if (std::isnan(v)) throw Unsupported("a constant NaN cannot be written into a join expression");
+  if (std::isinf(v)) return v > 0 ? "inf" : "(-inf)";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s(buf);
+  return v < 0 ? "(" + s + ")" : s;
+}
+
+Expr joinExpr(const std::string& text) { return parseExpr(text); }
+
+}  // namespace eindecomp::onnx_import

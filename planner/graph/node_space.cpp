@@ -1,0 +1,37 @@
+#include "planner/graph/node_space.h"
+
+#include <algorithm>
+
+namespace eindecomp {
+
+namespace {
+
+int indexOf(const Labels& labels, const Label& l) {
+  return static_cast<int>(std::find(labels.begin(), labels.end(), l) - labels.begin());
+}
+
+}  // namespace
+
+einrt::model::NodeShape nodeShape(const Node& n, const Labels& labels, std::vector<int64_t> sizes) {
+  einrt::model::NodeShape s;
+  s.sizes = std::move(sizes);
+  for (const auto& ls : n.operandLabels) {
+    std::vector<int> dims;
+    for (const auto& l : ls) dims.push_back(indexOf(labels, l));
+    s.operandLabels.push_back(std::move(dims));
+  }
+  for (const auto& l : n.outputLabels) s.outputLabels.push_back(indexOf(labels, l));
+  return s;
+}
+
+NodeSpace nodeSpace(const Node& n) {
+  NodeSpace s;
+  s.labels = iterationLabels(n);
+  std::vector<int64_t> sizes;
+  for (const auto& l : s.labels) sizes.push_back(n.labelSizes.at(l));
+  static_cast<einrt::model::NodeShape&>(s) = nodeShape(n, s.labels, std::move(sizes));
+  for (const auto& l : aggregatedLabels(n)) s.aggregatedDims.push_back(indexOf(s.labels, l));
+  return s;
+}
+
+}  // namespace eindecomp

@@ -1,0 +1,58 @@
+#include "planner/model/program_tables.h"
+
+#include "planner/graph/graph_index.h"
+#include "planner/graph/node_space.h"
+#include "planner/paths/gemm_mapping.h"
+
+namespace eindecomp {
+
+namespace {
+
+einrt::model::NodeTable nodeTable(const Node& node, const NodePlan& np, const NodeFusion& fusion) {
+  einrt::model::NodeTable n;
+  NodeSpace space = nodeSpace(node);
+  n.sizes = std::move(space.sizes);
+  n.operandLabels = std::move(space.operandLabels);
+  n.outputLabels = std::move(space.outputLabels);
+  n.name = node.name;
+  n.parts = np.parts;
+  n.agg = node.agg;
+  n.callRank = np.placement.callRank;
+  n.blockOwner = np.placement.blockOwner;
+  for (const auto& l : aggregatedLabels(node)) n.reductionLength *= node.labelSizes.at(l);
+  if (runsAsGemm(node))
+    if (const std::optional<GemmMapping> g = mapContractionToGemm(node, einrt::model::blockExtent(n.sizes, n.parts)))
+      n.gemm = gemmSpecOf(*g, space.labels, np.gemmPath);
+  if (!n.gemm)
+    if (const std::optional<std::vector<int>> order = permutationOrder(node)) n.permutation = *order;
+  n.fusion = fusion;
+  return n;
+}
+
+}  // namespace
+
+einrt::model::ProgramTables programTables(const Graph& g, const Plan& plan, const Fusion& fusion) {
+  const GraphIndex index(g);
+  einrt::model::ProgramTables t;
+  for (const auto& in : g.inputs) t.tensors.push_back({in.name, in.shape, true, false, -1, in.fileShape});
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    t.tensors.push_back({g.nodes[i].name, outputShape(g.nodes[i]), false, false, static_cast<int>(i), g.nodes[i].fileShape});
+  auto tensorIndex = [&](const std::string& name) {
+    if (const InputTensor* in = index.findInput(name)) return static_cast<int>(in - g.inputs.data());
+    return static_cast<int>(g.inputs.size()) + index.nodeIndex(name);
+  };
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    einrt::model::NodeTable n = nodeTable(g.nodes[i], plan.nodes[i], fusion.nodes[i]);
+    for (const std::string& input : g.nodes[i].inputs) n.operandTensor.push_back(tensorIndex(input));
+    n.outputTensor = tensorIndex(g.nodes[i].name);
+    t.nodes.push_back(std::move(n));
+  }
+  for (const std::string& o : g.outputs) {
+    const int tensor = tensorIndex(o);
+    t.tensors[static_cast<std::size_t>(tensor)].isOutput = true;
+    t.outputs.push_back(tensor);
+  }
+  return t;
+}
+
+}  // namespace eindecomp

@@ -1,0 +1,86 @@
+// einrt's program model: the lowered program as plain data, derived once from its tables
+// (tables.h) — per node the block extents, what every call reads and writes, which operands
+// are read in place, whether partial results are aggregated, the GEMM call with its loops;
+// the fused groups and their tile geometry; and the step schedule: which nodes run as one
+// step and, when a step ends, whose outputs die. The rules here are the ones the planner's
+// memory, residency and time models and the executor share, written once (cotengra's
+// ContractionTree is the model: one traversal serves both the peak and the execution):
+//
+//   steps        a node, or a fused group's consecutive members together (host memory);
+//   last reader  a node output dies when the step of its last reader ends (its own step if
+//                nothing reads it); graph outputs stay for the whole run;
+//   in place     an operand is read from the producer's finished blocks where both grids
+//                have the same parts and every block it reads sits on the only rank that
+//                reads it; otherwise each rank receives a copy of every block it reads;
+//   aggregates   partial results are combined onto the blocks' owners where some output
+//                block has several writers, or its owner writes none of it;
+//   scratch      a fused member's output lives in tiles only when its last reader is in
+//                its group and it is no graph output.
+//
+// What each rank holds, and when (SPEC 3.2), in memory_timeline.h; the planner prices it
+// (planner/cost/memory.h), the executor allocates it (runtime/src/program/distributed.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "einrt/model/call_geometry.h"
+#include "einrt/model/fused_tiles.h"
+#include "einrt/model/gemm_call.h"
+#include "einrt/model/tables.h"
+
+namespace einrt::model {
+
+using RankBlock = std::pair<int, int64_t>;  // (rank, block number)
+
+struct NodeModel {
+  std::vector<int64_t> extent;                 // block extent per label (blockExtent)
+  CallGeometry geometry;                       // the blocks each call reads and writes
+  std::vector<std::vector<RankBlock>> reads;   // per operand: distinct (rank, block) read, sorted
+  std::vector<bool> inPlace;                   // per operand (above); graph inputs never are
+  std::vector<RankBlock> writes;               // distinct (rank, block) written, sorted
+  bool aggregates = false;
+  bool scratch = false;                        // output kept in tiles only (fused runs)
+  int group = -1;                              // index into ProgramModel::groups, -1: none
+  std::optional<GemmCallPlan> gemm;            // a contraction's call (gemm_call.h)
+  int64_t gemmScratchElements = 0;             // one block per permuted tensor, during its step,
+                                               // on each rank with calls of the node
+  int step = 0;                                // index into ProgramModel::steps
+};
+
+struct StepModel {
+  int first = 0, last = 0;   // member nodes first..last
+  std::vector<int> releases;  // nodes whose finished outputs die when the step ends
+};
+
+struct ProgramModel {
+  bool fused = false;                      // fused groups run as one step (host memory)
+  std::vector<NodeModel> nodes;            // aligned with the tables' nodes
+  std::vector<int> lastReader;             // per node: the last node reading its output (itself if none)
+  std::vector<FusedGroupGeometry> groups;  // per fused group, for one thread (fused runs)
+  std::vector<StepModel> steps;
+};
+
+// The last reader of every node's output (readers come later in node order).
+std::vector<int> lastReaders(const ProgramTables& t);
+
+// Builds the model of `t` for elements of `elementSize` bytes; `fused`: fused groups run
+// as one step (host memory; on a device every node is a step of its own and no output is
+// scratch). `geometry`: the nodes' call geometries where the caller has them (the
+// planner's traffic model), else computed here. Throws std::logic_error where the tables
+// break a rule the planner guarantees (a fused member that would move data between ranks).
+ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, bool fused,
+                               std::vector<CallGeometry> geometry = {});
+
+// Ranks holding each block of a grid of `blocks` blocks, from distinct (rank, block) pairs.
+std::vector<std::vector<int>> holdersByBlock(const std::vector<RankBlock>& pairs, int64_t blocks);
+
+// The blocks rank `rank` holds among distinct (rank, block) pairs sorted by rank.
+std::vector<int64_t> blocksOf(const std::vector<RankBlock>& pairs, int rank);
+
+// The output blocks `rank` owns (block owners of the node).
+std::vector<int64_t> ownedBlocks(const NodeTable& n, int rank);
+
+}  // namespace einrt::model

@@ -1,0 +1,111 @@
+// The lowered program's tables: a graph and its plan in positional form, the one form the
+// planner's models, the code generator and the executor share (einrt's program model,
+// program_model.h, is derived from them). Per tensor its shape and producer; per node the
+// iteration labels' sizes and parts, which label each tensor dimension is, the rank of
+// every kernel call and the owner of every output block (the plan's placement), its GEMM
+// mapping, permutation or fused group, and the bytes the plan predicts for it. Nothing
+// here is decided at run time: the planner fills the tables (planner/model), eincodegen
+// writes them into the program (write_tables.h) and the executor follows them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "einrt/program/gemm.h"
+#include "einrt/types.h"
+
+namespace einrt::model {
+
+// A contraction's GEMM mapping (the planner's planner/paths/gemm_mapping.h): the iteration
+// labels of the C (batch), M, N and K groups in their chosen orders (a call's GEMM shape is
+// the product of their extents), transposes, the stored dimension of each canonical
+// dimension where a permutation is needed (else empty), and alpha (a scaled contraction,
+// join c * x * y). batchLabels also holds M and N labels run as loops (a tensor without
+// one steps over it with stride 0).
+struct GemmSpec {
+  std::vector<int> batchLabels, mLabels, nLabels, kLabels;
+  bool transX = false, transY = false, transZ = false;
+  std::vector<int> permX, permY, permZ;
+  double alpha = 1.0;
+  program::GemmPlanned path = program::GemmPlanned::Rule;  // the plan's path for the calls (gemm.h)
+};
+
+// A node's place in a fused group (the planner's planner/fusion/fusion.h decides the
+// groups): members are consecutive nodes with the same group number; the group's
+// dimensions are every member's first `tileDims` output dimensions. Which members' outputs
+// live in tiles only is the model's rule (program_model.h, "scratch").
+struct FusionSpec {
+  int group = -1;  // -1: not fused
+  int tileDims = 0;
+};
+
+struct TensorTable {
+  std::string name;
+  std::vector<int64_t> shape;
+  bool isInput = false;
+  bool isOutput = false;
+  int producer = -1;  // node index, -1 for graph inputs
+  // The shape of the tensor's .npy file (--inputs, --outputs): a reshape of `shape`, the
+  // same elements in C order (an imported model's own shapes); empty: `shape`.
+  std::vector<int64_t> fileShape;
+  const std::vector<int64_t>& npyShape() const { return fileShape.empty() ? shape : fileShape; }
+};
+
+// A node's iteration space in positional form: the size of each iteration label (labels
+// in order of first appearance in the operands, then the output), and which label each
+// dimension of every operand and of the output is. The planner's NodeSpace adds the
+// labels' names.
+struct NodeShape {
+  std::vector<int64_t> sizes;                   // per iteration label
+  std::vector<std::vector<int>> operandLabels;  // iteration label of each operand dimension
+  std::vector<int> outputLabels;
+};
+
+// The labels a node aggregates: in some operand, not in the output (ascending, which is
+// their order of first appearance).
+std::vector<int> aggregatedLabels(const NodeShape& n);
+
+struct NodeTable : NodeShape {
+  std::string name;
+  std::vector<int64_t> parts;                   // per iteration label: the partition
+  std::vector<int> operandTensor;
+  int outputTensor = -1;
+  Reduce agg = Reduce::Sum;
+  std::vector<int> callRank;                    // the plan's placement
+  std::vector<int> blockOwner;
+  int64_t bytesPredicted = 0;                   // the plan's traffic for the node
+  int64_t interNodeBytesPredicted = 0;          // of it, between nodes (SPEC 9)
+  int64_t flops = 0;
+  int64_t reductionLength = 1;                  // product of the aggregated labels' sizes
+  std::optional<GemmSpec> gemm;
+  std::vector<int> permutation;                 // a copy into another order: the operand dimension
+                                                // of each output dimension (permute.h), else empty
+  FusionSpec fusion;
+  std::string kernel;                           // what runs, for reports
+};
+
+struct ProgramTables {
+  std::vector<TensorTable> tensors;
+  std::vector<NodeTable> nodes;
+  std::vector<int> outputs;  // tensor indices of the graph outputs
+};
+
+// The one rule of block extents: a node cut by `parts` runs calls on blocks of
+// sizes[l] / parts[l] along each iteration label (parts divide sizes: SPEC 2).
+inline std::vector<int64_t> blockExtent(const std::vector<int64_t>& sizes, const std::vector<int64_t>& parts) {
+  std::vector<int64_t> e(sizes.size());
+  for (std::size_t l = 0; l < sizes.size(); ++l) e[l] = sizes[l] / parts[l];
+  return e;
+}
+
+// Elements of the block of a tensor whose dimensions are the labels `labels`, given the
+// block extent per label.
+inline int64_t blockElements(const std::vector<int>& labels, const std::vector<int64_t>& extent) {
+  int64_t n = 1;
+  for (int l : labels) n *= extent[static_cast<std::size_t>(l)];
+  return n;
+}
+
+}  // namespace einrt::model

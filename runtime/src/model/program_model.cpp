@@ -1,0 +1,156 @@
+#include "einrt/model/program_model.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace einrt::model {
+
+namespace {
+
+// Distinct (rank, block) pairs of the calls' blocks of one tensor grid, sorted.
+std::vector<RankBlock> distinctPairs(const std::vector<int64_t>& callBlock, const std::vector<int>& callRank) {
+  std::vector<RankBlock> pairs;
+  pairs.reserve(callBlock.size());
+  for (std::size_t c = 0; c < callBlock.size(); ++c) pairs.emplace_back(callRank[c], callBlock[c]);
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  return pairs;
+}
+
+// The in-place rule: the producer writes the same grid and every block read sits on the
+// only rank that reads it (its owner).
+bool readsInPlace(const NodeModel& producer, const NodeTable& producerTable, const BlockGrid& grid,
+                  const std::vector<RankBlock>& reads) {
+  if (producer.geometry.outputGrid.parts != grid.parts) return false;
+  for (const auto& [rank, block] : reads)
+    if (producerTable.blockOwner[static_cast<std::size_t>(block)] != rank) return false;
+  return true;
+}
+
+// The aggregation rule: some output block has several writers, or its owner writes none.
+bool aggregatesPartials(const NodeTable& n, const std::vector<RankBlock>& writes) {
+  std::vector<int> writers(n.blockOwner.size(), 0);
+  for (const auto& [rank, block] : writes) ++writers[static_cast<std::size_t>(block)];
+  for (std::size_t b = 0; b < n.blockOwner.size(); ++b) {
+    if (writers[b] != 1) return true;
+    if (!std::binary_search(writes.begin(), writes.end(), RankBlock{n.blockOwner[b], static_cast<int64_t>(b)})) return true;
+  }
+  return false;
+}
+
+// Elements of the GEMM's permutation scratch: one block per tensor the mapping permutes.
+int64_t gemmScratch(const NodeTable& n, const CallGeometry& g) {
+  if (!n.gemm) return 0;
+  int64_t elements = 0;
+  if (!n.gemm->permX.empty()) elements += g.operandGrid[0].blockElements();
+  if (!n.gemm->permY.empty()) elements += g.operandGrid[1].blockElements();
+  if (!n.gemm->permZ.empty()) elements += g.outputGrid.blockElements();
+  return elements;
+}
+
+// Fused groups: consecutive nodes of one group number form a step; their scratch outputs
+// and their geometry.
+void formSteps(const ProgramTables& t, std::size_t elementSize, ProgramModel& m) {
+  std::vector<bool> isOutput(t.nodes.size(), false);
+  for (int o : t.outputs) {
+    const int producer = t.tensors[static_cast<std::size_t>(o)].producer;
+    if (producer >= 0) isOutput[static_cast<std::size_t>(producer)] = true;
+  }
+  std::vector<bool> scratch(t.nodes.size(), false);
+  for (std::size_t i = 0; i < t.nodes.size();) {
+    const int g = m.fused ? t.nodes[i].fusion.group : -1;
+    std::size_t j = i;
+    while (g >= 0 && j + 1 < t.nodes.size() && t.nodes[j + 1].fusion.group == g) ++j;
+    StepModel step{static_cast<int>(i), static_cast<int>(j), {}};
+    if (j > i) {
+      for (std::size_t k = i; k <= j; ++k) {
+        scratch[k] = m.lastReader[k] <= static_cast<int>(j) && !isOutput[k];
+        m.nodes[k].scratch = scratch[k];
+        m.nodes[k].group = static_cast<int>(m.groups.size());
+      }
+      m.groups.push_back(fusedGroupGeometry(t, scratch, static_cast<int>(i), static_cast<int>(j), elementSize, 1));
+    }
+    for (std::size_t k = i; k <= j; ++k) m.nodes[k].step = static_cast<int>(m.steps.size());
+    m.steps.push_back(std::move(step));
+    i = j + 1;
+  }
+  for (std::size_t i = 0; i < t.nodes.size(); ++i)
+    if (!isOutput[i]) m.steps[static_cast<std::size_t>(m.nodes[static_cast<std::size_t>(m.lastReader[i])].step)].releases.push_back(static_cast<int>(i));
+}
+
+}  // namespace
+
+std::vector<int> lastReaders(const ProgramTables& t) {
+  std::vector<int> last(t.nodes.size());
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    last[i] = static_cast<int>(i);
+    for (int tensor : t.nodes[i].operandTensor) {
+      const int producer = t.tensors[static_cast<std::size_t>(tensor)].producer;
+      if (producer >= 0) last[static_cast<std::size_t>(producer)] = static_cast<int>(i);
+    }
+  }
+  return last;
+}
+
+ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, bool fused, std::vector<CallGeometry> geometry) {
+  ProgramModel m;
+  m.fused = fused;
+  m.lastReader = lastReaders(t);
+  m.nodes.resize(t.nodes.size());
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    const NodeTable& n = t.nodes[i];
+    NodeModel& nm = m.nodes[i];
+    nm.extent = blockExtent(n.sizes, n.parts);
+    nm.geometry = geometry.size() == t.nodes.size() ? std::move(geometry[i]) : callGeometry(n, n.parts, aggregatedLabels(n));
+    for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
+      nm.reads.push_back(distinctPairs(nm.geometry.operandBlock[k], n.callRank));
+      const int producer = t.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer;
+      nm.inPlace.push_back(producer >= 0 && readsInPlace(m.nodes[static_cast<std::size_t>(producer)],
+                                                         t.nodes[static_cast<std::size_t>(producer)],
+                                                         nm.geometry.operandGrid[k], nm.reads.back()));
+    }
+    nm.writes = distinctPairs(nm.geometry.outputBlock, n.callRank);
+    nm.aggregates = aggregatesPartials(n, nm.writes);
+    if (n.gemm) nm.gemm = gemmCallPlan(*n.gemm, n, nm.extent);
+    nm.gemmScratchElements = gemmScratch(n, nm.geometry);
+  }
+  formSteps(t, elementSize, m);
+  // A fused member reads another member's output in place and aggregates nothing (the
+  // planner's fusion rules, planner/fusion/fusion.h): the executor relies on it.
+  for (std::size_t i = 0; i < t.nodes.size() && fused; ++i) {
+    const NodeModel& nm = m.nodes[i];
+    if (nm.group < 0) continue;
+    const StepModel& step = m.steps[static_cast<std::size_t>(nm.step)];
+    for (std::size_t k = 0; k < nm.reads.size(); ++k) {
+      const int producer = t.tensors[static_cast<std::size_t>(t.nodes[i].operandTensor[k])].producer;
+      if (producer >= step.first && producer < static_cast<int>(i) && !nm.inPlace[k])
+        throw std::logic_error("einrt: fused node " + t.nodes[i].name + " would need to move " +
+                               t.tensors[static_cast<std::size_t>(t.nodes[i].operandTensor[k])].name + " between ranks");
+    }
+    if (nm.aggregates) throw std::logic_error("einrt: fused node " + t.nodes[i].name + " aggregates between ranks");
+  }
+  return m;
+}
+
+std::vector<std::vector<int>> holdersByBlock(const std::vector<RankBlock>& pairs, int64_t blocks) {
+  std::vector<std::vector<int>> holders(static_cast<std::size_t>(blocks));
+  for (const auto& [rank, block] : pairs) holders[static_cast<std::size_t>(block)].push_back(rank);
+  for (auto& h : holders) std::sort(h.begin(), h.end());
+  return holders;
+}
+
+std::vector<int64_t> blocksOf(const std::vector<RankBlock>& pairs, int rank) {
+  std::vector<int64_t> blocks;
+  auto it = std::lower_bound(pairs.begin(), pairs.end(), RankBlock{rank, INT64_MIN});
+  for (; it != pairs.end() && it->first == rank; ++it) blocks.push_back(it->second);
+  return blocks;
+}
+
+std::vector<int64_t> ownedBlocks(const NodeTable& n, int rank) {
+  std::vector<int64_t> blocks;
+  for (std::size_t b = 0; b < n.blockOwner.size(); ++b)
+    if (n.blockOwner[b] == rank) blocks.push_back(static_cast<int64_t>(b));
+  return blocks;
+}
+
+}  // namespace einrt::model
