@@ -45,8 +45,15 @@ std::map<std::string, int64_t> parseDims(const std::vector<std::string>& items) 
   return dims;
 }
 
+// A weight's .npy in the graph's type: f16 as NumPy's <f2; bf16, which NumPy lacks, as f32
+// (exactly representable; read back rounded, SPEC 8).
 std::string npyOf(const onnx_import::HostTensor& t, DType dtype) {
   if (dtype == DType::F64) return einrt::encodeNpy<double>(t.shape, t.values.data());
+  if (dtype == DType::F16) {
+    std::vector<einrt::f16> h;
+    for (const double v : t.values) h.emplace_back(v);
+    return einrt::encodeNpy<einrt::f16>(t.shape, h.data());
+  }
   std::vector<float> f(t.values.begin(), t.values.end());
   return einrt::encodeNpy<float>(t.shape, f.data());
 }

@@ -22,6 +22,46 @@ std::string nodeText(const onnx::NodeProto& n, int index) {
   return "node " + name + " (" + eindecomp::quoted(n.op_type()) + ")";
 }
 
+// Every operator the import cannot map, found before any node is translated, so that one
+// run names them all: an operator outside the table, unless its inputs are all known at
+// import time and it can be folded (onnx_ops_constant.cpp). Which values are known is
+// followed through the model (constants, initializers, shapes, and whatever is computed
+// from known values alone). Listed once per type, with a count and the first node.
+void refuseUnmappedOperators(const OnnxModel& model, const onnx::GraphProto& g, const std::vector<int>& order,
+                             const std::set<std::string>& initializers) {
+  const auto& table = operatorTable();
+  const auto& folds = constantOperatorTable();
+  std::set<std::string> known(initializers.begin(), initializers.end());
+  std::vector<std::string> types;  // in order of first appearance
+  std::map<std::string, std::pair<int, std::string>> refused;  // type -> (count, first node)
+  for (const int i : order) {
+    const auto& node = g.node(i);
+    bool inputsKnown = true;
+    for (const auto& in : node.input()) inputsKnown = inputsKnown && (in.empty() || known.count(in));
+    const bool foreign = !node.domain().empty() && node.domain() != "ai.onnx";
+    const std::string type = foreign ? node.domain() + "." + node.op_type() : node.op_type();
+    const bool maps = !foreign && (table.count(node.op_type()) || (inputsKnown && folds.count(node.op_type())));
+    if (!maps) {
+      auto [it, added] = refused.emplace(type, std::make_pair(0, nodeText(node, i)));
+      if (added) types.push_back(type);
+      ++it->second.first;
+    }
+    const bool knownResult = node.op_type() == "Constant" || node.op_type() == "Shape" || node.op_type() == "Size" ||
+                             (maps && inputsKnown && node.input_size() > 0);
+    if (knownResult)
+      for (const auto& out : node.output()) known.insert(out);
+  }
+  if (types.empty()) return;
+  std::string list;
+  for (const std::string& t : types) {
+    const auto& [count, first] = refused.at(t);
+    list += (list.empty() ? "" : "; ") + eindecomp::quoted(t) + " (" + std::to_string(count) + (count == 1 ? " node: " : " nodes, the first ") +
+            first + ")";
+  }
+  fail(model, "the model has " + std::to_string(types.size()) + " operator type" + (types.size() == 1 ? "" : "s") +
+                  " that einplan import does not map (docs/import.md lists those it does): " + list);
+}
+
 // The graph's float type: every float tensor the model declares must agree.
 DType modelDType(const OnnxModel& m) {
   std::set<int> types;
@@ -34,8 +74,13 @@ DType modelDType(const OnnxModel& m) {
   for (const auto& v : g.input()) see(v.type().tensor_type().elem_type());
   for (const auto& v : g.output()) see(v.type().tensor_type().elem_type());
   for (const auto& t : g.initializer()) see(t.data_type());
-  if (types.count(onnx::TensorProto::FLOAT16) || types.count(onnx::TensorProto::BFLOAT16))
-    fail(m, "the model computes in float16 or bfloat16; einplan import reads float32 and float64 models");
+  // A model in float16 or bfloat16 (model.half(), .to(torch.bfloat16)) imports as an f16 or
+  // bf16 graph: 2-byte storage, every node computed in f32 and rounded once (SPEC 8), the
+  // float32 islands exporters leave (a LayerNorm cast up) included.
+  const bool f16 = types.count(onnx::TensorProto::FLOAT16) > 0, bf16 = types.count(onnx::TensorProto::BFLOAT16) > 0;
+  if (f16 && bf16) fail(m, "the model mixes float16 and bfloat16; a graph has one 2-byte type");
+  if (f16) return DType::F16;
+  if (bf16) return DType::BF16;
   // A model that mixes float32 and float64 (a Cast between them) runs in float64: every
   // value it computes in float32 is computed more exactly, none less.
   return types.count(onnx::TensorProto::DOUBLE) ? DType::F64 : DType::F32;
@@ -98,7 +143,7 @@ ImportResult importOnnx(const OnnxModel& model, const ImportOptions& options) {
     if (values.count(in.name())) fail(model, "two model inputs are named " + eindecomp::quoted(in.name()));
     const int type = in.type().tensor_type().elem_type();
     if (!in.type().has_tensor_type()) fail(model, "model input " + eindecomp::quoted(in.name()) + " is not a tensor");
-    if (elemKind(type) != ElemKind::Float32 && elemKind(type) != ElemKind::Float64)
+    if (!isFloat(elemKind(type)))
       fail(model, "model input " + eindecomp::quoted(in.name()) + " holds " + onnxTypeName(type) +
                       " elements; the graph's inputs are float tensors (an integer input used as a shape or an index "
                       "must be a constant: make it an initializer)");
@@ -153,20 +198,22 @@ ImportResult importOnnx(const OnnxModel& model, const ImportOptions& options) {
                             ", which no model input, initializer or node that can run before it defines (a cycle, or "
                             "an undefined value)");
 
+  refuseUnmappedOperators(model, g, order, initializers);
   int nextSymbol = 0;
   const auto& table = operatorTable();
+  const auto& folds = constantOperatorTable();
   for (const int i : order) {
     const auto& node = g.node(i);
-    if (!node.domain().empty() && node.domain() != "ai.onnx")
-      fail(model, nodeText(node, i) + " is from operator domain " + eindecomp::quoted(node.domain()) +
-                      "; einplan import reads the default ONNX domain only");
-    auto it = table.find(node.op_type());
-    if (it == table.end())
-      fail(model, nodeText(node, i) + ": the operator " + eindecomp::quoted(node.op_type()) +
-                      " is not supported by einplan import (docs/import.md lists the operators it maps)");
     try {
       OpContext context(graph, model, values, constantViews, node, nextSymbol);
-      it->second(context);
+      bool inputsKnown = true;
+      for (int k = 0; k < context.inputCount(); ++k) inputsKnown = inputsKnown && (!context.hasInput(k) || context.isConstant(k));
+      // Folded where it can be, whatever the operator; else translated.
+      const auto fold = folds.find(node.op_type());
+      if (inputsKnown && fold != folds.end()) fold->second(context);
+      else if (const auto it = table.find(node.op_type()); it != table.end()) it->second(context);
+      else throw Unsupported("the operator " + eindecomp::quoted(node.op_type()) + " is mapped only where its inputs are "
+                             "all known at import time (constants), and they are not");
     } catch (const Unsupported& e) {
       fail(model, nodeText(node, i) + ": " + e.what());
     } catch (const InputError& e) {
@@ -180,7 +227,7 @@ ImportResult importOnnx(const OnnxModel& model, const ImportOptions& options) {
     auto it = values.find(out.name());
     if (it == values.end()) fail(model, "model output " + eindecomp::quoted(out.name()) + " is not computed by any node");
     const int type = out.type().tensor_type().elem_type();
-    if (type != 0 && elemKind(type) != ElemKind::Float32 && elemKind(type) != ElemKind::Float64)
+    if (type != 0 && !isFloat(elemKind(type)))
       fail(model, "model output " + eindecomp::quoted(out.name()) + " holds " + onnxTypeName(type) +
                       " elements; the graph's outputs are float tensors");
     if (!it->second.view) {

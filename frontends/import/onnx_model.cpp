@@ -1,5 +1,7 @@
 #include "frontends/import/onnx_model.h"
 
+#include <einrt/half.h>
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -128,6 +130,8 @@ ElemKind elemKind(int t) {
   switch (t) {
     case onnx::TensorProto::FLOAT: return ElemKind::Float32;
     case onnx::TensorProto::DOUBLE: return ElemKind::Float64;
+    case onnx::TensorProto::FLOAT16: return ElemKind::Float16;
+    case onnx::TensorProto::BFLOAT16: return ElemKind::BFloat16;
     case onnx::TensorProto::INT8: case onnx::TensorProto::INT16: case onnx::TensorProto::INT32:
     case onnx::TensorProto::INT64: case onnx::TensorProto::UINT8: case onnx::TensorProto::UINT16:
     case onnx::TensorProto::UINT32: case onnx::TensorProto::UINT64: return ElemKind::Integer;
@@ -162,8 +166,8 @@ HostTensor decodeTensor(const onnx::TensorProto& t, const OnnxModel& model, cons
   const int type = t.data_type();
   h.kind = elemKind(type);
   if (h.kind == ElemKind::Unsupported)
-    fail(model.path, what + " holds " + onnxTypeName(type) + " elements; einplan import reads float32 and float64 tensors "
-                            "(and integer or bool constants)");
+    fail(model.path, what + " holds " + onnxTypeName(type) + " elements; einplan import reads float32, float64, float16 "
+                            "and bfloat16 tensors (and integer or bool constants)");
   // No allocation before the data is known to hold n elements: the dimensions alone may
   // claim 2^40 of them.
   const bool external = t.data_location() == onnx::TensorProto::EXTERNAL;
@@ -185,6 +189,8 @@ HostTensor decodeTensor(const onnx::TensorProto& t, const OnnxModel& model, cons
       case onnx::TensorProto::UINT16: appendRaw<uint16_t>(raw, n, h.values); break;
       case onnx::TensorProto::INT8: appendRaw<int8_t>(raw, n, h.values); break;
       case onnx::TensorProto::UINT8: case onnx::TensorProto::BOOL: appendRaw<uint8_t>(raw, n, h.values); break;
+      case onnx::TensorProto::FLOAT16: appendRaw<einrt::f16>(raw, n, h.values); break;
+      case onnx::TensorProto::BFLOAT16: appendRaw<einrt::bf16>(raw, n, h.values); break;
       default: break;
     }
     return h;
@@ -200,6 +206,14 @@ HostTensor decodeTensor(const onnx::TensorProto& t, const OnnxModel& model, cons
     case onnx::TensorProto::DOUBLE: take(t.double_data()); break;
     case onnx::TensorProto::INT64: take(t.int64_data()); break;
     case onnx::TensorProto::UINT32: case onnx::TensorProto::UINT64: take(t.uint64_data()); break;
+    case onnx::TensorProto::FLOAT16: case onnx::TensorProto::BFLOAT16:  // bit patterns in int32_data
+      take(t.int32_data());
+      for (double& v : h.values) {
+        const auto bits = static_cast<uint16_t>(v);
+        v = type == onnx::TensorProto::FLOAT16 ? static_cast<double>(einrt::half_detail::f16Value(bits))
+                                               : static_cast<double>(einrt::half_detail::bf16Value(bits));
+      }
+      break;
     default: take(t.int32_data()); break;
   }
   return h;

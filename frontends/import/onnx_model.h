@@ -39,7 +39,11 @@ OnnxModel readOnnxModel(const std::string& path);
 OnnxModel parseOnnxModel(const std::string& bytes, const std::string& path);
 
 // Element types as the importer sorts them.
-enum class ElemKind { Float32, Float64, Integer, Bool, Unsupported };
+enum class ElemKind { Float32, Float64, Float16, BFloat16, Integer, Bool, Unsupported };
+// The float kinds (a model computing in float16 or bfloat16 imports as an f16 or bf16 graph).
+inline bool isFloat(ElemKind k) {
+  return k == ElemKind::Float32 || k == ElemKind::Float64 || k == ElemKind::Float16 || k == ElemKind::BFloat16;
+}
 ElemKind elemKind(int onnxDataType);
 const char* onnxTypeName(int onnxDataType);  // "FLOAT", "INT64", ...
 

@@ -76,6 +76,8 @@ using OpTranslation = std::function<void(OpContext&)>;
 
 // Operator type -> translation (the default ONNX domain).
 const std::map<std::string, OpTranslation>& operatorTable();
+// Operators folded where every input is a constant (onnx_ops_constant.cpp), tried first.
+const std::map<std::string, OpTranslation>& constantOperatorTable();
 
 // Parts of the table, one per file: products and elementwise operators
 // (onnx_ops_math.cpp), reductions and normalisations (onnx_ops_reduce.cpp), shape

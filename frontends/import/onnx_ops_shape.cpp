@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <einrt/half.h>
+
 #include "frontends/import/onnx_ops.h"
 
 namespace eindecomp::onnx_import {
@@ -410,13 +412,15 @@ void cast(OpContext& c) {
     if (kind == ElemKind::Unsupported) throw Unsupported(std::string("a Cast to ") + onnxTypeName(to));
     for (double& v : t.values) {
       if (kind == ElemKind::Float32) v = static_cast<double>(static_cast<float>(v));
+      else if (kind == ElemKind::Float16) v = static_cast<double>(static_cast<float>(einrt::f16(v)));
+      else if (kind == ElemKind::BFloat16) v = static_cast<double>(static_cast<float>(einrt::bf16(v)));
       else if (kind == ElemKind::Integer) v = std::trunc(v);
       else if (kind == ElemKind::Bool) v = v != 0.0 ? 1.0 : 0.0;
     }
     t.kind = kind;
     return c.setConstant(0, t);
   }
-  if (kind != ElemKind::Float32 && kind != ElemKind::Float64)
+  if (!isFloat(kind))
     throw Unsupported(std::string("a Cast of a computed tensor to ") + onnxTypeName(to) + ", which is not a float type");
   c.setOutput(0, c.view(0));  // the graph has one float type (checked for the whole model)
 }

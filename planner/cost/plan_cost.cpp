@@ -21,9 +21,8 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   PlanCost pc;
   pc.ranksPerNode = nodes.ranksPerNode;
   pc.nodes.resize(plan.nodes.size());
-  std::vector<CallGeometry> geometry;  // moved into the program model where there is one
+  std::vector<CallGeometry> geometry;  // moved into a full program model where there is one
   std::optional<einrt::model::ProgramModel> program;
-  auto geometryOf = [&](std::size_t i) -> const CallGeometry& { return program ? program->nodes[i].geometry : geometry[i]; };
   std::vector<int64_t> busiestCalls(plan.nodes.size(), 0);
   for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
@@ -36,7 +35,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     c.agg = paper.agg;
     c.flops = nodeFlops(n);
     c.bytesPerDevice = paper.bytesPerDevice;
-    const Traffic agg = aggregationTraffic(geometryOf(i), np.placement.callRank, np.placement.blockOwner, plan.devices, detail, nodes);
+    const Traffic agg = aggregationTraffic(geometry.back(), np.placement.callRank, np.placement.blockOwner, plan.devices, detail, nodes);
     c.trafficAggBytes = checkedMul(agg.elements, elementBytes, "traffic bytes");
     c.interNodeBytes = checkedMul(agg.interNodeElements, elementBytes, "traffic bytes");
     if (machine) {
@@ -52,8 +51,16 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   std::optional<einrt::model::ProgramTables> tables;
   if (machine || memory == MemoryDetail::Peak) {
     tables = programTables(g, plan, chooseFusion(g, plan));
-    program = einrt::model::buildProgramModel(*tables, static_cast<std::size_t>(elementBytes), true, std::move(geometry));
+    // The time model reads the steps alone; the memory model everything.
+    if (memory == MemoryDetail::Peak) {
+      program = einrt::model::buildProgramModel(*tables, static_cast<std::size_t>(elementBytes), true, std::move(geometry));
+      geometry.clear();
+    } else {
+      program = einrt::model::buildProgramModel(*tables, static_cast<std::size_t>(elementBytes), true, {},
+                                                einrt::model::ModelDetail::Steps);
+    }
   }
+  auto geometryOf = [&](std::size_t i) -> const CallGeometry& { return geometry.empty() ? program->nodes[i].geometry : geometry[i]; };
   if (machine) {
     std::vector<bool> fromMemory;
     const std::vector<int64_t> compute = planComputePicoseconds(*machine, g, plan, busiestCalls, *program, &fromMemory);

@@ -92,12 +92,13 @@ std::vector<int> lastReaders(const ProgramTables& t) {
   return last;
 }
 
-ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, bool fused, std::vector<CallGeometry> geometry) {
+ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, bool fused, std::vector<CallGeometry> geometry,
+                               ModelDetail detail) {
   ProgramModel m;
   m.fused = fused;
   m.lastReader = lastReaders(t);
   m.nodes.resize(t.nodes.size());
-  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+  for (std::size_t i = 0; i < t.nodes.size() && detail == ModelDetail::Full; ++i) {
     const NodeTable& n = t.nodes[i];
     NodeModel& nm = m.nodes[i];
     nm.extent = blockExtent(n.sizes, n.parts);
@@ -117,7 +118,7 @@ ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, 
   formSteps(t, elementSize, m);
   // A fused member reads another member's output in place and aggregates nothing (the
   // planner's fusion rules, planner/fusion/fusion.h): the executor relies on it.
-  for (std::size_t i = 0; i < t.nodes.size() && fused; ++i) {
+  for (std::size_t i = 0; i < t.nodes.size() && fused && detail == ModelDetail::Full; ++i) {
     const NodeModel& nm = m.nodes[i];
     if (nm.group < 0) continue;
     const StepModel& step = m.steps[static_cast<std::size_t>(nm.step)];

@@ -66,13 +66,18 @@ struct ProgramModel {
 // The last reader of every node's output (readers come later in node order).
 std::vector<int> lastReaders(const ProgramTables& t);
 
+// How much of the model to derive: its steps alone (last readers, fused groups and their
+// scratch outputs: what the time model reads), or everything (what each call reads and
+// writes, GEMM calls: what the memory model and the executor need).
+enum class ModelDetail { Steps, Full };
+
 // Builds the model of `t` for elements of `elementSize` bytes; `fused`: fused groups run
 // as one step (host memory; on a device every node is a step of its own and no output is
 // scratch). `geometry`: the nodes' call geometries where the caller has them (the
 // planner's traffic model), else computed here. Throws std::logic_error where the tables
 // break a rule the planner guarantees (a fused member that would move data between ranks).
 ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, bool fused,
-                               std::vector<CallGeometry> geometry = {});
+                               std::vector<CallGeometry> geometry = {}, ModelDetail detail = ModelDetail::Full);
 
 // Ranks holding each block of a grid of `blocks` blocks, from distinct (rank, block) pairs.
 std::vector<std::vector<int>> holdersByBlock(const std::vector<RankBlock>& pairs, int64_t blocks);

@@ -1,0 +1,177 @@
+#!/usr/bin/python3
+"""torch.nn's Transformer layers as their authors write them, through `einplan import`
+(issue "Whole models as people export them"): nn.TransformerEncoderLayer with a causal
+mask made in forward by torch.triu, and nn.TransformerDecoderLayer with
+nn.Transformer.generate_square_subsequent_mask — both export the mask as Trilu of
+constants, which the importer folds — each at opsets 14 and 17.
+
+Every export: import, and `einplan eval` equal to torch (relative 1e-5, float32, the same
+inputs). And 2-byte models: an MLP exported after `.to(torch.bfloat16)`, and the same MLP
+in float32 with every float tensor of its ONNX file turned into float16 (as model.half()
+writes it; torch on CPUs cannot run half layers to export them): each imports into a bf16
+or f16 graph whose `einplan eval` is torch's within the type's tolerance. The encoder at opset 17 is also emitted and run at p = 2, 3 and 4 with --check,
+its output equal to torch's and its bytes and peaks equal to its plan's. A failure prints
+the command and its output.
+
+usage: torch_layers.py EINPLAN EINCODEGEN WORK
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import torch
+
+B, S, M, D, H, F = 2, 8, 6, 32, 4, 64
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OPENBLAS_NUM_THREADS="1")
+
+
+class Encoder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.TransformerEncoderLayer(D, H, F, dropout=0.0, batch_first=True)
+
+    def forward(self, x):
+        n = x.shape[1]
+        mask = torch.triu(torch.full((n, n), float("-inf")), diagonal=1)
+        return self.layer(x, src_mask=mask)
+
+
+class Decoder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.TransformerDecoderLayer(D, H, F, dropout=0.0, batch_first=True)
+
+    def forward(self, x, memory):
+        mask = torch.nn.Transformer.generate_square_subsequent_mask(x.shape[1])
+        return self.layer(x, memory, tgt_mask=mask)
+
+
+class MLP(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = torch.nn.Linear(D, F), torch.nn.Linear(F, D)
+
+    def forward(self, x):
+        return self.fc2(torch.nn.functional.gelu(self.fc1(x)))
+
+
+def to_float16(path):
+    """Every float32 tensor of an ONNX file as float16: initializers, Constant nodes, inputs
+    and outputs (what model.half() exports)."""
+    import onnx
+    from onnx import TensorProto, numpy_helper
+    m = onnx.load(path)
+    def half(t):
+        if t.data_type == TensorProto.FLOAT:
+            t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float16), t.name))
+    for t in m.graph.initializer:
+        half(t)
+    for n in m.graph.node:
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.TENSOR:
+                half(a.t)
+    for v in list(m.graph.input) + list(m.graph.output):
+        if v.type.tensor_type.elem_type == TensorProto.FLOAT:
+            v.type.tensor_type.elem_type = TensorProto.FLOAT16
+    onnx.save(m, path)
+
+
+def two_byte_models(einplan, work):
+    """An MLP in bfloat16 and in float16, each against torch within its type's tolerance."""
+    ok = True
+    model = MLP().eval()
+    x = torch.randn(B, S, D)
+    for dtype, tolerance in (("bf16", 0.05), ("f16", 0.01)):
+        print(f"MLP in {dtype}:")
+        base = os.path.join(work, f"mlp_{dtype}")
+        if dtype == "bf16":
+            m, xin = MLP().eval(), x.to(torch.bfloat16)
+            m.load_state_dict(model.state_dict())
+            m = m.to(torch.bfloat16)
+            with torch.no_grad():
+                want = m(xin).float().numpy()
+            torch.onnx.export(m, (xin,), base + ".onnx", input_names=["x"], output_names=["y"], opset_version=17)
+            x_npy = xin.float().numpy()  # NumPy has no bf16: bf16 inputs are read from f32
+        else:
+            # torch's reference: float32 from the weights and input rounded to float16
+            m = MLP().eval()
+            m.load_state_dict({k: v.half().float() for k, v in model.state_dict().items()})
+            xin = x.half().float()
+            with torch.no_grad():
+                want = m(xin).numpy()
+            torch.onnx.export(model, (x,), base + ".onnx", input_names=["x"], output_names=["y"], opset_version=17)
+            to_float16(base + ".onnx")
+            x_npy = x.half().numpy()
+        run([einplan, "import", base + ".onnx", "-o", base + ".yaml"])
+        dt = next(line for line in open(base + ".yaml") if line.startswith("dtype:")).split()[1]
+        np.save(os.path.join(base + ".weights", "x.npy"), x_npy)
+        run([einplan, "eval", base + ".yaml", "--inputs", base + ".weights", "--outputs", base + ".eval"])
+        got = np.load(os.path.join(base + ".eval", "y.npy")).astype(np.float32)
+        err = float(np.max(np.abs(got - want))) / float(np.max(np.abs(want)))
+        good = dt == dtype and err <= tolerance
+        print(f"  graph dtype {dt}, einplan eval vs torch: max relative error {err:.1e} (bound {tolerance})  "
+              f"{'ok' if good else 'WRONG'}")
+        ok &= good
+    return ok
+
+
+def run(cmd, **kw):
+    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        sys.exit(f"FAILED (exit {p.returncode}): {' '.join(map(str, cmd))}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+    return p
+
+
+def close(got, want, what):
+    scale = float(np.max(np.abs(want)))
+    err = float(np.max(np.abs(got - want))) / scale if got.shape == want.shape else float("inf")
+    ok = err <= 1e-5
+    print(f"  {what:<44} max relative error {err:.1e}  {'ok' if ok else 'WRONG'}")
+    return ok
+
+
+def main():
+    einplan, eincodegen, work = sys.argv[1], sys.argv[2], sys.argv[3]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    torch.manual_seed(0)
+    ok = True
+    for name, model, inputs in [("encoder", Encoder().eval(), {"x": torch.randn(B, S, D)}),
+                                ("decoder", Decoder().eval(), {"x": torch.randn(B, S, D), "memory": torch.randn(B, M, D)})]:
+        with torch.no_grad():
+            want = model(*inputs.values()).numpy()
+        for opset in (14, 17):
+            print(f"{name}, opset {opset}:")
+            base = os.path.join(work, f"{name}{opset}")
+            torch.onnx.export(model, tuple(inputs.values()), base + ".onnx", input_names=list(inputs), output_names=["y"],
+                              opset_version=opset)
+            run([einplan, "import", base + ".onnx", "-o", base + ".yaml"])
+            for input_name, value in inputs.items():
+                np.save(os.path.join(base + ".weights", f"{input_name}.npy"), value.numpy())
+            run([einplan, "eval", base + ".yaml", "--inputs", base + ".weights", "--outputs", base + ".eval"])
+            ok &= close(np.load(os.path.join(base + ".eval", "y.npy")), want, "einplan eval vs torch")
+            if name != "encoder" or opset != 17:
+                continue
+            for p in (2, 3, 4):
+                prog = base + ".prog"
+                run([eincodegen, base + ".yaml", "-p", p, "-o", prog, "--force"])
+                run(["make", "-C", prog, "-j2"], env=ENV)
+                out, report = base + f".out{p}", base + f".report{p}.json"
+                run(["mpirun", "--oversubscribe", "-np", p, os.path.join(prog, "torch_jit"), "--inputs", base + ".weights",
+                     "--outputs", out, "--check", "--iters", 1, "--report", report], env=ENV, timeout=300)
+                ok &= close(np.load(os.path.join(out, "y.npy")), want, f"mpirun -np {p} program vs torch")
+                r = json.load(open(report))
+                same = r["bytes_sent"] == r["bytes_predicted"] and r["peak_bytes_per_rank"] == r["peak_bytes_predicted_per_rank"]
+                print(f"  bytes {r['bytes_sent']} / {r['bytes_predicted']} planned, peaks {r['peak_bytes_per_rank']} / "
+                      f"{r['peak_bytes_predicted_per_rank']} planned  {'ok' if same else 'WRONG'}")
+                ok &= same
+    ok &= two_byte_models(einplan, work)
+    if not ok:
+        sys.exit("a layer differs from torch or from its plan")
+
+
+if __name__ == "__main__":
+    main()
