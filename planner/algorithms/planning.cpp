@@ -126,7 +126,7 @@ PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::
                          placeNodes(g, parts, rule, options.pinnedPlacements, options.devices, linkWeights(options)));
     plan.ranksPerNode = ranksPerNodeOf(options);
     chooseGemmPaths(g, options, plan);
-    PlanCost cost = costPlan(g, plan, options.machine, memoryToCompare(options));
+    PlanCost cost = costPlan(g, plan, options.machine, memoryToCompare(options), options.trafficMemo.get());
     if (!best || model.key(cost) < model.key(best->cost))
       best = PricedPlan{std::move(plan), std::move(cost), rule};
   }
@@ -271,7 +271,7 @@ void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, PricedPla
     return;
   }
   flat.ranksPerNode = ranksPerNodeOf(options);
-  const PlanCost onCluster = costPlan(g, flat, options.machine, memoryToCompare(options));
+  const PlanCost onCluster = costPlan(g, flat, options.machine, memoryToCompare(options), options.trafficMemo.get());
   const ObjectiveModel model = objectiveModel(g, options);
   const bool dominates = best.cost.interNodeBytes <= onCluster.interNodeBytes && *best.cost.timePs <= *onCluster.timePs;
   if (dominates || !model.fits(onCluster)) return;
@@ -304,7 +304,7 @@ bool keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, con
     if (e.exitCode() != kExitNoPlan) throw;
     return false;
   }
-  const PlanCost trafficCost = costPlan(g, traffic, options.machine, memoryToCompare(options));
+  const PlanCost trafficCost = costPlan(g, traffic, options.machine, memoryToCompare(options), options.trafficMemo.get());
   const double fastest = static_cast<double>(*best.cost.timePs), kept = static_cast<double>(*trafficCost.timePs);
   if (trafficCost.trafficBytes > best.cost.trafficBytes || kept > fastest * (1 + options.timeMargin) ||
       !model.fits(trafficCost))
@@ -330,6 +330,11 @@ bool keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, con
 }  // namespace
 
 Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& options) {
+  if (!options.trafficMemo) {  // one memo for every plan this request prices
+    PlanOptions remembering = options;
+    remembering.trafficMemo = std::make_shared<TrafficMemo>();
+    return planGraph(algorithm, g, remembering);
+  }
   if (options.devices <= 0) throw InputError({{}, "the device count must be a positive integer"});
   if (options.devices > kMaxDevices)
     throw InputError({{}, "-p/--devices: " + std::to_string(options.devices) + " is above the planner's maximum of " +

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "planner/cost/machine.h"
 #include "planner/cost/objective.h"
 #include "planner/cost/objective_model.h"
+#include "planner/cost/traffic.h"
 #include "planner/graph/graph.h"
 #include "planner/partition/partition.h"
 #include "planner/placement/plan.h"
@@ -65,6 +67,9 @@ struct PlanOptions {
   // Told each phase of a search that may take a while ("searching with a memory penalty,
   // search 3"); empty: silent. Reporting only: nothing planned depends on it.
   std::function<void(const std::string&)> progress;
+  // Repartition counts remembered across every plan a request prices (made by planGraph
+  // where absent, shared by the plans it makes on the way).
+  std::shared_ptr<TrafficMemo> trafficMemo;
 };
 
 // What an algorithm decides: one partition per node (aligned with Graph::nodes), with

@@ -14,7 +14,8 @@
 
 namespace eindecomp {
 
-PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine, MemoryDetail memory) {
+PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine, MemoryDetail memory,
+                  TrafficMemo* memo) {
   const int64_t elementBytes = static_cast<int64_t>(dtypeSize(g.dtype));
   const auto detail = machine ? TrafficDetail::PerRank : TrafficDetail::Total;
   const einrt::RankNodes nodes = machine ? machine->rankNodes() : einrt::RankNodes{plan.ranksPerNode};
@@ -79,9 +80,11 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     c.paper = repartitionCost(edge.bounds, edge.producerParts, edge.consumerParts);
     const BlockHomes homes({edge.bounds, edge.producerParts}, producer.placement.blockOwner, plan.devices);
     const CallGeometry& reads = geometryOf(static_cast<std::size_t>(edge.toNode));
-    const Traffic t = repartitionTraffic(homes, reads.operandGrid[static_cast<std::size_t>(edge.operand)],
-                                         reads.operandBlock[static_cast<std::size_t>(edge.operand)],
-                                         consumer.placement.callRank, plan.devices, detail, nodes);
+    const einrt::BlockGrid& grid = reads.operandGrid[static_cast<std::size_t>(edge.operand)];
+    const std::vector<int64_t>& callBlock = reads.operandBlock[static_cast<std::size_t>(edge.operand)];
+    const Traffic t = memo ? memo->repartition(homes, producer.placement.blockOwner, grid, callBlock, consumer.placement.callRank,
+                                               plan.devices, detail, nodes)
+                           : repartitionTraffic(homes, grid, callBlock, consumer.placement.callRank, plan.devices, detail, nodes);
     c.trafficBytes = checkedMul(t.elements, elementBytes, "traffic bytes");
     c.interNodeBytes = checkedMul(t.interNodeElements, elementBytes, "traffic bytes");
     if (machine) c.timePs = phasePicoseconds(*machine, t, elementBytes);

@@ -18,6 +18,7 @@
 #include "planner/cost/machine.h"
 #include "planner/cost/memory.h"
 #include "planner/cost/objective.h"
+#include "planner/cost/traffic.h"
 #include "planner/graph/graph.h"
 #include "planner/placement/plan.h"
 
@@ -62,8 +63,9 @@ struct PlanCost {
 // without --mem-limit compares objectives alone and skips it (the report prices it).
 enum class MemoryDetail { Peak, None };
 
-// Throws InputError on 64-bit overflow.
+// Throws InputError on 64-bit overflow. `memo`: repartition counts remembered across the
+// plans one request prices (traffic.h TrafficMemo); none: counted afresh.
 PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine,
-                  MemoryDetail memory = MemoryDetail::Peak);
+                  MemoryDetail memory = MemoryDetail::Peak, TrafficMemo* memo = nullptr);
 
 }  // namespace eindecomp

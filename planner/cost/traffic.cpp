@@ -121,6 +121,33 @@ Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& c
   return t;
 }
 
+Traffic TrafficMemo::repartition(const BlockHomes& producer, const std::vector<int>& owner, const einrt::BlockGrid& consumerGrid,
+                                 const std::vector<int64_t>& callBlock, const std::vector<int>& callRank, int64_t devices,
+                                 TrafficDetail detail, const einrt::RankNodes& nodes) {
+  // FNV-1a over what the count reads; the bucket's entries are then compared whole.
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](int64_t v) { h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull; };
+  const einrt::BlockGrid& from = producer.grid();
+  for (int64_t v : from.shape) mix(v);
+  for (int64_t v : from.parts) mix(v);
+  for (int64_t v : consumerGrid.parts) mix(v);
+  for (int v : owner) mix(v);
+  for (int64_t v : callBlock) mix(v);
+  for (int v : callRank) mix(v);
+  mix(devices);
+  mix(nodes.ranksPerNode);
+  mix(static_cast<int64_t>(detail));
+  std::vector<Entry>& bucket = buckets_[h % buckets_.size()];
+  for (const Entry& e : bucket)
+    if (e.devices == devices && e.ranksPerNode == nodes.ranksPerNode && e.detail == detail && e.producerShape == from.shape &&
+        e.producerParts == from.parts && e.consumerParts == consumerGrid.parts && e.owner == owner && e.callBlock == callBlock &&
+        e.callRank == callRank)
+      return e.traffic;
+  const Traffic t = repartitionTraffic(producer, consumerGrid, callBlock, callRank, devices, detail, nodes);
+  bucket.push_back({from.shape, from.parts, consumerGrid.parts, owner, callRank, callBlock, devices, nodes.ranksPerNode, detail, t});
+  return t;
+}
+
 RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const std::vector<int64_t>& blockOfRank) {
   RankBlockCoordinates c;
   c.byDim.assign(grid.dims(), std::vector<int32_t>(blockOfRank.size()));

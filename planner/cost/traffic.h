@@ -98,6 +98,30 @@ Traffic canonicalRepartitionTraffic(const einrt::BlockGrid& producer, const Rank
                                     const einrt::BlockGrid& consumer, const RankBlockCoordinates& read, int64_t devices,
                                     const einrt::RankNodes& nodes);
 
+// repartitionTraffic, remembered: a graph's repeated layers (LLaMA-65B: 80 of them) price
+// the same edges under the same layouts and placements again and again, each an
+// all-to-all of ranks^2 pieces at worst. An entry is keyed by everything the count reads
+// (the producer's grid and owners, the consumer's grid, the calls' blocks and ranks, the
+// devices, the detail and the cluster), compared whole: a hit is the same count. One
+// memo serves every plan a planning request prices.
+class TrafficMemo {
+ public:
+  Traffic repartition(const BlockHomes& producer, const std::vector<int>& owner, const einrt::BlockGrid& consumerGrid,
+                      const std::vector<int64_t>& callBlock, const std::vector<int>& callRank, int64_t devices,
+                      TrafficDetail detail, const einrt::RankNodes& nodes);
+
+ private:
+  struct Entry {
+    std::vector<int64_t> producerShape, producerParts, consumerParts;
+    std::vector<int> owner, callRank;
+    std::vector<int64_t> callBlock;
+    int64_t devices, ranksPerNode;
+    TrafficDetail detail;
+    Traffic traffic;
+  };
+  std::vector<std::vector<Entry>> buckets_ = std::vector<std::vector<Entry>>(4096);
+};
+
 // Aggregation of a node's partial results into the owners of its output blocks.
 Traffic aggregationTraffic(const CallGeometry& geometry, const std::vector<int>& callRank,
                            const std::vector<int>& blockOwner, int64_t devices, TrafficDetail detail,

@@ -48,6 +48,7 @@ ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest&
   }
   o.memLimitBytes = request.memLimitBytes;
   o.progress = request.progress;
+  o.trafficMemo = std::make_shared<TrafficMemo>();  // shared by the search and the final pricing
   if (request.machinePath) o.machine = loadMachineFile(*request.machinePath);
   if (planFile) {
     ResolvedPlanFile file = resolvePlanFile(g, *planFile, o.devices, loaded.sha256);
@@ -78,7 +79,7 @@ void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, Plann
   planned.plan = whileDoing("planning", request.graphPath, [&] { return planGraph(resolved.algorithm, loaded.graph, resolved.options); });
   Provenance provenance = request.provenance;
   provenance.graphSha256 = loaded.sha256;
-  planned.cost = whileDoing("pricing the plan", request.graphPath, [&] { return costPlan(loaded.graph, planned.plan, resolved.options.machine); });
+  planned.cost = whileDoing("pricing the plan", request.graphPath, [&] { return costPlan(loaded.graph, planned.plan, resolved.options.machine, MemoryDetail::Peak, resolved.options.trafficMemo.get()); });
   planned.report = makeReport(loaded.graph, planned.plan, planned.cost, provenance, resolved.options.objective);
   planned.model = objectiveModel(loaded.graph, resolved.options);
 }
