@@ -28,6 +28,11 @@ KernelChoice chooseKernel(const Node& n, const std::optional<GemmMapping>& gemm)
     if (permuted) k.why += "; a stored order fits no GEMM layout";
     return k;
   }
+  if (isIndexNode(n))
+    return {n.joinName, std::string("einrt's index kernel: ") +
+                            (n.joinName == "gather" ? "copies the row of each id" : "adds each row into the row of its id") +
+                            " along " + n.indexLabel,
+            {}};
   const Labels aggregated = aggregatedLabels(n);
   if (const std::optional<std::vector<int>> order = permutationOrder(n))
     return {"permutation", "a copy into another order of the dimensions, in tiles", *order};

@@ -31,6 +31,8 @@ const char* realType(DType t) {
     case DType::F64: return "double";
     case DType::BF16: return "einrt::bf16";
     case DType::F16: return "einrt::f16";
+    case DType::I32: return "int32_t";
+    case DType::I64: return "int64_t";
     case DType::F32: break;
   }
   return "float";
@@ -57,7 +59,7 @@ void fillNode(ctemplate::TemplateDictionary& d, const NodeProgram& n, std::size_
   d.SetValue("CALLS", std::to_string(n.callRank.size()));
   d.SetValue("KERNEL_KIND", commentSafe(n.choice.kind));
   d.SetValue("KERNEL_WHY", markdownCellSafe(n.choice.why));
-  if (!n.gemm)
+  if (!n.gemm && n.indexLabel < 0)
     d.AddSectionDictionary("ELEMENTWISE")->SetValue("REDUCES", boolText(n.reductionLength > 1));
 }
 
@@ -110,6 +112,11 @@ std::string cudaProgramName(const RankProgram& program, Backend backend) {
 }
 
 ProjectFiles renderProject(const RankProgram& program, const Provenance& provenance, const RenderOptions& options) {
+  if (options.backend != Backend::Cpu)
+    for (const NodeProgram& n : program.nodes)
+      if (n.indexLabel >= 0)
+        throw InputError({{}, "--backend " + std::string(options.backend == Backend::Cuda ? "cuda" : "both") + ": node '" + n.name + "' is a " + n.choice.kind + ", and einrt's CUDA backend has no index kernel " +
+                                  "yet; use --backend cpu"});
   // A cache of our own (not ctemplate's process-wide default) holding only our templates.
   ctemplate::TemplateCache cache;
   cache.SetTemplateRootDirectory(options.templateDir);

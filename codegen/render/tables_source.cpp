@@ -89,6 +89,7 @@ std::string nodeSource(const NodeProgram& n) {
   if (n.gemm) s += "    n.gemm = " + gemmSource(*n.gemm) + ";\n";
   if (!n.permutation.empty()) s += "    n.permutation = " + list(n.permutation) + ";\n";
   s += "    n.fusion = {" + std::to_string(n.fusion.group) + ", " + std::to_string(n.fusion.tileDims) + "};\n";
+  if (n.indexLabel >= 0) s += "    n.indexLabel = " + std::to_string(n.indexLabel) + ";\n";
   s += "    n.kernel = " + literal(n.kernel) + ";\n";
   return s + "  }\n";
 }
@@ -110,7 +111,10 @@ std::string tablesSource(const RankProgram& program) {
   std::string s;
   for (const einrt::model::TensorTable& t : program.tensors)
     s += "  p.tensors.push_back({" + literal(t.name) + ", " + list(t.shape) + ", " + boolText(t.isInput) + ", " +
-         boolText(t.isOutput) + ", " + std::to_string(t.producer) + ", " + list(t.fileShape) + "});\n";
+         boolText(t.isOutput) + ", " + std::to_string(t.producer) + ", " + list(t.fileShape) +
+         (t.indexType ? std::string(", einrt::DType::") + (*t.indexType == einrt::DType::I32 ? "I32" : "I64")
+                      : std::string(", std::nullopt")) +
+         ", " + std::to_string(t.indexRange) + "});\n";
   for (const NodeProgram& n : program.nodes) s += nodeSource(n);
   return s + "  p.outputs = " + list(program.outputs) + ";\n";
 }

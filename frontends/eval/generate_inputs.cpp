@@ -1,6 +1,7 @@
 #include "frontends/eval/generate_inputs.h"
 
 #include "einrt/input_generator.h"
+#include "planner/graph/index_nodes.h"
 
 namespace eindecomp {
 
@@ -9,7 +10,13 @@ Tensor generateInput(const Graph& graph, const InputTensor& input, uint64_t seed
   t.dtype = graph.dtype;
   t.shape = input.shape;
   t.values.resize(static_cast<std::size_t>(elementCount(input.shape)));
-  if (graph.dtype == DType::F64) {
+  if (input.indexType) {  // ids within the range their gathers select from (input_generator.h)
+    t.dtype = *input.indexType;
+    std::vector<int64_t> ids(t.values.size());
+    einrt::fillIndexBlock(seed, input.name, input.shape, std::vector<int64_t>(input.shape.size(), 0), input.shape,
+                          indexRange(graph, input.name), ids.data());
+    for (std::size_t i = 0; i < ids.size(); ++i) t.values[i] = static_cast<double>(ids[i]);
+  } else if (graph.dtype == DType::F64) {
     einrt::fillInput<double>(seed, input.name, t.values.size(), t.values.data());
   } else {
     // f32's value; bf16 and f16 round it once more, as the programs' inputElement does.

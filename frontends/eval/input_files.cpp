@@ -22,7 +22,7 @@ std::map<std::string, Tensor> readInputFiles(const Graph& graph, const std::stri
       throw InputError({{path, 0, 0}, "missing: graph input '" + in.name + "' is read from this file"});
     try {
       // The file may hold the tensor in its file shape (a reshape: the same elements in C order).
-      inputs[in.name] = readTensorNpy(path, graph.dtype, in.fileShape.empty() ? in.shape : in.fileShape);
+      inputs[in.name] = readTensorNpy(path, in.indexType.value_or(graph.dtype), in.fileShape.empty() ? in.shape : in.fileShape);
       inputs[in.name].shape = in.shape;
     } catch (const einrt::NpyError& e) {
       throw InputError({{path, 0, 0}, "graph input '" + in.name + "': " + e.problem()});

@@ -6,6 +6,8 @@
 #include <stdexcept>
 
 #include "frontends/eval/scalar_expr_eval.h"
+#include "planner/graph/diagnostic.h"
+#include "planner/graph/excerpt.h"
 #include "planner/paths/split_nary.h"
 
 namespace eindecomp {
@@ -107,13 +109,59 @@ static std::vector<double> accumulate(const Node& node, const std::vector<const 
   return accumulators;
 }
 
+// An index node (graph.h): every point of its labels but the selected one reads its id
+// and adds y's element at that id into the output's (a gather's or a scatter's row).
+static std::vector<double> accumulateIndexed(const Node& node, const std::vector<const Tensor*>& operands) {
+  Labels labels = iterationLabels(node);
+  const auto selected = std::find(labels.begin(), labels.end(), node.indexLabel) - labels.begin();
+  const std::vector<int64_t> outShape = outputShape(node);
+  const std::vector<int64_t> idStrides = labelStrides(labels, node.operandLabels[0], operands[0]->shape);
+  const std::vector<int64_t> yStrides = labelStrides(labels, node.operandLabels[1], operands[1]->shape);
+  const std::vector<int64_t> outStrides = labelStrides(labels, node.outputLabels, outShape);
+  const int64_t range = node.labelSizes.at(node.indexLabel);
+  const int64_t yStep = yStrides[static_cast<std::size_t>(selected)], outStep = outStrides[static_cast<std::size_t>(selected)];
+  std::vector<int64_t> extents;
+  for (std::size_t d = 0; d < labels.size(); ++d)
+    extents.push_back(static_cast<std::ptrdiff_t>(d) == selected ? 1 : node.labelSizes.at(labels[d]));
+  std::vector<double> accumulators(static_cast<std::size_t>(elementCount(outShape)), 0.0);
+  std::vector<int64_t> point(labels.size(), 0);
+  int64_t idAt = 0, yAt = 0, outAt = 0;
+  for (int64_t n = 0, points = elementCount(extents); n < points; ++n) {
+    const double id = operands[0]->values[static_cast<std::size_t>(idAt)];
+    if (!(id >= 0 && id < static_cast<double>(range))) {
+      std::string position;
+      for (std::size_t d = 0; d < node.operandLabels[0].size(); ++d) {
+        const auto l = std::find(labels.begin(), labels.end(), node.operandLabels[0][d]) - labels.begin();
+        position += (d ? ", " : "") + std::to_string(point[static_cast<std::size_t>(l)]);
+      }
+      throw InputError({node.loc, "node " + quoted(node.name) + ": id " + std::to_string(static_cast<int64_t>(id)) +
+                                      " at position (" + position + ") of " + quoted(node.inputs[0]) + " is outside [0, " +
+                                      std::to_string(range) + "), the size of label " + quoted(node.indexLabel)});
+    }
+    const auto row = static_cast<int64_t>(id);
+    accumulators[static_cast<std::size_t>(outAt + row * outStep)] += operands[1]->values[static_cast<std::size_t>(yAt + row * yStep)];
+    for (std::size_t d = labels.size(); d-- > 0;) {
+      const bool wraps = ++point[d] == extents[d];
+      const int64_t step = wraps ? 1 - extents[d] : 1;
+      if (wraps) point[d] = 0;
+      idAt += step * idStrides[d];
+      yAt += step * yStrides[d];
+      outAt += step * outStrides[d];
+      if (!wraps) break;
+    }
+  }
+  return accumulators;
+}
+
 Tensor evaluateNode(const Graph& graph, const Node& node, const std::vector<const Tensor*>& operands) {
   checkOperands(node, operands);
   Tensor out;
   out.dtype = graph.dtype;
   out.shape = outputShape(node);
   std::vector<double> values;
-  if (operands.size() <= 2) {
+  if (isIndexNode(node)) {
+    values = accumulateIndexed(node, operands);
+  } else if (operands.size() <= 2) {
     values = accumulate(node, operands);
   } else {
     // Binary steps along the contraction path; a step reads the node's operands by name

@@ -27,6 +27,8 @@ std::string encodeTensorNpy(const Tensor& t) {
     case DType::F64: return einrt::encodeNpy<double>(t.shape, t.values.data());
     case DType::BF16: return einrt::encodeNpy(t.shape, narrowed<einrt::bf16>(t.values).data());
     case DType::F16: return einrt::encodeNpy(t.shape, narrowed<einrt::f16>(t.values).data());
+    case DType::I32: return einrt::encodeNpy(t.shape, narrowed<int32_t>(t.values).data());
+    case DType::I64: return einrt::encodeNpy(t.shape, narrowed<int64_t>(t.values).data());
     case DType::F32: break;
   }
   return einrt::encodeNpy(t.shape, narrowed<float>(t.values).data());
@@ -41,6 +43,10 @@ Tensor readTensorNpy(const std::string& path, DType dtype, const std::vector<int
     case DType::F32: t.values = widened(einrt::readNpy<float>(path, shape)); break;
     case DType::BF16: t.values = widened(einrt::readNpy<einrt::bf16>(path, shape)); break;
     case DType::F16: t.values = widened(einrt::readNpy<einrt::f16>(path, shape)); break;
+    case DType::I32:
+    case DType::I64:
+      for (int64_t id : einrt::readNpyIndices(path, shape)) t.values.push_back(static_cast<double>(id));
+      break;
   }
   return t;
 }

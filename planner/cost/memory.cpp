@@ -112,14 +112,14 @@ int64_t peakLowerBound(const Graph& g, int64_t devices) {
   const GraphIndex index(g);
   const double elementBytes = static_cast<double>(dtypeSize(g.dtype));
   double bytes = 0;  // in double: a sum of 63-bit figures
-  auto add = [&](const std::vector<int64_t>& shape) {
+  auto add = [&](const std::vector<int64_t>& shape, double bytesPerElement) {
     double elements = 1;
     for (int64_t e : shape) elements *= static_cast<double>(e);
-    bytes += elements * elementBytes;
+    bytes += elements * bytesPerElement;
   };
   for (const InputTensor& in : g.inputs)
-    if (!index.consumers(in.name).empty()) add(in.shape);
-  for (const std::string& o : g.outputs) add(index.tensorShape(o));
+    if (!index.consumers(in.name).empty()) add(in.shape, in.indexType ? static_cast<double>(dtypeSize(*in.indexType)) : elementBytes);
+  for (const std::string& o : g.outputs) add(index.tensorShape(o), elementBytes);
   const double perRank = std::ceil(bytes / static_cast<double>(std::max<int64_t>(1, devices)));
   return perRank >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(perRank);
 }

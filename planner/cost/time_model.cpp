@@ -290,6 +290,15 @@ GemmChoice gemmOnPath(const KernelModel& k, const GemmShape& g, DType dtype, ein
   return {planned, sched, gemmSecondsOn(k, g, dtype, sched, resultFromMemory)};
 }
 
+// The bytes an index call moves (einrt's index kernel, index_kernel.h): it reads every id
+// of its block (8 bytes at most), clears its output block, and copies one row per id: a
+// gather reads and writes an output row for each, a scatter reads a row of y and adds it
+// into the output. Not the table block: rows no id selects are never read.
+double indexCallBytes(const CallShape& c, double elementBytes) {
+  const double rowsMoved = 2.0 * std::min(c.nY, c.nZ);
+  return 8.0 * c.nX + (c.nZ + rowsMoved) * elementBytes;
+}
+
 // The coarse model: one GEMM rate and one memory bandwidth per rank.
 double coarseCallSeconds(const Machine& m, const Node& n, const CallShape& c, int64_t calls, DType dtype) {
   std::optional<double> own;
@@ -299,6 +308,7 @@ double coarseCallSeconds(const Machine& m, const Node& n, const CallShape& c, in
   const double flopRate = own ? *own : m.flopsPerSecond;
   if (runsAsGemm(n) || !m.memoryBytesPerSecond)
     return static_cast<double>(nodeFlops(n) / std::max<int64_t>(calls, 1)) / flopRate;
+  if (isIndexNode(n)) return indexCallBytes(c, static_cast<double>(dtypeSize(dtype))) / *m.memoryBytesPerSecond;
   return (c.nX + c.nY + c.nZ) * static_cast<double>(dtypeSize(dtype)) / *m.memoryBytesPerSecond;
 }
 
@@ -310,6 +320,7 @@ double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, cons
   if (!m.kernels) return coarseCallSeconds(m, n, c, calls, dtype);
   const KernelModel& k = *m.kernels;
   const double bytes = static_cast<double>(dtypeSize(dtype));
+  if (isIndexNode(n)) return indexCallBytes(c, bytes) / k.rates(dtype).bandwidth;
   if (const std::optional<std::vector<int>> order = permutationOrder(n))
     return permuteSeconds(k, extentsOf(space.operandLabels[0], c), *order, false, bytes);
   if (const std::optional<GemmShape> g = gemmShape(n, space, c))
@@ -416,6 +427,7 @@ std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& s
   if (!m.kernels) return total + " (coarse model: the machine file has no kernel_model)";
   const KernelModel& k = *m.kernels;
   if (permutationOrder(n)) return total + ": permutation of " + formatBytes(static_cast<int64_t>(c.nZ * bytes));
+  if (isIndexNode(n)) return total + ": " + n.joinName + " moving " + formatBytes(static_cast<int64_t>(indexCallBytes(c, bytes)));
   if (const std::optional<GemmShape> g = gemmShape(n, space, c)) {
     const einrt::program::GemmCall& call = g->call;
     const einrt::program::GemmSchedule sched = chooseGemm(k, *g, dtype).schedule;

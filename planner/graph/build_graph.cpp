@@ -14,6 +14,7 @@
 #include "planner/graph/graph_index.h"
 #include "planner/graph/graph_order.h"
 #include "planner/graph/identifiers.h"
+#include "planner/graph/index_nodes.h"
 
 namespace eindecomp {
 
@@ -38,7 +39,7 @@ class GraphBuilder {
     if (doc_.nodes.empty()) throw InputError({doc_.nodesLoc, "empty graph: 'nodes' lists no node"});
     checkNames();
     for (const auto& in : doc_.inputs) {
-      graph_.inputs.push_back({in.name.text, shapeOf(in), in.loc, {}});
+      graph_.inputs.push_back({in.name.text, shapeOf(in), in.loc, {}, indexTypeOf(in)});
       if (in.fileShape) graph_.inputs.back().fileShape = fileShapeOf(*in.fileShape, in.name.text, graph_.inputs.back().shape);
     }
     std::vector<Node> nodes;
@@ -54,6 +55,7 @@ class GraphBuilder {
     for (int i : order_) graph_.nodes.push_back(std::move(nodes[static_cast<std::size_t>(i)]));
     std::vector<Node>().swap(nodes);
     resolveLabelSizes(einsums);
+    resolveIndexNodes(graph_, indexNodeLocations());
     checkCounts();
     readOutputs();
     readFileShapes();
@@ -77,6 +79,31 @@ class GraphBuilder {
       checkSizeEntry(s, "'sizes'");
       graphSizes_.emplace(s.label.text, &s);
     }
+  }
+
+  // An input's own `dtype`: i32 or i64 makes it an index tensor; the graph's type may be
+  // repeated; per-tensor float types come with cast nodes (SPEC 8), not yet.
+  std::optional<DType> indexTypeOf(const DocInput& in) const {
+    if (!in.dtype) return std::nullopt;
+    const std::string& t = in.dtype->text;
+    if (const auto index = einrt::indexDTypeFromName(t)) return index;
+    if (t == dtypeName(graph_.dtype)) return std::nullopt;
+    throw InputError({in.dtype->loc, "input " + quoted(in.name.text) + ": dtype " + quoted(t) + " is " +
+                                         (einrt::dtypeFromName(t) ? "not the graph's (" + std::string(dtypeName(graph_.dtype)) +
+                                                                        "); an input's own dtype may be i32 or i64 (ids)"
+                                                                  : "unknown" + didYouMean(t, {"i32", "i64", "f32", "f64", "bf16", "f16"}) +
+                                                                        "; use i32 or i64 for ids, or the graph's dtype")});
+  }
+
+  IndexNodeLocations indexNodeLocations() const {
+    IndexNodeLocations where;
+    for (int i : order_) {
+      const DocNode& dn = doc_.nodes[static_cast<std::size_t>(i)];
+      where.join.push_back(dn.join ? dn.join->loc : dn.loc);
+      where.operands.emplace_back();
+      for (const auto& in : dn.inputs) where.operands.back().push_back(in.loc);
+    }
+    return where;
   }
 
   static void checkSizeEntry(const DocSize& s, const std::string& where) {
@@ -189,6 +216,10 @@ class GraphBuilder {
     }
     const DocText& text = *dn.join;
     node.joinName = text.text;
+    if (isIndexJoinName(text.text)) {  // the ids select y's rows (index_nodes.h)
+      node.join = Expr::y();
+      return;
+    }
     if (auto named = namedJoin(text.text)) {
       if (unary)
         throw InputError({text.loc, owner + " has one input, but join " + quoted(text.text) +
@@ -332,7 +363,8 @@ class GraphBuilder {
   void checkCounts() {
     const int64_t elementBytes = static_cast<int64_t>(dtypeSize(graph_.dtype));
     int64_t totalBytes = 0;
-    auto checkTensor = [&](const std::string& name, const std::vector<int64_t>& shape, const SourceLoc& loc) {
+    auto checkTensor = [&](const std::string& name, const std::vector<int64_t>& shape, const SourceLoc& loc,
+                           int64_t elementBytes) {
       int64_t count = 1, bytes = 0;
       for (int64_t e : shape)
         if (__builtin_mul_overflow(count, e, &count))
@@ -342,10 +374,11 @@ class GraphBuilder {
       if (__builtin_add_overflow(totalBytes, bytes, &totalBytes))
         throw InputError({loc, "tensor " + quoted(name) + ": the graph's total size in bytes overflows 64 bits here"});
     };
-    for (const auto& in : graph_.inputs) checkTensor(in.name, in.shape, in.loc);
+    for (const auto& in : graph_.inputs)
+      checkTensor(in.name, in.shape, in.loc, in.indexType ? static_cast<int64_t>(dtypeSize(*in.indexType)) : elementBytes);
     int64_t totalFlops = 0;
     for (const auto& n : graph_.nodes) {
-      checkTensor(n.name, outputShape(n), n.loc);
+      checkTensor(n.name, outputShape(n), n.loc, elementBytes);
       // A node with three or more operands never runs as one loop nest: the contraction-path
       // optimizer (planner/paths) splits it into binary steps and counts their FLOPs in 128
       // bits, so its naive count (which may exceed 64 bits, e.g. the TRN network) is not checked.

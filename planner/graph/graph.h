@@ -35,11 +35,14 @@ using Labels = std::vector<Label>;
 // reshape only (the same elements in C order; empty: the shape itself). An imported
 // model keeps its inputs' and outputs' shapes there while the graph splits or merges
 // their dimensions (docs/graph-format.md, docs/import.md).
+// `indexType`: set for an index tensor (i32 or i64: a gather's ids, SPEC 8), which only
+// the first operand of a gather or scatter node may read; unset: the graph's dtype.
 struct InputTensor {
   std::string name;
   std::vector<int64_t> shape;
   SourceLoc loc;
   std::vector<int64_t> fileShape{};
+  std::optional<DType> indexType{};
 };
 
 struct Node {
@@ -54,6 +57,12 @@ struct Node {
   std::map<Label, int64_t> labelSizes;  // every iteration label of this node, resolved
   SourceLoc loc;
   std::vector<int64_t> fileShape{};     // graph outputs only: the shape of NAME.npy (see InputTensor)
+  // An index node (join `gather` or `scatter`, SPEC 8.1): the label the first operand's
+  // ids select. Its term is y where x == the label's position and 0 elsewhere, summed:
+  // a gather `bs,vd->bsd` sums over v (one nonzero term: Z[b,s,d] = E[ids[b,s], d]), a
+  // scatter `bs,bsd->vd` adds each row into row ids[b,s] (the gather's gradient).
+  // Empty for every other node.
+  Label indexLabel{};
 };
 
 struct Graph {
@@ -78,6 +87,8 @@ Labels aggregatedLabels(const Node& n);
 Labels broadcastLabels(const Node& n);
 // True for join mul / agg sum (the GEMM-able contractions).
 bool isContraction(const Node& n);
+// True for a gather or scatter node (Node::indexLabel).
+inline bool isIndexNode(const Node& n) { return !n.indexLabel.empty(); }
 
 const Node* findNode(const Graph& g, const std::string& name);
 const InputTensor* findInput(const Graph& g, const std::string& name);
@@ -101,7 +112,8 @@ struct Use {
 };
 std::vector<Use> consumers(const Graph& g, const std::string& name);
 
-// FLOPs of a node per SPEC 3: prod(sizes of all labels) * (max(1, operands-1) + (agg ? 1 : 0)).
+// FLOPs of a node per SPEC 3: prod(sizes of all labels) * (max(1, operands-1) + (agg ? 1 : 0));
+// an index node's: one per point of its labels other than the selected one.
 // Throws InputError (overflow) when the count does not fit in 63 bits.
 int64_t nodeFlops(const Node& n);
 

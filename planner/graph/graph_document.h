@@ -34,6 +34,7 @@ struct DocInput {
   DocText name;
   std::vector<DocInteger> shape;
   std::optional<std::vector<DocInteger>> fileShape;
+  std::optional<DocText> dtype;  // an index tensor's type (i32, i64); absent: the graph's
   SourceLoc loc;
 };
 

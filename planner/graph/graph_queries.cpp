@@ -102,11 +102,14 @@ std::vector<Use> consumers(const Graph& g, const std::string& name) {
 int64_t nodeFlops(const Node& n) {
   int64_t space = 1;
   for (const auto& l : iterationLabels(n)) {
+    // An index node's selected label is a lookup, not a loop: one term per other point.
+    if (l == n.indexLabel) continue;
     if (__builtin_mul_overflow(space, n.labelSizes.at(l), &space))
       throw InputError({n.loc, "node '" + n.name + "': its iteration space overflows 64 bits"});
   }
-  int64_t perPoint = std::max<int64_t>(1, static_cast<int64_t>(n.operandLabels.size()) - 1) +
-                     (aggregatedLabels(n).empty() ? 0 : 1);
+  int64_t perPoint = n.indexLabel.empty() ? std::max<int64_t>(1, static_cast<int64_t>(n.operandLabels.size()) - 1) +
+                                                (aggregatedLabels(n).empty() ? 0 : 1)
+                                          : 1;
   int64_t flops = 0;
   if (__builtin_mul_overflow(space, perPoint, &flops))
     throw InputError({n.loc, "node '" + n.name + "': its FLOP count overflows 64 bits"});

@@ -163,11 +163,12 @@ class DocumentReader {
       const std::string owner = "input " + std::to_string(inputs.size() + 1);
       if (!item.IsMap())
         throw InputError({in.loc, owner + " must be a mapping {name: ..., shape: [...]}, not " + typeName(item)});
-      const DocFields fields = doc_.fields(item, {"name", "shape", "file_shape"}, "tensor");
+      const DocFields fields = doc_.fields(item, {"name", "shape", "file_shape", "dtype"}, "tensor");
       in.name = readString(fields.require("name", owner, in.loc), "the 'name' of " + owner);
       const DocField& shape = fields.require("shape", "input " + quoted(in.name.text), in.loc);
       in.shape = readShape(shape.value, shape.valueLoc, in.name.text);
       if (const DocField* f = fields.find("file_shape")) in.fileShape = readShape(f->value, f->valueLoc, in.name.text);
+      if (const DocField* f = fields.find("dtype")) in.dtype = readString(*f, "the 'dtype' of input " + quoted(in.name.text));
       inputs.push_back(std::move(in));
     }
     return inputs;

@@ -130,6 +130,7 @@ bool directYaml(const Graph& g, std::string& out) {
       out += ", file_shape: ";
       flowNumbers(out, t.fileShape);
     }
+    if (t.indexType) out += std::string(", dtype: ") + dtypeName(*t.indexType);
     out += "}\n";
   }
   out += "nodes:\n";
@@ -190,6 +191,7 @@ std::string emittedYaml(const Graph& g) {
     for (int64_t s : t.shape) y << s;
     y << YAML::EndSeq;
     if (!t.fileShape.empty()) y << YAML::Key << "file_shape" << YAML::Value << YAML::Flow << t.fileShape;
+    if (t.indexType) y << YAML::Key << "dtype" << YAML::Value << dtypeName(*t.indexType);
     y << YAML::EndMap;
   }
   y << YAML::EndSeq;
@@ -254,8 +256,9 @@ GraphDocument documentOf(const Graph& g, const std::string& file) {
   d.name = docText(g.name, at);
   d.dtype = docText(dtypeName(g.dtype), at);
   for (const auto& t : g.inputs) {
-    DocInput in{docText(t.name, at), docIntegers(t.shape, at), std::nullopt, at};
+    DocInput in{docText(t.name, at), docIntegers(t.shape, at), std::nullopt, std::nullopt, at};
     if (!t.fileShape.empty()) in.fileShape = docIntegers(t.fileShape, at);
+    if (t.indexType) in.dtype = docText(dtypeName(*t.indexType), at);
     d.inputs.push_back(std::move(in));
   }
   d.nodesLoc = at;
@@ -281,6 +284,7 @@ std::string writeGraphJson(const Graph& g, const GraphProvenance* provenance) {
   for (const auto& t : g.inputs) {
     j["inputs"].push_back({{"name", t.name}, {"shape", t.shape}});
     if (!t.fileShape.empty()) j["inputs"].back()["file_shape"] = t.fileShape;
+    if (t.indexType) j["inputs"].back()["dtype"] = dtypeName(*t.indexType);
   }
   j["nodes"] = nlohmann::ordered_json::array();
   for (const auto& n : g.nodes) {

@@ -1,6 +1,9 @@
 #include "planner/model/program_tables.h"
 
+#include <algorithm>
+
 #include "planner/graph/graph_index.h"
+#include "planner/graph/index_nodes.h"
 #include "planner/graph/node_space.h"
 #include "planner/paths/gemm_mapping.h"
 
@@ -19,13 +22,20 @@ einrt::model::NodeTable nodeTable(const Node& node, const NodePlan& np, const No
   n.agg = node.agg;
   n.callRank = np.placement.callRank;
   n.blockOwner = np.placement.blockOwner;
-  for (const auto& l : aggregatedLabels(node)) n.reductionLength *= node.labelSizes.at(l);
+  // What one output element sums (the --check tolerance): a gather's selected label
+  // adds one term, not its size.
+  for (const auto& l : aggregatedLabels(node))
+    if (l != node.indexLabel) n.reductionLength *= node.labelSizes.at(l);
   if (runsAsGemm(node))
     if (const std::optional<GemmMapping> g = mapContractionToGemm(node, einrt::model::blockExtent(n.sizes, n.parts)))
       n.gemm = gemmSpecOf(*g, space.labels, np.gemmPath);
   if (!n.gemm)
     if (const std::optional<std::vector<int>> order = permutationOrder(node)) n.permutation = *order;
   n.fusion = fusion;
+  if (isIndexNode(node)) {
+    const Labels labels = iterationLabels(node);
+    n.indexLabel = static_cast<int>(std::find(labels.begin(), labels.end(), node.indexLabel) - labels.begin());
+  }
   return n;
 }
 
@@ -34,9 +44,10 @@ einrt::model::NodeTable nodeTable(const Node& node, const NodePlan& np, const No
 einrt::model::ProgramTables programTables(const Graph& g, const Plan& plan, const Fusion& fusion) {
   const GraphIndex index(g);
   einrt::model::ProgramTables t;
-  for (const auto& in : g.inputs) t.tensors.push_back({in.name, in.shape, true, false, -1, in.fileShape});
+  for (const auto& in : g.inputs)
+    t.tensors.push_back({in.name, in.shape, true, false, -1, in.fileShape, in.indexType, in.indexType ? indexRange(g, in.name) : 0});
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
-    t.tensors.push_back({g.nodes[i].name, outputShape(g.nodes[i]), false, false, static_cast<int>(i), g.nodes[i].fileShape});
+    t.tensors.push_back({g.nodes[i].name, outputShape(g.nodes[i]), false, false, static_cast<int>(i), g.nodes[i].fileShape, std::nullopt, 0});
   auto tensorIndex = [&](const std::string& name) {
     if (const InputTensor* in = index.findInput(name)) return static_cast<int>(in - g.inputs.data());
     return static_cast<int>(g.inputs.size()) + index.nodeIndex(name);

@@ -58,6 +58,8 @@ MPI_Datatype mpiType(DType t) {
     case DType::F64: return MPI_DOUBLE;
     case DType::BF16:
     case DType::F16: return twoByte().type;
+    case DType::I32: return MPI_INT32_T;
+    case DType::I64: return MPI_INT64_T;
   }
   return MPI_FLOAT;
 }

@@ -28,8 +28,8 @@ double measureStepSeconds(Communicator& comm, int reps) {
   program::ProgramSpec<float> spec;
   spec.name = "step";
   spec.devices = ranks;
-  spec.tensors = {{"X", {ranks}, true, false, -1, {}}, {"A", {ranks}, false, false, 0, {}},
-                  {"B", {ranks}, false, true, 1, {}}};
+  spec.tensors = {{"X", {ranks}, true, false, -1, {}, std::nullopt, 0}, {"A", {ranks}, false, false, 0, {}, std::nullopt, 0},
+                  {"B", {ranks}, false, true, 1, {}, std::nullopt, 0}};
   for (int i = 0; i < 2; ++i) {
     program::NodeTable n;
     n.name = i == 0 ? "A" : "B";

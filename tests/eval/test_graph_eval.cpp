@@ -83,7 +83,7 @@ TEST_CASE("evaluateGraph checks its inputs") {
   };
   const Row rows[] = {
       {"missing input", {}, "no value given for graph input 'X'"},
-      {"wrong dtype", {{"X", tensor(DType::F64, {2, 3}, {0, 0, 0, 0, 0, 0})}}, "'X' is f64, the graph is f32"},
+      {"wrong dtype", {{"X", tensor(DType::F64, {2, 3}, {0, 0, 0, 0, 0, 0})}}, "'X' is f64, declared f32"},
       {"wrong shape", {{"X", tensor(DType::F32, {3, 2}, {0, 0, 0, 0, 0, 0})}}, "'X' does not have its declared shape"},
       {"unknown input", {{"X", good}, {"W", good}}, "'W' is not an input of the graph"},
   };

@@ -335,10 +335,62 @@ inline const std::vector<BadGraphCase>& badGraphCases() {
        4, 5, {"unknown field 'einsums' in the node", "did you mean 'einsum'"}},
       {"unknown_tensor_field.yaml",
        "inputs:\n"
+       "  - {name: A, shape: [4, 4], dtyp: f64}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       2, 30, {"unknown field 'dtyp' in the tensor", "did you mean 'dtype'"}},
+      // Index tensors and index nodes (SPEC 8, 8.1).
+      {"input_float_dtype.yaml",
+       "inputs:\n"
        "  - {name: A, shape: [4, 4], dtype: f64}\n"
        "nodes:\n"
        "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
-       2, 30, {"unknown field 'dtype' in the tensor"}},
+       2, 37, {"dtype 'f64' is not the graph's (f32)", "i32 or i64"}},
+      {"input_unknown_dtype.yaml",
+       "inputs:\n"
+       "  - {name: A, shape: [4, 4], dtype: i16}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
+       2, 37, {"dtype 'i16' is unknown", "use i32 or i64 for ids"}},
+      {"gather_float_ids.yaml",
+       "inputs: {ids: [2, 3], E: [10, 4]}\n"
+       "nodes:\n"
+       "  - {name: Z, einsum: \"bs,vd->bsd\", join: gather, inputs: [ids, E]}\n",
+       3, 60, {"the first operand of a gather holds the ids", "'ids' is a float input"}},
+      {"ids_in_a_join.yaml",
+       "inputs:\n"
+       "  - {name: ids, shape: [2, 3], dtype: i64}\n"
+       "nodes:\n"
+       "  - {name: Z, einsum: \"bs->b\", inputs: [ids]}\n",
+       4, 41, {"reads 'ids', which holds ids (dtype i64)", "first operand of a gather or scatter"}},
+      {"gather_two_selected_labels.yaml",
+       "inputs:\n"
+       "  - {name: ids, shape: [2, 3], dtype: i32}\n"
+       "  - {name: E, shape: [10, 4]}\n"
+       "nodes:\n"
+       "  - {name: Z, einsum: \"bs,vd->bs\", join: gather, inputs: [ids, E]}\n",
+       5, 42, {"a gather needs exactly one label", "has 'v', 'd'"}},
+      {"gather_ids_label_dropped.yaml",
+       "inputs:\n"
+       "  - {name: ids, shape: [2, 3], dtype: i32}\n"
+       "  - {name: E, shape: [10, 4]}\n"
+       "nodes:\n"
+       "  - {name: Z, einsum: \"bs,vd->bd\", join: gather, inputs: [ids, E]}\n",
+       5, 42, {"label 's' of the ids must also be in the output"}},
+      {"gather_agg_max.yaml",
+       "inputs:\n"
+       "  - {name: ids, shape: [2, 3], dtype: i32}\n"
+       "  - {name: E, shape: [10, 4]}\n"
+       "nodes:\n"
+       "  - {name: Z, einsum: \"bs,vd->bsd\", join: gather, agg: max, inputs: [ids, E]}\n",
+       5, 43, {"a gather sums (agg sum)"}},
+      {"scatter_without_size.yaml",
+       "inputs:\n"
+       "  - {name: ids, shape: [2, 3], dtype: i32}\n"
+       "  - {name: G, shape: [2, 3, 4]}\n"
+       "nodes:\n"
+       "  - {name: dE, einsum: \"bs,bsd->vd\", join: scatter, inputs: [ids, G]}\n",
+       5, 33, {"output label 'v' is in no operand", "sizes"}},
       {"duplicate_field.yaml",
        "inputs: {A: [4, 4]}\n"
        "nodes:\n"

@@ -139,6 +139,8 @@ decltype(auto) withElementType(DType t, F&& f) {
     case DType::F64: return f(double{});
     case DType::BF16: return f(bf16{});
     case DType::F16: return f(f16{});
+    case DType::I32: return f(int32_t{});
+    case DType::I64: return f(int64_t{});
     case DType::F32: break;
   }
   return f(float{});

@@ -16,7 +16,9 @@
 //
 // f64 tensors take the value as is; f32 tensors take (float)value (round to nearest),
 // which lies in [-1, 1] (1 - 2^-53 and its neighbours round up to 1.0f); bf16 and f16
-// tensors round that float to nearest even once more (einrt/half.h).
+// tensors round that float to nearest even once more (einrt/half.h). Index tensors (ids,
+// SPEC 8) take id(index) = bits(index) mod range, where range is the size of the label
+// their ids select (the smallest, when several gathers read them): always valid ids.
 // Header-only, dependency-free C++17: emitted programs include it through einrt.
 #pragma once
 
@@ -75,17 +77,18 @@ inline void fillInput(uint64_t seed, std::string_view tensorName, std::size_t co
   for (std::size_t i = 0; i < count; ++i) out[i] = inputElement<T>(key, i);
 }
 
-// Fills `out` (C order, extents blockShape) with the block of the tensor of extents
-// globalShape that starts at blockOffset: element (o + b) of the global tensor for every
-// b in the block. A rank calls this for each block it owns. Shapes and offsets must be
-// consistent (offset + block extent <= global extent per dimension); a 0-d tensor has
-// empty shapes and one element.
-template <class T>
-inline void fillInputBlock(uint64_t seed, std::string_view tensorName,
-                           const std::vector<int64_t>& globalShape,
-                           const std::vector<int64_t>& blockOffset,
-                           const std::vector<int64_t>& blockShape, T* out) {
-  const uint64_t key = inputStreamKey(seed, tensorName);
+// The id at global flat index `index` of the index tensor of stream key `key`.
+inline int64_t inputIndex(uint64_t key, uint64_t index, int64_t range) {
+  return static_cast<int64_t>(splitmix64(key + index) % static_cast<uint64_t>(range));
+}
+
+// Calls element(n, global) for the n-th element (C order) of the block of extents
+// blockShape at blockOffset of a tensor of extents globalShape, with its global flat
+// index. Shapes and offsets must be consistent (offset + block extent <= global extent
+// per dimension); a 0-d tensor has empty shapes and one element.
+template <class F>
+inline void forEachBlockElement(const std::vector<int64_t>& globalShape, const std::vector<int64_t>& blockOffset,
+                                const std::vector<int64_t>& blockShape, F&& element) {
   const std::size_t rank = globalShape.size();
   std::size_t count = 1;
   for (int64_t e : blockShape) count *= static_cast<std::size_t>(e);
@@ -96,12 +99,35 @@ inline void fillInputBlock(uint64_t seed, std::string_view tensorName,
     for (std::size_t d = 0; d < rank; ++d)
       global = global * static_cast<uint64_t>(globalShape[d]) +
                static_cast<uint64_t>(blockOffset[d] + pos[d]);
-    out[n] = inputElement<T>(key, global);
+    element(n, global);
     for (std::size_t d = rank; d-- > 0;) {
       if (++pos[d] < blockShape[d]) break;
       pos[d] = 0;
     }
   }
+}
+
+// Fills `out` (C order, extents blockShape) with the block of the tensor of extents
+// globalShape that starts at blockOffset: element (o + b) of the global tensor for every
+// b in the block. A rank calls this for each block it owns.
+template <class T>
+inline void fillInputBlock(uint64_t seed, std::string_view tensorName,
+                           const std::vector<int64_t>& globalShape,
+                           const std::vector<int64_t>& blockOffset,
+                           const std::vector<int64_t>& blockShape, T* out) {
+  const uint64_t key = inputStreamKey(seed, tensorName);
+  forEachBlockElement(globalShape, blockOffset, blockShape,
+                      [&](std::size_t n, uint64_t global) { out[n] = inputElement<T>(key, global); });
+}
+
+// The same for an index tensor whose ids lie in [0, range).
+template <class I>
+inline void fillIndexBlock(uint64_t seed, std::string_view tensorName, const std::vector<int64_t>& globalShape,
+                           const std::vector<int64_t>& blockOffset, const std::vector<int64_t>& blockShape, int64_t range,
+                           I* out) {
+  const uint64_t key = inputStreamKey(seed, tensorName);
+  forEachBlockElement(globalShape, blockOffset, blockShape,
+                      [&](std::size_t n, uint64_t global) { out[n] = static_cast<I>(inputIndex(key, global, range)); });
 }
 
 }  // namespace einrt

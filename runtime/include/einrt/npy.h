@@ -39,7 +39,7 @@
 
 namespace einrt {
 
-enum class NpyDType { F32, F64, F16 };
+enum class NpyDType { F32, F64, F16, I32, I64 };
 
 class NpyError : public std::runtime_error {
  public:
@@ -53,19 +53,40 @@ class NpyError : public std::runtime_error {
   std::string problem_;
 };
 
-inline const char* npyDescr(NpyDType t) { return t == NpyDType::F64 ? "<f8" : t == NpyDType::F16 ? "<f2" : "<f4"; }
-inline const char* npyTypeName(NpyDType t) {
-  return t == NpyDType::F64 ? "float64" : t == NpyDType::F16 ? "float16" : "float32";
+inline const char* npyDescr(NpyDType t) {
+  switch (t) {
+    case NpyDType::F64: return "<f8";
+    case NpyDType::F16: return "<f2";
+    case NpyDType::I32: return "<i4";
+    case NpyDType::I64: return "<i8";
+    case NpyDType::F32: break;
+  }
+  return "<f4";
 }
-inline std::size_t npyItemSize(NpyDType t) { return t == NpyDType::F64 ? 8 : t == NpyDType::F16 ? 2 : 4; }
+inline const char* npyTypeName(NpyDType t) {
+  switch (t) {
+    case NpyDType::F64: return "float64";
+    case NpyDType::F16: return "float16";
+    case NpyDType::I32: return "int32";
+    case NpyDType::I64: return "int64";
+    case NpyDType::F32: break;
+  }
+  return "float32";
+}
+inline std::size_t npyItemSize(NpyDType t) {
+  return t == NpyDType::F64 || t == NpyDType::I64 ? 8 : t == NpyDType::F16 ? 2 : 4;
+}
+inline bool npyIsInteger(NpyDType t) { return t == NpyDType::I32 || t == NpyDType::I64; }
 
 // The file type of an element type: bf16 is kept in float32 files (NumPy has no bf16).
 template <class T>
 inline constexpr NpyDType npyDTypeOf() {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, bf16> ||
-                    std::is_same_v<T, f16>,
-                ".npy I/O supports float, double, bf16 and f16");
-  return std::is_same_v<T, double> ? NpyDType::F64 : std::is_same_v<T, f16> ? NpyDType::F16 : NpyDType::F32;
+                    std::is_same_v<T, f16> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>,
+                ".npy I/O supports float, double, bf16, f16, int32 and int64");
+  if constexpr (std::is_same_v<T, int32_t>) return NpyDType::I32;
+  else if constexpr (std::is_same_v<T, int64_t>) return NpyDType::I64;
+  else return std::is_same_v<T, double> ? NpyDType::F64 : std::is_same_v<T, f16> ? NpyDType::F16 : NpyDType::F32;
 }
 
 // The longest header read: NumPy writes a few hundred bytes for any float array (and
@@ -147,7 +168,10 @@ class HeaderDictParser {
         if (descr == "<f4") h.dtype = NpyDType::F32;
         else if (descr == "<f8") h.dtype = NpyDType::F64;
         else if (descr == "<f2") h.dtype = NpyDType::F16;
-        else fail("unsupported dtype '" + shown(descr) + "' (only '<f2' float16, '<f4' float32 and '<f8' float64 are supported)");
+        else if (descr == "<i4") h.dtype = NpyDType::I32;
+        else if (descr == "<i8") h.dtype = NpyDType::I64;
+        else fail("unsupported dtype '" + shown(descr) + "' (only '<f2' float16, '<f4' float32, '<f8' float64, and for ids "
+                  "'<i4' int32 and '<i8' int64 are supported)");
         haveDescr = true;
       } else if (key == "fortran_order") {
         if (s_.compare(i_, 5, "False") == 0) { i_ += 5; }
@@ -415,6 +439,8 @@ inline std::vector<T> readNpy(const std::string& path, const std::vector<int64_t
   const NpyHeader h = npy_detail::readHeader(file, path);
   if (h.shape != expectedShape)
     throw NpyError(path, "shape " + npyShapeText(h.shape) + " where " + npyShapeText(expectedShape) + " was expected");
+  if (npyIsInteger(h.dtype))
+    throw NpyError(path, std::string("holds ") + npyTypeName(h.dtype) + " integers where a float tensor was expected");
   const std::string data = npy_detail::readData(file, h, path);
   std::vector<T> values(data.size() / npyItemSize(h.dtype));
   if (h.dtype == npyDTypeOf<T>() && !std::is_same_v<T, bf16>) {
@@ -451,6 +477,30 @@ inline std::vector<T> readNpy(const std::string& path, const std::vector<int64_t
   if (note) *note = text;
   else std::cerr << "note: " << text << "\n";
   return values;
+}
+
+// Reads a .npy file of ids (int32 or int64) that must hold shape `expectedShape`; float
+// files are refused (an id is never rounded from a float).
+inline std::vector<int64_t> readNpyIndices(const std::string& path, const std::vector<int64_t>& expectedShape) {
+  npy_detail::requireLittleEndianHost(path);
+  npy_detail::InputFile file(path);
+  const NpyHeader h = npy_detail::readHeader(file, path);
+  if (h.shape != expectedShape)
+    throw NpyError(path, "shape " + npyShapeText(h.shape) + " where " + npyShapeText(expectedShape) + " was expected");
+  if (!npyIsInteger(h.dtype))
+    throw NpyError(path, std::string("holds ") + npyTypeName(h.dtype) + " values where ids (int32 or int64) were expected");
+  const std::string data = npy_detail::readData(file, h, path);
+  std::vector<int64_t> ids(data.size() / npyItemSize(h.dtype));
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (h.dtype == NpyDType::I64) {
+      std::memcpy(&ids[i], data.data() + i * 8, 8);
+    } else {
+      int32_t v;
+      std::memcpy(&v, data.data() + i * 4, 4);
+      ids[i] = v;
+    }
+  }
+  return ids;
 }
 
 // The complete contents of a .npy file (version 1.0, or 2.0 when the header needs it)

@@ -13,8 +13,9 @@
 
 namespace einrt {
 
-// Element type of a tensor.
-enum class DType { F32, F64, BF16, F16 };
+// Element type of a tensor: the float types a graph computes in, and the integer types of
+// index tensors (a gather's ids: graph inputs only, read as indices, never computed with).
+enum class DType { F32, F64, BF16, F16, I32, I64 };
 
 // Aggregation used to combine partial blocks (the EinGraph `agg`).
 enum class Reduce { Sum, Max, Min, Prod };
@@ -26,14 +27,21 @@ enum class MemorySpace { Host, Cuda };
 // partial results still to be combined with the layout's aggregation (Partial).
 enum class Holding { Replicas, Partial };
 
+// The graph's types (`dtype:`): what kernels compute in.
 inline constexpr DType kAllDTypes[] = {DType::F32, DType::F64, DType::BF16, DType::F16};
+// The types an index tensor may have (SPEC 8: `dtype: i32 | i64` on an input).
+inline constexpr DType kIndexDTypes[] = {DType::I32, DType::I64};
+
+inline bool isIndexType(DType t) { return t == DType::I32 || t == DType::I64; }
 
 inline std::size_t dtypeSize(DType t) {
   switch (t) {
     case DType::F32: return 4;
-    case DType::F64: return 8;
+    case DType::F64:
+    case DType::I64: return 8;
     case DType::BF16:
     case DType::F16: return 2;
+    case DType::I32: return 4;
   }
   return 4;
 }
@@ -45,12 +53,21 @@ inline const char* dtypeName(DType t) {
     case DType::F64: return "f64";
     case DType::BF16: return "bf16";
     case DType::F16: return "f16";
+    case DType::I32: return "i32";
+    case DType::I64: return "i64";
   }
   return "?";
 }
 
+// A graph type by name (f32, f64, bf16, f16); index types are named apart.
 inline std::optional<DType> dtypeFromName(std::string_view name) {
   for (DType t : kAllDTypes)
+    if (name == dtypeName(t)) return t;
+  return std::nullopt;
+}
+
+inline std::optional<DType> indexDTypeFromName(std::string_view name) {
+  for (DType t : kIndexDTypes)
     if (name == dtypeName(t)) return t;
   return std::nullopt;
 }
@@ -66,6 +83,8 @@ inline double dtypeEpsilon(DType t) {
     case DType::F64: return 0x1p-52;
     case DType::BF16: return 0x1p-8;
     case DType::F16: return 0x1p-11;
+    case DType::I32:
+    case DType::I64: return 0;
   }
   return 0x1p-23;
 }

@@ -52,8 +52,10 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
     mem.step.assign(P, 0);
     mem.transient.assign(P, 0);
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
-      const int64_t blockBytes = mul(nm.geometry.operandGrid[k].blockElements(), E);
-      if (t.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer < 0) {
+      const TensorTable& tensor = t.tensors[static_cast<std::size_t>(n.operandTensor[k])];
+      const int64_t blockBytes =
+          mul(nm.geometry.operandGrid[k].blockElements(), static_cast<int64_t>(tensor.elementBytes(static_cast<std::size_t>(E))));
+      if (tensor.producer < 0) {
         RankBytes inputs(P, 0);
         for (const auto& [rank, block] : nm.reads[k]) add(inputs, rank, blockBytes);
         for (std::size_t r = 0; r < P; ++r) resident[r] = add(resident[r], inputs[r]);

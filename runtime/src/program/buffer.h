@@ -19,7 +19,16 @@ template <class T>
 class Buffer {
  public:
   Buffer() = default;
-  Buffer(std::size_t n, const DeviceOps* device, MemoryCounter* counter) : size_(n), device_(device) {
+  // Room for `bytes` bytes of another element type (an index tensor's ids in a program
+  // of T): whole T elements are allocated, the counter counts exactly `bytes`.
+  static Buffer ofBytes(std::size_t bytes, const DeviceOps* device, MemoryCounter* counter) {
+    Buffer b((bytes + sizeof(T) - 1) / sizeof(T), device, nullptr);
+    b.counted_ = bytes;
+    b.counter_ = counter;
+    if (counter && b.data_) counter->allocated(bytes);
+    return b;
+  }
+  Buffer(std::size_t n, const DeviceOps* device, MemoryCounter* counter) : size_(n), counted_(n * sizeof(T)), device_(device) {
     if (n == 0) return;
     if (device) {
       data_ = static_cast<T*>(device->allocate(n * sizeof(T)));
@@ -30,14 +39,14 @@ class Buffer {
     }
     if (!data_) throw std::bad_alloc();
     counter_ = counter;
-    if (counter_) counter_->allocated(n * sizeof(T));
+    if (counter_) counter_->allocated(counted_);
   }
   ~Buffer() { release(); }
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
   Buffer(Buffer&& o) noexcept
       : data_(std::exchange(o.data_, nullptr)), raw_(std::exchange(o.raw_, nullptr)), size_(std::exchange(o.size_, 0)),
-        device_(o.device_),
+        counted_(std::exchange(o.counted_, 0)), device_(o.device_),
         counter_(std::exchange(o.counter_, nullptr)) {}
   Buffer& operator=(Buffer&& o) noexcept {
     if (this != &o) {
@@ -45,6 +54,7 @@ class Buffer {
       data_ = std::exchange(o.data_, nullptr);
       raw_ = std::exchange(o.raw_, nullptr);
       size_ = std::exchange(o.size_, 0);
+      counted_ = std::exchange(o.counted_, 0);
       device_ = o.device_;
       counter_ = std::exchange(o.counter_, nullptr);
     }
@@ -77,14 +87,16 @@ class Buffer {
     if (device_) device_->release(data_);
     else std::free(raw_);
     raw_ = nullptr;
-    if (counter_) counter_->released(size_ * sizeof(T));
+    if (counter_) counter_->released(counted_);
     data_ = nullptr;
     size_ = 0;
+    counted_ = 0;
     counter_ = nullptr;
   }
   T* data_ = nullptr;
   void* raw_ = nullptr;  // host blocks: what malloc returned (data_ is aligned inside it)
   std::size_t size_ = 0;
+  std::size_t counted_ = 0;  // bytes counted in the MemoryCounter (size_ * sizeof(T) but for ofBytes)
   const DeviceOps* device_ = nullptr;
   MemoryCounter* counter_ = nullptr;
 };

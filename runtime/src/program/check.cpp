@@ -7,6 +7,7 @@
 #include <string>
 
 #include "buffer.h"
+#include "index_kernel.h"
 #include "node_kernel.h"
 
 namespace einrt::program::detail {
@@ -25,9 +26,15 @@ std::map<int, std::vector<T>> evaluateWhole(const ProgramSpec<T>& spec, const st
   for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
     const NodeTable& n = spec.nodes[i];
     Buffer<T> z(static_cast<std::size_t>(model::blockElements(n.outputLabels, n.sizes)), device, nullptr);
+    const T* y = n.operandTensor.size() > 1 ? values.at(n.operandTensor[1]).data() : nullptr;
+    if (n.indexLabel >= 0) {
+      const IndexKernel<T> index(n, spec.tensors.at(static_cast<std::size_t>(n.operandTensor[0])), n.sizes);
+      index.run(values.at(n.operandTensor[0]).data(), y, z.data(), false, std::vector<int64_t>(n.sizes.size(), 0));
+      values.emplace(n.outputTensor, std::move(z));
+      continue;
+    }
     NodeKernel<T> kernel(n, spec.kernels.at(i), n.sizes, device, threads, spec.parallelFor, nullptr);
     kernel.acquire();
-    const T* y = n.operandTensor.size() > 1 ? values.at(n.operandTensor[1]).data() : nullptr;
     kernel.run(values.at(n.operandTensor[0]).data(), y, z.data(), false);
     values.emplace(n.outputTensor, std::move(z));
   }
@@ -48,6 +55,12 @@ std::map<int, std::vector<T>> evaluatePlain(const ProgramSpec<T>& spec, const st
     const NodeTable& n = spec.nodes[i];
     std::vector<T> z(static_cast<std::size_t>(model::blockElements(n.outputLabels, n.sizes)));
     const T* y = n.operandTensor.size() > 1 ? values.at(n.operandTensor[1]).data() : nullptr;
+    if (n.indexLabel >= 0) {
+      const TensorSpec& ids = spec.tensors.at(static_cast<std::size_t>(n.operandTensor[0]));
+      plainIndex(n, ids.indexType.value_or(DType::I64), values.at(n.operandTensor[0]).data(), y, z.data());
+      values[n.outputTensor] = std::move(z);
+      continue;
+    }
     spec.kernels.at(i).plain(n.sizes, n.operandLabels, n.outputLabels, values.at(n.operandTensor[0]).data(), y, z.data());
     values[n.outputTensor] = std::move(z);
   }

@@ -9,6 +9,9 @@ namespace einrt::program::detail {
 
 namespace {
 
+// A node's calls as blocks of its iteration space (einrt/block_grid.h numbers both alike).
+einrt::BlockGrid callGrid(const NodeTable& n) { return einrt::BlockGrid{n.sizes, n.parts}; }
+
 template <class Buffers>
 BlockMap blockMap(const Buffers& buffers) {
   BlockMap m;
@@ -39,16 +42,19 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
   std::map<int64_t, Buffer<T>> blocks;
   std::vector<int64_t> needed;
   std::unique_ptr<RedistributePlan> plan;
+  // An index tensor's blocks hold ids of its own type (index_kernel.h).
+  const DType dtype = t.indexType.value_or(dtypeOf<T>());
+  const auto blockBytes = static_cast<std::size_t>(g.blockElements()) * dtypeSize(dtype);
   if (!nm.inPlace[k]) {
     needed = model::blocksOf(nm.reads[k], me);
     if (t.producer < 0)
-      for (int64_t b : needed) blocks.emplace(b, block(static_cast<std::size_t>(g.blockElements())));
+      for (int64_t b : needed) blocks.emplace(b, Buffer<T>::ofBytes(blockBytes, device_, &comm_.memory()));
     const einrt::Layout need = einrt::Layout::grid(g.shape, g.parts, model::holdersByBlock(nm.reads[k], g.blockCount()));
     if (t.producer >= 0) {
       plan = std::make_unique<RedistributePlan>(planRedistribute(
           comm_, t.name, nodes_[static_cast<std::size_t>(t.producer)].outputLayout, need, dtypeOf<T>(), options_));
     } else if (rootInputs) {
-      RedistributePlan scatter = planScatter(comm_, t.name, 0, need, dtypeOf<T>(), options_);
+      RedistributePlan scatter = planScatter(comm_, t.name, 0, need, dtype, options_);
       Buffer<T> whole;
       BlockMap src;
       if (me == 0) {
@@ -58,6 +64,12 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
         src[0] = whole.data();
       }
       scatter.execute(src, blockMap(blocks));
+    } else if (t.indexType) {
+      std::vector<int64_t> ids(static_cast<std::size_t>(g.blockElements()));
+      for (auto& [b, buf] : blocks) {
+        einrt::fillIndexBlock(seed, t.name, g.shape, g.offset(b), g.blockShape(), t.indexRange, ids.data());
+        buf.fromHost(packIds<T>(ids, *t.indexType).data());
+      }
     } else {
       std::vector<T> host(static_cast<std::size_t>(g.blockElements()));
       for (auto& [b, buf] : blocks) {
@@ -114,7 +126,8 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
     NodeState<T>& ns = nodes_[i];
     for (std::size_t c = 0; c < n.callRank.size(); ++c)
       if (n.callRank[c] == me) ns.myCalls.push_back(static_cast<int64_t>(c));
-    ns.kernel = NodeKernel<T>(n, spec_.kernels.at(i), nm.extent, device_, threads_, spec_.parallelFor, &comm_.memory());
+    if (n.indexLabel >= 0) ns.index.emplace(n, spec_.tensors.at(static_cast<std::size_t>(n.operandTensor.at(0))), nm.extent);
+    else ns.kernel = NodeKernel<T>(n, spec_.kernels.at(i), nm.extent, device_, threads_, spec_.parallelFor, &comm_.memory());
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) setUpOperand(i, k, seed, rootInputs);
     setUpOutput(i);
   }
@@ -244,7 +257,8 @@ void DistributedProgram<T>::runNode(std::size_t i) {
     const T* X = operandBlock(i, 0, reads[0][call]);
     const T* Y = reads.size() > 1 ? operandBlock(i, 1, reads[1][call]) : nullptr;
     const int64_t ob = nm.geometry.outputBlock[call];
-    ns.kernel.run(X, Y, ns.partial.at(ob).data(), !written.insert(ob).second);
+    if (ns.index) ns.index->run(X, Y, ns.partial.at(ob).data(), !written.insert(ob).second, callGrid(spec_.nodes[i]).offset(c));
+    else ns.kernel.run(X, Y, ns.partial.at(ob).data(), !written.insert(ob).second);
   }
   if (device_) device_->synchronize();
   if (ns.aggregation) ns.aggregation->execute(blockMap(ns.partial), blockMap(ns.owned));

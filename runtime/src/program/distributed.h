@@ -16,6 +16,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <einrt/block_grid.h>
@@ -25,6 +26,7 @@
 
 #include "buffer.h"
 #include "fused_group.h"
+#include "index_kernel.h"
 #include "einrt/model/program_model.h"
 #include "einrt/program/spec.h"
 #include "node_kernel.h"
@@ -46,6 +48,7 @@ struct NodeState {
   std::unique_ptr<RedistributePlan> aggregation;
   einrt::Layout outputLayout;            // finished output: each block on its owner
   NodeKernel<T> kernel;
+  std::optional<IndexKernel<T>> index;     // an index node's kernel (instead of `kernel`)
   std::map<int64_t, int64_t> callOfBlock;  // fused members: this rank's call per output block
   bool resident = false;                 // a graph output: finished blocks held for the whole run
   std::map<int64_t, Buffer<T>>& finished() { return aggregation ? owned : partial; }

@@ -116,11 +116,16 @@ std::string nanSummary(const std::vector<T>& values) {
 template <class T>
 bool readRootInputs(const ProgramSpec<T>& spec, const ProgramOptions& opt, int me, std::map<int, std::vector<T>>& rootInputs) {
   return onRootOk(me, "--inputs", [&] {
-    for (std::size_t t = 0; t < spec.tensors.size(); ++t)
-      if (spec.tensors[t].isInput)
-        rootInputs[static_cast<int>(t)] =
-            readNpy<T>((std::filesystem::path(opt.inputs) / (spec.tensors[t].name + ".npy")).string(), spec.tensors[t].npyShape());
+    for (std::size_t t = 0; t < spec.tensors.size(); ++t) {
+      const TensorSpec& ts = spec.tensors[t];
+      if (!ts.isInput) continue;
+      const std::string path = (std::filesystem::path(opt.inputs) / (ts.name + ".npy")).string();
+      // Ids keep their type, packed into the program's host tensors (index_kernel.h).
+      rootInputs[static_cast<int>(t)] =
+          ts.indexType ? detail::packIds<T>(readNpyIndices(path, ts.npyShape()), *ts.indexType) : readNpy<T>(path, ts.npyShape());
+    }
     for (const auto& [t, values] : rootInputs) {
+      if (spec.tensors[static_cast<std::size_t>(t)].indexType) continue;
       const std::string bad = nanSummary(values);
       if (!bad.empty())
         std::fprintf(stderr, "warning: --inputs: %s.npy holds %s; where it reaches an output, --check compares NaN with NaN\n",
@@ -257,6 +262,12 @@ std::map<int, std::vector<T>> wholeInputs(const ProgramSpec<T>& spec, const Prog
     }
     int64_t elements = 1;
     for (int64_t e : ts.shape) elements *= e;
+    if (ts.indexType) {
+      std::vector<int64_t> ids(static_cast<std::size_t>(elements));
+      fillIndexBlock(opt.seed, ts.name, ts.shape, std::vector<int64_t>(ts.shape.size(), 0), ts.shape, ts.indexRange, ids.data());
+      whole[static_cast<int>(t)] = detail::packIds<T>(ids, *ts.indexType);
+      continue;
+    }
     std::vector<T> v(static_cast<std::size_t>(elements));
     fillInput<T>(opt.seed, ts.name, v.size(), v.data());
     whole[static_cast<int>(t)] = std::move(v);

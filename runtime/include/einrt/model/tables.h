@@ -50,7 +50,13 @@ struct TensorTable {
   // The shape of the tensor's .npy file (--inputs, --outputs): a reshape of `shape`, the
   // same elements in C order (an imported model's own shapes); empty: `shape`.
   std::vector<int64_t> fileShape;
+  // An index tensor (a gather's ids, a graph input): its integer type; unset: the
+  // program's element type.
+  std::optional<DType> indexType;
+  int64_t indexRange = 0;  // an index tensor's ids lie in [0, indexRange) (generated ones do)
   const std::vector<int64_t>& npyShape() const { return fileShape.empty() ? shape : fileShape; }
+  // Bytes of one element: the index type's, else `elementSize` (the program's).
+  std::size_t elementBytes(std::size_t elementSize) const { return indexType ? dtypeSize(*indexType) : elementSize; }
 };
 
 // A node's iteration space in positional form: the size of each iteration label (labels
@@ -83,6 +89,10 @@ struct NodeTable : NodeShape {
   std::vector<int> permutation;                 // a copy into another order: the operand dimension
                                                 // of each output dimension (permute.h), else empty
   FusionSpec fusion;
+  // An index node (gather or scatter, SPEC 8.1): the iteration label its first operand's
+  // ids select; each call adds y's row of id `ids - offset` where the id falls in its
+  // block of that label. -1: not an index node.
+  int indexLabel = -1;
   std::string kernel;                           // what runs, for reports
 };
 

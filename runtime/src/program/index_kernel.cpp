@@ -1,0 +1,138 @@
+#include "index_kernel.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "einrt/half.h"
+
+namespace einrt::program::detail {
+
+namespace {
+
+// Strides (in elements) of every iteration label through a row-major block whose
+// dimensions are `labels`; 0 for labels it lacks.
+std::vector<int64_t> labelStrides(const std::vector<int>& labels, const std::vector<int64_t>& extent) {
+  std::vector<int64_t> strides(extent.size(), 0);
+  int64_t s = 1;
+  for (std::size_t d = labels.size(); d-- > 0;) {
+    strides[static_cast<std::size_t>(labels[d])] += s;
+    s *= extent[static_cast<std::size_t>(labels[d])];
+  }
+  return strides;
+}
+
+}  // namespace
+
+template <class T>
+IndexKernel<T>::IndexKernel(const NodeTable& node, const TensorSpec& ids, const std::vector<int64_t>& extent)
+    : idType_(ids.indexType.value_or(DType::I64)), idsName_(ids.name), idLabels_(node.operandLabels.at(0)),
+      selected_(node.indexLabel), range_(node.sizes.at(static_cast<std::size_t>(node.indexLabel))), extent_(extent) {
+  idStride_ = labelStrides(node.operandLabels[0], extent);
+  yStride_ = labelStrides(node.operandLabels[1], extent);
+  zStride_ = labelStrides(node.outputLabels, extent);
+  outputElements_ = model::blockElements(node.outputLabels, extent);
+  // The selected label is no loop: the ids pick its position (its extent stays for the
+  // offsets of y or Z, whose strides along it are kept).
+  for (int l = static_cast<int>(extent.size()); l-- > 0;)
+    if (l != selected_ && idStride_[static_cast<std::size_t>(l)] == 0) {
+      inner_ = l;
+      break;
+    }
+}
+
+template <class T>
+void IndexKernel<T>::run(const void* ids, const T* Y, T* Z, bool accumulate, const std::vector<int64_t>& offset) const {
+  if (!accumulate) std::fill(Z, Z + outputElements_, T(0.0f));
+  if (idType_ == DType::I32) runWith(static_cast<const int32_t*>(ids), Y, Z, offset);
+  else runWith(static_cast<const int64_t*>(ids), Y, Z, offset);
+}
+
+template <class T>
+template <class I>
+void IndexKernel<T>::runWith(const I* ids, const T* Y, T* Z, const std::vector<int64_t>& offset) const {
+  using C = Compute<T>;
+  const auto v = static_cast<std::size_t>(selected_);
+  const int64_t first = offset[v], last = offset[v] + extent_[v];  // this call's ids
+  const int64_t yStep = yStride_[v], zStep = zStride_[v];
+  const int64_t run = inner_ >= 0 ? extent_[static_cast<std::size_t>(inner_)] : 1;
+  const int64_t yRun = inner_ >= 0 ? yStride_[static_cast<std::size_t>(inner_)] : 0;
+  const int64_t zRun = inner_ >= 0 ? zStride_[static_cast<std::size_t>(inner_)] : 0;
+  // The odometer over every label but the selected one and the inner run.
+  std::vector<int64_t> loops(extent_.size()), point(extent_.size(), 0);
+  int64_t points = 1;
+  for (std::size_t l = 0; l < extent_.size(); ++l) {
+    loops[l] = static_cast<int>(l) == selected_ || static_cast<int>(l) == inner_ ? 1 : extent_[l];
+    points *= loops[l];
+  }
+  int64_t idAt = 0, yAt = 0, zAt = 0;
+  for (int64_t n = 0; n < points; ++n) {
+    const auto id = static_cast<int64_t>(ids[idAt]);
+    if (id < 0 || id >= range_) outOfRange(id, point, offset);
+    if (id >= first && id < last) {
+      const T* y = Y + yAt + (id - first) * yStep;
+      T* z = Z + zAt + (id - first) * zStep;
+      for (int64_t i = 0; i < run; ++i) z[i * zRun] = T(static_cast<C>(z[i * zRun]) + static_cast<C>(y[i * yRun]));
+    }
+    for (std::size_t d = extent_.size(); d-- > 0;) {
+      const bool wraps = ++point[d] == loops[d];
+      const int64_t step = wraps ? 1 - loops[d] : 1;
+      if (wraps) point[d] = 0;
+      idAt += step * idStride_[d];
+      yAt += step * yStride_[d];
+      zAt += step * zStride_[d];
+      if (!wraps) break;
+    }
+  }
+}
+
+template <class T>
+void IndexKernel<T>::outOfRange(int64_t id, const std::vector<int64_t>& point, const std::vector<int64_t>& offset) const {
+  std::string position;
+  for (std::size_t d = 0; d < idLabels_.size(); ++d) {
+    const auto l = static_cast<std::size_t>(idLabels_[d]);
+    position += (d ? ", " : "") + std::to_string(offset[l] + point[l]);
+  }
+  throw IndexError("tensor '" + idsName_ + "': id " + std::to_string(id) + " at position (" + position +
+                   ") is outside [0, " + std::to_string(range_) + ")");
+}
+
+template <class T>
+void plainIndex(const NodeTable& node, DType idType, const void* ids, const T* Y, T* Z) {
+  const std::vector<int64_t>& sizes = node.sizes;
+  std::fill(Z, Z + model::blockElements(node.outputLabels, sizes), T(0.0f));
+  std::vector<int64_t> point(sizes.size(), 0);
+  auto flat = [&](const std::vector<int>& labels) {
+    int64_t at = 0;
+    for (int l : labels) at = at * sizes[static_cast<std::size_t>(l)] + point[static_cast<std::size_t>(l)];
+    return at;
+  };
+  const auto v = static_cast<std::size_t>(node.indexLabel);
+  int64_t points = 1;  // every point but along the selected label, whose position the id gives
+  for (std::size_t d = 0; d < sizes.size(); ++d) points *= d == v ? 1 : sizes[d];
+  for (int64_t n = 0; n < points; ++n) {
+    int64_t rest = n;
+    for (std::size_t d = sizes.size(); d-- > 0;) {
+      if (d == v) continue;
+      point[d] = rest % sizes[d];
+      rest /= sizes[d];
+    }
+    const int64_t at = flat(node.operandLabels[0]);
+    const int64_t id = idType == DType::I32 ? static_cast<const int32_t*>(ids)[at] : static_cast<const int64_t*>(ids)[at];
+    if (id < 0 || id >= sizes[v]) throw IndexError("id " + std::to_string(id) + " outside [0, " + std::to_string(sizes[v]) + ")");
+    point[v] = id;
+    T& z = Z[flat(node.outputLabels)];
+    z = T(static_cast<Compute<T>>(z) + static_cast<Compute<T>>(Y[flat(node.operandLabels[1])]));
+  }
+}
+
+template void plainIndex<float>(const NodeTable&, DType, const void*, const float*, float*);
+template void plainIndex<double>(const NodeTable&, DType, const void*, const double*, double*);
+template void plainIndex<bf16>(const NodeTable&, DType, const void*, const bf16*, bf16*);
+template void plainIndex<f16>(const NodeTable&, DType, const void*, const f16*, f16*);
+
+template class IndexKernel<float>;
+template class IndexKernel<double>;
+template class IndexKernel<bf16>;
+template class IndexKernel<f16>;
+
+}  // namespace einrt::program::detail
