@@ -78,7 +78,8 @@ class Differentiator {
     }
     std::vector<std::string> wrt = req_.wrt;
     if (wrt.empty())
-      for (const auto& in : fwd_.inputs) wrt.push_back(in.name);
+      for (const auto& in : fwd_.inputs)
+        if (!in.indexType) wrt.push_back(in.name);  // ids are integers: nothing to differentiate
     std::set<std::string> seen;
     for (const auto& w : wrt) {
       if (fwdIndex_.findInput(w) == nullptr) {
@@ -88,6 +89,9 @@ class Differentiator {
         throw InputError({{}, "--wrt " + quoted(w) + " is not an input of the graph" + didYouMean(w, names)});
       }
       if (!seen.insert(w).second) throw InputError({{}, "--wrt names " + quoted(w) + " twice"});
+      if (fwdIndex_.findInput(w)->indexType)
+        throw InputError({{}, "--wrt " + quoted(w) + " holds ids (dtype " + dtypeName(*fwdIndex_.findInput(w)->indexType) +
+                                  "), which have no gradient"});
     }
     markActive(*loss, wrt);
     if (!active_.count(loss->name))
@@ -221,8 +225,9 @@ class Differentiator {
   // enough (the written einsum needs no spacing then), their sizes taken from `sizes`.
   // `exactName`: `base` is the name, already reserved by the caller.
   std::string addNode(const std::string& base, const std::vector<Term>& operands, const Labels& output, const Expr& join,
-                      Reduce agg, const std::map<Label, int64_t>& sizes, bool exactName = false) {
+                      Reduce agg, const std::map<Label, int64_t>& sizes, bool exactName = false, const std::string& joinName = "") {
     Node n;
+    n.joinName = joinName;
     n.name = exactName ? base : fresh(base);
     std::map<Label, Label> rename;
     auto letter = [&](const Label& l) {
@@ -350,6 +355,15 @@ class Differentiator {
           throw InputError({n.loc, "node " + quoted(n.name) + ": operand " + std::to_string(i + 1) + " repeats label " + quoted(li[a]) +
                                        " (a diagonal or trace); einplan grad cannot differentiate it — write the diagonal as a product with an identity input"});
     const std::string base = "d_" + n.inputs[i] + "_" + n.name;
+    if (isIndexNode(n)) {
+      // The ids have no derivative; the values' is the other index operation over the
+      // same ids: a gather's table receives each upstream row at its id (a scatter), a
+      // scatter's rows read the upstream row of their id (a gather).
+      if (i == 0) return std::nullopt;
+      const bool gather = n.joinName == "gather";
+      return addNode(base, {{n.inputs[0], n.operandLabels[0]}, {g, n.outputLabels}}, li, Expr::y(), Reduce::Sum, n.labelSizes,
+                     false, gather ? "scatter" : "gather");
+    }
     if (n.inputs.size() >= 3) {
       // A pure contraction: the product of the upstream gradient and the other operands.
       std::vector<Term> ops{{g, n.outputLabels}};

@@ -117,6 +117,7 @@ ImportGraph::Result ImportGraph::finish(const std::vector<std::pair<std::string,
       in.name = name[t];
       in.shape = sizes(tensorLeaves(static_cast<int>(t)));
       if (kind == TensorKind::ModelInput && tensors_[t].fileShape != in.shape) in.fileShape = tensors_[t].fileShape;
+      in.indexType = tensors_[t].indexType;
       g.inputs.push_back(in);
       if (kind == TensorKind::Weight) {
         HostTensor value = tensors_[t].value;
@@ -148,6 +149,13 @@ ImportGraph::Result ImportGraph::finish(const std::vector<std::pair<std::string,
     node.outputLabels = labelsOf(info.output);
     node.join = info.join;
     node.agg = info.agg;
+    if (!info.indexJoin.empty()) {  // the selected label, one leaf (planner/graph/index_nodes.h)
+      const std::vector<LabelId> leaves = labelLeaves(info.selected);
+      if (leaves.size() != 1 || !labelNames.count(leaves[0]))
+        throw Unsupported("the rows of the Gather making " + quoted(node.name) + " were split by a later reshape");
+      node.joinName = info.indexJoin;
+      node.indexLabel = labelNames.at(leaves[0]);
+    }
     if (claimed.count(info.output.tensor) && tensors_[info.output.tensor].fileShape != outputShape(node))
       node.fileShape = tensors_[info.output.tensor].fileShape;
     g.nodes.push_back(std::move(node));

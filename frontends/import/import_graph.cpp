@@ -163,9 +163,11 @@ std::vector<int64_t> ImportGraph::shape(const View& v) const {
   return s;
 }
 
-View ImportGraph::addModelInput(const std::string& onnxName, const std::vector<int64_t>& shape) {
+View ImportGraph::addModelInput(const std::string& onnxName, const std::vector<int64_t>& shape,
+                                std::optional<DType> indexType) {
   const int t = newTensor(TensorKind::ModelInput, onnxName, shape);
   tensors_[t].onnxName = onnxName;
+  tensors_[t].indexType = indexType;
   tensors_[t].fileShape = shape;
   View v;
   v.tensor = t;
@@ -243,6 +245,10 @@ void ImportGraph::drain() {
 
 View ImportGraph::einsum(const std::vector<Operand>& operands, const std::vector<int>& outSymbols, const Expr& join,
                          Reduce agg, const std::string& hint, const std::map<int, int64_t>& broadcast) {
+  for (std::size_t k = 0; k < operands.size(); ++k)
+    if (tensors_[operands[k].view.tensor].indexType && !(readingIds_ && k == 0))
+      throw Unsupported("it reads the integer model input " + quoted(tensors_[operands[k].view.tensor].onnxName) +
+                        " as values; integer inputs are ids, which only a Gather reads (as its indices)");
   std::map<int, int64_t> symSize;
   for (const auto& op : operands)
     for (std::size_t i = 0; i < op.symbols.size(); ++i) {
@@ -420,6 +426,44 @@ View ImportGraph::reshape(const View& v, const std::vector<int64_t>& newShape) {
     return r;
   }
   return v;
+}
+
+}  // namespace eindecomp::onnx_import
+
+namespace eindecomp::onnx_import {
+
+View ImportGraph::gather(const View& data, int64_t axis, const View& ids, const std::string& hint) {
+  Operand idsOperand{ids, {}}, dataOperand{data, {}};
+  std::vector<int> out;
+  for (std::size_t i = 0; i < ids.groups.size(); ++i) idsOperand.symbols.push_back(nextSymbol_++);
+  for (std::size_t i = 0; i < data.groups.size(); ++i) dataOperand.symbols.push_back(nextSymbol_++);
+  const auto at = static_cast<std::size_t>(axis);
+  out.insert(out.end(), dataOperand.symbols.begin(), dataOperand.symbols.begin() + static_cast<std::ptrdiff_t>(at));
+  out.insert(out.end(), idsOperand.symbols.begin(), idsOperand.symbols.end());
+  out.insert(out.end(), dataOperand.symbols.begin() + static_cast<std::ptrdiff_t>(at) + 1, dataOperand.symbols.end());
+  readingIds_ = true;
+  View result;
+  try {
+    result = einsum({idsOperand, dataOperand}, out, Expr::y(), Reduce::Sum, hint);
+  } catch (...) {
+    readingIds_ = false;
+    throw;
+  }
+  readingIds_ = false;
+  // The selected label: the one label of data's axis (a table's rows are one dimension).
+  NodeInfo& node = nodes_[static_cast<std::size_t>(tensors_[result.tensor].producer)];
+  const View table = normalized(data);
+  std::vector<LabelId> selected;
+  const Slot& slot = node.operands[1];
+  for (const DimId d : table.groups[at])
+    for (std::size_t j = 0; j < slot.dims.size(); ++j)
+      if (slot.dims[j] == d && dims_[d].size > 1) selected.push_back(slot.labels[j]);
+  if (selected.size() != 1)
+    throw Unsupported("the Gather's axis spans " + std::to_string(selected.size()) + " dimensions of its data; a gather "
+                      "selects along one");
+  node.indexJoin = "gather";
+  node.selected = selected[0];
+  return result;
 }
 
 }  // namespace eindecomp::onnx_import

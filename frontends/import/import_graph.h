@@ -53,12 +53,15 @@ enum class TensorKind { ModelInput, Weight, Computed };
 class ImportGraph {
  public:
   // Inputs keep their shape; weights hold their values (in C order over their dimensions).
-  View addModelInput(const std::string& onnxName, const std::vector<int64_t>& shape);
+  // `indexType`: an int32/int64 model input, which only gathers read (as their ids).
+  View addModelInput(const std::string& onnxName, const std::vector<int64_t>& shape,
+                     std::optional<DType> indexType = std::nullopt);
   // `onnxNamed`: the hint is the initializer's ONNX name (reported when it must change).
   View addWeight(const std::string& hint, HostTensor value, bool onnxNamed = true);
 
   std::vector<int64_t> shape(const View& v) const;
   bool isModelInput(const View& v) const { return tensors_[v.tensor].kind == TensorKind::ModelInput; }
+  bool isIndexInput(const View& v) const { return tensors_[v.tensor].indexType.has_value(); }
 
   // One operand of an einsum: its view and a symbol per ONNX dimension. Operand ONNX
   // dimensions with one symbol are one index (equal sizes, or size 1: broadcast).
@@ -73,6 +76,11 @@ class ImportGraph {
   // `hint` names the node (made a valid, unique name when the graph is written).
   View einsum(const std::vector<Operand>& operands, const std::vector<int>& outSymbols, const Expr& join, Reduce agg,
               const std::string& hint, const std::map<int, int64_t>& broadcast = {});
+
+  // ONNX Gather of computed indices: the rows of `data` along `axis` that the ids (an
+  // index model input) select; the output's dimensions are data's before the axis, the
+  // ids', then data's after it. A gather node (planner/graph/index_nodes.h).
+  View gather(const View& data, int64_t axis, const View& ids, const std::string& hint);
 
   View transpose(const View& v, const std::vector<int64_t>& perm) const;
   View reshape(const View& v, const std::vector<int64_t>& newShape);
@@ -118,6 +126,7 @@ class ImportGraph {
     int producer = -1;
     std::vector<int> users;  // nodes reading it
     HostTensor value;        // weights
+    std::optional<DType> indexType;  // an index model input
   };
   struct Slot {
     int tensor;
@@ -130,6 +139,8 @@ class ImportGraph {
     Expr join;
     Reduce agg;
     std::string hint;
+    std::string indexJoin;     // "gather" for an index node, else empty
+    LabelId selected = -1;     // the label its ids select
   };
 
   DimId newDim(int64_t size, int tensor);
@@ -151,7 +162,8 @@ class ImportGraph {
   void syncNode(int node);
   void drain();
   int sliceTensor(int tensor, DimId leaf, int64_t start, int64_t end, std::map<DimId, DimId>& dimMap);
-  int nextSymbol_ = 1 << 28;  // symbols of the einsums made here, apart from the importer's
+  int nextSymbol_ = 1 << 28;
+  bool readingIds_ = false;   // gather() is making a node that reads ids  // symbols of the einsums made here, apart from the importer's
 
   std::vector<Dim> dims_;
   std::vector<LabelInfo> labels_;

@@ -143,15 +143,18 @@ ImportResult importOnnx(const OnnxModel& model, const ImportOptions& options) {
     if (values.count(in.name())) fail(model, "two model inputs are named " + eindecomp::quoted(in.name()));
     const int type = in.type().tensor_type().elem_type();
     if (!in.type().has_tensor_type()) fail(model, "model input " + eindecomp::quoted(in.name()) + " is not a tensor");
-    if (!isFloat(elemKind(type)))
+    const bool ids = type == onnx::TensorProto::INT64 || type == onnx::TensorProto::INT32;
+    if (!isFloat(elemKind(type)) && !ids)
       fail(model, "model input " + eindecomp::quoted(in.name()) + " holds " + onnxTypeName(type) +
-                      " elements; the graph's inputs are float tensors (an integer input used as a shape or an index "
-                      "must be a constant: make it an initializer)");
+                      " elements; the graph's inputs are float tensors or int32/int64 ids that a Gather reads (an "
+                      "input used as a shape must be a constant: make it an initializer)");
     const std::vector<int64_t> shape = declaredShape(model, in, options.dims, missing, usedDims, true);
     if (!missing.empty()) continue;
     if (checkedElements(shape, "model input " + eindecomp::quoted(in.name()), model.path) == 0)
       fail(model, "model input " + eindecomp::quoted(in.name()) + " has a dimension of size 0; EinGraph tensors have none");
-    values[in.name()].view = graph.addModelInput(in.name(), shape);
+    values[in.name()].view =
+        graph.addModelInput(in.name(), shape, ids ? std::optional<DType>(type == onnx::TensorProto::INT32 ? DType::I32 : DType::I64)
+                                                  : std::nullopt);
   }
   if (!missing.empty()) {
     std::string list;

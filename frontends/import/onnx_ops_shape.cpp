@@ -291,8 +291,16 @@ void concat(OpContext& c) {
 
 // Gather with constant indices: folded on constant data; on computed data a selection
 // of those elements along the axis (exact; picking the last token of a sequence), then
-// the indices' shape in place of the axis.
+// the indices' shape in place of the axis. With indices from an integer model input (token
+// ids): a gather node, whose ids must lie in [0, the axis's size).
 void gather(OpContext& c) {
+  if (!c.isConstant(1)) {
+    const View ids = c.view(1);
+    if (!c.graph().isIndexInput(ids))
+      throw Unsupported("its indices are computed; a Gather's indices are constants or an int32/int64 model input");
+    const int64_t axis = c.axis(c.intAttribute("axis", 0), c.rank(0));
+    return c.setOutput(0, c.graph().gather(c.view(0), axis, ids, c.hint()));
+  }
   const HostTensor& indices = c.constant(1);
   const std::vector<int64_t> shape = c.shape(0);
   const int64_t axis = c.axis(c.intAttribute("axis", 0), static_cast<int64_t>(shape.size()));

@@ -61,7 +61,7 @@ void checkIndexNode(Node& n, const SourceLoc& joinLoc, const std::vector<SourceL
   n.indexLabel = selectedLabel(n, joinLoc);
   const Labels& where = n.joinName == "gather" ? n.outputLabels : n.operandLabels[1];
   for (const auto& l : n.operandLabels[0])
-    if (!has(where, l))
+    if (!has(where, l) && n.labelSizes.at(l) > 1)  // a size-1 label adds nothing up
       throw InputError({joinLoc, owner + ": label " + quoted(l) + " of the ids must also be in the " +
                                      (n.joinName == "gather" ? "output (each id gives one output row)"
                                                              : "second operand (each id places one of its rows)")});

@@ -4,7 +4,8 @@
 // `bs,vd->bsd` selects along the one label of its second operand that is neither in the
 // ids nor in the output (v: Z[b,s,d] = E[ids[b,s], d]); a scatter `bs,bsd->vd` adds into
 // the one output label that no operand has (its size from `sizes`). Both sum; every
-// label of the ids is in the output (gather) or in the second operand (scatter).
+// label of the ids (but labels of size 1) is in the output (gather) or in the second
+// operand (scatter).
 #pragma once
 
 #include <vector>
