@@ -117,14 +117,38 @@ def compare_outputs(ref, out, dtype, what):
         require(err <= tol * scale, f"{what}: {f.name}: max abs error {err} > {tol * scale}")
 
 
+def id_ranges(g):
+    """The range of every index input's ids: the size of the label its gathers and scatters
+    select (graph files spell these einsums with one-letter labels)."""
+    shapes = {t["name"]: t["shape"] for t in g["inputs"]}
+    ranges = {}
+    for n in g["nodes"]:
+        if n.get("join") not in ("gather", "scatter"):
+            continue
+        (ids, values), out = n["einsum"].replace(" ", "").split("->")[0].split(","), n["einsum"].split("->")[1].strip()
+        if n["join"] == "gather":
+            (v,) = [l for l in values if l not in ids and l not in out]
+            size = shapes[n["inputs"][1]][values.index(v)]
+        else:
+            (v,) = [l for l in out if l not in ids and l not in values]
+            size = n["sizes"][v]
+        ranges[n["inputs"][0]] = min(size, ranges.get(n["inputs"][0], size))
+    return ranges
+
+
 def check_npy_inputs(a, env, work, program, ranks, dtype):
     """--inputs: random .npy inputs scattered from rank 0 give einplan eval's outputs."""
-    inputs = load_graph(a.graph)["inputs"]
+    graph = load_graph(a.graph)
+    ranges = id_ranges(graph)
     ins = work / "npy_inputs"
     ins.mkdir()
     rng = np.random.default_rng(a.seed)
-    for t in inputs:
-        np.save(ins / (t["name"] + ".npy"), rng.uniform(-1, 1, t["shape"]).astype(NPY_INPUT_TYPE[dtype]))
+    for t in graph["inputs"]:
+        if t.get("dtype") in ("i32", "i64"):  # ids within their range, in their own type
+            value = rng.integers(0, ranges.get(t["name"], 1), t["shape"]).astype(np.int32 if t["dtype"] == "i32" else np.int64)
+        else:
+            value = rng.uniform(-1, 1, t["shape"]).astype(NPY_INPUT_TYPE[dtype])
+        np.save(ins / (t["name"] + ".npy"), value)
     ref, out = work / "npy_reference", work / "npy_out"
     ref.mkdir()
     out.mkdir()
@@ -133,7 +157,7 @@ def check_npy_inputs(a, env, work, program, ranks, dtype):
     p = run(["mpirun", "--oversubscribe", "-np", ranks, program, "--check", "--inputs", ins, "--outputs", out], env=env)
     require(p.returncode == 0, f"program --inputs at p={ranks}", p)
     compare_outputs(ref, out, dtype, f"--inputs at p={ranks}")
-    missing = inputs[0]["name"] + ".npy"
+    missing = graph["inputs"][0]["name"] + ".npy"
     (ins / missing).unlink()
     p = run(["mpirun", "--oversubscribe", "-np", ranks, program, "--inputs", ins], env=env)
     require(p.returncode != 0 and missing in p.stderr, "a missing input file is a clear error", p)
