@@ -20,15 +20,18 @@
 
 using Real = {{REAL_TYPE}};
 
+// One functor per distinct (join, aggregation): nodes that compute alike share it, and
+// with it the einrt kernels instantiated from it (a training graph's hundred nodes have a
+// few dozen; each instantiation is compile time).
 namespace {
-{{#NODE}}
-// node {{NAME}}: {{EINSUM_COMMENT}}
-struct {{IDENT}}_ops {
+{{#OPS}}
+// {{USERS}}
+struct {{OPS_IDENT}} {
   template <class T> EINRT_HD static T join(T x, T y) { (void)x; (void)y; return {{JOIN}}; }
   template <class T> EINRT_HD static T combine(T a, T b) { return {{COMBINE}}; }
   template <class T> EINRT_HD static T identity() { return {{IDENTITY}}; }
 };
-{{/NODE}}
+{{/OPS}}
 }  // namespace
 
 // Called by program.cpp's makeSpec once the plan's tables are filled (nodes in graph order).
@@ -36,8 +39,10 @@ void einAttachKernels(einrt::program::ProgramSpec<Real>& p) {
   p.kernels.resize(p.nodes.size());
 {{#NODE}}
 {{#ELEMENTWISE}}
-  p.kernels[{{INDEX}}].elementwise = &EIN_ELEMENTWISE<Real, {{IDENT}}_ops, {{REDUCES}}>;
+  p.kernels[{{INDEX}}].elementwise = &EIN_ELEMENTWISE<Real, {{OPS_IDENT}}, {{REDUCES}}>;  // {{NAME}}
 {{/ELEMENTWISE}}
-  p.kernels[{{INDEX}}].plain = &einrt::program::plainEinsum<Real, {{IDENT}}_ops>;
+{{#PLAIN}}
+  p.kernels[{{INDEX}}].plain = &einrt::program::plainEinsum<Real, {{OPS_IDENT}}>;
+{{/PLAIN}}
 {{/NODE}}
 }

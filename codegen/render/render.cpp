@@ -4,6 +4,7 @@
 #include <ctemplate/template_cache.h>
 
 #include <algorithm>
+#include <map>
 #include <cstdio>
 
 #include "codegen/kernels/join_source.h"
@@ -47,14 +48,41 @@ void setProvenance(ctemplate::TemplateDictionary& d, const Provenance& p) {
 
 // What the templates show of a node: README's table and kernels.cpp's functors (the
 // node's tables are written by tablesSource).
-void fillNode(ctemplate::TemplateDictionary& d, const NodeProgram& n, std::size_t index) {
+// The functor of a node's (join, aggregation); nodes with the same share one (kernels.cpp).
+std::string opsKey(const NodeProgram& n) { return n.joinSource + "\n" + reduceName(n.agg); }
+
+void fillOps(ctemplate::TemplateDictionary& project, const RankProgram& p, std::map<std::string, std::string>& identOf) {
+  std::map<std::string, std::vector<const NodeProgram*>> users;
+  std::vector<std::string> order;
+  for (const NodeProgram& n : p.nodes) {
+    if (n.indexLabel >= 0) continue;  // einrt's index kernel: no functor
+    auto& u = users[opsKey(n)];
+    if (u.empty()) order.push_back(opsKey(n));
+    u.push_back(&n);
+  }
+  for (const std::string& key : order) {
+    const NodeProgram& first = *users[key].front();
+    const std::string ident = "ops" + std::to_string(identOf.size());
+    identOf[key] = ident;
+    ctemplate::TemplateDictionary& d = *project.AddSectionDictionary("OPS");
+    d.SetValue("OPS_IDENT", ident);
+    const std::size_t more = users[key].size() - 1;
+    d.SetValue("USERS", "node " + commentSafe(first.name) + ": " + einsumComment(first) +
+                            (more ? " (and " + std::to_string(more) + " more node" + (more == 1 ? "" : "s") + ")" : ""));
+    d.SetValue("JOIN", first.joinSource);
+    d.SetValue("COMBINE", aggCombineSource(first.agg));
+    d.SetValue("IDENTITY", aggIdentitySource(first.agg));
+  }
+}
+
+void fillNode(ctemplate::TemplateDictionary& d, const NodeProgram& n, std::size_t index,
+              const std::map<std::string, std::string>& identOf) {
   d.SetValue("NAME", n.name);
   d.SetValue("INDEX", std::to_string(index));
-  d.SetValue("IDENT", n.ident);
-  d.SetValue("EINSUM_COMMENT", einsumComment(n));
-  d.SetValue("JOIN", n.joinSource);
-  d.SetValue("COMBINE", aggCombineSource(n.agg));
-  d.SetValue("IDENTITY", aggIdentitySource(n.agg));
+  if (n.indexLabel < 0) {
+    d.SetValue("OPS_IDENT", identOf.at(opsKey(n)));
+    d.ShowSection("PLAIN");
+  }
   d.SetValue("NODE_BYTES_PREDICTED", std::to_string(n.bytesPredicted));
   d.SetValue("CALLS", std::to_string(n.callRank.size()));
   d.SetValue("KERNEL_KIND", commentSafe(n.choice.kind));
@@ -95,7 +123,9 @@ void fillProject(ctemplate::TemplateDictionary& d, const RankProgram& p, const R
   if (o.backend != Backend::Cuda) d.ShowSection("CPU");
   if (o.backend != Backend::Cpu) d.ShowSection("CUDA");
   d.SetValue("TABLES", tablesSource(p));
-  for (std::size_t i = 0; i < p.nodes.size(); ++i) fillNode(*d.AddSectionDictionary("NODE"), p.nodes[i], i);
+  std::map<std::string, std::string> identOf;
+  fillOps(d, p, identOf);
+  for (std::size_t i = 0; i < p.nodes.size(); ++i) fillNode(*d.AddSectionDictionary("NODE"), p.nodes[i], i, identOf);
 }
 
 }  // namespace

@@ -86,6 +86,7 @@ std::string nodeSource(const NodeProgram& n) {
   s += "    n.interNodeBytesPredicted = " + std::to_string(n.interNodeBytesPredicted) + ";\n";
   s += "    n.flops = " + std::to_string(n.flops) + ";\n";
   s += "    n.reductionLength = " + std::to_string(n.reductionLength) + ";\n";
+  if (n.contraction) s += "    n.contraction = true;\n";
   if (n.gemm) s += "    n.gemm = " + gemmSource(*n.gemm) + ";\n";
   if (!n.permutation.empty()) s += "    n.permutation = " + list(n.permutation) + ";\n";
   s += "    n.fusion = {" + std::to_string(n.fusion.group) + ", " + std::to_string(n.fusion.tileDims) + "};\n";

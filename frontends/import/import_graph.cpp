@@ -247,7 +247,8 @@ View ImportGraph::einsum(const std::vector<Operand>& operands, const std::vector
                          Reduce agg, const std::string& hint, const std::map<int, int64_t>& broadcast) {
   for (std::size_t k = 0; k < operands.size(); ++k)
     if (tensors_[operands[k].view.tensor].indexType && !(readingIds_ && k == 0))
-      throw Unsupported("it reads the integer model input " + quoted(tensors_[operands[k].view.tensor].onnxName) +
+      throw Unsupported(std::string("it reads the ") + (*tensors_[operands[k].view.tensor].indexType == DType::I32 ? "INT32" : "INT64") +
+                        " model input " + quoted(tensors_[operands[k].view.tensor].onnxName) +
                         " as values; integer inputs are ids, which only a Gather reads (as its indices)");
   std::map<int, int64_t> symSize;
   for (const auto& op : operands)

@@ -14,7 +14,6 @@ GraphSummary summarizeGraph(const Graph& g, const std::map<std::string, int64_t>
   s.dtype = dtypeName(g.dtype);
   s.sourceFile = g.sourceFile;
   s.outputs = g.outputs;
-  const int64_t elementBytes = static_cast<int64_t>(dtypeSize(g.dtype));
   const GraphIndex index(g);
   auto addTensor = [&](const std::string& name, const char* kind) {
     TensorSummary t;
@@ -22,7 +21,10 @@ GraphSummary summarizeGraph(const Graph& g, const std::map<std::string, int64_t>
     t.kind = kind;
     t.shape = index.tensorShape(name);
     t.elements = elementCount(t.shape);
-    t.bytes = t.elements * elementBytes;
+    const InputTensor* in = index.findInput(name);
+    const DType type = in && in->indexType ? *in->indexType : g.dtype;
+    t.dtype = dtypeName(type);
+    t.bytes = t.elements * static_cast<int64_t>(dtypeSize(type));
     t.isOutput = index.isOutput(name);
     s.totalBytes += t.bytes;  // the loader guarantees the total fits
     s.tensors.push_back(std::move(t));
@@ -60,7 +62,7 @@ std::string renderSummaryTable(const GraphSummary& s) {
   std::string out = "graph " + s.name + " (" + s.dtype + ")" + (s.sourceFile.empty() ? "" : " from " + s.sourceFile) + "\n\n";
   TextTable tensors{{"tensor", "kind", "shape", "dtype", "bytes"}, {}, {false, false, false, false, true}};
   for (const auto& t : s.tensors)
-    tensors.rows.push_back({t.name, t.isOutput ? t.kind + ", output" : t.kind, shapeText(t.shape), s.dtype,
+    tensors.rows.push_back({t.name, t.isOutput ? t.kind + ", output" : t.kind, shapeText(t.shape), t.dtype,
                             formatBytes(t.bytes)});
   out += renderAligned(tensors, "  ") + "\n";
   TextTable nodes{{"node", "einsum", "inputs", "join", "agg", "output shape", "FLOPs"},
@@ -83,7 +85,7 @@ std::string renderSummaryJson(const GraphSummary& s) {
   j["file"] = s.sourceFile;
   j["tensors"] = nlohmann::ordered_json::array();
   for (const auto& t : s.tensors)
-    j["tensors"].push_back({{"name", t.name}, {"kind", t.kind}, {"shape", t.shape}, {"dtype", s.dtype},
+    j["tensors"].push_back({{"name", t.name}, {"kind", t.kind}, {"shape", t.shape}, {"dtype", t.dtype},
                             {"elements", t.elements}, {"bytes", t.bytes}, {"output", t.isOutput}});
   j["nodes"] = nlohmann::ordered_json::array();
   for (const auto& n : s.nodes)

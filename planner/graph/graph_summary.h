@@ -21,6 +21,7 @@ struct TensorSummary {
   int64_t elements = 0;
   int64_t bytes = 0;
   bool isOutput = false;
+  std::string dtype;  // the graph's, or an index tensor's own (i32, i64)
 };
 
 struct NodeSummary {

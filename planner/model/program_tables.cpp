@@ -26,6 +26,7 @@ einrt::model::NodeTable nodeTable(const Node& node, const NodePlan& np, const No
   // adds one term, not its size.
   for (const auto& l : aggregatedLabels(node))
     if (l != node.indexLabel) n.reductionLength *= node.labelSizes.at(l);
+  n.contraction = isContraction(node);
   if (runsAsGemm(node))
     if (const std::optional<GemmMapping> g = mapContractionToGemm(node, einrt::model::blockExtent(n.sizes, n.parts)))
       n.gemm = gemmSpecOf(*g, space.labels, np.gemmPath);

@@ -28,10 +28,11 @@ CheckReport checkOutputs(const ProgramSpec<T>& spec, const std::map<int, std::ve
 
 // Folds the comparison of one output with a reference into `r`: NaN and infinities are
 // values (the same in the same place match; anything else there fails), finite elements
-// are held to `tolerance` relative to the reference's largest magnitude.
+// are held to `tolerance` relative to the larger of the reference's largest magnitude and
+// `termScale` (the largest term a sum of cancelling terms added up; 0: none).
 template <class T>
 void compareOutput(const std::string& name, const std::vector<T>& got, const std::vector<T>& want, double tolerance,
-                   const char* reference, CheckReport& r);
+                   const char* reference, CheckReport& r, double termScale = 0);
 
 // The tolerance of an output tensor (see above).
 template <class T>

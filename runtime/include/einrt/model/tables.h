@@ -85,6 +85,7 @@ struct NodeTable : NodeShape {
   int64_t interNodeBytesPredicted = 0;          // of it, between nodes (SPEC 9)
   int64_t flops = 0;
   int64_t reductionLength = 1;                  // product of the aggregated labels' sizes
+  bool contraction = false;                     // join mul (or x alone), agg sum: a sum of products
   std::optional<GemmSpec> gemm;
   std::vector<int> permutation;                 // a copy into another order: the operand dimension
                                                 // of each output dimension (permute.h), else empty
