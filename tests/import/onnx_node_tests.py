@@ -16,6 +16,11 @@ importer needs as constants: the harness rewrites the model to hold them as
 initializers with the test's values (ONNX ships them as inputs so that a runtime can
 feed them), which is what an exporter writes.
 
+Gather's tests run twice: with the indices an initializer (as above), and as "TEST [ids]"
+with the indices left a model input (token ids: the importer's gather node, fed the test's
+ids as an int64 .npy file); ONNX's negative indices are out of range for a gather node,
+which `einplan eval` refuses (exit 2, counted as refused).
+
 --table writes the Markdown table kept as docs/onnx-node-tests.md.
 """
 import argparse
@@ -94,7 +99,11 @@ FLOATS = {TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProt
 CONSTANT_KINDS = {TensorProto.INT64, TensorProto.INT32, TensorProto.BOOL}
 
 
+IDS_SUFFIX = " [ids]"
+
+
 def family_of(test):
+    test = test.removesuffix(IDS_SUFFIX)
     for family, pattern in FAMILIES:
         if re.search(pattern, test):
             return family
@@ -118,6 +127,8 @@ def to_array(tensor, declared):
 def run_test(test, einplan, scratch):
     """Returns (outcome, reason)."""
     folded = family_of(test) in CONSTANT_FAMILIES
+    ids = test.endswith(IDS_SUFFIX)  # Gather's indices stay a model input
+    test = test.removesuffix(IDS_SUFFIX)
     d = os.path.join(NODE_DIR, test)
     model = onnx.load(os.path.join(d, "model.onnx"))
     inits = {i.name for i in model.graph.initializer}
@@ -132,10 +143,10 @@ def run_test(test, einplan, scratch):
     for k, i in enumerate(inputs):
         tensor = onnx.load_tensor(os.path.join(data, f"input_{k}.pb"))
         values[i.name] = (tensor, elem_type(i))
-    work = os.path.join(scratch, test)
+    work = os.path.join(scratch, test + ("_ids" if ids else ""))
     os.makedirs(work)
     for name, (tensor, kind) in values.items():
-        if kind in CONSTANT_KINDS or folded:
+        if (kind in CONSTANT_KINDS and not (ids and kind in (TensorProto.INT64, TensorProto.INT32))) or folded:
             vi = next(i for i in model.graph.input if i.name == name)
             model.graph.input.remove(vi)
             tensor.name = name
@@ -158,10 +169,12 @@ def run_test(test, einplan, scratch):
                 names = json.loads(line[len("# names: "):])
     os.makedirs(weights, exist_ok=True)
     for name, (tensor, kind) in values.items():
-        if kind not in CONSTANT_KINDS and not folded:
+        if (kind not in CONSTANT_KINDS or ids) and not folded:
             np.save(os.path.join(weights, names.get(name, name) + ".npy"), to_array(tensor, kind))
     r = subprocess.run([einplan, "eval", graph, "--inputs", weights, "--outputs", out],
                        capture_output=True, text=True, timeout=120)
+    if r.returncode == 2 and ids and "is outside [0, " in r.stderr:
+        return "refused", re.sub(r"^\S*: error: ", "", r.stderr.strip().splitlines()[0])
     if r.returncode != 0:
         return "error", f"eval exit {r.returncode}: {r.stderr.strip()[:200]}"
     for k, o in enumerate(outputs):
@@ -190,6 +203,7 @@ def main():
     if not os.path.isdir(NODE_DIR):
         sys.exit(f"{NODE_DIR} is missing: install Debian's libonnx-testdata")
     tests = sorted(t for t in os.listdir(NODE_DIR) if family_of(t))
+    tests = sorted(tests + [t + IDS_SUFFIX for t in tests if family_of(t) == "Gather"])
     scratch = tempfile.mkdtemp(prefix="onnx-node-tests-")
     try:
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
