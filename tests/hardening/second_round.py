@@ -10,7 +10,6 @@ usage: second_round.py EINPLAN WORK [EINRT_CALIBRATE]
 import os
 import pathlib
 import json
-import os
 import resource
 import shutil
 import stat
@@ -26,6 +25,8 @@ from onnx import TensorProto, helper, numpy_helper
 failures = []
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OPENBLAS_NUM_THREADS="1")
+# make test-asan runs this suite with ASAN_OPTIONS set (Makefile): bounds made for -O2 scale.
+SANITIZED = "ASAN_OPTIONS" in os.environ
 
 
 def check(ok, what, p=None):
@@ -186,8 +187,12 @@ def grad_cases(einplan, work):
              "-o", d / "grad.yaml"], timeout=300)
     took = time.time() - start
     peak_kb = int(p.stderr.strip().splitlines()[-1]) if p.returncode == 0 else 0
-    check(p.returncode == 0 and took < 10 and peak_kb < 1 << 20,
-          f"einplan grad of a {nodes}-node chain: {took:.1f} s, {peak_kb >> 10} MiB (bounds 10 s, 1 GiB)", p)
+    # Under AddressSanitizer (make test-asan) every allocation carries a redzone and the
+    # code runs at -O1: the bounds stay linear-time bounds, scaled by the sanitizer's factor.
+    time_bound, mem_bound_mib = (60, 4096) if SANITIZED else (10, 1024)
+    check(p.returncode == 0 and took < time_bound and peak_kb >> 10 < mem_bound_mib,
+          f"einplan grad of a {nodes}-node chain: {took:.1f} s, {peak_kb >> 10} MiB "
+          f"(bounds {time_bound} s, {mem_bound_mib} MiB)", p)
     long_name = "w" * 64
     g = {"name": "g", "inputs": {long_name: [3, 3], "x": [3, 3]},
          "nodes": [{"name": "y", "einsum": "ij,jk->ik", "inputs": ["x", long_name]},
@@ -222,8 +227,10 @@ def import_cases(einplan, work):
     m.ir_version = 8
     onnx.save(m, str(d / "ext.onnx"))
     start = time.time()
-    p = run([einplan, "import", d / "ext.onnx", "-o", d / "ext.yaml"], preexec_fn=lambda: resource.setrlimit(
-        resource.RLIMIT_AS, (2 << 30, 2 << 30)))
+    # A 2 GiB address-space limit proves the 10 GiB are never read; AddressSanitizer reserves
+    # terabytes of shadow address space at start, so under it only the time bound holds.
+    limit = None if SANITIZED else (lambda: resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30)))
+    p = run([einplan, "import", d / "ext.onnx", "-o", d / "ext.yaml"], preexec_fn=limit)
     check(p.returncode == 2 and "bytes of data for 4 elements" in p.stderr and time.time() - start < 10,
           "external data without a length, 10 GiB for 4 elements: exit 2 without reading it", p)
     (d / "weights.bin").unlink()

@@ -18,12 +18,15 @@ usage: torch_language_model.py EINPLAN EINCODEGEN WORK
 import json
 import math
 import os
+import pathlib
 import shutil
-import subprocess
 import sys
 
 import numpy as np
 import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
+from model_checks import close, run  # noqa: E402
 
 V, D, H, S, B = 64, 32, 4, 8, 2
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OPENBLAS_NUM_THREADS="1")
@@ -58,23 +61,6 @@ class GPT2(torch.nn.Module):
         pos = torch.arange(input_ids.shape[1])
         h = self.h(self.wte(input_ids) + self.wpe(pos))
         return torch.nn.functional.linear(self.ln_f(h), self.wte.weight)
-
-
-def run(cmd, **kw):
-    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
-    if p.returncode != 0:
-        sys.exit(f"FAILED (exit {p.returncode}): {' '.join(map(str, cmd))}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
-    return p
-
-
-def close(got, want, what, tolerance=1e-5, floor=0.0):
-    """Relative to want's largest magnitude, or to `floor` where that is larger (a gradient
-    that is zero in exact arithmetic, as a key bias's under softmax, is rounding noise)."""
-    scale = max(float(np.max(np.abs(want))), floor)
-    err = float(np.max(np.abs(got - want))) / scale if got.shape == want.shape else float("inf")
-    ok = err <= tolerance
-    print(f"  {what:<52} max relative error {err:.1e}  {'ok' if ok else 'WRONG'}")
-    return ok
 
 
 def program(eincodegen, graph, weights, p, base, name):

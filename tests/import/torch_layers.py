@@ -17,12 +17,15 @@ usage: torch_layers.py EINPLAN EINCODEGEN WORK
 """
 import json
 import os
+import pathlib
 import shutil
-import subprocess
 import sys
 
 import numpy as np
 import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
+from model_checks import close, run  # noqa: E402
 
 B, S, M, D, H, F = 2, 8, 6, 32, 4, 64
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OPENBLAS_NUM_THREADS="1")
@@ -115,21 +118,6 @@ def two_byte_models(einplan, work):
         print(f"  graph dtype {dt}, einplan eval vs torch: max relative error {err:.1e} (bound {tolerance})  "
               f"{'ok' if good else 'WRONG'}")
         ok &= good
-    return ok
-
-
-def run(cmd, **kw):
-    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
-    if p.returncode != 0:
-        sys.exit(f"FAILED (exit {p.returncode}): {' '.join(map(str, cmd))}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
-    return p
-
-
-def close(got, want, what):
-    scale = float(np.max(np.abs(want)))
-    err = float(np.max(np.abs(got - want))) / scale if got.shape == want.shape else float("inf")
-    ok = err <= 1e-5
-    print(f"  {what:<44} max relative error {err:.1e}  {'ok' if ok else 'WRONG'}")
     return ok
 
 

@@ -4,24 +4,9 @@
 #include <cstring>
 
 #include "einrt/half.h"
+#include "einrt/program/loop_nest.h"  // labelStrides
 
 namespace einrt::program::detail {
-
-namespace {
-
-// Strides (in elements) of every iteration label through a row-major block whose
-// dimensions are `labels`; 0 for labels it lacks.
-std::vector<int64_t> labelStrides(const std::vector<int>& labels, const std::vector<int64_t>& extent) {
-  std::vector<int64_t> strides(extent.size(), 0);
-  int64_t s = 1;
-  for (std::size_t d = labels.size(); d-- > 0;) {
-    strides[static_cast<std::size_t>(labels[d])] += s;
-    s *= extent[static_cast<std::size_t>(labels[d])];
-  }
-  return strides;
-}
-
-}  // namespace
 
 template <class T>
 IndexKernel<T>::IndexKernel(const NodeTable& node, const TensorSpec& ids, const std::vector<int64_t>& extent)
