@@ -335,7 +335,9 @@ void addGenCommand(CLI::App& app, int& status) {
                c.optionalCount("--vocab", o->vocab, "override the vocabulary size");
                c.flag("--train", o->train, "a training step: mean cross-entropy loss against one-hot targets, its "
                                          "gradient with respect to every weight (einplan grad) and the SGD update");
-               c.positiveNumber("--lr", o->learningRate, "learning rate of --train's SGD update");
+               c.positiveNumber("--lr", o->learningRate, "learning rate of --train's update");
+               c.choice("--optimizer", o->optimizer, {"sgd", "adamw"},
+                        "--train's update: sgd, or adamw (torch.optim.AdamW's defaults; state inputs W_m, W_v, step)");
              },
              [o = llama](const gen::CommonOptions& common) {
                o->common = common;

@@ -1,9 +1,11 @@
-// `einplan grad GRAPH --loss NODE [--wrt A,B,...] [--update sgd --lr X] -o TRAIN.yaml`
+// `einplan grad GRAPH --loss NODE [--wrt A,B,...] [--update sgd|adamw --lr X [--beta1 ...]] -o TRAIN.yaml`
 // (SPEC 5): the forward graph extended with the reverse-mode gradient of sum(NODE)
 // (frontends/autodiff/grad.h), written whole or not at all.
 #include <iostream>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "cli/common/run_command.h"
@@ -27,6 +29,17 @@ double parseLearningRate(const std::string& text) {
   return *v;
 }
 
+// An AdamW figure given as text: a number in [low, high) (eps and the betas as torch
+// accepts them), or the default when not given.
+double adamwFigure(const std::string& option, const std::string& text, double low, double high, double fallback,
+                   const std::string& example) {
+  if (text.empty()) return fallback;
+  const std::optional<double> v = parseNumber(text);
+  if (!v || !(*v >= low) || !(*v < high))
+    throw InputError({{}, option + " " + eindecomp::quoted(text) + ": expected " + example});
+  return *v;
+}
+
 std::vector<std::string> splitList(const std::vector<std::string>& items) {
   std::vector<std::string> out;
   for (const auto& item : items) {
@@ -47,26 +60,34 @@ std::vector<std::string> splitList(const std::vector<std::string>& items) {
 
 void addGradCommand(CLI::App& app, int& status) {
   struct Options {
-    std::string graph, loss, output, update, lr, inputFormat = "auto";
+    std::string graph, loss, output, update, lr, beta1, beta2, eps, weightDecay, inputFormat = "auto";
     std::vector<std::string> wrt;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("grad", "write the graph extended with the reverse-mode gradient of a loss node");
   cmd->footer(
       "The gradient of sum(LOSS) with respect to each --wrt input X is the output grad_X (X's shape); with --update sgd "
-      "--lr R the output X_next = X - R * grad_X too. Every join and aggregation has its rule (docs/grad.md); the result is "
-      "an ordinary graph for plan, eval and eincodegen.\n\n"
+      "--lr R the output X_next = X - R * grad_X too; with --update adamw torch.optim.AdamW's step: the inputs X_m, X_v "
+      "and the scalar step (from 1), the outputs X_next, X_m_next, X_v_next. Every join and aggregation has its rule "
+      "(docs/grad.md); the result is an ordinary graph for plan, eval and eincodegen.\n\n"
       "Examples:\n"
       "  einplan grad mlp.yaml --loss loss -o train.yaml\n"
-      "  einplan grad llama.yaml --loss loss --wrt L0_wq,L0_wk --update sgd --lr 0.01 -o step.yaml");
+      "  einplan grad llama.yaml --loss loss --wrt L0_wq,L0_wk --update sgd --lr 0.01 -o step.yaml\n"
+      "  einplan grad mlp.yaml --loss loss --update adamw --lr 1e-3 --weight-decay 0.1 -o adamw.yaml");
   cmd->add_option("GRAPH", opts->graph, "the forward graph (.yaml, .yml, .json; - reads stdin)")->required();
   cmd->add_option("--loss", opts->loss, "the node whose sum is differentiated")->required()->type_name("NODE");
   cmd->add_option("--wrt", opts->wrt, "graph inputs to differentiate by, comma-separated (default: every input)")
       ->type_name("A,B,...");
-  CLI::Option* update = cmd->add_option("--update", opts->update, "also write the updated inputs X_next: sgd")->type_name("RULE");
+  CLI::Option* update =
+      cmd->add_option("--update", opts->update, "also write the updated inputs X_next: sgd or adamw")->type_name("RULE");
   CLI::Option* lr = cmd->add_option("--lr", opts->lr, "the learning rate of --update")->type_name("X");
   update->needs(lr);
   lr->needs(update);
+  for (auto [flag, field, what] : {std::tuple{"--beta1", &opts->beta1, "adamw's first-moment decay (default 0.9)"},
+                                   std::tuple{"--beta2", &opts->beta2, "adamw's second-moment decay (default 0.999)"},
+                                   std::tuple{"--eps", &opts->eps, "adamw's epsilon (default 1e-8)"},
+                                   std::tuple{"--weight-decay", &opts->weightDecay, "adamw's decoupled weight decay (default 0.01)"}})
+    cmd->add_option(flag, *field, what)->type_name("X")->needs(update);
   cmd->add_option("-o,--output", opts->output, "the graph to write (.yaml, .yml, .json; - for YAML on stdout)")
       ->required()
       ->type_name("TRAIN");
@@ -78,8 +99,23 @@ void addGradCommand(CLI::App& app, int& status) {
       request.loss = opts->loss;
       request.wrt = splitList(opts->wrt);
       if (!opts->update.empty()) {
-        if (opts->update != "sgd") throw InputError({{}, "--update " + eindecomp::quoted(opts->update) + ": the one rule is sgd"});
-        request.learningRate = parseLearningRate(opts->lr);
+        if (opts->update != "sgd" && opts->update != "adamw")
+          throw InputError({{}, "--update " + eindecomp::quoted(opts->update) + ": the rules are sgd and adamw"});
+        autodiff::Update u;
+        u.learningRate = parseLearningRate(opts->lr);
+        if (opts->update == "adamw") {
+          u.rule = autodiff::Update::Rule::AdamW;
+          u.beta1 = adamwFigure("--beta1", opts->beta1, 0, 1, u.beta1, "a number in [0, 1) such as 0.9");
+          u.beta2 = adamwFigure("--beta2", opts->beta2, 0, 1, u.beta2, "a number in [0, 1) such as 0.999");
+          u.eps = adamwFigure("--eps", opts->eps, 1e-30, 1, u.eps, "a positive number below 1 such as 1e-8");
+          u.weightDecay = adamwFigure("--weight-decay", opts->weightDecay, 0, 1e30, u.weightDecay,
+                                      "a number of at least 0 such as 0.01");
+        } else {
+          for (const auto& [flag, text] : {std::pair{"--beta1", &opts->beta1}, std::pair{"--beta2", &opts->beta2},
+                                           std::pair{"--eps", &opts->eps}, std::pair{"--weight-decay", &opts->weightDecay}})
+            if (!text->empty()) throw InputError({{}, std::string(flag) + " is adamw's; --update sgd has no such figure"});
+        }
+        request.update = u;
       }
       Graph forward = loadGraphFile(opts->graph, parseGraphFormat(opts->inputFormat));
       const std::size_t forwardNodes = forward.nodes.size();
@@ -94,7 +130,7 @@ void addGradCommand(CLI::App& app, int& status) {
       }
       writeFileAtomically(opts->output, text);
       std::cerr << "grad: " << forwardNodes << " forward nodes, " << result.graph.nodes.size() - forwardNodes
-                << " backward" << (request.learningRate ? " and update" : "") << " nodes\n";
+                << " backward" << (request.update ? " and update" : "") << " nodes\n";
       return kExitOk;
     });
   });

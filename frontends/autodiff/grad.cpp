@@ -121,13 +121,7 @@ class Differentiator {
       grads.emplace_back(w, *g);
       out_.outputs.push_back(*g);
     }
-    if (req_.learningRate)
-      for (const auto& [w, g] : grads) {
-        const Labels ls = labelsFor(shapeOf(w).size());
-        Expr step = Expr::binary(K::Sub, Expr::x(), Expr::binary(K::Mul, Expr::num(*req_.learningRate), Expr::y()));
-        const std::string next = derivedName(w + "_next", "the updated " + quoted(w));
-        out_.outputs.push_back(addNode(reserve(next), {{w, ls}, {g, ls}}, ls, step, Reduce::Sum, sizesOf(w), true));
-      }
+    if (req_.update) appendUpdates(*req_.update, grads);
     // Through the one validation of graph files: whatever was built is checked as any
     // graph file is (as the document its file would read back as, without the text):
     // the forward graph, then the nodes made here.
@@ -137,6 +131,7 @@ class Differentiator {
       GraphDocument document = documentOf(fwd_, "<grad>");
       document.nodes.reserve(fwd_.nodes.size() + out_.nodes.size());
       for (const Node& n : out_.nodes) document.nodes.push_back(documentNodeOf(n, document.loc));
+      for (const InputTensor& in : out_.inputs) document.inputs.push_back(documentInputOf(in, document.loc));  // adamw's state
       document.outputs->clear();
       for (const std::string& o : out_.outputs) document.outputs->push_back({o, document.loc, false});
       // Both graphs are in the document now; their memory goes before the result is built.
@@ -161,6 +156,58 @@ class Differentiator {
   std::set<std::string> active_;  // tensors on a path from a --wrt input to the loss
   std::map<std::string, std::vector<std::string>> contributions_;
   std::map<std::string, AggWeights> aggWeights_;
+
+  // X_next for each (X, grad_X), and for adamw its state (docs/grad.md, "Updates").
+  void appendUpdates(const Update& u, const std::vector<std::pair<std::string, std::string>>& grads) {
+    const Expr x = Expr::x(), y = Expr::y();
+    auto num = [](double v) { return Expr::num(v); };
+    auto bin = [](K k, Expr a, Expr b) { return Expr::binary(k, std::move(a), std::move(b)); };
+    if (u.rule == Update::Rule::Sgd) {
+      for (const auto& [w, g] : grads) {
+        const Labels ls = labelsFor(shapeOf(w).size());
+        const std::string next = reserve(derivedName(w + "_next", "the updated " + quoted(w)));
+        out_.outputs.push_back(addNode(next, {{w, ls}, {g, ls}}, ls, bin(K::Sub, x, bin(K::Mul, num(u.learningRate), y)),
+                                       Reduce::Sum, sizesOf(w), true));
+      }
+      return;
+    }
+    if (grads.empty()) return;
+    // The step's two scalars, shared by every parameter: lr / (1 - beta1^step) and
+    // sqrt(1 - beta2^step), computed once per step as torch does.
+    const std::string step = reserve("step");
+    out_.inputs.push_back({step, {}, {}});
+    auto oneMinusPow = [&](double beta) { return bin(K::Sub, num(1), Expr::call(ScalarFunction::Pow, {num(beta), x})); };
+    const std::string stepSize = addNode("adamw_step_size", {{step, {}}}, {}, bin(K::Div, num(u.learningRate), oneMinusPow(u.beta1)),
+                                         Reduce::Sum, {});
+    const std::string correction2 = addNode("adamw_correction2", {{step, {}}}, {},
+                                            Expr::call(ScalarFunction::Sqrt, {oneMinusPow(u.beta2)}), Reduce::Sum, {});
+    for (const auto& [w, g] : grads) {
+      const Labels ls = labelsFor(shapeOf(w).size());
+      const auto sizes = sizesOf(w);
+      const std::string m = reserve(derivedName(w + "_m", "the first moment of " + quoted(w)));
+      const std::string v = reserve(derivedName(w + "_v", "the second moment of " + quoted(w)));
+      out_.inputs.push_back({m, shapeOf(w), {}});
+      out_.inputs.push_back({v, shapeOf(w), {}});
+      const std::string mNext = reserve(derivedName(m + "_next", "the updated first moment of " + quoted(w)));
+      const std::string vNext = reserve(derivedName(v + "_next", "the updated second moment of " + quoted(w)));
+      const std::string next = reserve(derivedName(w + "_next", "the updated " + quoted(w)));
+      addNode(mNext, {{m, ls}, {g, ls}}, ls, bin(K::Add, bin(K::Mul, num(u.beta1), x), bin(K::Mul, num(1 - u.beta1), y)),
+              Reduce::Sum, sizes, true);
+      addNode(vNext, {{v, ls}, {g, ls}}, ls,
+              bin(K::Add, bin(K::Mul, num(u.beta2), x), bin(K::Mul, num(1 - u.beta2), bin(K::Mul, y, y))), Reduce::Sum, sizes,
+              true);
+      const std::string denom = addNode("adamw_denom_" + w, {{vNext, ls}, {correction2, {}}}, ls,
+                                        bin(K::Add, bin(K::Div, Expr::call(ScalarFunction::Sqrt, {x}), y), num(u.eps)),
+                                        Reduce::Sum, sizes);
+      const std::string scaled = addNode("adamw_scaled_" + w, {{mNext, ls}, {stepSize, {}}}, ls, bin(K::Mul, y, x),
+                                         Reduce::Sum, sizes);
+      const std::string delta = addNode("adamw_delta_" + w, {{scaled, ls}, {denom, ls}}, ls, bin(K::Div, x, y), Reduce::Sum,
+                                        sizes);
+      addNode(next, {{w, ls}, {delta, ls}}, ls, bin(K::Sub, bin(K::Mul, x, num(1 - u.learningRate * u.weightDecay)), y),
+              Reduce::Sum, sizes, true);
+      out_.outputs.insert(out_.outputs.end(), {next, mNext, vNext});
+    }
+  }
 
   void markActive(const Node& loss, const std::vector<std::string>& wrt) {
     std::set<std::string> reaches{loss.name};

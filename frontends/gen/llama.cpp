@@ -21,6 +21,9 @@ constexpr int64_t kFinalNodes = 5;
 // 31 more, counted on generated graphs; the bound below keeps a margin.
 constexpr int64_t kTrainNodesPerLayer = 120;
 constexpr int64_t kTrainFinalNodes = 40;
+// AdamW's update is 5 nodes for each of a layer's 9 weights, not SGD's 1 (and 2 scalars).
+constexpr int64_t kAdamwExtraPerLayer = 36;
+constexpr int64_t kAdamwExtraFinal = 12;
 
 struct LlamaSizes {
   int64_t dim, layers, heads, ffn, vocab;
@@ -65,8 +68,11 @@ Graph makeLlama(const LlamaOptions& opts) {
   if (opts.ffn) z.ffn = *opts.ffn;
   if (opts.vocab) z.vocab = *opts.vocab;
   requirePositive("--layers", z.layers);
-  const int64_t perLayer = opts.train ? kTrainNodesPerLayer : kNodesPerLayer;
-  requireAtMost("--layers", z.layers, (kMaxGeneratedNodes - (opts.train ? kTrainFinalNodes : kFinalNodes)) / perLayer,
+  if (!opts.train && opts.optimizer != "sgd") badOption("--optimizer", "is the update of --train; add --train");
+  const bool adamw = opts.train && opts.optimizer == "adamw";
+  const int64_t perLayer = opts.train ? kTrainNodesPerLayer + (adamw ? kAdamwExtraPerLayer : 0) : kNodesPerLayer;
+  const int64_t finalNodes = opts.train ? kTrainFinalNodes + (adamw ? kAdamwExtraFinal : 0) : kFinalNodes;
+  requireAtMost("--layers", z.layers, (kMaxGeneratedNodes - finalNodes) / perLayer,
                 "a generated graph has at most 100,000 nodes and a layer takes " + std::to_string(perLayer) +
                     (opts.train ? " with --train" : ""));
   requireExtent("--dim", z.dim);
@@ -162,7 +168,10 @@ Graph makeLlama(const LlamaOptions& opts) {
   for (const auto& in : forward.inputs)
     if (in.name == "norm" || in.name == "output" || (in.name.size() > 1 && in.name[0] == 'L' && std::isdigit(static_cast<unsigned char>(in.name[1]))))
       request.wrt.push_back(in.name);
-  request.learningRate = opts.learningRate;
+  autodiff::Update update;
+  update.learningRate = opts.learningRate;
+  if (opts.optimizer == "adamw") update.rule = autodiff::Update::Rule::AdamW;
+  request.update = update;
   return autodiff::differentiate(forward, request).graph;
 }
 

@@ -35,9 +35,11 @@ struct LlamaOptions {
   // --train: a training step. The forward pass ends in the mean cross-entropy `loss` of
   // the logits against one-hot `targets[b,s,v]`; `einplan grad` (frontends/autodiff) adds
   // the backward pass with respect to every weight (the layers' matrices and norms, the
-  // final norm and the output projection) and the SGD update W_next = W - lr * grad_W.
+  // final norm and the output projection) and the update: SGD's W_next = W - lr * grad_W,
+  // or AdamW's (torch's defaults; the state W_m, W_v and `step` become inputs).
   bool train = false;
   double learningRate = 0.01;
+  std::string optimizer = "sgd";  // sgd | adamw
 };
 
 Graph makeLlama(const LlamaOptions& opts);

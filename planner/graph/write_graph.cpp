@@ -248,6 +248,13 @@ DocNode documentNodeOf(const Node& n, const SourceLoc& at) {
   return node;
 }
 
+DocInput documentInputOf(const InputTensor& t, const SourceLoc& at) {
+  DocInput in{docText(t.name, at), docIntegers(t.shape, at), std::nullopt, std::nullopt, at};
+  if (!t.fileShape.empty()) in.fileShape = docIntegers(t.fileShape, at);
+  if (t.indexType) in.dtype = docText(dtypeName(*t.indexType), at);
+  return in;
+}
+
 GraphDocument documentOf(const Graph& g, const std::string& file) {
   const SourceLoc at{file, 0, 0};
   GraphDocument d;
@@ -255,12 +262,7 @@ GraphDocument documentOf(const Graph& g, const std::string& file) {
   d.loc = at;
   d.name = docText(g.name, at);
   d.dtype = docText(dtypeName(g.dtype), at);
-  for (const auto& t : g.inputs) {
-    DocInput in{docText(t.name, at), docIntegers(t.shape, at), std::nullopt, std::nullopt, at};
-    if (!t.fileShape.empty()) in.fileShape = docIntegers(t.fileShape, at);
-    if (t.indexType) in.dtype = docText(dtypeName(*t.indexType), at);
-    d.inputs.push_back(std::move(in));
-  }
+  for (const auto& t : g.inputs) d.inputs.push_back(documentInputOf(t, at));
   d.nodesLoc = at;
   d.nodes.reserve(g.nodes.size());
   for (const auto& n : g.nodes) d.nodes.push_back(documentNodeOf(n, at));

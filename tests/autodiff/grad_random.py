@@ -162,7 +162,10 @@ def bad_requests(a, work):
         (["--loss", "L2", "--wrt", "A"], "the loss 'L2' does not depend on any of the inputs"),
         (["--loss", "L"], "node 'D': operand 1 repeats label 'i' (a diagonal or trace)"),
         (["--loss", "L2", "--update", "sgd", "--lr", "-1"], "--lr '-1': expected a positive number"),
-        (["--loss", "L2", "--update", "adam", "--lr", "0.1"], "--update 'adam': the one rule is sgd"),
+        (["--loss", "L2", "--update", "adam", "--lr", "0.1"], "--update 'adam': the rules are sgd and adamw"),
+        (["--loss", "L2", "--update", "adamw", "--lr", "0.1", "--beta2", "1"], "--beta2 '1': expected a number in [0, 1)"),
+        (["--loss", "L2", "--update", "adamw", "--lr", "0.1", "--eps", "0"], "--eps '0': expected a positive number"),
+        (["--loss", "L2", "--update", "sgd", "--lr", "0.1", "--weight-decay", "0.1"], "--weight-decay is adamw's"),
     ]
     for args, words in cases:
         out = work / "bad_out.yaml"

@@ -9,7 +9,10 @@
 2. `einplan gen ffnn`: its hand-written backward pass and SGD update (W*_new) against
    `einplan grad` of its forward pass (the mean of the per-sample loss) with the same
    learning rate (W*_next), on the same inputs.
-3. The LLaMA training step in f32 planned, emitted and run with --check at the given
+3. AdamW (`einplan grad --update adamw`, `gen llama --train --optimizer adamw`): three
+   steps of the FFNN (f64) and of the LLaMA (f64, and f32 within 1 % of a step), each fed
+   its outputs back, against torch.optim.AdamW over the same forward computation.
+4. The LLaMA AdamW training step in f32 planned, emitted and run with --check at the given
    device counts (tests/codegen/run_programs.py: bytes and memory equal to the plan,
    outputs equal to einplan eval).
 
@@ -118,6 +121,128 @@ def ffnn_hand_backward(a, work):
         if err > 1e-12:
             sys.exit(f"FAILED: ffnn: {w}_new (hand-written backward) and {w}_next (einplan grad) differ by {err:.3g}")
     print(f"ffnn: the hand-written backward pass and einplan grad give the same updated weights ({', '.join(weights)})")
+    return fwd_path, weights, ins
+
+
+def adamw_steps(a, work, tag, graph, forward, loss_name, values, dtype, steps=3):
+    """`steps` AdamW steps through `einplan eval` of the training graph, each feeding its
+    X_next, X_m_next, X_v_next and step + 1 back in, against torch.optim.AdamW on the same
+    start (torch's defaults but lr, which the graph was made with) and the same forward
+    computation (graph_torch). Returns the worst errors, relative to each tensor's largest
+    value, of the weights and of the state, and the largest weight difference as a share of
+    the learning rate."""
+    g = graph_torch.load(graph)
+    names = {t["name"] for t in g["inputs"]}
+    weights = [n[len("grad_"):] for n in g["outputs"] if n.startswith("grad_")]
+    for w in weights:
+        if not {f"{w}_m", f"{w}_v"} <= names or not {f"{w}_next", f"{w}_m_next", f"{w}_v_next"} <= set(g["outputs"]):
+            sys.exit(f"FAILED: {tag}: AdamW state of {w} missing from the graph's inputs or outputs")
+    if "step" not in names:
+        sys.exit(f"FAILED: {tag}: no step input")
+    lr = 1e-3
+    npy = np.float32 if dtype == torch.float32 else np.float64
+    state = dict(values)
+    for w in weights:
+        state[f"{w}_m"] = np.zeros_like(values[w])
+        state[f"{w}_v"] = np.zeros_like(values[w])
+    params = {w: torch.tensor(values[w], dtype=dtype, requires_grad=True) for w in weights}
+    fixed = {k: torch.tensor(v, dtype=dtype) for k, v in values.items() if k not in params}
+    opt = torch.optim.AdamW([params[w] for w in weights], lr=lr)
+    worst_w = worst_state = worst_step = 0.0
+    for step in range(1, steps + 1):
+        ins, out = work / f"{tag}_in{step}", work / f"{tag}_out{step}"
+        ins.mkdir()
+        state["step"] = np.array(step, npy)
+        for k, v in state.items():
+            np.save(ins / f"{k}.npy", np.asarray(v, npy))
+        run([a.einplan, "eval", graph, "--inputs", ins, "--outputs", out], f"{tag}: einplan eval of AdamW step {step}")
+        opt.zero_grad()
+        graph_torch.evaluate(forward, {**fixed, **params})[loss_name].backward()
+        opt.step()
+        for w in weights:
+            torch_state = opt.state[params[w]]
+            for mine, theirs, is_weight in ((f"{w}_next", params[w], True), (f"{w}_m_next", torch_state["exp_avg"], False),
+                                            (f"{w}_v_next", torch_state["exp_avg_sq"], False)):
+                got, want = np.load(out / f"{mine}.npy"), theirs.detach().numpy()
+                err = float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
+                if is_weight:
+                    worst_w = max(worst_w, err)
+                    worst_step = max(worst_step, float(np.abs(got - want).max()) / lr)
+                else:
+                    worst_state = max(worst_state, err)
+            state[w], state[f"{w}_m"], state[f"{w}_v"] = (np.load(out / f"{w}_next.npy"), np.load(out / f"{w}_m_next.npy"),
+                                                          np.load(out / f"{w}_v_next.npy"))
+    return weights, worst_w, worst_state, worst_step
+
+
+def llama_adamw(a, work, dtype):
+    """gen llama --train --optimizer adamw: three steps equal torch.optim.AdamW's. In f64 to
+    the last digits; in f32 the weights within 1 % of a step (lr): Adam divides each
+    gradient by its own root mean square, so an element whose gradient is near eps turns
+    two f32 forward computations' last-bit differences into a visible share of its step."""
+    tag = f"llama_adamw_{dtype}"
+    graph = work / f"{tag}.yaml"
+    run([a.einplan, "gen", "llama", *LLAMA, "--train", "--optimizer", "adamw", "--lr", "1e-3", "--dtype", dtype, "-o", graph],
+        "gen llama --train --optimizer adamw")
+    g = graph_torch.load(graph)
+    rng = np.random.default_rng(11)
+    npy = np.float32 if dtype == "f32" else np.float64
+    values = {}
+    for t in g["inputs"]:
+        shape, name = t["shape"], t["name"]
+        if name == "targets":
+            v = np.zeros(shape)
+            np.put_along_axis(v, rng.integers(0, shape[-1], size=shape[:-1])[..., None], 1.0, axis=-1)
+        elif name == "mask":
+            v = np.triu(np.full(shape, -1e4), 1)
+        elif name == "step" or name.endswith(("_m", "_v")):
+            continue
+        else:
+            v = rng.uniform(-1, 1, shape) * (0.3 if name.startswith(("L", "output")) else 1)
+        values[name] = v.astype(npy)
+    forward = dict(g, nodes=g["nodes"][:[n["name"] for n in g["nodes"]].index("loss") + 1])
+    weights, worst_w, worst_state, worst_step = adamw_steps(a, work, tag, graph, forward, "loss", values,
+                                                            torch.float32 if dtype == "f32" else torch.float64)
+    if (dtype == "f64" and (worst_w > 1e-12 or worst_state > 1e-9)) or (dtype == "f32" and worst_step > 1e-2):
+        sys.exit(f"FAILED: LLaMA AdamW ({dtype}): max rel err {worst_w:.3g} in the weights, {worst_state:.3g} in the "
+                 f"state, largest weight difference {worst_step:.3g} of a step")
+    print(f"LLaMA AdamW step ({dtype}, 2 layers): 3 steps of {len(weights)} weights equal torch.optim.AdamW's "
+          f"(max rel err {worst_w:.2g} in the weights, {worst_state:.2g} in m and v; largest weight difference "
+          f"{worst_step:.2g} of a step)")
+    return graph, values
+
+
+def ffnn_adamw(a, work, fwd_path, weights, ins):
+    """einplan grad --update adamw of ffnn's forward pass (f64): three steps against torch."""
+    train = work / "ffnn_adamw.yaml"
+    run([a.einplan, "grad", fwd_path, "--loss", "mean_loss", "--wrt", ",".join(weights), "--update", "adamw", "--lr",
+         "1e-3", "-o", train], "einplan grad --update adamw of ffnn's forward pass")
+    fwd = graph_torch.load(fwd_path)
+    values = {t["name"]: np.load(ins / f"{t['name']}.npy") for t in fwd["inputs"]}
+    _, worst_w, worst_state, _ = adamw_steps(a, work, "ffnn_adamw", train, fwd, "mean_loss", values, torch.float64)
+    if worst_w > 1e-12 or worst_state > 1e-10:
+        sys.exit(f"FAILED: ffnn AdamW (f64): max rel err {worst_w:.3g} in the weights, {worst_state:.3g} in the state")
+    print(f"ffnn AdamW (f64, einplan grad --update adamw): 3 steps equal torch.optim.AdamW's "
+          f"(max rel err {worst_w:.2g} in the weights, {worst_state:.2g} in m and v)")
+
+
+def adamw_program_inputs(graph, values, folder):
+    """Inputs of a step in the middle of training for the emitted programs: the weights,
+    small moments, a positive second moment and step 3."""
+    g = graph_torch.load(graph)
+    rng = np.random.default_rng(13)
+    folder.mkdir()
+    for t in g["inputs"]:
+        name, shape = t["name"], t["shape"]
+        if name == "step":
+            v = np.array(3.0)
+        elif name.endswith("_m") and name[:-2] in values:
+            v = rng.uniform(-1e-3, 1e-3, shape)
+        elif name.endswith("_v") and name[:-2] in values:
+            v = rng.uniform(1e-7, 1e-6, shape)
+        else:
+            v = values[name]
+        np.save(folder / f"{name}.npy", np.asarray(v, np.float32))
 
 
 def main():
@@ -131,11 +256,14 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     llama_against_torch(a, work)
-    ffnn_hand_backward(a, work)
-    graph = work / "llama_train_f32.yaml"
-    run([a.einplan, "gen", "llama", *LLAMA, "--train", "-o", graph], "gen llama --train (f32)")
+    ffnn_adamw(a, work, *ffnn_hand_backward(a, work))
+    llama_adamw(a, work, "f64")
+    graph, values = llama_adamw(a, work, "f32")
+    # The AdamW training step (forward, backward, update) planned, emitted and run.
+    inputs = work / "llama_adamw_program_in"
+    adamw_program_inputs(graph, values, inputs)
     p = subprocess.run([sys.executable, HERE.parent / "codegen" / "run_programs.py", "--einplan", a.einplan, "--eincodegen",
-                        a.eincodegen, "--graph", graph, "--work", work / "programs", "--ranks", a.ranks])
+                        a.eincodegen, "--graph", graph, "--work", work / "programs", "--ranks", a.ranks, "--inputs", inputs])
     if p.returncode != 0:
         sys.exit("FAILED: the emitted training step")
     print("all training-step checks passed")

@@ -14,7 +14,8 @@ evaluator, a separate implementation) within the dtype's tolerance, compared wit
 At one p (the largest up to 4) it also checks that `eincodegen -p p` emits the same plan as
 `einplan plan -p p`, that a wrong rank count is a clear error, that random
 .npy inputs (--inputs, scattered from rank 0) give `einplan eval --inputs` outputs and that
-a missing input file is a clear error.
+a missing input file is a clear error. With --inputs DIR every run (eval and programs)
+reads DIR's .npy files instead of generating its inputs.
 
 --graph may name several graphs: they are merged into one (every tensor name prefixed
 with its graph's stem, so one project, one build and one run per p cover them all), and
@@ -173,6 +174,8 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--ranks", default="1,2,3,4,6,8")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--inputs", help="a folder of .npy inputs every run reads (default: the seeded generator's), "
+                                     "for graphs whose inputs must be in a range (an optimizer's state)")
     ap.add_argument("--algorithm", default="eindecomp")
     ap.add_argument("--max-flops", type=float, default=3e8,
                     help="skip (exit 77) graphs whose FLOPs (einplan check) exceed this: they do not run in seconds")
@@ -196,7 +199,8 @@ def main():
 
     ref = work / "reference"
     ref.mkdir()
-    p = run([a.einplan, "eval", a.graph, "--seed", a.seed, "--outputs", ref], env=env)
+    source = ["--inputs", a.inputs] if a.inputs else ["--seed", a.seed]
+    p = run([a.einplan, "eval", a.graph, *source, "--outputs", ref], env=env)
     require(p.returncode == 0, "einplan eval", p)
 
     project = work / "project"
@@ -220,7 +224,7 @@ def main():
         out = work / f"out{ranks}"
         out.mkdir()
         report = work / f"report{ranks}.json"
-        p = run(["mpirun", "--oversubscribe", "-np", ranks, program, "--check", "--seed", a.seed, "--ranks-per-node", 2, "--outputs", out,
+        p = run(["mpirun", "--oversubscribe", "-np", ranks, program, "--check", *source, "--ranks-per-node", 2, "--outputs", out,
                  "--report", report, "--iters", 2, "--warmup", 1], env=env)
         print(p.stdout)
         require(p.returncode == 0, f"program run with p={ranks}", p)
@@ -278,7 +282,8 @@ def main():
             if ranks > 1:
                 p = run(["mpirun", "--oversubscribe", "-np", ranks - 1, program], env=env)
                 require(p.returncode != 0 and "planned for" in p.stderr, "wrong rank count is an error", p)
-            check_npy_inputs(a, env, work, program, ranks, r["dtype"])
+            if not a.inputs:  # (with --inputs every run reads .npy files)
+                check_npy_inputs(a, env, work, program, ranks, r["dtype"])
         if ranks in (1, 2, 4):
             # Two threads per rank (issue 29: p = 1, 2, 4): GEMM items, permutations, the
             # kernels and the tiles of fused groups split between threads give the same
@@ -286,7 +291,7 @@ def main():
             out_threads = work / f"out{ranks}_threads"
             out_threads.mkdir()
             binding = ["--map-by", "slot:PE=2"] if ranks == 1 and (os.cpu_count() or 1) >= 2 else []
-            p = run(["mpirun", "--oversubscribe", *binding, "-np", ranks, program, "--check", "--seed", a.seed, "--threads", 2,
+            p = run(["mpirun", "--oversubscribe", *binding, "-np", ranks, program, "--check", *source, "--threads", 2,
                      "--outputs", out_threads, "--iters", 1, "--warmup", 0, "--report", work / "report_threads.json"], env=env)
             require(p.returncode == 0, f"program run with p={ranks} --threads 2", p)
             rt = json.loads((work / "report_threads.json").read_text())
