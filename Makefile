@@ -81,7 +81,7 @@ test-fuzz: build
 # (tests/support/sanitizer_flake.py). Every example runs, the tensor networks included.
 ASAN_BUILD ?= build-asan
 SANITIZE_FLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-ASAN_EXCLUDE ?= ^codegen_cuda_compile_|^codegen_portable_|^einrt_consumer_|^bad_inputs_limits$$|^import_torch_models$$
+ASAN_EXCLUDE ?= ^codegen_cuda_compile_|^codegen_portable_|^einrt_consumer_|^bad_inputs_limits(_large)?$$|^import_torch_models$$
 ASAN_E2E_RANKS ?= 3
 ASAN_OPTIONS_ALL := detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0
 ASAN_OPTIONS_RANKS := detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=0

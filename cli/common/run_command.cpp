@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <malloc.h>
 #include <system_error>
 #include <unistd.h>
 
@@ -77,5 +78,7 @@ void setCommandLine(int argc, char** argv) {
 }
 
 const std::string& commandLine() { return storedCommandLine(); }
+
+void tuneAllocatorForLargeGraphs() { mallopt(M_MXFAST, 0); }
 
 }  // namespace eindecomp::cli

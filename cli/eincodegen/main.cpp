@@ -66,6 +66,7 @@ int generate(const Options& o) {
 int main(int argc, char** argv) {
   using namespace eindecomp;
   cli::setCommandLine(argc, argv);
+  cli::tuneAllocatorForLargeGraphs();
   CLI::App app{"eincodegen: write a standalone MPI(+CUDA) program for an EinGraph and its plan", "eincodegen"};
   app.set_version_flag("--version", std::string("eincodegen ") + EINDECOMP_VERSION_STRING);
   app.footer("Examples:\n"

@@ -59,6 +59,7 @@ std::vector<std::string> withDefaultSubcommand(const CLI::App& app, std::vector<
 int main(int argc, char** argv) {
   using namespace eindecomp;
   cli::setCommandLine(argc, argv);
+  cli::tuneAllocatorForLargeGraphs();
 
   CLI::App app{"einplan: decompose every operation of an EinGraph into p kernel calls (EinDecomp)", "einplan"};
   app.set_version_flag("--version", std::string("einplan ") + EINDECOMP_VERSION_STRING);
