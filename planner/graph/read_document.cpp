@@ -149,13 +149,17 @@ class DocumentReader {
         DocInput in;
         in.loc = locOf(entry.first, f.valueLoc);
         in.name = readString(entry.first, in.loc, "a tensor name in 'inputs'");
-        in.shape = readShape(entry.second, locOf(entry.second, in.loc), in.name.text);
+        if (entry.second.IsMap())  // {ids: {shape: [8, 512], dtype: i64}}
+          readInputFields(doc_.fields(entry.second, {"shape", "file_shape", "dtype"}, "tensor"), in);
+        else
+          in.shape = readShape(entry.second, locOf(entry.second, in.loc), in.name.text);
         inputs.push_back(std::move(in));
       }
       return inputs;
     }
     if (!f.value.IsSequence())
-      throw InputError({f.valueLoc, "'inputs' must be a list of {name, shape} or a mapping from name to shape, not " +
+      throw InputError({f.valueLoc, "'inputs' must be a list of {name, shape} or a mapping from name to shape (or to "
+                                    "{shape, dtype, file_shape}), not " +
                                         typeName(f.value)});
     for (const auto& item : f.value.items()) {  // list form: [{name: A, shape: [1024, 128]}, ...]
       DocInput in;
@@ -165,13 +169,18 @@ class DocumentReader {
         throw InputError({in.loc, owner + " must be a mapping {name: ..., shape: [...]}, not " + typeName(item)});
       const DocFields fields = doc_.fields(item, {"name", "shape", "file_shape", "dtype"}, "tensor");
       in.name = readString(fields.require("name", owner, in.loc), "the 'name' of " + owner);
-      const DocField& shape = fields.require("shape", "input " + quoted(in.name.text), in.loc);
-      in.shape = readShape(shape.value, shape.valueLoc, in.name.text);
-      if (const DocField* f = fields.find("file_shape")) in.fileShape = readShape(f->value, f->valueLoc, in.name.text);
-      if (const DocField* f = fields.find("dtype")) in.dtype = readString(*f, "the 'dtype' of input " + quoted(in.name.text));
+      readInputFields(fields, in);
       inputs.push_back(std::move(in));
     }
     return inputs;
+  }
+
+  // An input's shape, file_shape and dtype (list form, or the map form's {shape, ...}).
+  void readInputFields(const DocFields& fields, DocInput& in) const {
+    const DocField& shape = fields.require("shape", "input " + quoted(in.name.text), in.loc);
+    in.shape = readShape(shape.value, shape.valueLoc, in.name.text);
+    if (const DocField* f = fields.find("file_shape")) in.fileShape = readShape(f->value, f->valueLoc, in.name.text);
+    if (const DocField* f = fields.find("dtype")) in.dtype = readString(*f, "the 'dtype' of input " + quoted(in.name.text));
   }
 
   DocNode readNode(const YamlValue& item, const SourceLoc& listLoc) const {

@@ -59,7 +59,7 @@ def load_graph(path):
     text = pathlib.Path(path).read_text()
     g = yaml.safe_load(text)  # JSON is YAML
     if isinstance(g.get("inputs"), dict):
-        g["inputs"] = [{"name": k, "shape": v} for k, v in g["inputs"].items()]
+        g["inputs"] = [dict(v, name=k) if isinstance(v, dict) else {"name": k, "shape": v} for k, v in g["inputs"].items()]
     return g
 
 
@@ -177,6 +177,8 @@ def main():
     ap.add_argument("--inputs", help="a folder of .npy inputs every run reads (default: the seeded generator's), "
                                      "for graphs whose inputs must be in a range (an optimizer's state)")
     ap.add_argument("--algorithm", default="eindecomp")
+    ap.add_argument("--fix", action="append", default=[],
+                    help="NODE=LABEL:p pins a node's partition for every plan (the letter p: the rank count)")
     ap.add_argument("--max-flops", type=float, default=3e8,
                     help="skip (exit 77) graphs whose FLOPs (einplan check) exceed this: they do not run in seconds")
     a = ap.parse_args()
@@ -212,7 +214,9 @@ def main():
     # from rank 0 to several ranks), not at 8, where starting the ranks dominates.
     extras_at = max([r for r in counts if r <= 4] or counts)
     for ranks in counts:
-        p = run([a.einplan, "plan", a.graph, "-p", ranks, "--algorithm", a.algorithm, "--machine", machine, "-o", plan], env=env)
+        pins = [arg for fix in a.fix for arg in ("--fix", fix.replace(":p", f":{ranks}"))]
+        p = run([a.einplan, "plan", a.graph, "-p", ranks, "--algorithm", a.algorithm, "--machine", machine, *pins, "-o", plan],
+                env=env)
         require(p.returncode == 0, f"einplan plan -p {ranks}", p)
         p = run([a.eincodegen, a.graph, "--plan", plan, "-o", project], env=env)
         require(p.returncode == 0, f"eincodegen for p={ranks}", p)
@@ -269,7 +273,8 @@ def main():
             # Both tools plan alike: `eincodegen -p N` emits exactly the plan `einplan plan
             # -p N` wrote (same options), apart from who wrote it and the search time.
             direct = work / "project_direct"
-            p = run([a.eincodegen, a.graph, "-p", ranks, "--algorithm", a.algorithm, "--machine", machine, "-o", direct], env=env)
+            p = run([a.eincodegen, a.graph, "-p", ranks, "--algorithm", a.algorithm, "--machine", machine, *pins, "-o", direct],
+                    env=env)
             require(p.returncode == 0, f"eincodegen -p {ranks}", p)
             def comparable(path):
                 d = json.loads(path.read_text())
