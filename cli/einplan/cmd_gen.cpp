@@ -288,7 +288,10 @@ void addGenCommand(CLI::App& app, int& status) {
                c.countList("--hidden", o->hidden, "hidden layer widths H1,H2,...");
                c.count("--classes", o->classes, "output classes C");
                c.choice("--loss", o->loss, {"xent", "squared"}, "softmax cross-entropy or squared loss");
-               c.positiveNumber("--lr", o->learningRate, "SGD learning rate");
+               c.positiveNumber("--lr", o->learningRate, "learning rate");
+               c.choice("--optimizer", o->optimizer, {"sgd", "adamw"},
+                        "the update: sgd (W_new, the paper's) or adamw (torch.optim.AdamW's defaults; state inputs W_m, "
+                        "W_v, step)");
              },
              [o = ffnn](const gen::CommonOptions& common) {
                o->common = common;

@@ -157,55 +157,41 @@ class Differentiator {
   std::map<std::string, std::vector<std::string>> contributions_;
   std::map<std::string, AggWeights> aggWeights_;
 
-  // X_next for each (X, grad_X), and for adamw its state (docs/grad.md, "Updates").
+  // X_next for each (X, grad_X), and the optimizer's state: update.h's recipe, its
+  // inputs added to the graph, its visible names reserved as the user's.
   void appendUpdates(const Update& u, const std::vector<std::pair<std::string, std::string>>& grads) {
-    const Expr x = Expr::x(), y = Expr::y();
-    auto num = [](double v) { return Expr::num(v); };
-    auto bin = [](K k, Expr a, Expr b) { return Expr::binary(k, std::move(a), std::move(b)); };
-    if (u.rule == Update::Rule::Sgd) {
-      for (const auto& [w, g] : grads) {
-        const Labels ls = labelsFor(shapeOf(w).size());
-        const std::string next = reserve(derivedName(w + "_next", "the updated " + quoted(w)));
-        out_.outputs.push_back(addNode(next, {{w, ls}, {g, ls}}, ls, bin(K::Sub, x, bin(K::Mul, num(u.learningRate), y)),
-                                       Reduce::Sum, sizesOf(w), true));
-      }
-      return;
-    }
     if (grads.empty()) return;
-    // The step's two scalars, shared by every parameter: lr / (1 - beta1^step) and
-    // sqrt(1 - beta2^step), computed once per step as torch does.
-    const std::string step = reserve("step");
-    out_.inputs.push_back({step, {}, {}});
-    auto oneMinusPow = [&](double beta) { return bin(K::Sub, num(1), Expr::call(ScalarFunction::Pow, {num(beta), x})); };
-    const std::string stepSize = addNode("adamw_step_size", {{step, {}}}, {}, bin(K::Div, num(u.learningRate), oneMinusPow(u.beta1)),
-                                         Reduce::Sum, {});
-    const std::string correction2 = addNode("adamw_correction2", {{step, {}}}, {},
-                                            Expr::call(ScalarFunction::Sqrt, {oneMinusPow(u.beta2)}), Reduce::Sum, {});
+    const UpdateRecipe recipe = updateRecipe(u);
+    std::map<std::string, std::string> shared;  // the step's names in the recipe -> in the graph
+    for (const auto& in : recipe.scalarInputs) {
+      shared[in] = reserve(in);
+      out_.inputs.push_back({in, {}, {}});
+    }
+    for (const auto& n : recipe.scalarNodes) {
+      std::vector<Term> operands;
+      for (const auto& op : n.operands) operands.push_back({shared.at(op.name), {}});
+      shared[n.name] = addNode(n.name, operands, {}, n.join, Reduce::Sum, {});
+    }
     for (const auto& [w, g] : grads) {
       const Labels ls = labelsFor(shapeOf(w).size());
       const auto sizes = sizesOf(w);
-      const std::string m = reserve(derivedName(w + "_m", "the first moment of " + quoted(w)));
-      const std::string v = reserve(derivedName(w + "_v", "the second moment of " + quoted(w)));
-      out_.inputs.push_back({m, shapeOf(w), {}});
-      out_.inputs.push_back({v, shapeOf(w), {}});
-      const std::string mNext = reserve(derivedName(m + "_next", "the updated first moment of " + quoted(w)));
-      const std::string vNext = reserve(derivedName(v + "_next", "the updated second moment of " + quoted(w)));
-      const std::string next = reserve(derivedName(w + "_next", "the updated " + quoted(w)));
-      addNode(mNext, {{m, ls}, {g, ls}}, ls, bin(K::Add, bin(K::Mul, num(u.beta1), x), bin(K::Mul, num(1 - u.beta1), y)),
-              Reduce::Sum, sizes, true);
-      addNode(vNext, {{v, ls}, {g, ls}}, ls,
-              bin(K::Add, bin(K::Mul, num(u.beta2), x), bin(K::Mul, num(1 - u.beta2), bin(K::Mul, y, y))), Reduce::Sum, sizes,
-              true);
-      const std::string denom = addNode("adamw_denom_" + w, {{vNext, ls}, {correction2, {}}}, ls,
-                                        bin(K::Add, bin(K::Div, Expr::call(ScalarFunction::Sqrt, {x}), y), num(u.eps)),
-                                        Reduce::Sum, sizes);
-      const std::string scaled = addNode("adamw_scaled_" + w, {{mNext, ls}, {stepSize, {}}}, ls, bin(K::Mul, y, x),
-                                         Reduce::Sum, sizes);
-      const std::string delta = addNode("adamw_delta_" + w, {{scaled, ls}, {denom, ls}}, ls, bin(K::Div, x, y), Reduce::Sum,
-                                        sizes);
-      addNode(next, {{w, ls}, {delta, ls}}, ls, bin(K::Sub, bin(K::Mul, x, num(1 - u.learningRate * u.weightDecay)), y),
-              Reduce::Sum, sizes, true);
-      out_.outputs.insert(out_.outputs.end(), {next, mNext, vNext});
+      std::map<std::string, std::string> names = shared;  // the recipe's names, with w and g put in
+      names[w] = w;
+      names[g] = g;
+      auto visible = [&](const std::string& pattern) {
+        const std::string wanted = updateName(pattern, w, g);
+        return names[wanted] = reserve(derivedName(wanted, "the update's " + quoted(wanted)));
+      };
+      for (const auto& pattern : recipe.stateInputs) out_.inputs.push_back({visible(pattern), shapeOf(w), {}});
+      for (const auto& n : recipe.tensorNodes) {
+        std::vector<Term> operands;
+        for (const auto& op : n.operands)
+          operands.push_back({names.at(updateName(op.name, w, g)), op.scalar ? Labels{} : ls});
+        const std::string name = updateName(n.name, w, g);
+        names[name] = n.visible ? addNode(visible(n.name), operands, ls, n.join, Reduce::Sum, sizes, true)
+                                : addNode(name, operands, ls, n.join, Reduce::Sum, sizes);
+      }
+      for (const auto& pattern : recipe.outputs) out_.outputs.push_back(names.at(updateName(pattern, w, g)));
     }
   }
 

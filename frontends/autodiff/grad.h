@@ -21,30 +21,15 @@
 #include <string>
 #include <vector>
 
+#include "frontends/autodiff/update.h"
 #include "planner/graph/graph.h"
 
 namespace eindecomp::autodiff {
 
-// The update a training step applies to each --wrt input X after its gradient g = grad_X.
-//   sgd:   X_next = X - lr * g
-//   adamw: torch.optim.AdamW's step, with its state as graph inputs X_m, X_v (X's shape)
-//          and the scalar input `step` (this step's number, from 1):
-//            X_m_next = beta1 * X_m + (1 - beta1) * g
-//            X_v_next = beta2 * X_v + (1 - beta2) * g * g
-//            X_next   = X * (1 - lr * weightDecay)
-//                       - (lr / (1 - beta1^step)) * X_m_next / (sqrt(X_v_next) / sqrt(1 - beta2^step) + eps)
-//          (decoupled weight decay and bias correction as torch computes them).
-struct Update {
-  enum class Rule { Sgd, AdamW };
-  Rule rule = Rule::Sgd;
-  double learningRate = 0.01;
-  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weightDecay = 0.01;  // adamw's; torch's defaults
-};
-
 struct GradRequest {
   std::string loss;              // a node of the graph
   std::vector<std::string> wrt;  // graph inputs; empty: every input
-  std::optional<Update> update;  // also X_next (and the optimizer's state) for each --wrt input
+  std::optional<Update> update;  // also X_next (and the optimizer's state) for each --wrt input (update.h)
 };
 
 struct GradResult {

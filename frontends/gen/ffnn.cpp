@@ -1,20 +1,59 @@
 #include "frontends/gen/ffnn.h"
 
+#include "frontends/autodiff/update.h"
 #include "frontends/gen/graph_builder.h"
 #include "planner/graph/units.h"
 
 namespace eindecomp::gen {
 
+namespace {
+
+std::string joined(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? separator : "") + parts[i];
+  return out;
+}
+
+// The nodes of `recipe` (autodiff/update.h) for the weight `w` over `labels` (spaced) with
+// gradient `g`; the step's scalar inputs and nodes with the first weight.
+void appendUpdate(GraphBuilder& b, const autodiff::UpdateRecipe& recipe, bool first, const std::string& w,
+                  const std::string& g, const std::string& labels) {
+  auto operandText = [&](const autodiff::UpdateOperand& op) { return op.scalar ? std::string() : labels; };
+  if (first) {
+    for (const auto& in : recipe.scalarInputs) b.input(in, "");
+    for (const auto& n : recipe.scalarNodes) {
+      std::vector<std::string> inputs, operands;
+      for (const auto& op : n.operands) inputs.push_back(op.name), operands.push_back("");
+      b.node(n.name, joined(operands, ", ") + " -> ", inputs, toString(n.join));
+    }
+  }
+  for (const auto& in : recipe.stateInputs) b.input(autodiff::updateName(in, w, g), labels);
+  for (const auto& n : recipe.tensorNodes) {
+    std::vector<std::string> inputs, operands;
+    for (const auto& op : n.operands) {
+      inputs.push_back(autodiff::updateName(op.name, w, g));
+      operands.push_back(operandText(op));
+    }
+    b.node(autodiff::updateName(n.name, w, g), joined(operands, ", ") + " -> " + labels, inputs, toString(n.join));
+  }
+  for (const auto& out : recipe.outputs) b.output(autodiff::updateName(out, w, g));
+}
+
+}  // namespace
+
 Graph makeFfnn(const FfnnOptions& opts) {
   requireExtent("--batch", opts.batch);
   requireExtent("--features", opts.features);
   requireExtent("--classes", opts.classes);
-  // 6 nodes per hidden layer and 9 more (docs/workloads.md).
-  requireAtMost("--hidden", static_cast<int64_t>(opts.hidden.size()), (kMaxGeneratedNodes - 9) / 6,
+  // 6 nodes per hidden layer and 9 more (docs/workloads.md); AdamW's update is 5 nodes a
+  // weight, not 1, and 2 for the step.
+  const bool adamw = opts.optimizer == "adamw";
+  requireAtMost("--hidden", static_cast<int64_t>(opts.hidden.size()), (kMaxGeneratedNodes - (adamw ? 15 : 9)) / (adamw ? 10 : 6),
                 "the number of hidden layers is bounded, as a generated graph has at most 100,000 nodes");
   for (int64_t h : opts.hidden) requireExtent("--hidden", h);
   if (opts.loss != "xent" && opts.loss != "squared") badOption("--loss", "must be 'xent' or 'squared', got '" + opts.loss + "'");
   if (!(opts.learningRate > 0)) badOption("--lr", "must be positive");
+  if (opts.optimizer != "sgd" && opts.optimizer != "adamw") badOption("--optimizer", "must be 'sgd' or 'adamw'");
 
   GraphBuilder b(graphName(opts.common, "ffnn"), opts.common.dtype);
   const std::size_t layers = opts.hidden.size() + 1;  // weight matrices
@@ -76,8 +115,16 @@ Graph makeFfnn(const FfnnOptions& opts) {
     grad = dZ;
   }
 
-  // SGD update.
   b.output("loss");
+  if (opts.optimizer == "adamw") {
+    autodiff::Update adamw;
+    adamw.rule = autodiff::Update::Rule::AdamW;
+    adamw.learningRate = opts.learningRate;
+    for (std::size_t l = 0; l < layers; ++l) appendUpdate(b, autodiff::updateRecipe(adamw), l == 0, weight(l), "d" + weight(l),
+                                                          width[l] + " " + width[l + 1]);
+    return b.build();
+  }
+  // SGD update (the paper's; its outputs are named W_new).
   const std::string update = "x - " + numberText(opts.learningRate) + " * y";
   for (std::size_t l = 0; l < layers; ++l) {
     const std::string labels = width[l] + " " + width[l + 1];

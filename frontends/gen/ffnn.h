@@ -26,6 +26,10 @@ struct FfnnOptions {
   int64_t classes = 14588;  // AmazonCat-14K
   std::string loss = "xent";  // xent | squared
   double learningRate = 0.01;
+  // sgd: W_new = W - lr * dW (the paper's); adamw: torch.optim.AdamW's step with its
+  // defaults (frontends/autodiff/update.h): inputs W_m, W_v per weight and `step`, outputs
+  // W_next, W_m_next, W_v_next.
+  std::string optimizer = "sgd";
 };
 
 Graph makeFfnn(const FfnnOptions& opts);

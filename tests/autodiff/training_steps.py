@@ -32,6 +32,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import graph_torch  # noqa: E402
 
+FFNN = ["--batch", "8", "--features", "12", "--hidden", "10,6", "--classes", "5"]
 LLAMA = ["--layers", "2", "--dim", "32", "--heads", "2", "--ffn", "48", "--vocab", "40", "--seq", "8", "--batch", "2"]
 
 
@@ -88,8 +89,7 @@ def llama_against_torch(a, work):
 
 def ffnn_hand_backward(a, work):
     graph = work / "ffnn.yaml"
-    run([a.einplan, "gen", "ffnn", "--batch", "8", "--features", "12", "--hidden", "10,6", "--classes", "5", "--lr", "0.1",
-         "--dtype", "f64", "-o", graph], "gen ffnn")
+    run([a.einplan, "gen", "ffnn", *FFNN, "--lr", "0.1", "--dtype", "f64", "-o", graph], "gen ffnn")
     g = yaml.safe_load(graph.read_text())
     names = [n["name"] for n in g["nodes"]]
     forward = g["nodes"][:names.index("dL")]
@@ -224,6 +224,19 @@ def ffnn_adamw(a, work, fwd_path, weights, ins):
         sys.exit(f"FAILED: ffnn AdamW (f64): max rel err {worst_w:.3g} in the weights, {worst_state:.3g} in the state")
     print(f"ffnn AdamW (f64, einplan grad --update adamw): 3 steps equal torch.optim.AdamW's "
           f"(max rel err {worst_w:.2g} in the weights, {worst_state:.2g} in m and v)")
+    # gen ffnn --optimizer adamw (its hand-written backward, the same update recipe) gives
+    # the third step's outputs from the third step's inputs.
+    generated = work / "ffnn_gen_adamw.yaml"
+    run([a.einplan, "gen", "ffnn", *FFNN, "--optimizer", "adamw", "--lr", "1e-3", "--dtype", "f64", "-o", generated],
+        "gen ffnn --optimizer adamw")
+    out = work / "ffnn_gen_adamw_out"
+    run([a.einplan, "eval", generated, "--inputs", work / "ffnn_adamw_in3", "--outputs", out], "eval gen ffnn --optimizer adamw")
+    for w in weights:
+        for name in (f"{w}_next", f"{w}_m_next", f"{w}_v_next"):
+            want, got = np.load(work / "ffnn_adamw_out3" / f"{name}.npy"), np.load(out / f"{name}.npy")
+            if np.abs(got - want).max() > 1e-12 * max(np.abs(want).max(), 1e-30):
+                sys.exit(f"FAILED: gen ffnn --optimizer adamw: {name} differs from einplan grad --update adamw's")
+    print("gen ffnn --optimizer adamw: the same step as einplan grad --update adamw of its forward pass")
 
 
 def adamw_program_inputs(graph, values, folder):
