@@ -36,6 +36,7 @@ import yaml
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
 import sanitizer_flake  # noqa: E402
+from emitted_build import make_command  # noqa: E402
 
 # Against einplan eval (double arithmetic, each node's result rounded once to the dtype):
 # the programs round at the same places, but from f32 sums taken in another order, so an
@@ -220,7 +221,7 @@ def main():
         require(p.returncode == 0, f"einplan plan -p {ranks}", p)
         p = run([a.eincodegen, a.graph, "--plan", plan, "-o", project], env=env)
         require(p.returncode == 0, f"eincodegen for p={ranks}", p)
-        p = run(["make", "-C", project, "JOBS=1"], env=env)
+        p = run(make_command(project, "JOBS=1"), env=env)
         require(p.returncode == 0, f"make for p={ranks}", p)
         programs = [f for f in project.iterdir() if f.is_file() and os.access(f, os.X_OK) and f.suffix == ""]
         require(len(programs) == 1, f"one program in {project}: {programs}")

@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
+from emitted_build import make_command  # noqa: E402
 from model_checks import close, run  # noqa: E402
 
 V, D, H, S, B = 64, 32, 4, 8, 2
@@ -68,7 +69,7 @@ def program(eincodegen, graph, weights, p, base, name):
     bytes and peaks were the plan's."""
     prog = base + ".prog"
     run([eincodegen, graph, "-p", p, "-o", prog, "--force"])
-    run(["make", "-C", prog, "-j2"], env=ENV)
+    run(make_command(prog, "-j2"), env=ENV)
     out, report = base + f".out{p}", base + f".report{p}.json"
     run(["mpirun", "--oversubscribe", "-np", p, os.path.join(prog, name), "--inputs", weights, "--outputs", out, "--check",
          "--iters", 1, "--report", report], env=ENV, timeout=300)

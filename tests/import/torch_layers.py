@@ -25,6 +25,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
+from emitted_build import make_command  # noqa: E402
 from model_checks import close, run  # noqa: E402
 
 B, S, M, D, H, F = 2, 8, 6, 32, 4, 64
@@ -146,7 +147,7 @@ def main():
             for p in (2, 3, 4):
                 prog = base + ".prog"
                 run([eincodegen, base + ".yaml", "-p", p, "-o", prog, "--force"])
-                run(["make", "-C", prog, "-j2"], env=ENV)
+                run(make_command(prog, "-j2"), env=ENV)
                 out, report = base + f".out{p}", base + f".report{p}.json"
                 run(["mpirun", "--oversubscribe", "-np", p, os.path.join(prog, "torch_jit"), "--inputs", base + ".weights",
                      "--outputs", out, "--check", "--iters", 1, "--report", report], env=ENV, timeout=300)

@@ -23,6 +23,9 @@ import tempfile
 import numpy as np
 import torch
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from emitted_build import make_command  # noqa: E402
+
 B, S, D, H, F = 2, 16, 64, 4, 128
 
 
@@ -164,7 +167,7 @@ def main():
                 # recompiles only what the plan changed.
                 prog = os.path.join(work, f"{name}.prog")
                 run([args.eincodegen, graph, "-p", str(p), "-o", prog, "--force"])
-                run(["make", "-C", prog, "-j2"], env=env)
+                run(make_command(prog, "-j2"), env=env)
                 exe = os.path.join(prog, "torch_jit")
                 outp = os.path.join(work, f"{name}.out{p}")
                 run(["mpirun", "--oversubscribe", "-np", str(p), exe, "--inputs", weights, "--outputs", outp, "--check"],
