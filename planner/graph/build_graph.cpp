@@ -22,11 +22,21 @@ namespace {
 
 std::string atLine(const SourceLoc& loc) { return loc.line > 0 ? " at line " + std::to_string(loc.line) : ""; }
 
-// Where a label got its size first within a node, for the message when another place disagrees.
+// Where a label got its size first within a node, for the message when another place
+// disagrees: dimension `dimension` of operand `operand` (tensor `tensor`), or the node's
+// or graph's 'sizes' (tensor null). The text is made only for a message (every node of a
+// 300,000-node graph has its labels' origins).
 struct LabelOrigin {
   int64_t size;
-  std::string place;
+  const std::string* tensor = nullptr;
+  std::size_t operand = 0, dimension = 0;
   SourceLoc loc;
+
+  std::string place() const {
+    if (!tensor) return "'sizes'";
+    return "dimension " + std::to_string(dimension + 1) + " of " + quoted(*tensor) + " (operand " +
+           std::to_string(operand + 1) + ")";
+  }
 };
 
 class GraphBuilder {
@@ -317,14 +327,12 @@ class GraphBuilder {
                                                   quoted(tensor) + " has rank " + std::to_string(shape.size()) +
                                                   multiCharacterLabelNote(spec)});
         for (std::size_t d = 0; d < labels.size(); ++d) {
-          const std::string place = "dimension " + std::to_string(d + 1) + " of " + quoted(tensor) +
-                                    " (operand " + std::to_string(k + 1) + ")";
-          const SourceLoc loc = locInText(dn.einsum, spec.operandOffsets[k][d]);
-          auto [it, added] = origins.emplace(labels[d], LabelOrigin{shape[d], place, loc});
+          const LabelOrigin here{shape[d], &tensor, k, d, locInText(dn.einsum, spec.operandOffsets[k][d])};
+          auto [it, added] = origins.emplace(labels[d], here);
           if (!added && it->second.size != shape[d])
-            throw InputError({loc, owner + ": label " + quoted(labels[d]) + " has size " + std::to_string(shape[d]) +
-                                       " in " + place + " but size " + std::to_string(it->second.size) + " in " +
-                                       it->second.place + "; within one node a label has one size everywhere it appears"});
+            throw InputError({here.loc, owner + ": label " + quoted(labels[d]) + " has size " + std::to_string(shape[d]) +
+                                            " in " + here.place() + " but size " + std::to_string(it->second.size) + " in " +
+                                            it->second.place() + "; within one node a label has one size everywhere it appears"});
         }
       }
       std::map<Label, const DocSize*> nodeSizes;
@@ -338,7 +346,7 @@ class GraphBuilder {
         if (known != origins.end() && known->second.size != s.size.value)
           throw InputError({s.size.loc, owner + ": 'sizes' gives label " + quoted(s.label.text) + " size " +
                                             std::to_string(s.size.value) + " but it has size " +
-                                            std::to_string(known->second.size) + " in " + known->second.place});
+                                            std::to_string(known->second.size) + " in " + known->second.place()});
         nodeSizes.emplace(s.label.text, &s);
       }
       for (std::size_t d = 0; d < spec.output.size(); ++d) {
@@ -352,7 +360,7 @@ class GraphBuilder {
                             owner + ": output label " + quoted(l) +
                                 " is in no operand, so it is a broadcast and needs its size in the node's 'sizes' "
                                 "or the graph's (for example sizes: {" + l + ": 16})" + multiCharacterLabelNote(spec)});
-        origins.emplace(l, LabelOrigin{given->size.value, "'sizes'", given->size.loc});
+        origins.emplace(l, LabelOrigin{given->size.value, nullptr, 0, 0, given->size.loc});
       }
       Node& node = graph_.nodes[pos];
       for (const auto& l : iterationLabels(node)) node.labelSizes[l] = origins.at(l).size;

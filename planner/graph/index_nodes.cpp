@@ -1,6 +1,9 @@
 #include "planner/graph/index_nodes.h"
 
 #include <algorithm>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
 
 #include "planner/graph/excerpt.h"
 #include "planner/graph/graph_index.h"
@@ -82,16 +85,26 @@ int64_t indexRange(const Graph& g, const std::string& ids) {
 bool isIndexJoinName(const std::string& join) { return join == "gather" || join == "scatter"; }
 
 void resolveIndexNodes(Graph& g, const IndexNodeLocations& where) {
-  const GraphIndex index(g);
+  // Most graphs have neither ids nor index nodes: nothing here may cost them a pass
+  // that allocates per node (a 300,000-node gradient graph is built in seconds).
+  std::unordered_map<std::string_view, const InputTensor*> ids;
+  for (const auto& in : g.inputs)
+    if (in.indexType) ids.emplace(in.name, &in);
+  std::optional<GraphIndex> index;  // built at the first index node
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
-    if (isIndexJoinName(n.joinName)) checkIndexNode(n, where.join[i], where.operands[i], index);
+    if (isIndexJoinName(n.joinName)) {
+      if (!index) index.emplace(g);
+      checkIndexNode(n, where.join[i], where.operands[i], *index);
+    }
+    if (ids.empty()) continue;
     for (std::size_t k = isIndexNode(n) ? 1 : 0; k < n.inputs.size(); ++k) {
-      const InputTensor* in = index.findInput(n.inputs[k]);
-      if (in && in->indexType)
-        throw InputError({where.operands[i][k], "node " + quoted(n.name) + " reads " + quoted(in->name) + ", which holds ids " +
-                                                    "(dtype " + dtypeName(*in->indexType) + "); ids are read only as the " +
-                                                    "first operand of a gather or scatter node"});
+      const auto it = ids.find(n.inputs[k]);
+      if (it == ids.end()) continue;
+      const InputTensor* in = it->second;
+      throw InputError({where.operands[i][k], "node " + quoted(n.name) + " reads " + quoted(in->name) + ", which holds ids " +
+                                                  "(dtype " + dtypeName(*in->indexType) + "); ids are read only as the " +
+                                                  "first operand of a gather or scatter node"});
     }
   }
 }
