@@ -45,10 +45,17 @@ Graph makeFfnn(const FfnnOptions& opts) {
   requireExtent("--batch", opts.batch);
   requireExtent("--features", opts.features);
   requireExtent("--classes", opts.classes);
-  // 6 nodes per hidden layer and 9 more (docs/workloads.md); AdamW's update is 5 nodes a
-  // weight, not 1, and 2 for the step.
+  // 6 nodes per hidden layer and 9 more (docs/workloads.md) with SGD's one update node a
+  // weight; AdamW's recipe has more a weight, and its step's scalars.
   const bool adamw = opts.optimizer == "adamw";
-  requireAtMost("--hidden", static_cast<int64_t>(opts.hidden.size()), (kMaxGeneratedNodes - (adamw ? 15 : 9)) / (adamw ? 10 : 6),
+  autodiff::Update adamwUpdate;
+  adamwUpdate.rule = autodiff::Update::Rule::AdamW;
+  adamwUpdate.learningRate = opts.learningRate;
+  const autodiff::UpdateRecipe recipe = autodiff::updateRecipe(adamwUpdate);
+  const int64_t extraPerWeight = adamw ? static_cast<int64_t>(recipe.tensorNodes.size()) - 1 : 0;
+  const int64_t extraOnce = extraPerWeight + (adamw ? static_cast<int64_t>(recipe.scalarNodes.size()) : 0);
+  requireAtMost("--hidden", static_cast<int64_t>(opts.hidden.size()),
+                (kMaxGeneratedNodes - 9 - extraOnce) / (6 + extraPerWeight),
                 "the number of hidden layers is bounded, as a generated graph has at most 100,000 nodes");
   for (int64_t h : opts.hidden) requireExtent("--hidden", h);
   if (opts.loss != "xent" && opts.loss != "squared") badOption("--loss", "must be 'xent' or 'squared', got '" + opts.loss + "'");
@@ -116,12 +123,9 @@ Graph makeFfnn(const FfnnOptions& opts) {
   }
 
   b.output("loss");
-  if (opts.optimizer == "adamw") {
-    autodiff::Update adamw;
-    adamw.rule = autodiff::Update::Rule::AdamW;
-    adamw.learningRate = opts.learningRate;
-    for (std::size_t l = 0; l < layers; ++l) appendUpdate(b, autodiff::updateRecipe(adamw), l == 0, weight(l), "d" + weight(l),
-                                                          width[l] + " " + width[l + 1]);
+  if (adamw) {
+    for (std::size_t l = 0; l < layers; ++l)
+      appendUpdate(b, recipe, l == 0, weight(l), "d" + weight(l), width[l] + " " + width[l + 1]);
     return b.build();
   }
   // SGD update (the paper's; its outputs are named W_new).

@@ -21,9 +21,10 @@ constexpr int64_t kFinalNodes = 5;
 // 31 more, counted on generated graphs; the bound below keeps a margin.
 constexpr int64_t kTrainNodesPerLayer = 120;
 constexpr int64_t kTrainFinalNodes = 40;
-// AdamW's update is 5 nodes for each of a layer's 9 weights, not SGD's 1 (and 2 scalars).
-constexpr int64_t kAdamwExtraPerLayer = 36;
-constexpr int64_t kAdamwExtraFinal = 12;
+// Trained weights: 9 a layer, 2 after the last (norm, output). An update other than SGD's
+// one node a weight adds what its recipe (frontends/autodiff/update.h) has beyond that.
+constexpr int64_t kWeightsPerLayer = 9;
+constexpr int64_t kFinalWeights = 2;
 
 struct LlamaSizes {
   int64_t dim, layers, heads, ffn, vocab;
@@ -58,6 +59,14 @@ std::string rope(GraphBuilder& b, const std::string& x, char pos) {
   return x + "_rope";
 }
 
+// --train's update: --optimizer's rule with --lr (torch's defaults otherwise).
+autodiff::Update trainingUpdate(const LlamaOptions& opts) {
+  autodiff::Update update;
+  update.learningRate = opts.learningRate;
+  if (opts.optimizer == "adamw") update.rule = autodiff::Update::Rule::AdamW;
+  return update;
+}
+
 }  // namespace
 
 Graph makeLlama(const LlamaOptions& opts) {
@@ -69,9 +78,13 @@ Graph makeLlama(const LlamaOptions& opts) {
   if (opts.vocab) z.vocab = *opts.vocab;
   requirePositive("--layers", z.layers);
   if (!opts.train && opts.optimizer != "sgd") badOption("--optimizer", "is the update of --train; add --train");
-  const bool adamw = opts.train && opts.optimizer == "adamw";
-  const int64_t perLayer = opts.train ? kTrainNodesPerLayer + (adamw ? kAdamwExtraPerLayer : 0) : kNodesPerLayer;
-  const int64_t finalNodes = opts.train ? kTrainFinalNodes + (adamw ? kAdamwExtraFinal : 0) : kFinalNodes;
+  const autodiff::Update update = trainingUpdate(opts);
+  const autodiff::UpdateRecipe recipe = autodiff::updateRecipe(update);
+  const auto extraPerWeight = static_cast<int64_t>(recipe.tensorNodes.size()) - 1;  // beyond SGD's node
+  const int64_t perLayer = opts.train ? kTrainNodesPerLayer + kWeightsPerLayer * extraPerWeight : kNodesPerLayer;
+  const int64_t finalNodes =
+      opts.train ? kTrainFinalNodes + kFinalWeights * extraPerWeight + static_cast<int64_t>(recipe.scalarNodes.size())
+                 : kFinalNodes;
   requireAtMost("--layers", z.layers, (kMaxGeneratedNodes - finalNodes) / perLayer,
                 "a generated graph has at most 100,000 nodes and a layer takes " + std::to_string(perLayer) +
                     (opts.train ? " with --train" : ""));
@@ -168,9 +181,6 @@ Graph makeLlama(const LlamaOptions& opts) {
   for (const auto& in : forward.inputs)
     if (in.name == "norm" || in.name == "output" || (in.name.size() > 1 && in.name[0] == 'L' && std::isdigit(static_cast<unsigned char>(in.name[1]))))
       request.wrt.push_back(in.name);
-  autodiff::Update update;
-  update.learningRate = opts.learningRate;
-  if (opts.optimizer == "adamw") update.rule = autodiff::Update::Rule::AdamW;
   request.update = update;
   return autodiff::differentiate(forward, request).graph;
 }
