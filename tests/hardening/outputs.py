@@ -120,9 +120,15 @@ def main():
     p = run(["mpirun", "--oversubscribe", "-np", 2, program, "--report", "/dev/null"], env=env)
     check(p.returncode == 0 and stat.S_ISCHR(os.lstat("/dev/null").st_mode), "a program's --report /dev/null stays a device", p)
     # Two programs into one --outputs folder at once: both finish, the files are whole.
+    # Each mpirun gets its own session folder: Open MPI's mkdir of a shared one races between
+    # two launchers started together ("File exists"), a fault of the launcher, not of the program.
     shared = work / "shared"
+    def own_session(k):
+        folder = work / f"ompi-session-{k}"
+        folder.mkdir(exist_ok=True)
+        return {**env, "OMPI_MCA_orte_tmpdir_base": str(folder)}
     procs = [subprocess.Popen(["mpirun", "--oversubscribe", "-np", "2", str(program), "--outputs", str(shared), "--seed", str(s)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) for s in (1, 2)]
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=own_session(s)) for s in (1, 2)]
     results = [q.communicate() for q in procs]
     codes = [q.returncode for q in procs]
     staged = [f.name for f in shared.iterdir() if f.name.startswith(".einrt-staging-")] if shared.is_dir() else ["(no folder)"]
