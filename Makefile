@@ -8,7 +8,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # libblas-dev: Debian's reference BLAS (300 kB), which codegen_portable_blas builds an
 # emitted program against instead of OpenBLAS. libonnx-dev + libprotobuf-dev: einplan
 # import; python3-onnx, libonnx-testdata (ONNX's node tests) and python3-torch (models
-# exported with torch.onnx.export, and torch as the oracle): its tests. libdnnl-dev
+# exported with torch.onnx.export, and torch as the oracle) and python3-torchvision
+# (its VisionTransformer and resnet18 as written): its tests. libdnnl-dev
 # (oneDNN): the bf16/f16 GEMMs of CPU programs (einrt::dnnl; optional for the programs).
 # libxsmm-dev (LIBXSMM): the JIT small-GEMM primitive of the programs' small and skinny
 # contractions (einrt::xsmm; optional); libsleef-dev (SLEEF): the vector exp/log/tanh/erf
@@ -16,7 +17,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_PACKAGES := cmake g++ make pkg-config libcli11-dev nlohmann-json3-dev libyaml-cpp-dev \
   libopenmpi-dev openmpi-bin libopenblas-dev doctest-dev python3-numpy python3-yaml \
   libctemplate-dev libscalapack-openmpi-dev libssl-dev clang libclang-rt-14-dev \
-  libblas-dev libonnx-dev libprotobuf-dev python3-onnx libonnx-testdata python3-torch libdnnl-dev \
+  libblas-dev libonnx-dev libprotobuf-dev python3-onnx libonnx-testdata python3-torch python3-torchvision libdnnl-dev \
   libxsmm-dev libsleef-dev
 
 export OMPI_ALLOW_RUN_AS_ROOT := 1

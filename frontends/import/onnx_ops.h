@@ -85,6 +85,12 @@ const std::map<std::string, OpTranslation>& constantOperatorTable();
 void addMathOperators(std::map<std::string, OpTranslation>& table);
 void addReduceOperators(std::map<std::string, OpTranslation>& table);
 void addShapeOperators(std::map<std::string, OpTranslation>& table);
+// Convolutions and pooling whose windows tile the image (onnx_ops_window.cpp).
+void addWindowOperators(std::map<std::string, OpTranslation>& table);
+// Why a Conv/MaxPool/AveragePool node's window cannot be imported (overlapping or padded
+// windows), read from its attributes and its weight's shape (empty when not known), or
+// nothing when it can; the importer lists such nodes with the unmapped operators.
+std::optional<std::string> windowRefusal(const onnx::NodeProto& node, const std::vector<int64_t>& weightShape);
 
 // Helpers the parts share.
 std::string numberText(double v);  // a number the expression parser reads back

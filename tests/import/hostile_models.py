@@ -193,13 +193,14 @@ def op_model(op, node_name, inputs, attrs=None, domain=None, out_shape=(1, 1, 2,
 
 
 def several_unmapped(folder):
-    """Two Convs, a MaxPool and a Trilu of a computed tensor: all named in one refusal."""
-    k = numpy_helper.from_array(np.ones((1, 1, 1, 1), np.float32), "k")
-    nodes = [helper.make_node("Conv", ["x", "k"], ["c1"], name="conv_a"),
-             helper.make_node("Conv", ["c1", "k"], ["c2"], name="conv_b"),
-             helper.make_node("MaxPool", ["c2"], ["p"], name="pool", kernel_shape=[1, 1]),
+    """Two padded Convs, an overlapping MaxPool and a Trilu of a computed tensor: all named in
+    one refusal (windows that tile the image would import)."""
+    k = numpy_helper.from_array(np.ones((1, 1, 3, 3), np.float32), "k")
+    nodes = [helper.make_node("Conv", ["x", "k"], ["c1"], name="conv_a", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             helper.make_node("Conv", ["c1", "k"], ["c2"], name="conv_b", pads=[1, 1, 1, 1]),
+             helper.make_node("MaxPool", ["c2"], ["p"], name="pool", kernel_shape=[2, 2]),
              helper.make_node("Trilu", ["p"], ["y"], name="tri")]
-    return save(model(nodes, [vi("x", [1, 1, 2, 2])], [vi("y", [1, 1, 2, 2])], [k]), folder)
+    return save(model(nodes, [vi("x", [1, 1, 4, 4])], [vi("y", [1, 1, 3, 3])], [k]), folder)
 
 
 def lstm(folder):
@@ -388,7 +389,8 @@ CASES = [
      ["--weights", "weights dir"], ("refuse", ["Conv", "conv_layer_7"])),
     ("LSTM", lstm, [], ("refuse", ["LSTM", "lstm_layer_0"])),
     ("several unmapped operators, listed at once", several_unmapped, [],
-     ("refuse", ["3 operator types", "'Conv' (2 nodes, the first node 'conv_a'", "'MaxPool' (1 node", "'Trilu'"])),
+     ("refuse", ["3 operator types", "'Conv with overlapping or padded windows' (2 nodes, the first node 'conv_a'",
+                 "'MaxPool with overlapping or padded windows' (1 node", "'Trilu'"])),
     ("operator of another domain", foreign_domain, [], ("refuse", ["FusedMatMul"])),
     ("integer model input used as data", integer_input, [], ("refuse", ["'i'", "INT64"])),
     ("symbolic dimension without --dim", symbolic, [], ("refuse", ["batch_size", "--dim"])),
