@@ -96,6 +96,20 @@ class ImportGraph {
   View select(const View& v, int64_t axis, const std::vector<int64_t>& indices, int64_t outSize, int64_t offset,
               const std::string& hint);
 
+  // A window along one dimension: output position y reads input s*y + d*i - padBefore for
+  // offsets i < kernel; places outside the input are padding, read as -0 when `padding`
+  // is Sum (a convolution's zeros) and -inf when it is Max (max pooling ignores them).
+  struct UnfoldWindow {
+    int64_t outSize, kernel, stride, dilation, padBefore;
+    Reduce padding = Reduce::Sum;
+  };
+  // Dimension `axis` of size n replaced by (y, i) of sizes (outSize, kernel), as an einsum
+  // with a constant 0/1 tensor S[h, y, i] (1 where h = s*y + d*i - padBefore): exact for
+  // every value, at n x outSize x kernel multiply-adds per row where a halo exchange would
+  // copy kernel/stride rows — the stand-in for windowed labels with halos (not built yet)
+  // that lets overlapping and padded convolutions and pooling import.
+  View unfold(const View& v, int64_t axis, const UnfoldWindow& window, const std::string& hint);
+
   // The graph: the given outputs (ONNX name, view) become nodes named after them (a copy
   // node where a view is not the plain layout of a computed tensor), unused nodes and
   // weights are dropped, names are made valid and unique. `renamed` gets every ONNX name

@@ -31,6 +31,38 @@ View ImportGraph::select(const View& v, int64_t axis, const std::vector<int64_t>
   return einsum({x, {selection, {j, k}}}, out, parseExpr("where(y, x, -0)"), Reduce::Sum, hint);
 }
 
+View ImportGraph::unfold(const View& v, int64_t axis, const UnfoldWindow& w, const std::string& hint) {
+  const std::vector<int64_t> in = shape(v);
+  const int64_t n = in[static_cast<std::size_t>(axis)];
+  HostTensor s;
+  s.kind = ElemKind::Float32;
+  s.shape = {n, w.outSize, w.kernel};
+  s.values.assign(static_cast<std::size_t>(n * w.outSize * w.kernel), 0.0);
+  for (int64_t y = 0; y < w.outSize; ++y)
+    for (int64_t i = 0; i < w.kernel; ++i) {
+      const int64_t h = y * w.stride + i * w.dilation - w.padBefore;
+      if (h >= 0 && h < n) s.values[static_cast<std::size_t>((h * w.outSize + y) * w.kernel + i)] = 1.0;
+    }
+  const View selection = addWeight(hint + "_unfold", std::move(s), false);
+  ImportGraph::Operand x{v, {}};
+  std::vector<int> out;
+  const int h = nextSymbol_++, y = nextSymbol_++, i = nextSymbol_++;
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    if (static_cast<int64_t>(d) == axis) {
+      x.symbols.push_back(h);
+      out.push_back(y);
+      out.push_back(i);
+    } else {
+      x.symbols.push_back(nextSymbol_++);
+      out.push_back(x.symbols.back());
+    }
+  }
+  // Padding reads as -0 for a sum (adds as 0) and -inf for a max (never the maximum).
+  const bool max = w.padding == Reduce::Max;
+  return einsum({x, {selection, {h, y, i}}}, out, parseExpr(max ? "where(y, x, -inf)" : "where(y, x, -0)"),
+                max ? Reduce::Max : Reduce::Sum, hint);
+}
+
 View ImportGraph::slice(const View& v, int64_t axis, int64_t start, int64_t end) {
   const View n = normalized(v);
   const auto& group = n.groups[static_cast<std::size_t>(axis)];

@@ -47,7 +47,7 @@ void refuseUnmappedOperators(const OnnxModel& model, const onnx::GraphProto& g, 
     const auto weight = node.input_size() > 1 ? initializerShapes.find(node.input(1)) : initializerShapes.end();
     if (maps && windowRefusal(node, weight == initializerShapes.end() ? std::vector<int64_t>{} : weight->second)) {
       maps = false;  // a window the EinGraph cannot express yet: listed under its own name
-      refusedType = type + " with overlapping or padded windows";
+      refusedType = type + " with a window it cannot import";
     }
     if (!maps) {
       auto [it, added] = refused.emplace(refusedType, std::make_pair(0, nodeText(node, i)));

@@ -1,16 +1,20 @@
-// Convolutions and pooling whose windows tile the image: Conv, MaxPool and AveragePool with
-// kernel = stride, no padding and no dilation (a ViT's patchify convolution, a 2x2 pool of
-// stride 2), and GlobalAveragePool / GlobalMaxPool. Such windows never overlap, so each
-// spatial dimension of size H = (H / k) x k is split by a reshape into (window, offset) —
-// a view, no data moves — and the operator is one EinSum over the offsets:
+// Convolutions and pooling: Conv (1-3-D, groups), MaxPool, AveragePool, GlobalAveragePool,
+// GlobalMaxPool and Pad. Each spatial dimension becomes a pair (window y, offset i) and the
+// operator one EinSum over the offsets:
 //   Conv:  Z[n,o,y,x] = sum_{c,i,j} X[n,c,y,i,x,j] * W[o,c,i,j]  (+ B[o])
 //   Pool:  Z[n,c,y,x] = max or mean over (i,j) of X[n,c,y,i,x,j]
-// which the planner cuts and the programs run like any EinSum. Pad (constant 0) places its
-// input into the wider tensor, as a concatenation does. Windows that overlap or pad
-// (a 3x3 convolution of stride 1) need windowed labels with halos and are refused with
-// what the node asks for; windowRefusal lets the importer name every such node up front.
+// When the windows tile the input (kernel = stride, no padding: a ViT's patchify
+// convolution, a 2x2 pool of stride 2) the pair is a reshape — a view, no data moves.
+// Otherwise (a 3x3 convolution with padding 1) each dimension is unfolded by a contraction
+// with a constant 0/1 tensor (ImportGraph::unfold): exact, padding included, but paid in
+// multiply-adds where windowed labels with halos (not built yet) would copy a few rows;
+// the plan counts that work, and the programs do it. Pad (constant 0) places its input into
+// the wider tensor, as a concatenation does. An average whose divisor varies by position
+// (count_include_pad 0 beside padding) multiplies by a constant of reciprocals.
+// windowRefusal names, before any node is translated, attributes that make no window.
 #include <algorithm>
 #include <numeric>
+#include <variant>
 
 #include "frontends/import/onnx_ops.h"
 #include "planner/graph/excerpt.h"
@@ -55,61 +59,177 @@ std::string listText(const std::vector<int64_t>& v) {
   return s;
 }
 
-// Why this window cannot be imported as a reshape and an EinSum, or nothing when it can.
-std::optional<std::string> tilingRefusal(const Window& w, const std::string& what) {
+bool anyNonZero(const std::vector<int64_t>& v) {
+  return std::any_of(v.begin(), v.end(), [](int64_t x) { return x != 0; });
+}
+
+// Whether the windows tile the input: kernel = stride, no padding, no dilation.
+bool tiles(const Window& w) {
+  const bool dilated = std::any_of(w.dilations.begin(), w.dilations.end(), [](int64_t d) { return d != 1; });
+  const bool autoPadded = w.autoPad != "NOTSET" && w.autoPad != "VALID";
+  return w.strides == w.kernel && !anyNonZero(w.pads) && !dilated && !autoPadded && !w.ceilMode;
+}
+
+// What a window asks that the import cannot give (attributes that make no window), or nothing.
+std::optional<std::string> windowProblem(const Window& w, const std::string& what) {
   const std::size_t r = w.kernel.size();
   if (r == 0) return "a " + what + " without a kernel shape";
   if (w.strides.size() != r || w.dilations.size() != r || w.pads.size() != 2 * r)
     return "a " + what + " whose strides, pads or dilations do not match its kernel's rank";
-  const bool padded = std::any_of(w.pads.begin(), w.pads.end(), [](int64_t p) { return p != 0; });
-  const bool dilated = std::any_of(w.dilations.begin(), w.dilations.end(), [](int64_t d) { return d != 1; });
-  const bool autoPadded = w.autoPad != "NOTSET" && w.autoPad != "VALID";
-  if (w.strides != w.kernel || padded || dilated || autoPadded || w.ceilMode)
-    return "a " + what + " with overlapping or padded windows (kernel " + listText(w.kernel) + ", stride " + listText(w.strides) +
-           (padded ? ", padding " + listText(w.pads) : "") + (dilated ? ", dilation " + listText(w.dilations) : "") +
-           (autoPadded ? ", auto_pad " + w.autoPad : "") + (w.ceilMode ? ", ceil_mode" : "") +
-           "): einplan import maps windows that tile the image (kernel = stride, no padding); windowed labels with halos "
-           "are not built yet";
+  const auto positive = [](const std::vector<int64_t>& v) { return std::all_of(v.begin(), v.end(), [](int64_t x) { return x > 0; }); };
+  if (!positive(w.kernel) || !positive(w.strides) || !positive(w.dilations) ||
+      std::any_of(w.pads.begin(), w.pads.end(), [](int64_t x) { return x < 0; }))
+    return "a " + what + " with a kernel, stride or dilation below 1 or a negative pad";
+  if (w.autoPad != "NOTSET" && w.autoPad != "VALID" && w.autoPad != "SAME_UPPER" && w.autoPad != "SAME_LOWER")
+    return "auto_pad " + eindecomp::quoted(w.autoPad);
   return std::nullopt;
 }
 
-// The spatial dimensions of x [N, C, D1..Dr] split into (window, offset) pairs; returns the
-// view and, per spatial dimension, the symbols (window, offset). Refuses a size the kernel
-// does not divide (the tail the operator drops would need a slice of the input).
-View tiled(OpContext& c, int input, const std::vector<int64_t>& kernel, std::vector<int>& leading,
-           std::vector<std::pair<int, int>>& spatial) {
-  const std::vector<int64_t> shape = c.shape(input);
-  if (shape.size() != kernel.size() + 2)
-    throw Unsupported("an input of rank " + std::to_string(shape.size()) + " for a kernel of rank " + std::to_string(kernel.size()));
-  std::vector<int64_t> split = {shape[0], shape[1]};
-  for (std::size_t d = 0; d < kernel.size(); ++d) {
-    if (shape[d + 2] % kernel[d] != 0)
-      throw Unsupported("spatial size " + std::to_string(shape[d + 2]) + " is not a multiple of the kernel's " +
-                        std::to_string(kernel[d]) + " (the dropped tail would be a slice of the input)");
-    split.push_back(shape[d + 2] / kernel[d]);
-    split.push_back(kernel[d]);
+// Per spatial dimension of sizes `in`, the window's output size and padding (ONNX's rules
+// for explicit pads, VALID, SAME_UPPER/LOWER and ceil_mode).
+// `padAfter`, when given, gets each dimension's padding after the input.
+std::vector<ImportGraph::UnfoldWindow> unfoldWindows(const Window& w, const std::vector<int64_t>& in, Reduce padding,
+                                                     std::vector<int64_t>* padAfter = nullptr) {
+  std::vector<ImportGraph::UnfoldWindow> out;
+  const std::size_t r = w.kernel.size();
+  for (std::size_t d = 0; d < r; ++d) {
+    const int64_t span = (w.kernel[d] - 1) * w.dilations[d] + 1, s = w.strides[d];
+    int64_t before = w.pads[d], after = w.pads[d + r], size;
+    if (w.autoPad == "SAME_UPPER" || w.autoPad == "SAME_LOWER") {
+      size = (in[d] + s - 1) / s;
+      const int64_t total = std::max<int64_t>((size - 1) * s + span - in[d], 0);
+      before = w.autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      after = total - before;
+    } else {
+      if (w.autoPad == "VALID") before = after = 0;
+      const int64_t room = in[d] + before + after - span;
+      if (room < 0)
+        throw Unsupported("a window of " + std::to_string(span) + " larger than its padded input of " +
+                          std::to_string(in[d] + before + after));
+      size = (w.ceilMode ? (room + s - 1) / s : room / s) + 1;
+      if (w.ceilMode && (size - 1) * s >= in[d] + before) --size;  // the last window starts inside
+    }
+    out.push_back({size, w.kernel[d], s, w.dilations[d], before, padding});
+    if (padAfter) padAfter->push_back(after);
   }
-  leading = {c.symbol(), c.symbol()};
+  return out;
+}
+
+// AveragePool's divisor at each output position: the window's places inside the input
+// (count_include_pad 0) or inside the padded input (1; ceil_mode's last window may reach
+// past it). As a number when every position has the whole kernel, else a weight of
+// reciprocals over the spatial output dimensions.
+std::variant<double, HostTensor> averageDivisors(const Window& w, const std::vector<int64_t>& in, bool countPad) {
+  std::vector<int64_t> after;
+  const auto windows = unfoldWindows(w, in, Reduce::Sum, &after);
+  std::vector<std::vector<double>> counts;  // per dimension, per output position
+  bool whole = true;
+  for (std::size_t d = 0; d < windows.size(); ++d) {
+    const auto& u = windows[d];
+    const int64_t lo = countPad ? -u.padBefore : 0, hi = countPad ? in[d] + after[d] : in[d];
+    std::vector<double> perPosition;
+    for (int64_t y = 0; y < u.outSize; ++y) {
+      int64_t n = 0;
+      for (int64_t i = 0; i < u.kernel; ++i) {
+        const int64_t h = y * u.stride + i * u.dilation - u.padBefore;
+        n += h >= lo && h < hi ? 1 : 0;
+      }
+      if (n == 0) throw Unsupported("an average pooling window that covers no element");
+      whole = whole && n == u.kernel;
+      perPosition.push_back(static_cast<double>(n));
+    }
+    counts.push_back(perPosition);
+  }
+  if (whole) return std::accumulate(w.kernel.begin(), w.kernel.end(), 1.0, [](double a, int64_t k) { return a * static_cast<double>(k); });
+  HostTensor t;
+  t.kind = ElemKind::Float32;
+  t.values = {1.0};
+  for (const auto& perPosition : counts) {
+    t.shape.push_back(static_cast<int64_t>(perPosition.size()));
+    std::vector<double> next;
+    for (const double v : t.values)
+      for (const double n : perPosition) next.push_back(v / n);
+    t.values = std::move(next);
+  }
+  return t;
+}
+
+// `x` [lead..., D1..Dr] with its spatial dimensions as (window, offset) pairs: a reshape
+// when the windows tile it (no data moves), else one unfold per dimension. `leading` gets
+// symbols for the dimensions before the spatial ones, `spatial` (window, offset) symbols.
+View windowed(OpContext& c, const View& x, const Window& w, Reduce padding, std::vector<int>& leading,
+              std::vector<std::pair<int, int>>& spatial) {
+  const std::vector<int64_t> shape = c.graph().shape(x);
+  const std::size_t r = w.kernel.size();
+  if (shape.size() < r + 2)
+    throw Unsupported("an input of rank " + std::to_string(shape.size()) + " for a kernel of rank " + std::to_string(r));
+  const std::size_t lead = shape.size() - r;
+  leading.clear();
+  for (std::size_t i = 0; i < lead; ++i) leading.push_back(c.symbol());
   spatial.clear();
-  for (std::size_t d = 0; d < kernel.size(); ++d) spatial.emplace_back(c.symbol(), c.symbol());
-  if (c.isConstant(input)) throw Unsupported("a window over a constant input");
-  return c.graph().reshape(c.view(input), split);
+  for (std::size_t d = 0; d < r; ++d) spatial.emplace_back(c.symbol(), c.symbol());
+  const std::vector<int64_t> in(shape.begin() + static_cast<std::ptrdiff_t>(lead), shape.end());
+  bool divides = true;
+  for (std::size_t d = 0; d < r; ++d) divides = divides && in[d] % w.kernel[d] == 0;
+  if (tiles(w) && divides) {
+    std::vector<int64_t> split(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(lead));
+    for (std::size_t d = 0; d < r; ++d) {
+      split.push_back(in[d] / w.kernel[d]);
+      split.push_back(w.kernel[d]);
+    }
+    return c.graph().reshape(x, split);
+  }
+  const auto windows = unfoldWindows(w, in, padding);
+  View v = x;
+  for (std::size_t d = r; d-- > 0;)  // the last first: earlier dimensions keep their axes
+    v = c.graph().unfold(v, static_cast<int64_t>(lead + d), windows[d], c.hint("unfold" + std::to_string(d)));
+  return v;
+}
+
+// The weight of a convolution of `groups` groups as [g, O/g, C/g, k...] (or as it is).
+View groupedWeight(OpContext& c, int64_t groups) {
+  if (groups == 1) return c.view(1);
+  std::vector<int64_t> split = c.shape(1);
+  const int64_t outs = split[0];
+  split[0] = outs / groups;
+  split.insert(split.begin(), groups);
+  return c.graph().reshape(c.view(1), split);
 }
 
 void conv(OpContext& c) {
-  const std::vector<int64_t> wshape = c.shape(1);
+  const std::vector<int64_t> wshape = c.shape(1), xshape = c.shape(0);
   if (wshape.size() < 3) throw Unsupported("a Conv weight of rank " + std::to_string(wshape.size()));
-  const Window w = windowOf(c.node(), std::vector<int64_t>(wshape.begin() + 2, wshape.end()));
-  if (auto why = tilingRefusal(w, "convolution")) throw Unsupported(*why);
-  if (w.kernel != std::vector<int64_t>(wshape.begin() + 2, wshape.end()))
-    throw Unsupported("kernel_shape " + listText(w.kernel) + " differs from the weight's " + listText({wshape.begin() + 2, wshape.end()}));
-  if (w.group != 1) throw Unsupported("a grouped convolution (group " + std::to_string(w.group) + ")");
+  const std::vector<int64_t> kernel(wshape.begin() + 2, wshape.end());
+  const Window w = windowOf(c.node(), kernel);
+  if (auto why = windowProblem(w, "convolution")) throw Unsupported(*why);
+  if (w.kernel != kernel) throw Unsupported("kernel_shape " + listText(w.kernel) + " differs from the weight's " + listText(kernel));
+  if (xshape.size() != kernel.size() + 2)
+    throw Unsupported("an input of rank " + std::to_string(xshape.size()) + " for a kernel of rank " + std::to_string(kernel.size()));
+  const int64_t g = w.group, channels = xshape[1], outs = wshape[0];
+  if (g < 1 || channels % g != 0 || outs % g != 0 || wshape[1] * g != channels)
+    throw Unsupported("group " + std::to_string(g) + " for " + std::to_string(channels) + " input and " + std::to_string(outs) +
+                      " output channels");
+  if (c.isConstant(0)) throw Unsupported("a convolution of a constant input");
+  // Groups: channels as (g, C/g) and outputs as (g, O/g), each group its own contraction.
+  View x = c.view(0);
+  if (g > 1) {
+    std::vector<int64_t> split = {xshape[0], g, channels / g};
+    split.insert(split.end(), xshape.begin() + 2, xshape.end());
+    x = c.graph().reshape(x, split);
+  }
   std::vector<int> lead;
   std::vector<std::pair<int, int>> spatial;
-  const View x = tiled(c, 0, w.kernel, lead, spatial);
+  x = windowed(c, x, w, Reduce::Sum, lead, spatial);
   const int out = c.symbol();
-  ImportGraph::Operand xo{x, {lead[0], lead[1]}}, wo{c.view(1), {out, lead[1]}};
-  std::vector<int> result = {lead[0], out};
+  ImportGraph::Operand xo{x, lead}, wo{groupedWeight(c, g), {}};
+  std::vector<int> result = {lead[0]};
+  if (g > 1) {
+    wo.symbols = {lead[1], out, lead[2]};
+    result.push_back(lead[1]);
+  } else {
+    wo.symbols = {out, lead[1]};
+  }
+  result.push_back(out);
   for (const auto& [window, offset] : spatial) {
     xo.symbols.push_back(window);
     xo.symbols.push_back(offset);
@@ -118,8 +238,14 @@ void conv(OpContext& c) {
   }
   const bool bias = c.hasInput(2);
   View y = c.graph().einsum({xo, wo}, result, joinExpr("x * y"), Reduce::Sum, c.hint(bias ? "product" : ""));
+  if (g > 1) {  // (g, O/g) merged back into O
+    std::vector<int64_t> merged = c.graph().shape(y);
+    merged.erase(merged.begin() + 1);
+    merged[1] = outs;
+    y = c.graph().reshape(y, merged);
+  }
   if (bias) {
-    if (c.shape(2) != std::vector<int64_t>{wshape[0]}) throw Unsupported("a Conv bias of shape " + shapeText(c.shape(2)));
+    if (c.shape(2) != std::vector<int64_t>{outs}) throw Unsupported("a Conv bias of shape " + shapeText(c.shape(2)));
     std::vector<int64_t> trailing(w.kernel.size());
     std::iota(trailing.begin(), trailing.end(), int64_t{1});
     y = elementwise(c, {y, c.graph().unsqueeze(c.view(2), trailing)}, "x + y");
@@ -127,14 +253,15 @@ void conv(OpContext& c) {
   c.setOutput(0, y);
 }
 
-// MaxPool and AveragePool of tiling windows: one reduction over the offsets.
+// MaxPool and AveragePool: one reduction over the offsets of the windows.
 void pool(OpContext& c, Reduce agg) {
   const Window w = windowOf(c.node(), {});
-  if (auto why = tilingRefusal(w, "pooling")) throw Unsupported(*why);
+  if (auto why = windowProblem(w, "pooling")) throw Unsupported(*why);
   if (c.outputCount() > 1 && c.wantsOutput(1)) throw Unsupported("MaxPool's Indices output");
+  if (c.isConstant(0)) throw Unsupported("a pooling of a constant input");
   std::vector<int> lead;
   std::vector<std::pair<int, int>> spatial;
-  const View x = tiled(c, 0, w.kernel, lead, spatial);
+  const View x = windowed(c, c.view(0), w, agg, lead, spatial);
   ImportGraph::Operand xo{x, lead};
   std::vector<int> result = lead;
   for (const auto& [window, offset] : spatial) {
@@ -142,9 +269,15 @@ void pool(OpContext& c, Reduce agg) {
     xo.symbols.push_back(offset);
     result.push_back(window);
   }
-  const int64_t n = std::accumulate(w.kernel.begin(), w.kernel.end(), int64_t{1}, std::multiplies<>());
-  const std::string join = agg == Reduce::Sum ? "x / " + numberText(static_cast<double>(n)) : "x";
-  c.setOutput(0, c.graph().einsum({xo}, result, joinExpr(join), agg, c.hint()));
+  if (agg == Reduce::Max) return c.setOutput(0, c.graph().einsum({xo}, result, joinExpr("x"), agg, c.hint()));
+  const std::vector<int64_t> shape = c.shape(0);
+  const std::vector<int64_t> in(shape.end() - static_cast<std::ptrdiff_t>(w.kernel.size()), shape.end());
+  auto divisors = averageDivisors(w, in, c.intAttribute("count_include_pad", 0) != 0);
+  if (const double* n = std::get_if<double>(&divisors))
+    return c.setOutput(0, c.graph().einsum({xo}, result, joinExpr("x / " + numberText(*n)), agg, c.hint()));
+  const View sum = c.graph().einsum({xo}, result, joinExpr("x"), agg, c.hint("sum"));
+  const View reciprocals = c.graph().addWeight(c.hint("divisors"), std::get<HostTensor>(std::move(divisors)), false);
+  c.setOutput(0, elementwise(c, {sum, reciprocals}, "x * y"));
 }
 
 // GlobalAveragePool / GlobalMaxPool: a reduction over every spatial dimension, kept as 1s.
@@ -199,22 +332,16 @@ std::optional<std::string> windowRefusal(const onnx::NodeProto& node, const std:
                                                                 : std::vector<int64_t>{};
     const Window w = windowOf(node, kernel);
     if (w.kernel.empty()) return std::nullopt;  // the translation names what is missing
-    return tilingRefusal(w, "convolution");
+    return windowProblem(w, "convolution");
   }
-  if (node.op_type() == "MaxPool" || node.op_type() == "AveragePool") return tilingRefusal(windowOf(node, {}), "pooling");
+  if (node.op_type() == "MaxPool" || node.op_type() == "AveragePool") return windowProblem(windowOf(node, {}), "pooling");
   return std::nullopt;
 }
 
 void addWindowOperators(std::map<std::string, OpTranslation>& t) {
   t["Conv"] = conv;
   t["MaxPool"] = [](OpContext& c) { pool(c, Reduce::Max); };
-  t["AveragePool"] = [](OpContext& c) {
-    if (c.intAttribute("count_include_pad", 0) != 0 && c.hasAttribute("pads")) {
-      const auto pads = *c.intsAttribute("pads");
-      if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; })) throw Unsupported("padded average pooling");
-    }
-    pool(c, Reduce::Sum);
-  };
+  t["AveragePool"] = [](OpContext& c) { pool(c, Reduce::Sum); };
   t["GlobalAveragePool"] = [](OpContext& c) { globalPool(c, Reduce::Sum); };
   t["Pad"] = pad;
   t["GlobalMaxPool"] = [](OpContext& c) { globalPool(c, Reduce::Max); };

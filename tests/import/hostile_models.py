@@ -193,14 +193,14 @@ def op_model(op, node_name, inputs, attrs=None, domain=None, out_shape=(1, 1, 2,
 
 
 def several_unmapped(folder):
-    """Two padded Convs, an overlapping MaxPool and a Trilu of a computed tensor: all named in
-    one refusal (windows that tile the image would import)."""
-    k = numpy_helper.from_array(np.ones((1, 1, 3, 3), np.float32), "k")
-    nodes = [helper.make_node("Conv", ["x", "k"], ["c1"], name="conv_a", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
-             helper.make_node("Conv", ["c1", "k"], ["c2"], name="conv_b", pads=[1, 1, 1, 1]),
-             helper.make_node("MaxPool", ["c2"], ["p"], name="pool", kernel_shape=[2, 2]),
+    """Two Convs of stride 0, a MaxPool of kernel 0 and a Trilu of a computed tensor: all
+    named in one refusal (windows that exist import)."""
+    k = numpy_helper.from_array(np.ones((1, 1, 1, 1), np.float32), "k")
+    nodes = [helper.make_node("Conv", ["x", "k"], ["c1"], name="conv_a", strides=[0, 0]),
+             helper.make_node("Conv", ["c1", "k"], ["c2"], name="conv_b", strides=[0, 0]),
+             helper.make_node("MaxPool", ["c2"], ["p"], name="pool", kernel_shape=[0, 0]),
              helper.make_node("Trilu", ["p"], ["y"], name="tri")]
-    return save(model(nodes, [vi("x", [1, 1, 4, 4])], [vi("y", [1, 1, 3, 3])], [k]), folder)
+    return save(model(nodes, [vi("x", [1, 1, 4, 4])], [vi("y", [1, 1, 4, 4])], [k]), folder)
 
 
 def lstm(folder):
@@ -345,6 +345,14 @@ def symbolic_fixed(folder):
     return symbolic(folder), {"x": x}, {"y": np.maximum(x, 0)}
 
 
+def conv_fixed(folder):
+    """A 2x2 window of stride 1 (an unfold, docs/import.md) with its weight a model input."""
+    x = np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3) - 4
+    k = np.array([[[[1, -2], [3, 0.5]]]], np.float32)
+    y = np.array([[[[np.sum(x[0, 0, i:i + 2, j:j + 2] * k[0, 0]) for j in range(2)] for i in range(2)]]], np.float32)
+    return op_model("Conv", "conv_layer_7", [("x", [1, 1, 3, 3]), ("k", [1, 1, 2, 2])])(folder), {"x": x, "k": k}, {"y": y}
+
+
 # --- the table -------------------------------------------------------------------------
 # (name, build, extra arguments, expectation): "refuse" with words stderr must contain
 # (case-insensitive), or "accept" (build returns (path, feeds, expected outputs)), or
@@ -383,14 +391,15 @@ CASES = [
     ("external data /dev/zero", external("/dev/zero", lambda d: None), [], ("refuse", ["external data"])),
     ("external data past the end of its file", external("weights.bin", secret_inside, offset=8), [], ("refuse", ["external data"])),
     ("external data file missing", external("missing.bin", lambda d: None), [], ("refuse", ["external data"])),
-    ("Conv", op_model("Conv", "conv_layer_7", [("x", [1, 1, 3, 3]), ("k", [1, 1, 2, 2])]), [],
-     ("refuse", ["Conv", "conv_layer_7"])),
-    ("Conv, --weights given", op_model("Conv", "conv_layer_7", [("x", [1, 1, 3, 3]), ("k", [1, 1, 2, 2])]),
-     ["--weights", "weights dir"], ("refuse", ["Conv", "conv_layer_7"])),
+    ("ConvTranspose", op_model("ConvTranspose", "conv_layer_7", [("x", [1, 1, 3, 3]), ("k", [1, 1, 2, 2])]), [],
+     ("refuse", ["ConvTranspose", "conv_layer_7"])),
+    ("ConvTranspose, --weights given", op_model("ConvTranspose", "conv_layer_7", [("x", [1, 1, 3, 3]), ("k", [1, 1, 2, 2])]),
+     ["--weights", "weights dir"], ("refuse", ["ConvTranspose", "conv_layer_7"])),
+    ("Conv (a 2x2 window of stride 1)", conv_fixed, [], ("accept", None)),
     ("LSTM", lstm, [], ("refuse", ["LSTM", "lstm_layer_0"])),
     ("several unmapped operators, listed at once", several_unmapped, [],
-     ("refuse", ["3 operator types", "'Conv with overlapping or padded windows' (2 nodes, the first node 'conv_a'",
-                 "'MaxPool with overlapping or padded windows' (1 node", "'Trilu'"])),
+     ("refuse", ["3 operator types", "'Conv with a window it cannot import' (2 nodes, the first node 'conv_a'",
+                 "'MaxPool with a window it cannot import' (1 node", "'Trilu'"])),
     ("operator of another domain", foreign_domain, [], ("refuse", ["FusedMatMul"])),
     ("integer model input used as data", integer_input, [], ("refuse", ["'i'", "INT64"])),
     ("symbolic dimension without --dim", symbolic, [], ("refuse", ["batch_size", "--dim"])),
