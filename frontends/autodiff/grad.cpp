@@ -335,8 +335,12 @@ class Differentiator {
       const Expr isExtremum = Expr::call(ScalarFunction::Where, {Expr::binary(K::Sub, x, y), Expr::num(0), Expr::num(1)});
       const std::string mask = addNode("m_" + n.name, {v, {n.name, out}}, all, isExtremum, Reduce::Sum, n.labelSizes);
       const std::string count = addNode("c_" + n.name, {{mask, all}}, out, x, Reduce::Sum, n.labelSizes);
-      const std::string share = addNode("s_" + n.name, {{g, out}, {count, out}}, out, Expr::binary(K::Div, x, y), Reduce::Sum,
-                                        n.labelSizes);
+      // max(count, 1): where every point is the same infinity (a max pooling's unfold at a
+      // padded place: -inf - -inf is NaN) none counts, and the share is G, not G / 0 —
+      // its points' derivatives are 0 there. Elsewhere count >= 1 and this is count.
+      const Expr atLeastOne = Expr::call(ScalarFunction::Max, {y, Expr::num(1)});
+      const std::string share = addNode("s_" + n.name, {{g, out}, {count, out}}, out, Expr::binary(K::Div, x, atLeastOne),
+                                        Reduce::Sum, n.labelSizes);
       w.upstream = Term{share, out};
       w.points = Term{mask, all};
     } else {  // prod: d z / d v = z / v

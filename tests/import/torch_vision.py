@@ -10,10 +10,12 @@ image are a reshape, the others an unfold by a constant 0/1 contraction (docs/im
   torch's, bytes and peaks equal to the plan's.
 - torchvision's resnet18 (num_classes 10, eval mode, its batch norms given random
   statistics; input 2x3x32x32: 7x7 stride-2 and 3x3 padded convolutions, 1x1 stride-2
-  downsampling, a padded 3x3 max pool), the same checks (--check at p = 3 only: seconds).
+  downsampling, a padded 3x3 max pool), the same checks (--check at p = 3 only: seconds),
+  and `einplan grad` of its logits' sum with respect to the images equal to torch.autograd.
 - A small CNN of the other windows (kernel = stride, depthwise with groups, dilation,
   ceil_mode, AvgPool2d with its Pad, Conv1d, GlobalAveragePool) at batch 1 on a 64x64
-  image: eval equal to torch, a plan at p = 4 with both spatial labels of the first
+  image: eval equal to torch, `einplan grad` of its weights equal to torch.autograd (max
+  pooling's arg-max, ceil_mode's padded places included), a plan at p = 4 with both spatial labels of the first
   convolution cut (pinned: the dynamic program prefers its channels), and that plan's
   program equal to torch and to its plan.
 - An average pooling whose divisor varies by position (count_include_pad=False with
@@ -148,6 +150,22 @@ def resnet18(einplan, eincodegen, work):
             for p in (2, 3, 4):
                 ok &= program_matches(einplan, eincodegen, base + ".yaml", base + ".weights", want, p, base + ".prog",
                                       base + f".out{p}", check=p == 3)
+    # The export folds each batch norm into its convolution's weights, so the weights'
+    # gradients are not torch's; the images' gradient is the same function's.
+    images = x.clone().requires_grad_(True)
+    model(images).sum().backward()
+    ok &= gradients_match(einplan, os.path.join(work, "resnet17"), {"images": images.grad.numpy()})
+    return ok
+
+
+def gradients_match(einplan, base, want):
+    """`einplan grad` of sum(logits) with respect to WANT's inputs, evaluated, equal to
+    torch.autograd's gradients (WANT: input name -> gradient)."""
+    run([einplan, "grad", base + ".yaml", "--loss", "logits", "--wrt", ",".join(want), "-o", base + ".grad.yaml"])
+    run([einplan, "eval", base + ".grad.yaml", "--inputs", base + ".weights", "--outputs", base + ".grad"])
+    ok = True
+    for name, g in want.items():
+        ok &= close(np.load(os.path.join(base + ".grad", f"grad_{name}.npy")), g, f"einplan grad of {name} vs torch.autograd")
     return ok
 
 
@@ -173,6 +191,10 @@ def small_cnn(einplan, eincodegen, work):
     x = torch.randn(1, 3, 64, 64)
     base = os.path.join(work, "cnn")
     want, ok = imported_and_evaluated(einplan, model, x, base, 17)
+    model.zero_grad()
+    model(x).sum().backward()
+    ok &= gradients_match(einplan, base, {f"{m}_weight": getattr(model, m).weight.grad.numpy()
+                                          for m in ("patch", "depthwise", "dilated", "rows")})
     # The dynamic program cuts the output channels here (the unfolds after it would pay for
     # rows); the spatial cut is pinned, the rest of the plan chosen around it.
     name, spatial = first_conv(base + ".yaml")
