@@ -109,6 +109,10 @@ class ImportGraph {
   // copy kernel/stride rows — the stand-in for windowed labels with halos (not built yet)
   // that lets overlapping and padded convolutions and pooling import.
   View unfold(const View& v, int64_t axis, const UnfoldWindow& window, const std::string& hint);
+  // unfold's transpose (a transposed convolution's scatter): dimensions (y, i) at `axis`
+  // and axis + 1, of sizes (window.outSize, window.kernel), summed into one of
+  // `foldedSize` at h = s*y + d*i - padBefore (places outside [0, foldedSize) dropped).
+  View fold(const View& v, int64_t axis, const UnfoldWindow& window, int64_t foldedSize, const std::string& hint);
 
   // The graph: the given outputs (ONNX name, view) become nodes named after them (a copy
   // node where a view is not the plain layout of a computed tensor), unused nodes and

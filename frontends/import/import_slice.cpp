@@ -63,6 +63,37 @@ View ImportGraph::unfold(const View& v, int64_t axis, const UnfoldWindow& w, con
                 max ? Reduce::Max : Reduce::Sum, hint);
 }
 
+View ImportGraph::fold(const View& v, int64_t axis, const UnfoldWindow& w, int64_t foldedSize, const std::string& hint) {
+  const std::vector<int64_t> in = shape(v);
+  if (in[static_cast<std::size_t>(axis)] != w.outSize || in[static_cast<std::size_t>(axis) + 1] != w.kernel)
+    throw std::logic_error("import: a fold's window does not match its dimensions");
+  HostTensor s;
+  s.kind = ElemKind::Float32;
+  s.shape = {foldedSize, w.outSize, w.kernel};
+  s.values.assign(static_cast<std::size_t>(foldedSize * w.outSize * w.kernel), 0.0);
+  for (int64_t y = 0; y < w.outSize; ++y)
+    for (int64_t i = 0; i < w.kernel; ++i) {
+      const int64_t h = y * w.stride + i * w.dilation - w.padBefore;
+      if (h >= 0 && h < foldedSize) s.values[static_cast<std::size_t>((h * w.outSize + y) * w.kernel + i)] = 1.0;
+    }
+  const View selection = addWeight(hint + "_fold", std::move(s), false);
+  ImportGraph::Operand x{v, {}};
+  std::vector<int> out;
+  const int h = nextSymbol_++, y = nextSymbol_++, i = nextSymbol_++;
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    if (static_cast<int64_t>(d) == axis) {
+      x.symbols.push_back(y);
+      x.symbols.push_back(i);
+      out.push_back(h);
+      ++d;
+    } else {
+      x.symbols.push_back(nextSymbol_++);
+      out.push_back(x.symbols.back());
+    }
+  }
+  return einsum({x, {selection, {h, y, i}}}, out, parseExpr("where(y, x, -0)"), Reduce::Sum, hint);
+}
+
 View ImportGraph::slice(const View& v, int64_t axis, int64_t start, int64_t end) {
   const View n = normalized(v);
   const auto& group = n.groups[static_cast<std::size_t>(axis)];

@@ -1,4 +1,4 @@
-// Convolutions and pooling: Conv (1-3-D, groups), MaxPool, AveragePool, GlobalAveragePool,
+// Convolutions and pooling: Conv (1-3-D, groups), ConvTranspose, MaxPool, AveragePool, GlobalAveragePool,
 // GlobalMaxPool and Pad. Each spatial dimension becomes a pair (window y, offset i) and the
 // operator one EinSum over the offsets:
 //   Conv:  Z[n,o,y,x] = sum_{c,i,j} X[n,c,y,i,x,j] * W[o,c,i,j]  (+ B[o])
@@ -280,6 +280,85 @@ void pool(OpContext& c, Reduce agg) {
   c.setOutput(0, elementwise(c, {sum, reciprocals}, "x * y"));
 }
 
+// ConvTranspose: the gradient of a convolution with respect to its input, which is a
+// contraction and a fold — T[n,m,y,i] = sum_c X[n,c,y] W[c,m,i], then each spatial
+// (y, i) summed into h = s*y + d*i - pad (ImportGraph::fold) — with ONNX's output size
+// rules (output_shape, output_padding, auto_pad).
+void convTranspose(OpContext& c) {
+  const std::vector<int64_t> wshape = c.shape(1), xshape = c.shape(0);
+  if (wshape.size() < 3) throw Unsupported("a ConvTranspose weight of rank " + std::to_string(wshape.size()));
+  const std::vector<int64_t> kernel(wshape.begin() + 2, wshape.end());
+  const Window w = windowOf(c.node(), kernel);
+  if (auto why = windowProblem(w, "transposed convolution")) throw Unsupported(*why);
+  const std::size_t r = kernel.size();
+  if (w.kernel != kernel) throw Unsupported("kernel_shape " + listText(w.kernel) + " differs from the weight's " + listText(kernel));
+  if (xshape.size() != r + 2) throw Unsupported("an input of rank " + std::to_string(xshape.size()) + " for a kernel of rank " + std::to_string(r));
+  const int64_t g = w.group, channels = xshape[1], outs = wshape[1] * g;
+  if (g < 1 || channels % g != 0 || wshape[0] != channels)
+    throw Unsupported("group " + std::to_string(g) + " for " + std::to_string(channels) + " input channels and a weight of " + shapeText(wshape));
+  if (c.isConstant(0)) throw Unsupported("a transposed convolution of a constant input");
+  const std::vector<int64_t> extra = intsOr(c.node(), "output_padding", std::vector<int64_t>(r, 0));
+  const std::optional<std::vector<int64_t>> asked = c.intsAttribute("output_shape");
+  if (extra.size() != r || (asked && asked->size() != r)) throw Unsupported("output_padding or output_shape of another rank");
+  std::vector<ImportGraph::UnfoldWindow> windows;
+  std::vector<int64_t> folded;
+  for (std::size_t d = 0; d < r; ++d) {
+    const int64_t span = (w.kernel[d] - 1) * w.dilations[d] + 1, full = w.strides[d] * (xshape[d + 2] - 1) + extra[d] + span;
+    int64_t before = w.pads[d], size = full - w.pads[d] - w.pads[d + r];
+    const bool same = w.autoPad == "SAME_UPPER" || w.autoPad == "SAME_LOWER";
+    if (asked || same) {
+      size = asked ? (*asked)[d] : xshape[d + 2] * w.strides[d];
+      // ONNX's split of the total padding, with Python's floor division: a negative total
+      // (an output_shape larger than the windows reach) pads the output with zeros.
+      const int64_t total = full - size, half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      before = w.autoPad == "SAME_UPPER" ? half : total - half;
+    } else if (w.autoPad == "VALID") {
+      before = 0;
+      size = full;
+    }
+    if (size < 1) throw Unsupported("a transposed convolution with an output of size " + std::to_string(size));
+    windows.push_back({xshape[d + 2], w.kernel[d], w.strides[d], w.dilations[d], before, Reduce::Sum});
+    folded.push_back(size);
+  }
+  // T[n, (g), m, y1, i1, ...] = sum_c X[n, (g), c, y...] W[(g), c, m, i...]
+  View x = c.view(0), weight = c.view(1);
+  if (g > 1) {
+    std::vector<int64_t> xs = {xshape[0], g, channels / g}, ws = {g, channels / g, wshape[1]};
+    xs.insert(xs.end(), xshape.begin() + 2, xshape.end());
+    ws.insert(ws.end(), kernel.begin(), kernel.end());
+    x = c.graph().reshape(x, xs);
+    weight = c.graph().reshape(weight, ws);
+  }
+  const int n = c.symbol(), group = c.symbol(), cin = c.symbol(), m = c.symbol();
+  ImportGraph::Operand xo{x, g > 1 ? std::vector<int>{n, group, cin} : std::vector<int>{n, cin}};
+  ImportGraph::Operand wo{weight, g > 1 ? std::vector<int>{group, cin, m} : std::vector<int>{cin, m}};
+  std::vector<int> result = g > 1 ? std::vector<int>{n, group, m} : std::vector<int>{n, m};
+  const std::size_t lead = result.size();
+  for (std::size_t d = 0; d < r; ++d) {
+    const int y = c.symbol(), i = c.symbol();
+    xo.symbols.push_back(y);
+    wo.symbols.push_back(i);
+    result.push_back(y);
+    result.push_back(i);
+  }
+  View t = c.graph().einsum({xo, wo}, result, joinExpr("x * y"), Reduce::Sum, c.hint("product"));
+  for (std::size_t d = r; d-- > 0;)  // the last first: earlier pairs keep their axes
+    t = c.graph().fold(t, static_cast<int64_t>(lead + 2 * d), windows[d], folded[d], c.hint(c.hasInput(2) || g > 1 || d > 0 ? "fold" + std::to_string(d) : ""));
+  if (g > 1) {
+    std::vector<int64_t> merged = c.graph().shape(t);
+    merged.erase(merged.begin() + 1);
+    merged[1] = outs;
+    t = c.graph().reshape(t, merged);
+  }
+  if (c.hasInput(2)) {
+    if (c.shape(2) != std::vector<int64_t>{outs}) throw Unsupported("a ConvTranspose bias of shape " + shapeText(c.shape(2)));
+    std::vector<int64_t> trailing(r);
+    std::iota(trailing.begin(), trailing.end(), int64_t{1});
+    t = elementwise(c, {t, c.graph().unsqueeze(c.view(2), trailing)}, "x + y");
+  }
+  c.setOutput(0, t);
+}
+
 // GlobalAveragePool / GlobalMaxPool: a reduction over every spatial dimension, kept as 1s.
 void globalPool(OpContext& c, Reduce agg) {
   const std::vector<int64_t> shape = c.shape(0);
@@ -327,7 +406,7 @@ void pad(OpContext& c) {
 }  // namespace
 
 std::optional<std::string> windowRefusal(const onnx::NodeProto& node, const std::vector<int64_t>& weightShape) {
-  if (node.op_type() == "Conv") {
+  if (node.op_type() == "Conv" || node.op_type() == "ConvTranspose") {
     const std::vector<int64_t> kernel = weightShape.size() >= 3 ? std::vector<int64_t>(weightShape.begin() + 2, weightShape.end())
                                                                 : std::vector<int64_t>{};
     const Window w = windowOf(node, kernel);
@@ -340,6 +419,7 @@ std::optional<std::string> windowRefusal(const onnx::NodeProto& node, const std:
 
 void addWindowOperators(std::map<std::string, OpTranslation>& t) {
   t["Conv"] = conv;
+  t["ConvTranspose"] = convTranspose;
   t["MaxPool"] = [](OpContext& c) { pool(c, Reduce::Max); };
   t["AveragePool"] = [](OpContext& c) { pool(c, Reduce::Sum); };
   t["GlobalAveragePool"] = [](OpContext& c) { globalPool(c, Reduce::Sum); };

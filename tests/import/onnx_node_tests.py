@@ -86,6 +86,7 @@ FAMILIES = [
     ("LeakyRelu", r"^test_leakyrelu"),
     # Windows (issue "Convolutions"): a reshape where they tile the input, else an unfold.
     ("Conv", r"^test_(basic_)?conv_with"),
+    ("ConvTranspose", r"^test_convtranspose"),
     ("MaxPool", r"^test_maxpool_(?!with_argmax)"),
     ("AveragePool", r"^test_averagepool_"),
     ("GlobalAveragePool", r"^test_globalaveragepool"),

@@ -13,7 +13,8 @@ image are a reshape, the others an unfold by a constant 0/1 contraction (docs/im
   downsampling, a padded 3x3 max pool), the same checks (--check at p = 3 only: seconds),
   and `einplan grad` of its logits' sum with respect to the images equal to torch.autograd.
 - A small CNN of the other windows (kernel = stride, depthwise with groups, dilation,
-  ceil_mode, AvgPool2d with its Pad, Conv1d, GlobalAveragePool) at batch 1 on a 64x64
+  ceil_mode, ConvTranspose2d with output_padding, AvgPool2d with its Pad, Conv1d,
+  GlobalAveragePool) at batch 1 on a 64x64
   image: eval equal to torch, `einplan grad` of its weights equal to torch.autograd (max
   pooling's arg-max, ceil_mode's padded places included), a plan at p = 4 with both spatial labels of the first
   convolution cut (pinned: the dynamic program prefers its channels), and that plan's
@@ -50,13 +51,15 @@ class SmallCNN(torch.nn.Module):
         self.patch = torch.nn.Conv2d(3, 8, kernel_size=4, stride=4)
         self.depthwise = torch.nn.Conv2d(8, 8, kernel_size=3, padding=1, groups=8)
         self.dilated = torch.nn.Conv2d(8, 16, kernel_size=3, padding=2, dilation=2)
+        self.up = torch.nn.ConvTranspose2d(16, 16, kernel_size=3, stride=2, padding=1, output_padding=1)
         self.rows = torch.nn.Conv1d(16, 16, kernel_size=2, stride=2)
         self.head = torch.nn.Linear(16, 10)
 
     def forward(self, x):
         y = torch.relu(self.depthwise(self.patch(x)))                                    # 1x8x16x16
         y = torch.nn.functional.max_pool2d(y, 3, stride=2, ceil_mode=True)              # 1x8x8x8
-        y = torch.nn.functional.avg_pool2d(torch.relu(self.dilated(y)), 2)              # 1x16x4x4
+        y = self.up(torch.relu(self.dilated(y)))                                         # 1x16x16x16
+        y = torch.nn.functional.avg_pool2d(y, 4)                                        # 1x16x4x4
         z = self.rows(y.flatten(2))                                                     # 1x16x8
         g = torch.nn.functional.adaptive_avg_pool2d(y, 1).flatten(1)                    # 1x16
         return self.head(g + z.mean(-1))
@@ -186,7 +189,8 @@ def spatial_cut(plan, graph):
 
 
 def small_cnn(einplan, eincodegen, work):
-    print("a CNN of the other windows (tiling, depthwise, dilated, ceil_mode, AvgPool2d with Pad, Conv1d), opset 17:")
+    print("a CNN of the other windows (tiling, depthwise, dilated, ceil_mode, transposed, AvgPool2d with Pad, Conv1d), "
+          "opset 17:")
     model = SmallCNN().eval()
     x = torch.randn(1, 3, 64, 64)
     base = os.path.join(work, "cnn")
@@ -194,7 +198,7 @@ def small_cnn(einplan, eincodegen, work):
     model.zero_grad()
     model(x).sum().backward()
     ok &= gradients_match(einplan, base, {f"{m}_weight": getattr(model, m).weight.grad.numpy()
-                                          for m in ("patch", "depthwise", "dilated", "rows")})
+                                          for m in ("patch", "depthwise", "dilated", "up", "rows")})
     # The dynamic program cuts the output channels here (the unfolds after it would pay for
     # rows); the spatial cut is pinned, the rest of the plan chosen around it.
     name, spatial = first_conv(base + ".yaml")
