@@ -87,6 +87,16 @@ class ImportGraph {
   View squeeze(const View& v, const std::vector<int64_t>& axes) const;    // axes normalised, sizes 1
   View unsqueeze(const View& v, const std::vector<int64_t>& axes) const;  // axes of the result, normalised
   View slice(const View& v, int64_t axis, int64_t start, int64_t end);    // step 1, 0 <= start < end <= size
+  // The same slice taken from the tensor, not from its producer: where its bounds and the
+  // size share a block b (of at most kMaxBlocks blocks), the dimension is viewed as
+  // (size/b, b) and the blocks selected (`select` over size/b: that many multiply-adds an
+  // element — 2 for a half, rotate_half's); else slice().
+  View sliceBlocks(const View& v, int64_t axis, int64_t start, int64_t end, const std::string& hint);
+  // Parts laid side by side along `axis` (Concat of computed tensors): where their sizes
+  // share a block b, each is placed by a selection over the total/b blocks, then added;
+  // else each is selected into the full width (`select`, quadratic). Nothing if one part.
+  View concat(const std::vector<View>& parts, int64_t axis, const std::string& hint);
+  static constexpr int64_t kMaxBlocks = 64;
   // Elements `indices` of dimension `axis`, as an einsum with a constant 0/1 selection
   // matrix S (S[indices[k], k] = 1) joined by where(S, x, -0) and summed: exact for every
   // value (x + -0 is x), but it costs n x m multiply-adds where a slice node would copy.

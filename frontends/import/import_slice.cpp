@@ -3,6 +3,8 @@
 // label, down to the weights (sliced when written); what cannot be pushed — a model
 // input, a diagonal, a cut inside a merged dimension, a strided slice — is a selection
 // einsum, exact for every value.
+#include <numeric>
+
 #include "planner/graph/expr_parser.h"
 #include "planner/graph/identifiers.h"
 #include "frontends/import/import_graph.h"
@@ -61,6 +63,65 @@ View ImportGraph::unfold(const View& v, int64_t axis, const UnfoldWindow& w, con
   const bool max = w.padding == Reduce::Max;
   return einsum({x, {selection, {h, y, i}}}, out, parseExpr(max ? "where(y, x, -inf)" : "where(y, x, -0)"),
                 max ? Reduce::Max : Reduce::Sum, hint);
+}
+
+View ImportGraph::sliceBlocks(const View& v, int64_t axis, int64_t start, int64_t end, const std::string& hint) {
+  std::vector<int64_t> in = shape(v);
+  const int64_t size = in[static_cast<std::size_t>(axis)];
+  if (start == 0 && end == size) return v;
+  const int64_t b = std::gcd(std::gcd(start, end), size), blocks = size / b;
+  if (b == 1 || blocks > kMaxBlocks) return slice(v, axis, start, end);
+  in[static_cast<std::size_t>(axis)] = b;
+  in.insert(in.begin() + axis, blocks);
+  const View blocked = reshape(v, in);
+  std::vector<int64_t> picked;
+  for (int64_t k = start / b; k < end / b; ++k) picked.push_back(k);
+  const View selected = select(blocked, axis, picked, static_cast<int64_t>(picked.size()), 0, hint);
+  in.erase(in.begin() + axis);
+  in[static_cast<std::size_t>(axis)] = end - start;
+  return reshape(selected, in);
+}
+
+View ImportGraph::concat(const std::vector<View>& parts, int64_t axis, const std::string& hint) {
+  if (parts.size() == 1) return parts[0];
+  std::vector<int64_t> sizes;
+  int64_t total = 0, b = 0;
+  for (const View& part : parts) {
+    sizes.push_back(shape(part)[static_cast<std::size_t>(axis)]);
+    total += sizes.back();
+    b = std::gcd(b, sizes.back());
+  }
+  const bool blocked = b > 1 && total / b <= kMaxBlocks;
+  const int64_t unit = blocked ? b : 1, blocks = total / unit;
+  std::optional<View> sum;
+  std::vector<int> symbols;
+  int64_t offset = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    std::vector<int64_t> in = shape(parts[i]);
+    if (blocked) {  // (n_i / b, b): the blocks placed among total / b
+      in[static_cast<std::size_t>(axis)] = b;
+      in.insert(in.begin() + axis, sizes[i] / b);
+    }
+    const View part = blocked ? reshape(parts[i], in) : parts[i];
+    std::vector<int64_t> indices(static_cast<std::size_t>(sizes[i] / unit));
+    std::iota(indices.begin(), indices.end(), int64_t{0});
+    const View placed = select(part, axis, indices, blocks, offset / unit, hint + "_part" + std::to_string(i));
+    offset += sizes[i];
+    if (!sum) {
+      sum = placed;
+      continue;
+    }
+    if (symbols.empty())
+      for (std::size_t d = 0; d < shape(placed).size(); ++d) symbols.push_back(nextSymbol_++);
+    const bool last = i + 1 == parts.size();
+    sum = einsum({{*sum, symbols}, {placed, symbols}}, symbols, parseExpr("x + y"), Reduce::Sum,
+                 last && !blocked ? hint : hint + "_sum" + std::to_string(i));
+  }
+  if (!blocked) return *sum;
+  std::vector<int64_t> out = shape(*sum);
+  out.erase(out.begin() + axis);
+  out[static_cast<std::size_t>(axis)] = total;
+  return reshape(*sum, out);
 }
 
 View ImportGraph::fold(const View& v, int64_t axis, const UnfoldWindow& w, int64_t foldedSize, const std::string& hint) {

@@ -291,6 +291,19 @@ int OpContext::inputCount() const {
 
 bool OpContext::hasInput(int i) const { return i < node_.input_size() && !node_.input(i).empty(); }
 
+bool OpContext::inputReadWhole(int i) const {
+  const std::string& name = node_.input(i);
+  const auto& g = model_.proto.graph();
+  for (const auto& out : g.output())
+    if (out.name() == name) return true;
+  for (const auto& n : g.node()) {
+    if (n.op_type() == "Slice" || n.op_type() == "Split") continue;
+    for (const auto& in : n.input())
+      if (in == name) return true;
+  }
+  return false;
+}
+
 const Value& OpContext::value(int i) const {
   if (!hasInput(i)) throw Unsupported("input " + std::to_string(i) + " is missing");
   return values_.at(node_.input(i));

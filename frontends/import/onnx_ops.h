@@ -36,6 +36,10 @@ class OpContext {
   int inputCount() const;                   // inputs given (trailing empty names dropped)
   bool hasInput(int i) const;               // given and not the empty name
   bool isConstant(int i) const;
+  // Whether input i's value is read whole somewhere in the model: by a node other than
+  // Slice and Split, or as a model output. A slice of such a value is taken from it (no
+  // producer computed again); a value only ever sliced is better split at its producer.
+  bool inputReadWhole(int i) const;
   const HostTensor& constant(int i) const;  // Unsupported unless known at import time
   std::vector<int64_t> constantInts(int i) const;
   View view(int i);                         // constants become weights (once per value)

@@ -192,6 +192,10 @@ Sliced sliceAxis(OpContext& c, Sliced cur, int64_t axis, int64_t start, int64_t 
                                  : std::max<int64_t>(0, (start - end + (-step) - 1) / (-step));
   if (cur.constant) return {hostSlice(*cur.constant, axis, start, count, step), std::nullopt};
   if (count == 0) throw Unsupported("an empty slice (the EinGraph has no tensors with a dimension of size 0)");
+  // A value also read whole is sliced where it is (its producer computed once); a value only
+  // ever sliced is split at its producer (a fused QKV projection becomes three).
+  if (step == 1 && c.inputReadWhole(0))
+    return {std::nullopt, c.graph().sliceBlocks(*cur.view, axis, start, start + count, c.hint("slice"))};
   if (step == 1) return {std::nullopt, c.graph().slice(*cur.view, axis, start, start + count)};
   std::vector<int64_t> indices;
   for (int64_t k = 0; k < count; ++k) indices.push_back(start + k * step);
@@ -251,25 +255,12 @@ void concat(OpContext& c) {
   bool computed = false;
   for (int i = 0; i < c.inputCount(); ++i) computed = computed || !c.isConstant(i);
   if (computed) {
-    // Each part selected into its place in the full width, the parts added: exact, as
-    // every place outside a part holds -0 (ImportGraph::select).
-    if (c.inputCount() == 1) return c.setOutput(0, c.view(0));
-    int64_t total = 0;
+    std::vector<View> parts;
     for (int i = 0; i < c.inputCount(); ++i) {
       if (c.rank(i) != rank) throw Unsupported("Concat of tensors of different ranks");
-      total += c.shape(i)[static_cast<std::size_t>(axis)];
+      parts.push_back(c.view(i));
     }
-    std::optional<View> sum;
-    int64_t offset = 0;
-    for (int i = 0; i < c.inputCount(); ++i) {
-      const int64_t n = c.shape(i)[static_cast<std::size_t>(axis)];
-      std::vector<int64_t> indices;
-      for (int64_t k = 0; k < n; ++k) indices.push_back(k);
-      const View part = c.graph().select(c.view(i), axis, indices, total, offset, c.hint("part" + std::to_string(i)));
-      sum = sum ? elementwise(c, {*sum, part}, "x + y", i + 1 < c.inputCount() ? "sum" + std::to_string(i) : "") : part;
-      offset += n;
-    }
-    return c.setOutput(0, *sum);
+    return c.setOutput(0, c.graph().concat(parts, axis, c.hint()));
   }
   // Constants: concatenate block by block along the axis.
   HostTensor r;

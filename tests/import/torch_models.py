@@ -3,7 +3,9 @@
 (issue 21): an MLP with exact GELU, a GPT-2 style block (LayerNorm, a fused QKV Linear
 split into heads, a causal mask from a bool buffer, softmax, GELU MLP, residuals) and a
 LLaMA style block (RMSNorm, separate q/k/v projections, rotary position embeddings from a
-positions input, causal attention, SwiGLU).
+positions input with HF's rotate_half, causal attention, SwiGLU): its q and k are computed
+once (rotate_half's slices are taken from them) and its selections cost under 2 % of its
+FLOPs.
 
 For each model: import; `einplan eval` with the weights folder as --inputs, compared with
 torch's output; eincodegen at every --ranks count, the program built and run under
@@ -128,6 +130,26 @@ def close(got, want, what):
     return ok
 
 
+def rotary_costs_a_copy(einplan, graph, work):
+    """rotate_half's slices of q and k are taken from q and k, which are also read whole: no
+    projection is computed again (no weight sliced for one: their names end in _START_END)
+    and its selections — each over the 2 halves — cost under 2 % of the block's FLOPs (1.2 %
+    here at D = 64; the share falls as 1/D)."""
+    import re
+    import yaml
+    g = yaml.safe_load(open(graph))
+    sliced = [i["name"] for i in g["inputs"] if re.search(r"_\d+_\d+$", i["name"])]
+    plan = os.path.join(work, "llama.plan.json")
+    run([einplan, "plan", graph, "-p", "1", "-o", plan])
+    p = json.load(open(plan))
+    selecting = {n["name"] for n in g["nodes"] if any(i.endswith("_select") for i in n["inputs"])}
+    selection = sum(n["flops"] for n in p["nodes"] if n["name"] in selecting)
+    good = not sliced and selection <= 0.02 * p["total_flops"]
+    print(f"  rotate_half: weights sliced for a recomputed projection {sliced or 'none'}, selections "
+          f"{selection} of {p['total_flops']} FLOPs ({100 * selection / p['total_flops']:.2f} %)  {'ok' if good else 'WRONG'}")
+    return good
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--einplan", required=True)
@@ -159,6 +181,8 @@ def main():
             np.save(os.path.join(weights, "x.npy"), x.numpy())
             for input_name, value in extra.items():
                 np.save(os.path.join(weights, f"{input_name}.npy"), value.numpy())
+            if name == "llama":
+                ok &= rotary_costs_a_copy(args.einplan, graph, work)
             out = os.path.join(work, f"{name}.eval")
             run([args.einplan, "eval", graph, "--inputs", weights, "--outputs", out])
             ok &= close(np.load(os.path.join(out, "y.npy")), want, "einplan eval vs torch")
