@@ -74,15 +74,16 @@ test-fuzz: build
 # code (CUDA is off here), the portable-project builds and the einrt consumer projects,
 # and the resource-limits test, whose time bounds the sanitizers distort 6-15x (its
 # graphs at the limits took over 15 minutes sanitized; the plain suite runs it), and the
-# torch-model test of einplan import, which only rebuilds emitted programs the e2e tests
-# already sanitize (the importer's C++ runs sanitized in import_onnx_node_tests).
+# torch-model tests of einplan import that only rebuild emitted programs the e2e tests
+# already sanitize (import_torch_models, import_torch_vision: the importer's C++, its
+# convolution windows included, runs sanitized in import_onnx_node_tests).
 # The fuzz tests (label fuzz) are left out: they are a clang build with the same
 # sanitizers already. Should LeakSanitizer's tracer crash in another process, the
 # scripts that start emitted programs run that command once more, on that signature only
 # (tests/support/sanitizer_flake.py). Every example runs, the tensor networks included.
 ASAN_BUILD ?= build-asan
 SANITIZE_FLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-ASAN_EXCLUDE ?= ^codegen_cuda_compile_|^codegen_portable_|^einrt_consumer_|^bad_inputs_limits(_large)?$$|^import_torch_models$$
+ASAN_EXCLUDE ?= ^codegen_cuda_compile_|^codegen_portable_|^einrt_consumer_|^bad_inputs_limits(_large)?$$|^import_torch_(models|vision)$$
 ASAN_E2E_RANKS ?= 3
 ASAN_OPTIONS_ALL := detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0
 ASAN_OPTIONS_RANKS := detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=0

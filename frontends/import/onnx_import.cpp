@@ -22,6 +22,41 @@ std::string nodeText(const onnx::NodeProto& n, int index) {
   return "node " + name + " (" + eindecomp::quoted(n.op_type()) + ")";
 }
 
+// How the model reads an integer model input: as the indices of a Gather (ids), as values
+// (an attention mask cast to float and subtracted), or both. Followed through the operators
+// that only move or retype it (Reshape, Unsqueeze, Cast, ...); Shape and Size read no values.
+struct IntegerUse {
+  bool ids = false, values = false;
+};
+
+IntegerUse integerUse(const onnx::GraphProto& g, const std::string& input) {
+  static const std::set<std::string> carriers = {"Reshape", "Unsqueeze", "Squeeze", "Flatten", "Transpose", "Identity",
+                                                 "Cast", "Expand"};
+  IntegerUse use;
+  std::set<std::string> seen = {input};
+  std::vector<std::string> pending = {input};
+  while (!pending.empty()) {
+    const std::string value = pending.back();
+    pending.pop_back();
+    for (const auto& n : g.node())
+      for (int k = 0; k < n.input_size(); ++k) {
+        if (n.input(k) != value) continue;
+        if (n.op_type() == "Shape" || n.op_type() == "Size") continue;
+        if (n.op_type() == "Gather" && k == 1) {
+          use.ids = true;
+        } else if (carriers.count(n.op_type()) && k == 0) {
+          for (const auto& out : n.output())
+            if (!out.empty() && seen.insert(out).second) pending.push_back(out);
+        } else if (!carriers.count(n.op_type())) {
+          use.values = true;
+        }
+      }
+  }
+  for (const auto& out : g.output())
+    if (seen.count(out.name())) use.values = true;
+  return use;
+}
+
 // Every operator the import cannot map, found before any node is translated, so that one
 // run names them all: an operator outside the table, unless its inputs are all known at
 // import time and it can be folded (onnx_ops_constant.cpp). Which values are known is
@@ -160,9 +195,18 @@ ImportResult importOnnx(const OnnxModel& model, const ImportOptions& options) {
     if (!missing.empty()) continue;
     if (checkedElements(shape, "model input " + eindecomp::quoted(in.name()), model.path) == 0)
       fail(model, "model input " + eindecomp::quoted(in.name()) + " has a dimension of size 0; EinGraph tensors have none");
-    values[in.name()].view =
-        graph.addModelInput(in.name(), shape, ids ? std::optional<DType>(type == onnx::TensorProto::INT32 ? DType::I32 : DType::I64)
-                                                  : std::nullopt);
+    // An integer input the model reads as values (an attention mask) is a float input of the
+    // graph: its .npy may hold the integers, converted exactly when read (einrt/npy.h).
+    bool asIds = ids;
+    if (ids) {
+      const IntegerUse use = integerUse(g, in.name());
+      if (use.ids && use.values)
+        fail(model, "model input " + eindecomp::quoted(in.name()) + " (" + onnxTypeName(type) +
+                        ") is read both as a Gather's indices and as values; give the model two inputs");
+      asIds = !use.values;
+    }
+    values[in.name()].view = graph.addModelInput(
+        in.name(), shape, asIds ? std::optional<DType>(type == onnx::TensorProto::INT32 ? DType::I32 : DType::I64) : std::nullopt);
   }
   if (!missing.empty()) {
     std::string list;

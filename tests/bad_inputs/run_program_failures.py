@@ -149,8 +149,11 @@ def main():
                                     inputs("truncated", {"X": good["X"]}, {"Y": b"\x93NUMPY\x01\x00v\x00{'descr': '<f4', 'fortran_order': False, 'shape': (192, 192), }"})), 2, ["Y.npy"])
     expect(".npy of the wrong shape", mpirun(2, program, "--inputs",
                                              inputs("shape", {"X": good["X"], "Y": good["Y"][:96]})), 2, ["Y.npy"])
-    expect(".npy of the wrong dtype", mpirun(2, program, "--inputs",
-                                             inputs("dtype", {"X": good["X"], "Y": good["Y"].astype(np.int32)})), 2, ["Y.npy"])
+    # Integers are read where float32 holds them exactly (an attention mask), refused otherwise.
+    expect(".npy of integers float32 cannot hold", mpirun(2, program, "--inputs", inputs(
+        "dtype", {"X": good["X"], "Y": np.full(good["Y"].shape, 2**24 + 1, np.int32)})), 2, ["Y.npy", "16777217"])
+    expect(".npy of small integers", mpirun(2, program, "--inputs", inputs(
+        "ints", {"X": good["X"], "Y": np.ones(good["Y"].shape, np.int64)})), 0, ["int64 data converted to float32"])
     nan = good["X"].copy()
     nan[3, 5] = np.nan
     # NaN and infinities are values: the same NaN or infinity in the same place matches.

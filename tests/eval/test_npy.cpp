@@ -131,6 +131,7 @@ TEST_CASE("npy errors name the file and the problem") {
   const std::string path = dir.file("bad.npy");
   const std::vector<float> six(6, 1.0f);
   const std::vector<double> six64(6, 1.0);
+  const std::vector<int32_t> beyond24(6, (1 << 24) + 1);  // the first integer float32 lacks
   const std::string ok = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n";
   struct Row {
     const char* what;
@@ -143,8 +144,8 @@ TEST_CASE("npy errors name the file and the problem") {
       {"truncated preamble", std::string("\x93NUMPY\x01", 7), "truncated .npy header"},
       {"truncated header", rawNpy(1, ok, "").substr(0, 30), "truncated .npy header"},
       {"unsupported version", rawNpy(4, ok, bytesOf(six)), "unsupported .npy format version 4.0"},
-      {"int32 dtype", rawNpy(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }", bytesOf(six)),
-       "holds int32 integers where a float tensor was expected"},
+      {"int32 float32 cannot hold", rawNpy(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }", bytesOf(beyond24)),
+       "holds int32 integers where a float tensor was expected, and 16777217 (element 0) has no exact float32 value"},
       {"uint32 dtype", rawNpy(1, "{'descr': '<u4', 'fortran_order': False, 'shape': (2, 3), }", bytesOf(six)),
        "unsupported dtype '<u4'"},
       {"big-endian float", rawNpy(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }", bytesOf(six)),
@@ -284,6 +285,21 @@ TEST_CASE("npy: the other float type is converted, with a note") {
   note.clear();
   einrt::readNpy<float>(dir.file("f.npy"), {2}, &note);
   CHECK(note.empty());
+}
+
+TEST_CASE("npy: integers are read as floats where every value is exact, with a note") {
+  TempDir dir;
+  const std::vector<int64_t> mask{1, 1, 0, -7, 16777216, 0};
+  writeBytes(dir.file("m.npy"), rawNpy(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }", bytesOf(mask)));
+  std::string note;
+  CHECK(einrt::readNpy<float>(dir.file("m.npy"), {2, 3}, &note) == std::vector<float>{1, 1, 0, -7, 16777216, 0});
+  CHECK(note == dir.file("m.npy") + ": int64 data converted to float32 (every value exact)");
+  CHECK(einrt::readNpy<double>(dir.file("m.npy"), {2, 3}, &note) == std::vector<double>{1, 1, 0, -7, 16777216, 0});
+  // 257 has no bfloat16 (8 bits of mantissa): refused, never rounded.
+  const std::vector<int32_t> wide{1, 257};
+  writeBytes(dir.file("w.npy"), rawNpy(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }", bytesOf(wide)));
+  CHECK_THROWS_WITH_AS(einrt::readNpy<einrt::bf16>(dir.file("w.npy"), {2}, &note),
+                       doctest::Contains("257 (element 1) has no exact bfloat16 value"), einrt::NpyError);
 }
 
 TEST_CASE("npy: only regular files are read; others are refused without blocking") {

@@ -9,13 +9,17 @@ Every export: import, and `einplan eval` equal to torch (relative 1e-5, float32,
 inputs). And 2-byte models: an MLP exported after `.to(torch.bfloat16)`, and the same MLP
 in float32 with every float tensor of its ONNX file turned into float16 (as model.half()
 writes it; torch on CPUs cannot run half layers to export them): each imports into a bf16
-or f16 graph whose `einplan eval` is torch's within the type's tolerance. The encoder at opset 17 is also emitted and run at p = 2, 3 and 4 with --check,
+or f16 graph whose `einplan eval` is torch's within the type's tolerance. And a BERT layer
+as Hugging Face writes it (int64 input_ids and token_type_ids through embeddings, an int64
+attention_mask made additive in forward) at opsets 14 and 17, equal to torch, its program
+at p = 3 fed the int64 .npy files. The encoder at opset 17 is also emitted and run at p = 2, 3 and 4 with --check,
 its output equal to torch's and its bytes and peaks equal to its plan's. A failure prints
 the command and its output.
 
 usage: torch_layers.py EINPLAN EINCODEGEN WORK
 """
 import json
+import math
 import os
 import pathlib
 import shutil
@@ -60,6 +64,63 @@ class MLP(torch.nn.Module):
 
     def forward(self, x):
         return self.fc2(torch.nn.functional.gelu(self.fc1(x)))
+
+
+class BertLayer(torch.nn.Module):
+    """A BERT embedding and encoder layer as Hugging Face writes it: word, position and
+    token-type embeddings from int64 ids, and an int64 attention mask input turned into an
+    additive mask in forward ((1 - mask) * finfo.min)."""
+
+    def __init__(self, vocab=50, types=2):
+        super().__init__()
+        self.word, self.pos, self.typ = torch.nn.Embedding(vocab, D), torch.nn.Embedding(S, D), torch.nn.Embedding(types, D)
+        self.ln0, self.ln1, self.ln2 = torch.nn.LayerNorm(D), torch.nn.LayerNorm(D), torch.nn.LayerNorm(D)
+        self.q, self.k, self.v, self.o = (torch.nn.Linear(D, D) for _ in range(4))
+        self.f1, self.f2 = torch.nn.Linear(D, F), torch.nn.Linear(F, D)
+
+    def forward(self, input_ids, token_type_ids, attention_mask):
+        b, s = input_ids.shape
+        x = self.ln0(self.word(input_ids) + self.pos(torch.arange(s).unsqueeze(0)) + self.typ(token_type_ids))
+        extended = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * torch.finfo(x.dtype).min
+        heads = lambda t: t.view(b, s, H, D // H).transpose(1, 2)
+        q, k, v = heads(self.q(x)), heads(self.k(x)), heads(self.v(x))
+        a = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(D // H) + extended, dim=-1)
+        x = self.ln1(x + self.o((a @ v).transpose(1, 2).reshape(b, s, D)))
+        return self.ln2(x + self.f2(torch.nn.functional.gelu(self.f1(x))))
+
+
+def bert_layer(einplan, eincodegen, work):
+    """The BERT layer at opsets 14 and 17: ids through gathers, the int64 mask a float input
+    read from its int64 .npy; eval equal to torch, and the opset-17 program at p = 3."""
+    ok = True
+    model = BertLayer().eval()
+    mask = torch.ones(B, S, dtype=torch.int64)
+    mask[1, 5:] = 0  # the second sequence is padded
+    inputs = {"input_ids": torch.randint(0, 50, (B, S)), "token_type_ids": torch.randint(0, 2, (B, S)),
+              "attention_mask": mask}
+    with torch.no_grad():
+        want = model(*inputs.values()).numpy()
+    for opset in (14, 17):
+        print(f"BERT layer (int64 ids, token types and attention mask), opset {opset}:")
+        base = os.path.join(work, f"bert{opset}")
+        torch.onnx.export(model, tuple(inputs.values()), base + ".onnx", input_names=list(inputs), output_names=["y"],
+                          opset_version=opset)
+        run([einplan, "import", base + ".onnx", "-o", base + ".yaml"])
+        for name, value in inputs.items():
+            np.save(os.path.join(base + ".weights", f"{name}.npy"), value.numpy())
+        run([einplan, "eval", base + ".yaml", "--inputs", base + ".weights", "--outputs", base + ".eval"])
+        ok &= close(np.load(os.path.join(base + ".eval", "y.npy")), want, "einplan eval vs torch")
+    prog = base + ".prog"
+    run([eincodegen, base + ".yaml", "-p", 3, "-o", prog, "--force"])
+    run(make_command(prog, "-j2"), env=ENV)
+    out, report = base + ".out3", base + ".report3.json"
+    run(["mpirun", "--oversubscribe", "-np", 3, os.path.join(prog, "torch_jit"), "--inputs", base + ".weights",
+         "--outputs", out, "--check", "--iters", 1, "--report", report], env=ENV, timeout=300)
+    ok &= close(np.load(os.path.join(out, "y.npy")), want, "mpirun -np 3 program vs torch")
+    r = json.load(open(report))
+    same = r["bytes_sent"] == r["bytes_predicted"] and r["peak_bytes_per_rank"] == r["peak_bytes_predicted_per_rank"]
+    print(f"  bytes {r['bytes_sent']} / {r['bytes_predicted']} planned, peaks as planned: {'ok' if same else 'WRONG'}")
+    return ok and same
 
 
 def to_float16(path):
@@ -158,6 +219,7 @@ def main():
                       f"{r['peak_bytes_predicted_per_rank']} planned  {'ok' if same else 'WRONG'}")
                 ok &= same
     ok &= two_byte_models(einplan, work)
+    ok &= bert_layer(einplan, eincodegen, work)
     if not ok:
         sys.exit("a layer differs from torch or from its plan")
 

@@ -1,14 +1,16 @@
 """What the tests of imported torch models share: running a command that must succeed
 (its output printed when it fails) and comparing an array with torch's."""
-import subprocess
 import sys
 
 import numpy as np
 
+import sanitizer_flake
+
 
 def run(cmd, **kw):
-    """Runs cmd; exits with the command and its output when it fails."""
-    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+    """Runs cmd (once more if LeakSanitizer's tracer crashed at exit, sanitizer_flake.py);
+    exits with the command and its output when it fails."""
+    p = sanitizer_flake.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
     if p.returncode != 0:
         sys.exit(f"FAILED (exit {p.returncode}): {' '.join(map(str, cmd))}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
     return p

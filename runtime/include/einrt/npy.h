@@ -4,7 +4,7 @@
 // and the NumPy test oracles. Files are written in C order. Reading accepts what NumPy
 // writes by default: Fortran-order arrays are transposed into C order, and `readNpy<T>`
 // converts another float type to T with a note on stderr (float64 data for a float32
-// graph). NumPy has no bfloat16 (SPEC 8): bf16 tensors are written as float32 (exact) and
+// graph), and integers that T holds exactly (an int64 attention mask for a float input). NumPy has no bfloat16 (SPEC 8): bf16 tensors are written as float32 (exact) and
 // read from any float file, rounded to bf16, with a note.
 // Reading is bounded: only regular files are opened (a directory, FIFO or device is
 // refused without blocking), the magic and the header (at most kMaxNpyHeaderBytes) are
@@ -427,10 +427,45 @@ inline NpyArray readNpyFile(const std::string& path) {
   return a;
 }
 
+namespace npy_detail {
+
+// Integer data for a float tensor (an attention mask of 0s and 1s that a model casts to
+// float): each value converted when T holds it exactly (up to 2^24 for float32, 2^53 for
+// float64, 2^11 for float16, 2^8 for bfloat16), said in a note; a value T cannot hold is
+// an error naming it, never a rounded mask.
+template <class T>
+std::vector<T> integersAsFloats(const std::string& data, NpyDType dtype, const std::string& path, std::string* note) {
+  const std::size_t item = npyItemSize(dtype), n = data.size() / item;
+  std::vector<T> values(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    int64_t v;
+    if (dtype == NpyDType::I32) {
+      int32_t x;
+      std::memcpy(&x, data.data() + i * 4, 4);
+      v = x;
+    } else {
+      std::memcpy(&v, data.data() + i * 8, 8);
+    }
+    values[i] = static_cast<T>(static_cast<double>(v));
+    const double back = static_cast<double>(static_cast<Compute<T>>(values[i]));
+    if (back != static_cast<double>(v) || std::abs(v) > (int64_t{1} << 53))
+      throw NpyError(path, std::string("holds ") + npyTypeName(dtype) + " integers where a float tensor was expected, and " +
+                               std::to_string(v) + " (element " + std::to_string(i) + ") has no exact " +
+                               (std::is_same_v<T, bf16> ? "bfloat16" : npyTypeName(npyDTypeOf<T>())) + " value");
+  }
+  const std::string text = path + ": " + npyTypeName(dtype) + " data converted to " +
+                           (std::is_same_v<T, bf16> ? "bfloat16" : npyTypeName(npyDTypeOf<T>())) + " (every value exact)";
+  if (note) *note = text;
+  else std::cerr << "note: " << text << "\n";
+  return values;
+}
+
+}  // namespace npy_detail
+
 // Reads a .npy file that must hold shape `expectedShape` as elements of T. A file of the
-// other float type is converted to T; the note saying so goes to `note` when given, else
-// to std::cerr ("note: PATH: float64 data converted to float32"). The shape is checked
-// before the data is read.
+// other float type is converted to T, and integers are where T holds each exactly (else an
+// error); the note saying so goes to `note` when given, else to std::cerr ("note: PATH:
+// float64 data converted to float32"). The shape is checked before the data is read.
 template <class T>
 inline std::vector<T> readNpy(const std::string& path, const std::vector<int64_t>& expectedShape,
                               std::string* note = nullptr) {
@@ -439,9 +474,8 @@ inline std::vector<T> readNpy(const std::string& path, const std::vector<int64_t
   const NpyHeader h = npy_detail::readHeader(file, path);
   if (h.shape != expectedShape)
     throw NpyError(path, "shape " + npyShapeText(h.shape) + " where " + npyShapeText(expectedShape) + " was expected");
-  if (npyIsInteger(h.dtype))
-    throw NpyError(path, std::string("holds ") + npyTypeName(h.dtype) + " integers where a float tensor was expected");
   const std::string data = npy_detail::readData(file, h, path);
+  if (npyIsInteger(h.dtype)) return npy_detail::integersAsFloats<T>(data, h.dtype, path, note);
   std::vector<T> values(data.size() / npyItemSize(h.dtype));
   if (h.dtype == npyDTypeOf<T>() && !std::is_same_v<T, bf16>) {
     if (!values.empty()) std::memcpy(values.data(), data.data(), data.size());
