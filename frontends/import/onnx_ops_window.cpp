@@ -1,5 +1,6 @@
-// Convolutions and pooling: Conv (1-3-D, groups), ConvTranspose, MaxPool, AveragePool, GlobalAveragePool,
-// GlobalMaxPool and Pad. Each spatial dimension becomes a pair (window y, offset i) and the
+// Convolutions and pooling: Conv (1-3-D, groups), ConvTranspose, MaxPool, AveragePool,
+// GlobalAveragePool, GlobalMaxPool, Pad, and BatchNormalization in inference. Each spatial
+// dimension becomes a pair (window y, offset i) and the
 // operator one EinSum over the offsets:
 //   Conv:  Z[n,o,y,x] = sum_{c,i,j} X[n,c,y,i,x,j] * W[o,c,i,j]  (+ B[o])
 //   Pool:  Z[n,c,y,x] = max or mean over (i,j) of X[n,c,y,i,x,j]
@@ -13,6 +14,7 @@
 // (count_include_pad 0 beside padding) multiplies by a constant of reciprocals.
 // windowRefusal names, before any node is translated, attributes that make no window.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <variant>
 
@@ -359,6 +361,47 @@ void convTranspose(OpContext& c) {
   c.setOutput(0, t);
 }
 
+// BatchNormalization in inference (training_mode 0; torch exports eval-mode models so, when
+// it has not folded the norm into a convolution): y = x * a[c] + b[c] with a = scale /
+// sqrt(var + eps) and b = B - mean * a — folded at import (in double precision) into two
+// per-channel weights when the statistics and parameters are constants, else computed by
+// elementwise nodes over the channels. Then two elementwise nodes over x.
+void batchNormalization(OpContext& c) {
+  if (c.intAttribute("training_mode", 0) != 0 || c.outputCount() > 1)
+    throw Unsupported("BatchNormalization in training mode (its running statistics are outputs)");
+  const double eps = c.floatAttribute("epsilon", 1e-5);
+  const std::vector<int64_t> shape = c.shape(0);
+  if (shape.size() < 2) throw Unsupported("BatchNormalization of an input of rank " + std::to_string(shape.size()));
+  if (c.isConstant(0)) throw Unsupported("BatchNormalization of a constant input");
+  const int64_t channels = shape[1];
+  bool constants = true;
+  for (int i = 1; i <= 4; ++i) {
+    if (c.shape(i) != std::vector<int64_t>{channels})
+      throw Unsupported("BatchNormalization input " + std::to_string(i) + " of shape " + shapeText(c.shape(i)) + " for " +
+                        std::to_string(channels) + " channels");
+    constants = constants && c.isConstant(i);
+  }
+  View a, b;
+  if (constants) {
+    const HostTensor &scale = c.constant(1), &bias = c.constant(2), &mean = c.constant(3), &var = c.constant(4);
+    HostTensor at, bt;
+    at.shape = bt.shape = {channels};
+    for (std::size_t k = 0; k < static_cast<std::size_t>(channels); ++k) {
+      at.values.push_back(scale.values[k] / std::sqrt(var.values[k] + eps));
+      bt.values.push_back(bias.values[k] - mean.values[k] * at.values.back());
+    }
+    a = c.graph().addWeight(c.hint("scale"), at, false);
+    b = c.graph().addWeight(c.hint("shift"), bt, false);
+  } else {
+    a = elementwise(c, {c.view(1), c.view(4)}, "x / sqrt(y + " + numberText(eps) + ")", "scale");
+    b = elementwise(c, {elementwise(c, {c.view(3), a}, "x * y", "mean_scaled"), c.view(2)}, "y - x", "shift");
+  }
+  std::vector<int64_t> trailing(shape.size() - 2);
+  std::iota(trailing.begin(), trailing.end(), int64_t{1});
+  const View scaled = elementwise(c, {c.view(0), c.graph().unsqueeze(a, trailing)}, "x * y", "scaled");
+  c.setOutput(0, elementwise(c, {scaled, c.graph().unsqueeze(b, trailing)}, "x + y"));
+}
+
 // GlobalAveragePool / GlobalMaxPool: a reduction over every spatial dimension, kept as 1s.
 void globalPool(OpContext& c, Reduce agg) {
   const std::vector<int64_t> shape = c.shape(0);
@@ -424,6 +467,7 @@ void addWindowOperators(std::map<std::string, OpTranslation>& t) {
   t["AveragePool"] = [](OpContext& c) { pool(c, Reduce::Sum); };
   t["GlobalAveragePool"] = [](OpContext& c) { globalPool(c, Reduce::Sum); };
   t["Pad"] = pad;
+  t["BatchNormalization"] = batchNormalization;
   t["GlobalMaxPool"] = [](OpContext& c) { globalPool(c, Reduce::Max); };
 }
 

@@ -229,8 +229,25 @@ def foreign_domain(folder):
 
 
 def integer_input(folder):
-    nodes = [helper.make_node("Cast", ["i"], ["y"], name="cast", to=TensorProto.FLOAT)]
-    return save(model(nodes, [vi("i", [3], TensorProto.INT64)], [vi("y", [3])]), folder)
+    """An int64 input read as values (cast to float, an attention mask) and, through a
+    Reshape, as a Gather's indices: it cannot be both a float and an index input."""
+    table = numpy_helper.from_array(np.ones((5, 2), np.float32), "table")
+    shape = numpy_helper.from_array(np.array([3], np.int64), "shape")
+    nodes = [helper.make_node("Cast", ["i"], ["f"], name="cast", to=TensorProto.FLOAT),
+             helper.make_node("Reshape", ["i", "shape"], ["r"], name="flat"),
+             helper.make_node("Gather", ["table", "r"], ["g"], name="lookup"),
+             helper.make_node("ReduceSum", ["g"], ["s"], name="sum", keepdims=0),
+             helper.make_node("Mul", ["f", "s"], ["y"], name="mul")]
+    return save(model(nodes, [vi("i", [3], TensorProto.INT64)], [vi("y", [3])], [table, shape]), folder)
+
+
+def integer_values(folder):
+    """An int64 mask cast to float: a float input, read from an int64 .npy."""
+    nodes = [helper.make_node("Cast", ["i"], ["f"], name="cast", to=TensorProto.FLOAT),
+             helper.make_node("Sub", ["one", "f"], ["y"], name="invert")]
+    one = numpy_helper.from_array(np.ones((3,), np.float32), "one")
+    i = np.array([1, 0, 1], np.int64)
+    return save(model(nodes, [vi("i", [3], TensorProto.INT64)], [vi("y", [3])], [one]), folder), {"i": i}, {"y": 1.0 - i}
 
 
 def short_float_data(folder):
@@ -401,7 +418,8 @@ CASES = [
      ("refuse", ["3 operator types", "'Conv with a window it cannot import' (2 nodes, the first node 'conv_a'",
                  "'MaxPool with a window it cannot import' (1 node", "'Trilu'"])),
     ("operator of another domain", foreign_domain, [], ("refuse", ["FusedMatMul"])),
-    ("integer model input used as data", integer_input, [], ("refuse", ["'i'", "INT64"])),
+    ("integer model input read as ids and as values", integer_input, [], ("refuse", ["'i'", "INT64", "both"])),
+    ("integer model input read as values (a mask)", integer_values, [], ("accept", None)),
     ("symbolic dimension without --dim", symbolic, [], ("refuse", ["batch_size", "--dim"])),
     ("--dim for a dimension the model lacks", symbolic, ["--dim", "batch_size=3", "--dim", "nosuch=2"],
      ("refuse", ["nosuch"])),

@@ -92,6 +92,7 @@ FAMILIES = [
     ("GlobalAveragePool", r"^test_globalaveragepool"),
     ("GlobalMaxPool", r"^test_globalmaxpool"),
     ("Pad", r"^test_(constant|edge|reflect)_pad$"),
+    ("BatchNormalization", r"^test_batchnorm_"),
     # Operators folded at import where every input is a constant (a mask or positions made
     # in forward): their tests run with every input an initializer.
     ("CumSum", r"^test_cumsum_"),

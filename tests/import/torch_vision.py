@@ -14,7 +14,7 @@ image are a reshape, the others an unfold by a constant 0/1 contraction (docs/im
   and `einplan grad` of its logits' sum with respect to the images equal to torch.autograd.
 - A small CNN of the other windows (kernel = stride, depthwise with groups, dilation,
   ceil_mode, ConvTranspose2d with output_padding, AvgPool2d with its Pad, Conv1d,
-  GlobalAveragePool) at batch 1 on a 64x64
+  GlobalAveragePool) and a BatchNorm2d the export cannot fold (after a ReLU) at batch 1 on a 64x64
   image: eval equal to torch, `einplan grad` of its weights equal to torch.autograd (max
   pooling's arg-max, ceil_mode's padded places included), a plan at p = 4 with both spatial labels of the first
   convolution cut (pinned: the dynamic program prefers its channels), and that plan's
@@ -52,11 +52,17 @@ class SmallCNN(torch.nn.Module):
         self.depthwise = torch.nn.Conv2d(8, 8, kernel_size=3, padding=1, groups=8)
         self.dilated = torch.nn.Conv2d(8, 16, kernel_size=3, padding=2, dilation=2)
         self.up = torch.nn.ConvTranspose2d(16, 16, kernel_size=3, stride=2, padding=1, output_padding=1)
+        self.norm = torch.nn.BatchNorm2d(8)  # after a ReLU: the export cannot fold it into a convolution
+        with torch.no_grad():
+            self.norm.running_mean.normal_(0, 0.1)
+            self.norm.running_var.uniform_(0.5, 1.5)
+            self.norm.weight.normal_(1, 0.1)
+            self.norm.bias.normal_(0, 0.1)
         self.rows = torch.nn.Conv1d(16, 16, kernel_size=2, stride=2)
         self.head = torch.nn.Linear(16, 10)
 
     def forward(self, x):
-        y = torch.relu(self.depthwise(self.patch(x)))                                    # 1x8x16x16
+        y = self.norm(torch.relu(self.depthwise(self.patch(x))))                         # 1x8x16x16
         y = torch.nn.functional.max_pool2d(y, 3, stride=2, ceil_mode=True)              # 1x8x8x8
         y = self.up(torch.relu(self.dilated(y)))                                         # 1x16x16x16
         y = torch.nn.functional.avg_pool2d(y, 4)                                        # 1x16x4x4
