@@ -4,14 +4,15 @@
 For every p: `einplan plan GRAPH -p p -o plan.json`, `eincodegen GRAPH --plan plan.json -o
 PROJECT` (the same project folder and command line for every p, so kernels.cpp stays as it
 was and `make` recompiles only the plan's tables in program.cpp),
-`make -C PROJECT`, then `mpirun -np p PROJECT/NAME --check --seed S --outputs OUT --report
+`make -C PROJECT`, then `mpirun -np p PROJECT/NAME [--check] --seed S --outputs OUT --report
 R.json`. Plans are made for a cluster of two ranks per node (a machine file with
 ranks_per_node: 2, SPEC 9), so every run with more than two ranks also has bytes between
-nodes. It requires: exit 0, check passed, measured bytes == predicted bytes == the plan's
+nodes. It requires: exit 0, measured bytes == predicted bytes == the plan's
 traffic_bytes (total and per node), the same for the split by link (intra_node_bytes and
 inter_node_bytes, total and per node, measured by the program's counters == the plan's), no bytes at p = 1, and every output equal to `einplan eval --seed S` (the reference
 evaluator, a separate implementation) within the dtype's tolerance, compared with NumPy.
-At one p (the largest up to 4) it also checks that `eincodegen -p p` emits the same plan as
+At one p (the largest up to 4) the program runs with --check (which must pass: rank 0's
+whole-graph recomputation, the same at every p) and it also checks that `eincodegen -p p` emits the same plan as
 `einplan plan -p p`, that a wrong rank count is a clear error, that random
 .npy inputs (--inputs, scattered from rank 0) give `einplan eval --inputs` outputs and that
 a missing input file is a clear error. With --inputs DIR every run (eval and programs)
@@ -229,16 +230,19 @@ def main():
         out = work / f"out{ranks}"
         out.mkdir()
         report = work / f"report{ranks}.json"
-        p = run(["mpirun", "--oversubscribe", "-np", ranks, program, "--check", *source, "--ranks-per-node", 2, "--outputs", out,
-                 "--report", report, "--iters", 2, "--warmup", 1], env=env)
+        # --check (rank 0 computes the whole graph again, with whole-tensor kernels and, on
+        # small graphs, plain loops: the same work at every p, most of a run) at one p; at
+        # every p the outputs are compared with einplan eval's, the independent oracle.
+        checking = ranks == extras_at
+        p = run(["mpirun", "--oversubscribe", "-np", ranks, program, *(["--check"] if checking else []), *source,
+                 "--ranks-per-node", 2, "--outputs", out, "--report", report, "--iters", 2, "--warmup", 1], env=env)
         print(p.stdout)
         require(p.returncode == 0, f"program run with p={ranks}", p)
         r = json.loads(report.read_text())
-        for key in ["ranks", "backend", "dtype", "iters", "time_s", "gflops", "bytes_sent", "bytes_predicted", "nodes",
-                    "check"]:
+        for key in ["ranks", "backend", "dtype", "iters", "time_s", "gflops", "bytes_sent", "bytes_predicted", "nodes"]:
             require(key in r, f"report key {key}")
         require(r["ranks"] == ranks and r["iters"] == 2 and r["backend"] == "cpu", "report header")
-        require(r["check"]["passed"] is True, f"--check passed at p={ranks}")
+        require(not checking or r.get("check", {}).get("passed") is True, f"--check passed at p={ranks}")
         require(r["bytes_sent"] == r["bytes_predicted"], f"measured {r['bytes_sent']} == predicted {r['bytes_predicted']} bytes")
         for n in r["nodes"]:
             require(n["bytes_sent"] == n["bytes_predicted"], f"node {n['name']}: {n['bytes_sent']} == {n['bytes_predicted']}")
@@ -269,7 +273,7 @@ def main():
         if ranks == 1:
             require(r["bytes_sent"] == 0, "one rank sends nothing")
         compare_outputs(ref, out, r["dtype"], f"p={ranks}")
-        print(f"p={ranks}: ok, {r['bytes_sent']} bytes, check max_rel_err {r['check']['max_rel_err']}")
+        print(f"p={ranks}: ok, {r['bytes_sent']} bytes" + (f", check max_rel_err {r['check']['max_rel_err']}" if checking else ""))
         if ranks == extras_at:
             # Both tools plan alike: `eincodegen -p N` emits exactly the plan `einplan plan
             # -p N` wrote (same options), apart from who wrote it and the search time.
@@ -297,7 +301,7 @@ def main():
             out_threads = work / f"out{ranks}_threads"
             out_threads.mkdir()
             binding = ["--map-by", "slot:PE=2"] if ranks == 1 and (os.cpu_count() or 1) >= 2 else []
-            p = run(["mpirun", "--oversubscribe", *binding, "-np", ranks, program, "--check", *source, "--threads", 2,
+            p = run(["mpirun", "--oversubscribe", *binding, "-np", ranks, program, *source, "--threads", 2,
                      "--outputs", out_threads, "--iters", 1, "--warmup", 0, "--report", work / "report_threads.json"], env=env)
             require(p.returncode == 0, f"program run with p={ranks} --threads 2", p)
             rt = json.loads((work / "report_threads.json").read_text())
