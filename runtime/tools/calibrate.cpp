@@ -143,7 +143,12 @@ Link measureLink(einrt::Communicator& comm, bool quick, int reps) {
   const int64_t small = 16 * ranks, big = (quick ? 1024 : 4096) / ranks * ranks;
   const Exchange s = repartition(comm, small, false, reps), b = repartition(comm, big, false, reps);
   Link l;
-  l.bandwidth = (b.busiestBytes - s.busiestBytes) / std::max(b.seconds - s.seconds, 1e-9);
+  // On a loaded machine the small exchange can take as long as the big one: the fit then
+  // has no slope (it gave 1e15 B/s once, which einplan rightly refused), and the big
+  // exchange's whole rate — latency included, so a lower bound — stands in.
+  const double slope = b.seconds - s.seconds;
+  l.bandwidth = slope > 0.05 * b.seconds ? (b.busiestBytes - s.busiestBytes) / slope
+                                         : b.busiestBytes / std::max(b.seconds, 1e-9);
   l.latency = std::max(0.0, (s.seconds - s.busiestBytes / l.bandwidth) / s.busiestMessages);
   const Exchange r = repartition(comm, big, true, reps);
   l.reduceBandwidth = r.busiestBytes / std::max(r.seconds - l.latency * r.busiestMessages, 1e-9);
