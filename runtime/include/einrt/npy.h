@@ -448,7 +448,7 @@ std::vector<T> integersAsFloats(const std::string& data, NpyDType dtype, const s
     }
     values[i] = static_cast<T>(static_cast<double>(v));
     const double back = static_cast<double>(static_cast<Compute<T>>(values[i]));
-    if (back != static_cast<double>(v) || std::abs(v) > (int64_t{1} << 53))
+    if (back != static_cast<double>(v) || v > (int64_t{1} << 53) || v < -(int64_t{1} << 53))
       throw NpyError(path, std::string("holds ") + npyTypeName(dtype) + " integers where a float tensor was expected, and " +
                                std::to_string(v) + " (element " + std::to_string(i) + ") has no exact " +
                                (std::is_same_v<T, bf16> ? "bfloat16" : npyTypeName(npyDTypeOf<T>())) + " value");
