@@ -33,19 +33,29 @@ View ImportGraph::select(const View& v, int64_t axis, const std::vector<int64_t>
   return einsum({x, {selection, {j, k}}}, out, parseExpr("where(y, x, -0)"), Reduce::Sum, hint);
 }
 
-View ImportGraph::unfold(const View& v, int64_t axis, const UnfoldWindow& w, const std::string& hint) {
-  const std::vector<int64_t> in = shape(v);
-  const int64_t n = in[static_cast<std::size_t>(axis)];
+namespace {
+
+// The 0/1 tensor S[h, y, i] of a window over a dimension of `size`: 1 where h = s*y + d*i -
+// padBefore lies in [0, size). unfold contracts the input's h with it, fold T's (y, i).
+HostTensor windowSelection(int64_t size, const ImportGraph::UnfoldWindow& w) {
   HostTensor s;
   s.kind = ElemKind::Float32;
-  s.shape = {n, w.outSize, w.kernel};
-  s.values.assign(static_cast<std::size_t>(n * w.outSize * w.kernel), 0.0);
+  s.shape = {size, w.outSize, w.kernel};
+  s.values.assign(static_cast<std::size_t>(size * w.outSize * w.kernel), 0.0);
   for (int64_t y = 0; y < w.outSize; ++y)
     for (int64_t i = 0; i < w.kernel; ++i) {
       const int64_t h = y * w.stride + i * w.dilation - w.padBefore;
-      if (h >= 0 && h < n) s.values[static_cast<std::size_t>((h * w.outSize + y) * w.kernel + i)] = 1.0;
+      if (h >= 0 && h < size) s.values[static_cast<std::size_t>((h * w.outSize + y) * w.kernel + i)] = 1.0;
     }
-  const View selection = addWeight(hint + "_unfold", std::move(s), false);
+  return s;
+}
+
+}  // namespace
+
+View ImportGraph::unfold(const View& v, int64_t axis, const UnfoldWindow& w, const std::string& hint) {
+  const std::vector<int64_t> in = shape(v);
+  const int64_t n = in[static_cast<std::size_t>(axis)];
+  const View selection = addWeight(hint + "_unfold", windowSelection(n, w), false);
   ImportGraph::Operand x{v, {}};
   std::vector<int> out;
   const int h = nextSymbol_++, y = nextSymbol_++, i = nextSymbol_++;
@@ -128,16 +138,7 @@ View ImportGraph::fold(const View& v, int64_t axis, const UnfoldWindow& w, int64
   const std::vector<int64_t> in = shape(v);
   if (in[static_cast<std::size_t>(axis)] != w.outSize || in[static_cast<std::size_t>(axis) + 1] != w.kernel)
     throw std::logic_error("import: a fold's window does not match its dimensions");
-  HostTensor s;
-  s.kind = ElemKind::Float32;
-  s.shape = {foldedSize, w.outSize, w.kernel};
-  s.values.assign(static_cast<std::size_t>(foldedSize * w.outSize * w.kernel), 0.0);
-  for (int64_t y = 0; y < w.outSize; ++y)
-    for (int64_t i = 0; i < w.kernel; ++i) {
-      const int64_t h = y * w.stride + i * w.dilation - w.padBefore;
-      if (h >= 0 && h < foldedSize) s.values[static_cast<std::size_t>((h * w.outSize + y) * w.kernel + i)] = 1.0;
-    }
-  const View selection = addWeight(hint + "_fold", std::move(s), false);
+  const View selection = addWeight(hint + "_fold", windowSelection(foldedSize, w), false);
   ImportGraph::Operand x{v, {}};
   std::vector<int> out;
   const int h = nextSymbol_++, y = nextSymbol_++, i = nextSymbol_++;
