@@ -18,7 +18,6 @@ the command and its output.
 
 usage: torch_layers.py EINPLAN EINCODEGEN WORK
 """
-import json
 import math
 import os
 import pathlib
@@ -29,8 +28,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
-from emitted_build import make_command  # noqa: E402
-from model_checks import close, run  # noqa: E402
+from model_checks import close, program_matches, run  # noqa: E402
 
 B, S, M, D, H, F = 2, 8, 6, 32, 4, 64
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OPENBLAS_NUM_THREADS="1")
@@ -103,24 +101,20 @@ def bert_layer(einplan, eincodegen, work):
     for opset in (14, 17):
         print(f"BERT layer (int64 ids, token types and attention mask), opset {opset}:")
         base = os.path.join(work, f"bert{opset}")
-        torch.onnx.export(model, tuple(inputs.values()), base + ".onnx", input_names=list(inputs), output_names=["y"],
-                          opset_version=opset)
-        run([einplan, "import", base + ".onnx", "-o", base + ".yaml"])
-        for name, value in inputs.items():
-            np.save(os.path.join(base + ".weights", f"{name}.npy"), value.numpy())
-        run([einplan, "eval", base + ".yaml", "--inputs", base + ".weights", "--outputs", base + ".eval"])
-        ok &= close(np.load(os.path.join(base + ".eval", "y.npy")), want, "einplan eval vs torch")
-    prog = base + ".prog"
-    run([eincodegen, base + ".yaml", "-p", 3, "-o", prog, "--force"])
-    run(make_command(prog, "-j2"), env=ENV)
-    out, report = base + ".out3", base + ".report3.json"
-    run(["mpirun", "--oversubscribe", "-np", 3, os.path.join(prog, "torch_jit"), "--inputs", base + ".weights",
-         "--outputs", out, "--check", "--iters", 1, "--report", report], env=ENV, timeout=300)
-    ok &= close(np.load(os.path.join(out, "y.npy")), want, "mpirun -np 3 program vs torch")
-    r = json.load(open(report))
-    same = r["bytes_sent"] == r["bytes_predicted"] and r["peak_bytes_per_rank"] == r["peak_bytes_predicted_per_rank"]
-    print(f"  bytes {r['bytes_sent']} / {r['bytes_predicted']} planned, peaks as planned: {'ok' if same else 'WRONG'}")
-    return ok and same
+        ok &= imported_and_evaluated(einplan, model, inputs, want, base, opset)
+    return ok and program_matches(eincodegen, base + ".yaml", base + ".weights", want, 3, base + ".prog", base + ".out3", ENV)
+
+
+def imported_and_evaluated(einplan, model, inputs, want, base, opset):
+    """Exports MODEL on INPUTS (name -> tensor) at OPSET, imports it, evaluates it on the same
+    inputs; whether its output y is torch's WANT."""
+    torch.onnx.export(model, tuple(inputs.values()), base + ".onnx", input_names=list(inputs), output_names=["y"],
+                      opset_version=opset)
+    run([einplan, "import", base + ".onnx", "-o", base + ".yaml"])
+    for name, value in inputs.items():
+        np.save(os.path.join(base + ".weights", f"{name}.npy"), value.numpy())
+    run([einplan, "eval", base + ".yaml", "--inputs", base + ".weights", "--outputs", base + ".eval"])
+    return close(np.load(os.path.join(base + ".eval", "y.npy")), want, "einplan eval vs torch")
 
 
 def to_float16(path):
@@ -196,28 +190,12 @@ def main():
         for opset in (14, 17):
             print(f"{name}, opset {opset}:")
             base = os.path.join(work, f"{name}{opset}")
-            torch.onnx.export(model, tuple(inputs.values()), base + ".onnx", input_names=list(inputs), output_names=["y"],
-                              opset_version=opset)
-            run([einplan, "import", base + ".onnx", "-o", base + ".yaml"])
-            for input_name, value in inputs.items():
-                np.save(os.path.join(base + ".weights", f"{input_name}.npy"), value.numpy())
-            run([einplan, "eval", base + ".yaml", "--inputs", base + ".weights", "--outputs", base + ".eval"])
-            ok &= close(np.load(os.path.join(base + ".eval", "y.npy")), want, "einplan eval vs torch")
+            ok &= imported_and_evaluated(einplan, model, inputs, want, base, opset)
             if name != "encoder" or opset != 17:
                 continue
             for p in (2, 3, 4):
-                prog = base + ".prog"
-                run([eincodegen, base + ".yaml", "-p", p, "-o", prog, "--force"])
-                run(make_command(prog, "-j2"), env=ENV)
-                out, report = base + f".out{p}", base + f".report{p}.json"
-                run(["mpirun", "--oversubscribe", "-np", p, os.path.join(prog, "torch_jit"), "--inputs", base + ".weights",
-                     "--outputs", out, "--check", "--iters", 1, "--report", report], env=ENV, timeout=300)
-                ok &= close(np.load(os.path.join(out, "y.npy")), want, f"mpirun -np {p} program vs torch")
-                r = json.load(open(report))
-                same = r["bytes_sent"] == r["bytes_predicted"] and r["peak_bytes_per_rank"] == r["peak_bytes_predicted_per_rank"]
-                print(f"  bytes {r['bytes_sent']} / {r['bytes_predicted']} planned, peaks {r['peak_bytes_per_rank']} / "
-                      f"{r['peak_bytes_predicted_per_rank']} planned  {'ok' if same else 'WRONG'}")
-                ok &= same
+                ok &= program_matches(eincodegen, base + ".yaml", base + ".weights", want, p, base + ".prog",
+                                      base + f".out{p}", ENV)
     ok &= two_byte_models(einplan, work)
     ok &= bert_layer(einplan, eincodegen, work)
     if not ok:

@@ -37,8 +37,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
-from emitted_build import make_command  # noqa: E402
-from model_checks import close, run  # noqa: E402
+from model_checks import close, program_matches, run  # noqa: E402
 
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OPENBLAS_NUM_THREADS="1")
 
@@ -87,25 +86,6 @@ def export(model, x, base, opset):
     torch.onnx.export(model, (x,), base + ".onnx", input_names=["images"], output_names=["logits"], opset_version=opset)
 
 
-def program_matches(einplan, eincodegen, graph, weights, want, p, prog, out, fixed_plan=None, check=True):
-    """Emits GRAPH (or its plan FIXED_PLAN) for p ranks, builds and runs it (with --check
-    unless told: the program's own check of every block against whole-tensor kernels and
-    plain loops, seconds on resnet18); whether its output is torch's and its bytes and peaks
-    are the plan's."""
-    source = ["--plan", fixed_plan] if fixed_plan else ["-p", p]
-    run([eincodegen, graph, *source, "-o", prog, "--force"])
-    run(make_command(prog, "-j2"), env=ENV)
-    report = out + ".report.json"
-    run(["mpirun", "--oversubscribe", "-np", p, os.path.join(prog, "torch_jit"), "--inputs", weights, "--outputs", out,
-         *(["--check"] if check else []), "--iters", 1, "--report", report], env=ENV, timeout=300)
-    ok = close(np.load(os.path.join(out, "logits.npy")), want, f"mpirun -np {p} program vs torch")
-    r = json.load(open(report))
-    same = r["bytes_sent"] == r["bytes_predicted"] and r["peak_bytes_per_rank"] == r["peak_bytes_predicted_per_rank"]
-    print(f"  bytes {r['bytes_sent']} / {r['bytes_predicted']} planned, peaks {r['peak_bytes_per_rank']} / "
-          f"{r['peak_bytes_predicted_per_rank']} planned  {'ok' if same else 'WRONG'}")
-    return ok and same
-
-
 def imported_and_evaluated(einplan, model, x, base, opset):
     """Exports, imports and evaluates; returns whether eval equals torch."""
     with torch.no_grad():
@@ -133,8 +113,8 @@ def vision_transformer(einplan, eincodegen, work):
         ok &= good
         if opset == 17:
             for p in (2, 3, 4):
-                ok &= program_matches(einplan, eincodegen, base + ".yaml", base + ".weights", want, p, base + ".prog",
-                                      base + f".out{p}")
+                ok &= program_matches(eincodegen, base + ".yaml", base + ".weights", want, p, base + ".prog",
+                                      base + f".out{p}", ENV, output="logits")
     return ok
 
 
@@ -157,8 +137,8 @@ def resnet18(einplan, eincodegen, work):
         ok &= good
         if opset == 17:
             for p in (2, 3, 4):
-                ok &= program_matches(einplan, eincodegen, base + ".yaml", base + ".weights", want, p, base + ".prog",
-                                      base + f".out{p}", check=p == 3)
+                ok &= program_matches(eincodegen, base + ".yaml", base + ".weights", want, p, base + ".prog",
+                                      base + f".out{p}", ENV, output="logits", check=p == 3)
     # The export folds each batch norm into its convolution's weights, so the weights'
     # gradients are not torch's; the images' gradient is the same function's.
     images = x.clone().requires_grad_(True)
@@ -213,8 +193,8 @@ def small_cnn(einplan, eincodegen, work):
     cut = spatial_cut(json.load(open(base + ".plan.json")), base + ".yaml")
     print(f"  the plan at p = 4 cuts the spatial labels: {'ok' if cut else 'WRONG'}")
     ok &= cut
-    ok &= program_matches(einplan, eincodegen, base + ".yaml", base + ".weights", want, 4, base + ".prog", base + ".out4",
-                          fixed_plan=base + ".plan.json")
+    ok &= program_matches(eincodegen, base + ".yaml", base + ".weights", want, 4, base + ".prog", base + ".out4", ENV,
+                          output="logits", fixed_plan=base + ".plan.json")
     return ok
 
 

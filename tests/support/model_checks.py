@@ -1,10 +1,14 @@
 """What the tests of imported torch models share: running a command that must succeed
-(its output printed when it fails) and comparing an array with torch's."""
+(its output printed when it fails), comparing an array with torch's, and running an
+imported model's emitted program against torch and its plan."""
+import json
+import os
 import sys
 
 import numpy as np
 
 import sanitizer_flake
+from emitted_build import make_command
 
 
 def run(cmd, **kw):
@@ -25,3 +29,22 @@ def close(got, want, what, tolerance=1e-5, floor=0.0, width=44):
     ok = err <= tolerance
     print(f"  {what:<{width}} max relative error {err:.1e}  {'ok' if ok else 'WRONG'}")
     return ok
+
+
+def program_matches(eincodegen, graph, weights, want, p, prog, out, env, output="y", fixed_plan=None, check=True):
+    """Emits GRAPH for p ranks (or with its plan FIXED_PLAN), builds PROG and runs it on the
+    .npy files of WEIGHTS (with --check unless told: rank 0's recomputation of the whole
+    graph, seconds on a resnet); prints and returns whether OUTPUT is torch's WANT and the
+    program's bytes and peaks are the plan's."""
+    source = ["--plan", fixed_plan] if fixed_plan else ["-p", p]
+    run([eincodegen, graph, *source, "-o", prog, "--force"])
+    run(make_command(prog, "-j2"), env=env)
+    report = out + ".report.json"
+    run(["mpirun", "--oversubscribe", "-np", p, os.path.join(prog, "torch_jit"), "--inputs", weights, "--outputs", out,
+         *(["--check"] if check else []), "--iters", 1, "--report", report], env=env, timeout=300)
+    ok = close(np.load(os.path.join(out, output + ".npy")), want, f"mpirun -np {p} program vs torch")
+    r = json.load(open(report))
+    same = r["bytes_sent"] == r["bytes_predicted"] and r["peak_bytes_per_rank"] == r["peak_bytes_predicted_per_rank"]
+    print(f"  bytes {r['bytes_sent']} / {r['bytes_predicted']} planned, peaks {r['peak_bytes_per_rank']} / "
+          f"{r['peak_bytes_predicted_per_rank']} planned  {'ok' if same else 'WRONG'}")
+    return ok and same
