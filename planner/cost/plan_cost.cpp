@@ -1,13 +1,13 @@
 #include "planner/cost/plan_cost.h"
 
 #include <algorithm>
-#include <map>
 
 #include "planner/cost/checked_math.h"
 #include "planner/cost/cost_model.h"
 #include "planner/cost/time_model.h"
 #include "planner/cost/traffic.h"
 #include "planner/fusion/fusion.h"
+#include "planner/graph/graph_index.h"
 #include "planner/model/program_tables.h"
 #include "planner/partition/call_geometry.h"
 #include "planner/paths/gemm_mapping.h"
@@ -25,6 +25,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   std::vector<CallGeometry> geometry;  // moved into a full program model where there is one
   std::optional<einrt::model::ProgramModel> program;
   std::vector<int64_t> busiestCalls(plan.nodes.size(), 0);
+  std::vector<int64_t> callsPerRank(machine ? static_cast<std::size_t>(plan.devices) : 0, 0);  // zero between nodes
   for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     const NodePlan& np = plan.nodes[i];
@@ -40,9 +41,9 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     c.trafficAggBytes = checkedMul(agg.elements, elementBytes, "traffic bytes");
     c.interNodeBytes = checkedMul(agg.interNodeElements, elementBytes, "traffic bytes");
     if (machine) {
-      std::map<int, int64_t> callsPerRank;
       int64_t busiest = 0;
-      for (int r : np.placement.callRank) busiest = std::max(busiest, ++callsPerRank[r]);
+      for (int r : np.placement.callRank) busiest = std::max(busiest, ++callsPerRank[static_cast<std::size_t>(r)]);
+      for (int r : np.placement.callRank) callsPerRank[static_cast<std::size_t>(r)] = 0;
       busiestCalls[i] = busiest;
       c.timePs = phasePicoseconds(*machine, agg, elementBytes);
     }
@@ -111,6 +112,45 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   }
   if (machine) pc.timePs = time;
   return pc;
+}
+
+int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts) {
+  const char* what = "traffic bound";
+  const GraphIndex index(g);
+  std::vector<NodeSpace> spaces;
+  spaces.reserve(g.nodes.size());
+  for (const Node& n : g.nodes) spaces.push_back(nodeSpace(n));
+  // Block extents of a tensor over `dims` (label indices of `space`) under `p`.
+  auto extents = [](const NodeSpace& space, const std::vector<int>& dims, const Parts& p) {
+    std::vector<int64_t> e;
+    for (int d : dims) e.push_back(space.sizes[static_cast<std::size_t>(d)] / p[static_cast<std::size_t>(d)]);
+    return e;
+  };
+  int64_t bound = 0;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const NodeSpace& space = spaces[i];
+    int64_t calls = 1, blocks = 1, blockElements = 1;
+    for (int64_t d : parts[i]) calls *= d;
+    for (int d : space.outputLabels) {
+      blocks *= parts[i][static_cast<std::size_t>(d)];
+      blockElements *= space.sizes[static_cast<std::size_t>(d)] / parts[i][static_cast<std::size_t>(d)];
+    }
+    bound = checkedAdd(bound, checkedMul(calls - blocks, blockElements, what), what);
+    for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
+      const int from = index.nodeIndex(g.nodes[i].inputs[k]);
+      if (from < 0) continue;  // graph inputs are free
+      const NodeSpace& producer = spaces[static_cast<std::size_t>(from)];
+      const std::vector<int64_t> read = extents(space, space.operandLabels[k], parts[i]);
+      const std::vector<int64_t> owned = extents(producer, producer.outputLabels, parts[static_cast<std::size_t>(from)]);
+      int64_t nC = 1, nI = 1;
+      for (std::size_t d = 0; d < read.size(); ++d) {
+        nC *= read[d];
+        nI *= std::min(read[d], owned[d]);
+      }
+      bound = checkedAdd(bound, checkedMul(calls, nC - nI, what), what);
+    }
+  }
+  return bound;
 }
 
 }  // namespace eindecomp

@@ -357,6 +357,12 @@ Traffic canonicalRepartitionTraffic(const einrt::BlockGrid& producer, const Rank
 Traffic aggregationTraffic(const CallGeometry& g, const std::vector<int>& callRank, const std::vector<int>& blockOwner,
                            int64_t devices, TrafficDetail detail, const einrt::RankNodes& nodes) {
   const char* what = "aggregation traffic";
+  // Most nodes sum nothing across calls and own each output block where it is computed:
+  // then nothing moves (the planner prices this for every node of every plan).
+  bool allLocal = true;
+  for (std::size_t c = 0; c < callRank.size() && allLocal; ++c)
+    allLocal = callRank[c] == blockOwner[static_cast<std::size_t>(g.outputBlock[c])];
+  if (allLocal) return {};
   std::vector<std::pair<int, int64_t>> partials;  // (rank holding a partial, output block), by rank
   partials.reserve(callRank.size());
   for (std::size_t c = 0; c < callRank.size(); ++c) partials.emplace_back(callRank[c], g.outputBlock[c]);

@@ -134,21 +134,36 @@ std::string describeLabelClasses(const LabelClasses& classes) {
   return s;
 }
 
-std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector<int64_t>& blockExtent) {
-  // A label repeated within an operand (a diagonal) reads no GEMM layout: the node runs
-  // as an elementwise or reduction kernel over its strided diagonal.
-  for (const Labels& op : n.operandLabels)
-    for (std::size_t a = 0; a < op.size(); ++a)
-      if (std::find(op.begin() + static_cast<std::ptrdiff_t>(a) + 1, op.end(), op[a]) != op.end()) return std::nullopt;
-  const std::optional<double> alpha = productScale(n.join);
-  if (n.operandLabels.size() != 2 || n.agg != Reduce::Sum || !alpha) return std::nullopt;
+namespace {
+
+// The label classes of a node that maps to a GEMM at every block extent: two operands
+// summed over their product (scaled or not), no label repeated in a tensor (a diagonal
+// reads no GEMM layout: it runs as an elementwise or reduction kernel over its strided
+// diagonal), nothing aggregated from one operand alone and nothing broadcast. Where this
+// holds, mapContractionToGemm always finds a mapping (its first candidate orders are the
+// tensors' own); runsAsGemm asks only this, since the planner asks it of every node of
+// every plan it prices.
+std::optional<LabelClasses> gemmLabelClasses(const Node& n) {
+  if (n.operandLabels.size() != 2 || n.agg != Reduce::Sum || !productScale(n.join)) return std::nullopt;
   const Labels& x = n.operandLabels[0];
   const Labels& y = n.operandLabels[1];
   const Labels& z = n.outputLabels;
   if (hasRepeats(x) || hasRepeats(y) || hasRepeats(z)) return std::nullopt;
-  const LabelClasses classes = classifyLabels(x, y, z);
+  LabelClasses classes = classifyLabels(x, y, z);
   if (!classes.r.empty() || !classes.b.empty()) return std::nullopt;  // one-operand aggregation or broadcast
-  const Labels &c = classes.c, &m = classes.m, &nn = classes.n, &k = classes.k;
+  return classes;
+}
+
+}  // namespace
+
+std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector<int64_t>& blockExtent) {
+  const std::optional<LabelClasses> classes = gemmLabelClasses(n);
+  if (!classes) return std::nullopt;
+  const double alpha = *productScale(n.join);
+  const Labels& x = n.operandLabels[0];
+  const Labels& y = n.operandLabels[1];
+  const Labels& z = n.outputLabels;
+  const Labels &c = classes->c, &m = classes->m, &nn = classes->n, &k = classes->k;
   const Labels order = iterationLabels(n);
   int64_t sizeX = product(x, order, blockExtent), sizeY = product(y, order, blockExtent),
           sizeZ = product(z, order, blockExtent);
@@ -181,7 +196,7 @@ std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector
     g.permY = fy.perm;
     g.permZ = fz.perm;
     g.permutedElements = cost;
-    g.alpha = *alpha;
+    g.alpha = alpha;
     best = g;
     bestCost = cost;
   };
@@ -260,8 +275,9 @@ KernelMapping kernelMappingOf(const std::optional<GemmMapping>& mapping) {
 }
 
 bool runsAsGemm(const Node& n) {
-  const std::optional<GemmMapping> mapping = mapContractionToGemm(n, iterationSizes(n));
-  return mapping && !mapping->kLabels.empty();
+  // The mapping's K labels are an order of the classes' (mapContractionToGemm).
+  const std::optional<LabelClasses> classes = gemmLabelClasses(n);
+  return classes && !classes->k.empty();
 }
 
 std::optional<std::vector<int>> permutationOrder(const Node& n) {
