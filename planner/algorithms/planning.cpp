@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "planner/algorithms/search_space.h"
+#include "planner/cost/checked_math.h"
 #include "planner/cost/plan_cost.h"
 #include "planner/cost/time_model.h"
 #include "planner/fusion/fusion.h"
@@ -254,6 +255,23 @@ bool runsFullCalls(const SearchSpace& s, const std::vector<Parts>& parts) {
   return true;
 }
 
+// Whether partitions are sure to cost more than a plan that fits, under the traffic
+// objective, by trafficLowerBound — then they need no placing and pricing (a baseline's
+// partitions beside the search's: at p = 1024 each pricing takes a large model a second).
+// Only where every call has a rank of its own (no pinned placement, no node above p calls),
+// as the bound assumes.
+bool cannotBeatOnTraffic(const Graph& g, const PlanOptions& options, const ObjectiveModel& model, const PlanCost& best,
+                         const std::vector<Parts>& parts) {
+  if (options.objective != Objective::Traffic || !options.pinnedPlacements.empty() || !model.fits(best)) return false;
+  for (const Parts& p : parts) {
+    int64_t calls = 1;
+    for (int64_t d : p) calls *= d;
+    if (calls > options.devices) return false;
+  }
+  const int64_t bound = checkedMul(trafficLowerBound(g, parts), static_cast<int64_t>(dtypeSize(g.dtype)), "traffic bound");
+  return bound > model.total(best);
+}
+
 // On a cluster the plan is also made for the same machine with its nodes forgotten (every
 // link priced as the intra-node one: what a cluster-blind planner returns) and priced on
 // the cluster. The cluster-aware plan is kept when it sends no more bytes between nodes and
@@ -402,6 +420,7 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
         // baseline leaving devices idle cannot be returned (below): it is not priced.
         if (!options.memLimitBytes && !runsFullCalls(*space, parts)) continue;
         priced.push_back(parts);
+        if (cannotBeatOnTraffic(g, options, model, best.cost, parts)) continue;
         other = placeAndPrice(g, options, "eindecomp", parts);
       } catch (const InputError& e) {
         if (e.exitCode() != kExitNoPlan) throw;

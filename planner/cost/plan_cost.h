@@ -68,4 +68,13 @@ enum class MemoryDetail { Peak, None };
 PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine,
                   MemoryDetail memory = MemoryDetail::Peak, TrafficMemo* memo = nullptr);
 
+// The least traffic (elements) any placement of these partitions can have in which every
+// kernel call runs on a rank of its own (the canonical and matched rules: pinned calls may
+// share one): a rank then owns at most one block of each node's output, so a call reading
+// a block of nC elements receives at least nC - nI of it (nI: the largest overlap of that
+// block with one producer block), and a node's partial results move exactly (calls - output
+// blocks) x block elements. The planner skips pricing partitions whose bound exceeds the
+// plan it already has (planning.cpp); the bound reads no placement, so it costs O(nodes).
+int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts);
+
 }  // namespace eindecomp

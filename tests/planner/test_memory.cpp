@@ -69,7 +69,7 @@ TEST_CASE("--mem-limit: eindecomp fits where a brute force finds a plan that fit
   double gapSum = 0;
   for (int trial = 0; trial < 80; ++trial) {
     const unsigned seed = 4000 + static_cast<unsigned>(trial);
-    RandomGraphs random{std::mt19937(seed)};
+    RandomGraphs random{std::mt19937(seed), 0, {}};
     const Graph g = random.make(3 + trial % 2, trial % 4 >= 2);
     const int64_t p = counts[trial % 3];
     INFO("seed " << seed << " p " << p);
