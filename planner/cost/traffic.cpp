@@ -293,12 +293,29 @@ void rankLoads(const einrt::BlockGrid& producer, const RankBlockCoordinates& own
   // sums stay inside the node for the reader, its column sums for the owner.
   const auto K = static_cast<std::size_t>(nodes.ranksPerNode);
   std::vector<int64_t> near(K * K), rowSum(K), rowPieces(K), colSum(K), colPieces(K);
+  std::vector<std::size_t> varying;  // the dimensions whose coordinates vary inside the node
   for (std::size_t first = 0; first < P; first += K) {
     const std::size_t readEnd = std::min(first + K, readers), ownEnd = std::min(first + K, holders);
     if (readEnd <= first || ownEnd <= first) continue;
     const std::size_t ni = readEnd - first, nj = ownEnd - first;
-    std::fill(near.begin(), near.end(), 1);
+    // A dimension in which every rank of the node reads one interval and owns one gives
+    // every pair the same factor: multiplied in once (most dimensions of a node's blocks:
+    // only the cuts finer than a node vary inside it). A zero factor: nothing stays inside.
+    int64_t common = 1;
+    varying.clear();
     for (std::size_t d = 0; d < dims; ++d) {
+      const int32_t* rc = read.byDim[d].data() + first;
+      const int32_t* oc = owned.byDim[d].data() + first;
+      if (std::equal(rc + 1, rc + ni, rc) && std::equal(oc + 1, oc + nj, oc)) {
+        const int64_t ec = consumer.extent(d), ep = producer.extent(d), loC = rc[0] * ec, loP = oc[0] * ep;
+        common *= std::max<int64_t>(0, std::min(loC + ec, loP + ep) - std::max(loC, loP));
+      } else {
+        varying.push_back(d);
+      }
+    }
+    if (common == 0) continue;
+    std::fill(near.begin(), near.end(), common);
+    for (std::size_t d : varying) {
       const int64_t ec = consumer.extent(d), ep = producer.extent(d);
       const int32_t* rc = read.byDim[d].data() + first;
       const int32_t* oc = owned.byDim[d].data() + first;
