@@ -42,18 +42,65 @@ struct Benefits {
   const RankElements& of(std::size_t call) const { return lists[static_cast<std::size_t>(listOf[call])]; }
 };
 
+// What a call's list is a function of: per produced operand and dimension, the producer
+// coordinates its read interval meets and by how much (forEachOverlap walks their
+// product). Reads at different coordinates often meet alike — an operand cut where its
+// producer is not (LLaMA's keys read by heads from a producer cut by sequence) — and then
+// share one list without walking their overlaps again. Each dimension's distinct
+// (coordinate, overlap) lists get ids; a call's key is its reads' ids.
+class OverlapKeys {
+ public:
+  OverlapKeys(const CallGeometry& g, const std::vector<std::optional<ProducerBlocks>>& producers) : g_(g) {
+    for (std::size_t k = 0; k < producers.size(); ++k) {
+      if (!producers[k]) continue;
+      operands_.push_back(k);
+      const einrt::BlockGrid& to = g.operandGrid[k];
+      const einrt::BlockGrid& from = producers[k]->grid;
+      std::vector<std::vector<int>> ids(to.dims());
+      for (std::size_t d = 0; d < to.dims(); ++d) {
+        std::map<std::vector<std::pair<int64_t, int64_t>>, int> idOf;
+        const int64_t ec = to.extent(d), ep = from.extent(d);
+        for (int64_t x = 0; x < to.parts[d]; ++x) {
+          std::vector<std::pair<int64_t, int64_t>> met;  // (producer coordinate, overlap)
+          for (int64_t y = x * ec / ep; y < from.parts[d] && y * ep < (x + 1) * ec; ++y)
+            met.emplace_back(y, std::min((x + 1) * ec, (y + 1) * ep) - std::max(x * ec, y * ep));
+          ids[d].push_back(idOf.emplace(std::move(met), static_cast<int>(idOf.size())).first->second);
+        }
+      }
+      ids_.push_back(std::move(ids));
+    }
+  }
+  std::vector<int> of(std::size_t call) const {
+    std::vector<int> key;
+    for (std::size_t o = 0; o < operands_.size(); ++o) {
+      const einrt::BlockGrid& to = g_.operandGrid[operands_[o]];
+      int64_t block = g_.operandBlock[operands_[o]][call];
+      const std::size_t first = key.size();
+      key.resize(first + to.dims());
+      for (std::size_t d = to.dims(); d-- > 0;) {  // row-major: the last dimension varies fastest
+        key[first + d] = ids_[o][d][static_cast<std::size_t>(block % to.parts[d])];
+        block /= to.parts[d];
+      }
+    }
+    return key;
+  }
+
+ private:
+  const CallGeometry& g_;
+  std::vector<std::size_t> operands_;              // the produced operands
+  std::vector<std::vector<std::vector<int>>> ids_;  // [operand][dimension][coordinate] -> id
+};
+
 Benefits localElements(const CallGeometry& g, const std::vector<std::optional<ProducerBlocks>>& producers, int64_t devices) {
   Benefits b;
   b.listOf.resize(static_cast<std::size_t>(g.calls));
-  std::map<std::vector<int64_t>, int> listOfReads;  // the produced operands' blocks -> list
+  const OverlapKeys keys(g, producers);
+  std::map<std::vector<int>, int> listOfReads;  // the produced operands' overlap keys -> list
   std::unordered_map<uint64_t, std::vector<int>> listsWithHash;  // a list's contents' hash -> lists
   std::vector<int64_t> onRank(static_cast<std::size_t>(devices), 0);
   std::vector<int> touched;
   for (std::size_t c = 0; c < b.listOf.size(); ++c) {
-    std::vector<int64_t> reads;
-    for (std::size_t k = 0; k < producers.size(); ++k)
-      if (producers[k]) reads.push_back(g.operandBlock[k][c]);
-    auto [it, inserted] = listOfReads.emplace(std::move(reads), static_cast<int>(b.lists.size()));
+    auto [it, inserted] = listOfReads.emplace(keys.of(c), static_cast<int>(b.lists.size()));
     b.listOf[c] = it->second;
     if (!inserted) continue;
     for (std::size_t k = 0; k < producers.size(); ++k) {
@@ -192,9 +239,18 @@ std::vector<int> greedyAssignment(const Benefits& benefit, const ReceiveCost& re
   for (std::size_t i = 0; i < offers.size(); ++i) {
     auto& list = offers[i];
     if (receive.weighted()) {
-      for (const auto& [node, elements] : receive.nodesOf(i)) {
+      // receive.onList(i, r) for each rank of the nodes in turn, reading what the rank and
+      // its node hold by walking the rank-ordered list once (no search per rank).
+      const RankElements& held = benefit.lists[i];
+      auto at = held.begin();
+      for (const auto& [node, onNode] : receive.nodesOf(i)) {
         const int64_t first = node * links.nodes.ranksPerNode, end = std::min(first + links.nodes.ranksPerNode, devices);
-        for (int64_t r = first; r < end; ++r) list.emplace_back(receive.onList(i, static_cast<int>(r)), static_cast<int>(r));
+        const int64_t nodeCost = (links.interNodeWeight - 1) * (receive.most() - onNode);
+        for (int64_t r = first; r < end; ++r) {
+          while (at != held.end() && at->first < r) ++at;
+          const int64_t onRank = at != held.end() && at->first == r ? at->second : 0;
+          list.emplace_back(receive.most() - onRank + nodeCost, static_cast<int>(r));
+        }
       }
     } else {
       for (const auto& [rank, elements] : benefit.lists[i])
