@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <future>
 #include <tuple>
 #include <optional>
 #include <utility>
@@ -277,17 +278,30 @@ bool cannotBeatOnTraffic(const Graph& g, const PlanOptions& options, const Objec
 // the cluster. The cluster-aware plan is kept when it sends no more bytes between nodes and
 // takes no longer there; otherwise the flat plan is returned. So a plan for a cluster is
 // never worse on the network, nor slower by the model, than the one made without its nodes.
-void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, PricedPlan& best, std::vector<std::string>& notes) {
-  say(options, "planning the same machine with its nodes forgotten, to compare");
+// The flat plan is made on a thread of its own while the cluster plan is searched (the two
+// share nothing but the graph: the flat one gets its own traffic memo, whose entries the
+// cluster's could not use anyway, keyed as they are by the ranks per node); none when no
+// flat plan fits --mem-limit.
+std::future<std::optional<Plan>> planFlatMeanwhile(const Graph& g, const PlanOptions& options) {
+  say(options, "planning the same machine with its nodes forgotten, to compare (on a second thread)");
   PlanOptions flatOptions = options;
   flatOptions.machine = flatMachine(*options.machine);
-  Plan flat;
-  try {
-    flat = planGraph("eindecomp", g, flatOptions);
-  } catch (const InputError& e) {
-    if (e.exitCode() != kExitNoPlan) throw;
-    return;
-  }
+  flatOptions.trafficMemo = std::make_shared<TrafficMemo>();
+  return std::async(std::launch::async, [&g, flatOptions]() -> std::optional<Plan> {
+    try {
+      return planGraph("eindecomp", g, flatOptions);
+    } catch (const InputError& e) {
+      if (e.exitCode() != kExitNoPlan) throw;
+      return std::nullopt;
+    }
+  });
+}
+
+void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, std::future<std::optional<Plan>>& flatPlan,
+                           PricedPlan& best, std::vector<std::string>& notes) {
+  std::optional<Plan> made = flatPlan.get();
+  if (!made) return;
+  Plan flat = std::move(*made);
   flat.ranksPerNode = ranksPerNodeOf(options);
   const PlanCost onCluster = costPlan(g, flat, options.machine, memoryToCompare(options), options.trafficMemo.get());
   const ObjectiveModel model = objectiveModel(g, options);
@@ -373,6 +387,10 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
                      kExitNoPlan);
   const auto start = std::chrono::steady_clock::now();
   const ObjectiveModel model = objectiveModel(g, options);
+  // On a cluster, the plan made without its nodes, to compare at the end (keepClusterPlanOrFlat).
+  std::future<std::optional<Plan>> flatPlan;
+  if (algorithm == "eindecomp" && options.machine && options.machine->rankNodes().spansNodes(options.devices))
+    flatPlan = planFlatMeanwhile(g, options);
   std::optional<SearchSpace> space;
   PartitionChoice choice;
   if (algorithm == "eindecomp") {
@@ -440,7 +458,7 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   }
   if (algorithm == "eindecomp" && options.machine && options.machine->rankNodes().spansNodes(options.devices) &&
       model.fits(best.cost))
-    keepClusterPlanOrFlat(g, options, best, notes);
+    keepClusterPlanOrFlat(g, options, flatPlan, best, notes);
   const bool trafficPlanKept = algorithm == "eindecomp" && options.objective == Objective::Time && options.machine &&
                                options.machine->kernels && model.fits(best.cost) &&
                                keepTrafficPlanWithinMargin(g, options, model, best, optimal, notes);

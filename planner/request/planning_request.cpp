@@ -79,6 +79,7 @@ void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, Plann
   planned.plan = whileDoing("planning", request.graphPath, [&] { return planGraph(resolved.algorithm, loaded.graph, resolved.options); });
   Provenance provenance = request.provenance;
   provenance.graphSha256 = loaded.sha256;
+  if (request.progress) request.progress("pricing the plan for the report (memory per rank included)");
   planned.cost = whileDoing("pricing the plan", request.graphPath, [&] { return costPlan(loaded.graph, planned.plan, resolved.options.machine, MemoryDetail::Peak, resolved.options.trafficMemo.get()); });
   planned.report = makeReport(loaded.graph, planned.plan, planned.cost, provenance, resolved.options.objective);
   planned.model = objectiveModel(loaded.graph, resolved.options);
