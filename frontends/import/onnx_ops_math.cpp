@@ -195,11 +195,13 @@ void einsumOp(OpContext& c) {
   c.setOutput(0, c.graph().einsum(ops, out, joinExpr(ops.size() == 1 ? "x" : "x * y"), Reduce::Sum, c.hint()));
 }
 
+// The condition is a constant (a causal mask: a weight of 0/1, ONNX's bool) or computed
+// (a comparison's 0/1: `x.masked_fill(x < 0, 0)`).
 void where(OpContext& c) {
-  const HostTensor& cond = c.constant(0);
-  const std::vector<int64_t> out = broadcastShapes({cond.shape, c.shape(1), c.shape(2)});
-  if (c.isConstant(1) && c.isConstant(2)) {
+  const std::vector<int64_t> out = broadcastShapes({c.shape(0), c.shape(1), c.shape(2)});
+  if (c.isConstant(0) && c.isConstant(1) && c.isConstant(2)) {
     // cond ? x : y as (cond ? x : 0) + (cond ? 0 : y).
+    const HostTensor& cond = c.constant(0);
     const HostTensor a = foldElementwise({&cond, &c.constant(1)}, "where(x, y, 0)");
     const HostTensor b = foldElementwise({&cond, &c.constant(2)}, "where(x, 0, y)");
     HostTensor sum = foldElementwise({&a, &b}, "x + y");
@@ -213,7 +215,7 @@ void where(OpContext& c) {
     // layer's Where reading the same causal mask shares it.
     const View mask = c.view(0);
     const View v = c.view(3 - k);
-    if (broadcastShapes({c.shape(3 - k), cond.shape}) != out) throw Unsupported("the constant branch widens the result");
+    if (broadcastShapes({c.shape(3 - k), c.shape(0)}) != out) throw Unsupported("the constant branch widens the result");
     const std::string number = numberText(*u);
     return c.setOutput(0, elementwise(c, {v, mask}, k == 2 ? "where(y, x, " + number + ")" : "where(y, " + number + ", x)"));
   }
@@ -223,6 +225,23 @@ void where(OpContext& c) {
   const View b = elementwise(c, {c.view(2), mask}, "where(y, -0, x)", "else");
   if (broadcastShapes({c.graph().shape(a), c.graph().shape(b)}) != out) throw Unsupported("the branches do not cover the result");
   c.setOutput(0, elementwise(c, {a, b}, "x + y"));
+}
+
+// Trilu of a computed tensor: its elements where a constant 0/1 triangle over the last two
+// dimensions (the same rule as the folded constant's, onnx_ops_constant.cpp) keeps them,
+// 0 elsewhere — a select, so an infinity or NaN outside the triangle gives 0 too.
+void triluComputed(OpContext& c) {
+  const std::vector<int64_t> shape = c.shape(0);
+  if (shape.size() < 2) throw Unsupported("Trilu needs a tensor of rank 2 or more");
+  const int64_t k = c.hasInput(1) ? c.constantInts(1).at(0) : 0;
+  const bool upper = c.intAttribute("upper", 1) != 0;
+  HostTensor triangle;
+  const int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  triangle.shape = {rows, cols};
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) triangle.values.push_back((upper ? j - i >= k : j - i <= k) ? 1.0 : 0.0);
+  const View mask = c.graph().addWeight(c.hint("triangle"), std::move(triangle), false);
+  c.setOutput(0, elementwise(c, {c.view(0), mask}, "where(y, x, 0)"));
 }
 
 }  // namespace
@@ -282,6 +301,18 @@ void addMathOperators(std::map<std::string, OpTranslation>& t) {
   binary(t, "Mul", "a * b");
   binary(t, "Div", "a / b");
   binary(t, "Pow", "pow(a, b)");
+  // Comparisons and logic of computed values, as 1 and 0 (ONNX's bool) — masks made in
+  // forward from what the model computes. (Of constants they fold: onnx_ops_constant.cpp.)
+  binary(t, "Less", "lt(a, b)");
+  binary(t, "LessOrEqual", "le(a, b)");
+  binary(t, "Greater", "gt(a, b)");
+  binary(t, "GreaterOrEqual", "ge(a, b)");
+  binary(t, "Equal", "eq(a, b)");
+  binary(t, "And", "a * b");  // (patterns name no function with an a or b in it: substitute)
+  binary(t, "Or", "ge(a + b, 1)");
+  binary(t, "Xor", "eq(a + b, 1)");
+  unary(t, "Not", "1 - x");
+  t["Trilu"] = triluComputed;
 }
 
 }  // namespace eindecomp::onnx_import

@@ -419,6 +419,9 @@ void cast(OpContext& c) {
     t.kind = kind;
     return c.setConstant(0, t);
   }
+  // To BOOL (exporters cast a computed mask before masked_fill): 1 where nonzero (NaN
+  // included, as ONNX's cast), 0 elsewhere, in the graph's float type.
+  if (kind == ElemKind::Bool) return c.setOutput(0, elementwise(c, {c.view(0)}, "1 - eq(x, 0)"));
   if (!isFloat(kind))
     throw Unsupported(std::string("a Cast of a computed tensor to ") + onnxTypeName(to) + ", which is not a float type");
   c.setOutput(0, c.view(0));  // the graph has one float type (checked for the whole model)

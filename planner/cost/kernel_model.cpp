@@ -99,13 +99,17 @@ ElementwiseRates elementwiseRates(const Document& doc, const DocField& f) {
   r.aggMinSeconds = rate("agg_min", true);
   r.runSeconds = rate("run", true);
   r.divSeconds = rate("div", true);
-  // Functions added to the table after einrt-calibrate first wrote this field (sin, cos):
-  // a file from before lacks them, and they are priced as exp, the closest measured one.
-  constexpr std::string_view kAddedLater[] = {"sin", "cos"};
+  // Functions added to the table after einrt-calibrate first wrote this field: a file from
+  // before lacks them, and they are priced as the closest measured one (sin and cos as
+  // exp; the comparisons as where, a select).
+  constexpr std::pair<std::string_view, ScalarFunction> kAddedLater[] = {
+      {"sin", ScalarFunction::Exp}, {"cos", ScalarFunction::Exp}, {"lt", ScalarFunction::Where}, {"le", ScalarFunction::Where},
+      {"gt", ScalarFunction::Where}, {"ge", ScalarFunction::Where}, {"eq", ScalarFunction::Where}};
   for (const ScalarFunctionInfo& fn : scalarFunctions()) {
     const std::string name(fn.name);
-    const bool optional = std::find(std::begin(kAddedLater), std::end(kAddedLater), fn.name) != std::end(kAddedLater);
-    if (optional && !v.find(name)) r.functionSeconds.push_back(r.functionSeconds[static_cast<std::size_t>(ScalarFunction::Exp)]);
+    const auto later = std::find_if(std::begin(kAddedLater), std::end(kAddedLater), [&](const auto& a) { return a.first == fn.name; });
+    if (later != std::end(kAddedLater) && !v.find(name))
+      r.functionSeconds.push_back(r.functionSeconds[static_cast<std::size_t>(later->second)]);
     else r.functionSeconds.push_back(rate(name, true));
   }
   return r;

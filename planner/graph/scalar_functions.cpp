@@ -37,6 +37,12 @@ double evalSin(Args a) { return std::sin(a[0]); }
 double evalCos(Args a) { return std::cos(a[0]); }
 // C's truth: any nonzero condition, NaN included, picks the first branch; -0 picks the second.
 double evalWhere(Args a) { return a[0] != 0.0 ? a[1] : a[2]; }
+// Comparisons give 1 or 0; a NaN compares false.
+double evalLt(Args a) { return a[0] < a[1] ? 1.0 : 0.0; }
+double evalLe(Args a) { return a[0] <= a[1] ? 1.0 : 0.0; }
+double evalGt(Args a) { return a[0] > a[1] ? 1.0 : 0.0; }
+double evalGe(Args a) { return a[0] >= a[1] ? 1.0 : 0.0; }
+double evalEq(Args a) { return a[0] == a[1] ? 1.0 : 0.0; }
 
 using F = ScalarFunction;
 using K = Expr::Kind;
@@ -83,6 +89,14 @@ Expr dWhere(const Exprs& a, std::size_t which) {
   if (which == 0) return num(0);
   return which == 1 ? indicator(a[0]) : fn(F::Where, {a[0], num(0), num(1)});
 }
+
+// A comparison is a step: its derivative is 0 wherever it has one (torch.autograd gives
+// masks no gradient either).
+Expr dLt(const Exprs&, std::size_t) { return num(0); }
+Expr dLe(const Exprs&, std::size_t) { return num(0); }
+Expr dGt(const Exprs&, std::size_t) { return num(0); }
+Expr dGe(const Exprs&, std::size_t) { return num(0); }
+Expr dEq(const Exprs&, std::size_t) { return num(0); }
 
 // Each function's value and derivative, by its enum name (einrt's list names the rows).
 #define EINDECOMP_SCALAR_FUNCTION_ROW(E, name, arity) {F::E, #name, arity, eval##E, "einrt::program::" #name, d##E},

@@ -12,7 +12,8 @@ writes it; torch on CPUs cannot run half layers to export them): each imports in
 or f16 graph whose `einplan eval` is torch's within the type's tolerance. And a BERT layer
 as Hugging Face writes it (int64 input_ids and token_type_ids through embeddings, an int64
 attention_mask made additive in forward) at opsets 14 and 17, equal to torch, its program
-at p = 3 fed the int64 .npy files. The encoder at opset 17 is also emitted and run at p = 2, 3 and 4 with --check,
+at p = 3 fed the int64 .npy files. Masks computed in forward (torch.tril of scores,
+masked_fill of a comparison, ==, ~, &, |, ^) at opsets 14 and 17, the program at p = 4. The encoder at opset 17 is also emitted and run at p = 2, 3 and 4 with --check,
 its output equal to torch's and its bytes and peaks equal to its plan's. A failure prints
 the command and its output.
 
@@ -85,6 +86,42 @@ class BertLayer(torch.nn.Module):
         a = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(D // H) + extended, dim=-1)
         x = self.ln1(x + self.o((a @ v).transpose(1, 2).reshape(b, s, D)))
         return self.ln2(x + self.f2(torch.nn.functional.gelu(self.f1(x))))
+
+
+class ComputedMasks(torch.nn.Module):
+    """Masks made in forward from computed values: torch.tril/triu of scores, masked_fill of
+    a comparison, an arg-max mask from ==, and the logic operators on comparisons."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(D, D)
+
+    def forward(self, x):
+        h = self.fc(x)
+        s = torch.tril(h @ h.transpose(-1, -2))
+        s = s.masked_fill(s < 0, 0.5)
+        top = (h == h.amax(-1, keepdim=True)).float()
+        keep = (h >= -0.5) & ~(h > 0.5)
+        either = (h <= -1) | (h >= 1)
+        odd = (h > 0) ^ (x > 0)
+        y = torch.where(keep, h, top) + either.float() + odd.float() * 0.25
+        return torch.triu(s, diagonal=-1) @ y
+
+
+def computed_masks(einplan, eincodegen, work):
+    """Trilu, Less/Greater/Equal(OrEqual), Not/And/Or/Xor, a Cast to bool and Where of
+    computed tensors (scalar functions lt le gt ge eq and where) at opsets 14 and 17, equal
+    to torch; the opset-17 program at p = 4."""
+    ok = True
+    model = ComputedMasks().eval()
+    inputs = {"x": torch.randn(B, S, D)}
+    with torch.no_grad():
+        want = model(*inputs.values()).numpy()
+    for opset in (14, 17):
+        print(f"masks computed in forward, opset {opset}:")
+        base = os.path.join(work, f"masks{opset}")
+        ok &= imported_and_evaluated(einplan, model, inputs, want, base, opset)
+    return ok and program_matches(eincodegen, base + ".yaml", base + ".weights", want, 4, base + ".prog", base + ".out4", ENV)
 
 
 def bert_layer(einplan, eincodegen, work):
@@ -198,6 +235,7 @@ def main():
                                       base + f".out{p}", ENV)
     ok &= two_byte_models(einplan, work)
     ok &= bert_layer(einplan, eincodegen, work)
+    ok &= computed_masks(einplan, eincodegen, work)
     if not ok:
         sys.exit("a layer differs from torch or from its plan")
 

@@ -28,7 +28,12 @@
   X(Erf, erf, 1)                  \
   X(Sin, sin, 1)                  \
   X(Cos, cos, 1)                  \
-  X(Where, where, 3)
+  X(Where, where, 3)              \
+  X(Lt, lt, 2)                    \
+  X(Le, le, 2)                    \
+  X(Gt, gt, 2)                    \
+  X(Ge, ge, 2)                    \
+  X(Eq, eq, 2)
 
 namespace einrt {
 

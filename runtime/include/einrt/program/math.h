@@ -157,6 +157,13 @@ template <class T> EINRT_HD inline T sin(T a) { if constexpr (sizeof(T) == 4) re
 template <class T> EINRT_HD inline T cos(T a) { if constexpr (sizeof(T) == 4) return ::cosf(a); else return ::cos(a); }
 // C's truth, like the evaluator: a NaN condition is nonzero and picks a; -0 picks b.
 template <class T> EINRT_HD inline T where(T c, T a, T b) { return c != T(0) ? a : b; }
+// Comparisons as 1 and 0 (ONNX's Less, Greater, Equal ... as the graph's element type):
+// masks made from computed values. A NaN compares false, as in C and NumPy.
+template <class T> EINRT_HD inline T lt(T a, T b) { return a < b ? T(1) : T(0); }
+template <class T> EINRT_HD inline T le(T a, T b) { return a <= b ? T(1) : T(0); }
+template <class T> EINRT_HD inline T gt(T a, T b) { return a > b ? T(1) : T(0); }
+template <class T> EINRT_HD inline T ge(T a, T b) { return a >= b ? T(1) : T(0); }
+template <class T> EINRT_HD inline T eq(T a, T b) { return a == b ? T(1) : T(0); }
 template <class T> EINRT_HD inline T infinity() { return std::numeric_limits<T>::infinity(); }
 
 // Every function of einrt's list (einrt/model/scalar_functions.h) has its template here:
