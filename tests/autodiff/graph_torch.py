@@ -12,6 +12,8 @@ FUNCTIONS = {
     "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "abs": torch.abs,
     "tanh": torch.tanh, "sigmoid": torch.sigmoid, "relu": torch.relu, "max": torch.maximum, "min": torch.minimum,
     "pow": torch.pow, "erf": torch.erf, "sin": torch.sin, "cos": torch.cos, "where": lambda c, a, b: torch.where(c != 0, a, b), "inf": math.inf,
+    "lt": lambda a, b: (a < b).to(a.dtype), "le": lambda a, b: (a <= b).to(a.dtype), "gt": lambda a, b: (a > b).to(a.dtype),
+    "ge": lambda a, b: (a >= b).to(a.dtype), "eq": lambda a, b: (a == b).to(a.dtype),
 }
 NAMED = {"mul": "x * y", "add": "x + y", "sub": "x - y", "div": "x / y", "max": "max(x, y)", "min": "min(x, y)",
          "sqdiff": "(x - y) * (x - y)", "absdiff": "abs(x - y)"}

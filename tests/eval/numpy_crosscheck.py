@@ -152,6 +152,13 @@ case("expr where masks erf with -inf, max-aggregated", {"A": [3, 8], "B": [3, 8]
      [node("Z", "ij,ij->i", ["A", "B"], join="where(relu(y), erf(x), -inf)", agg="max")],
      lambda a: {"Z": np.where(a["B"] > 0, np.vectorize(math.erf)(a["A"]), -np.inf).max(axis=1)},
      ranges={"B": (-0.5, 2.0)})
+case("expr comparisons: a mask from values, and the values at the row maximum", {"A": [3, 8], "B": [3, 8]},
+     [node("M", "ij,ij->ij", ["A", "B"], join="where(lt(x, y), x, 0.5) + le(x, 0) - gt(y, 1) * ge(x, y)"),
+      node("R", "ij->i", ["M"], agg="max"),
+      node("Z", "ij,i->ij", ["M", "R"], join="eq(x, y) * x")],
+     lambda a: (lambda m: {"M": m, "R": m.max(axis=1), "Z": (m == m.max(axis=1, keepdims=True)) * m})(
+         np.where(a["A"] < a["B"], a["A"], 0.5) + (a["A"] <= 0) - (a["B"] > 1) * (a["A"] >= a["B"])),
+     outputs=["M", "R", "Z"], ranges={"A": (-2.0, 2.0), "B": (-2.0, 2.0)})
 case("expr rotary: x * cos(a) + y * sin(a) over positions", {"A": [3, 4], "B": [3, 4], "T": [3, 4]},
      [node("C", "ij,ij->ij", ["A", "T"], join="x * cos(y)"), node("S", "ij,ij->ij", ["B", "T"], join="x * sin(y)"),
       node("Z", "ij,ij->ij", ["C", "S"], join="add")],

@@ -266,3 +266,20 @@ TEST_CASE("erf, sin and cos are the C library's; where follows C's truth, NaN co
   CHECK(einrt::program::where(NAN, 2.0f, 3.0f) == 2.0f);
   CHECK(einrt::program::where(0.0f, 2.0f, -einrt::program::infinity<float>()) == -INFINITY);
 }
+
+TEST_CASE("the comparisons give 1 or 0 as C compares, a NaN comparing false") {
+  const double values[] = {-INFINITY, -1.5, -0.0, 0.0, 1e-45, 2.0, INFINITY, NAN};
+  for (double a : values)
+    for (double b : values) {
+      CAPTURE(a);
+      CAPTURE(b);
+      CHECK(einrt::program::lt(a, b) == (a < b ? 1.0 : 0.0));
+      CHECK(einrt::program::le(static_cast<float>(a), static_cast<float>(b)) == (static_cast<float>(a) <= static_cast<float>(b) ? 1.0f : 0.0f));
+      CHECK(einrt::program::gt(a, b) == (a > b ? 1.0 : 0.0));
+      CHECK(einrt::program::ge(a, b) == (a >= b ? 1.0 : 0.0));
+      CHECK(einrt::program::eq(static_cast<float>(a), static_cast<float>(b)) == (static_cast<float>(a) == static_cast<float>(b) ? 1.0f : 0.0f));
+    }
+  CHECK(einrt::program::eq(-0.0, 0.0) == 1.0);
+  CHECK(einrt::program::lt(static_cast<double>(NAN), 1.0) == 0.0);
+  CHECK(einrt::program::ge(static_cast<double>(NAN), static_cast<double>(NAN)) == 0.0);
+}
