@@ -278,23 +278,33 @@ bool cannotBeatOnTraffic(const Graph& g, const PlanOptions& options, const Objec
 // the cluster. The cluster-aware plan is kept when it sends no more bytes between nodes and
 // takes no longer there; otherwise the flat plan is returned. So a plan for a cluster is
 // never worse on the network, nor slower by the model, than the one made without its nodes.
-// The flat plan is made on a thread of its own while the cluster plan is searched (the two
-// share nothing but the graph: the flat one gets its own traffic memo, whose entries the
-// cluster's could not use anyway, keyed as they are by the ranks per node); none when no
-// flat plan fits --mem-limit.
-std::future<std::optional<Plan>> planFlatMeanwhile(const Graph& g, const PlanOptions& options) {
-  say(options, "planning the same machine with its nodes forgotten, to compare (on a second thread)");
-  PlanOptions flatOptions = options;
-  flatOptions.machine = flatMachine(*options.machine);
-  flatOptions.trafficMemo = std::make_shared<TrafficMemo>();
-  return std::async(std::launch::async, [&g, flatOptions]() -> std::optional<Plan> {
+// A plan to compare with at the end (the cluster's without its nodes, the time objective's
+// for traffic), made on a thread of its own while this one searches: the two share nothing
+// but the graph (the other gets its own traffic memo: the memo is not shared across
+// threads). None when no plan fits --mem-limit.
+std::future<std::optional<Plan>> planMeanwhile(const Graph& g, PlanOptions other, const std::string& what) {
+  say(other, what + " (on a thread of its own)");
+  other.trafficMemo = std::make_shared<TrafficMemo>();
+  return std::async(std::launch::async, [&g, other]() -> std::optional<Plan> {
     try {
-      return planGraph("eindecomp", g, flatOptions);
+      return planGraph("eindecomp", g, other);
     } catch (const InputError& e) {
       if (e.exitCode() != kExitNoPlan) throw;
       return std::nullopt;
     }
   });
+}
+
+std::future<std::optional<Plan>> planFlatMeanwhile(const Graph& g, const PlanOptions& options) {
+  PlanOptions flat = options;
+  flat.machine = flatMachine(*options.machine);
+  return planMeanwhile(g, std::move(flat), "planning the same machine with its nodes forgotten, to compare");
+}
+
+std::future<std::optional<Plan>> planForTrafficMeanwhile(const Graph& g, const PlanOptions& options) {
+  PlanOptions traffic = options;
+  traffic.objective = Objective::Traffic;
+  return planMeanwhile(g, std::move(traffic), "--objective time: planning for traffic too, to compare");
 }
 
 void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, std::future<std::optional<Plan>>& flatPlan,
@@ -324,18 +334,12 @@ void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, std::futu
 // elementwise nodes one by one and the multi-consumer DAG heuristically, the finished
 // plans as they run.)
 // Returns whether it did; the traffic plan's own placement note then comes with it.
-bool keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, const ObjectiveModel& model, PricedPlan& best,
-                                 bool& optimal, std::vector<std::string>& notes) {
-  say(options, "--objective time: planning for traffic too, to compare");
-  PlanOptions trafficOptions = options;
-  trafficOptions.objective = Objective::Traffic;
-  Plan traffic;
-  try {
-    traffic = planGraph("eindecomp", g, trafficOptions);
-  } catch (const InputError& e) {
-    if (e.exitCode() != kExitNoPlan) throw;
-    return false;
-  }
+bool keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, const ObjectiveModel& model,
+                                 std::future<std::optional<Plan>>& trafficPlan, PricedPlan& best, bool& optimal,
+                                 std::vector<std::string>& notes) {
+  std::optional<Plan> made = trafficPlan.get();
+  if (!made) return false;
+  Plan traffic = std::move(*made);
   const PlanCost trafficCost = costPlan(g, traffic, options.machine, memoryToCompare(options), options.trafficMemo.get());
   const double fastest = static_cast<double>(*best.cost.timePs), kept = static_cast<double>(*trafficCost.timePs);
   if (trafficCost.trafficBytes > best.cost.trafficBytes || kept > fastest * (1 + options.timeMargin) ||
@@ -391,6 +395,10 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   std::future<std::optional<Plan>> flatPlan;
   if (algorithm == "eindecomp" && options.machine && options.machine->rankNodes().spansNodes(options.devices))
     flatPlan = planFlatMeanwhile(g, options);
+  // --objective time with the kernel model: the traffic objective's plan, to compare at the end.
+  std::future<std::optional<Plan>> trafficPlan;
+  if (algorithm == "eindecomp" && options.objective == Objective::Time && options.machine && options.machine->kernels)
+    trafficPlan = planForTrafficMeanwhile(g, options);
   std::optional<SearchSpace> space;
   PartitionChoice choice;
   if (algorithm == "eindecomp") {
@@ -461,7 +469,7 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
     keepClusterPlanOrFlat(g, options, flatPlan, best, notes);
   const bool trafficPlanKept = algorithm == "eindecomp" && options.objective == Objective::Time && options.machine &&
                                options.machine->kernels && model.fits(best.cost) &&
-                               keepTrafficPlanWithinMargin(g, options, model, best, optimal, notes);
+                               keepTrafficPlanWithinMargin(g, options, model, trafficPlan, best, optimal, notes);
   if (!model.fits(best.cost)) throwNoPlan(options, algorithm == "fixed" ? "the given plan" : algorithm, smallestPeak);
   if (!trafficPlanKept && options.placementRules.size() > 1)
     notes.push_back(std::string("placement: ") + placementRuleName(best.rule) + " rule (the cheaper of " +
