@@ -108,38 +108,36 @@ class ComputedMasks(torch.nn.Module):
         return torch.triu(s, diagonal=-1) @ y
 
 
+def at_both_opsets_and_run(einplan, eincodegen, work, what, stem, model, inputs, p):
+    """MODEL on INPUTS exported at opsets 14 and 17, each imported and evaluated against
+    torch; the opset-17 graph's program run at P. Whether all agree."""
+    ok = True
+    with torch.no_grad():
+        want = model(*inputs.values()).numpy()
+    for opset in (14, 17):
+        print(f"{what}, opset {opset}:")
+        base = os.path.join(work, f"{stem}{opset}")
+        ok &= imported_and_evaluated(einplan, model, inputs, want, base, opset)
+    return ok and program_matches(eincodegen, base + ".yaml", base + ".weights", want, p, base + ".prog", base + f".out{p}", ENV)
+
+
 def computed_masks(einplan, eincodegen, work):
     """Trilu, Less/Greater/Equal(OrEqual), Not/And/Or/Xor, a Cast to bool and Where of
     computed tensors (scalar functions lt le gt ge eq and where) at opsets 14 and 17, equal
     to torch; the opset-17 program at p = 4."""
-    ok = True
-    model = ComputedMasks().eval()
-    inputs = {"x": torch.randn(B, S, D)}
-    with torch.no_grad():
-        want = model(*inputs.values()).numpy()
-    for opset in (14, 17):
-        print(f"masks computed in forward, opset {opset}:")
-        base = os.path.join(work, f"masks{opset}")
-        ok &= imported_and_evaluated(einplan, model, inputs, want, base, opset)
-    return ok and program_matches(eincodegen, base + ".yaml", base + ".weights", want, 4, base + ".prog", base + ".out4", ENV)
+    return at_both_opsets_and_run(einplan, eincodegen, work, "masks computed in forward", "masks", ComputedMasks().eval(),
+                                  {"x": torch.randn(B, S, D)}, 4)
 
 
 def bert_layer(einplan, eincodegen, work):
     """The BERT layer at opsets 14 and 17: ids through gathers, the int64 mask a float input
     read from its int64 .npy; eval equal to torch, and the opset-17 program at p = 3."""
-    ok = True
-    model = BertLayer().eval()
     mask = torch.ones(B, S, dtype=torch.int64)
     mask[1, 5:] = 0  # the second sequence is padded
     inputs = {"input_ids": torch.randint(0, 50, (B, S)), "token_type_ids": torch.randint(0, 2, (B, S)),
               "attention_mask": mask}
-    with torch.no_grad():
-        want = model(*inputs.values()).numpy()
-    for opset in (14, 17):
-        print(f"BERT layer (int64 ids, token types and attention mask), opset {opset}:")
-        base = os.path.join(work, f"bert{opset}")
-        ok &= imported_and_evaluated(einplan, model, inputs, want, base, opset)
-    return ok and program_matches(eincodegen, base + ".yaml", base + ".weights", want, 3, base + ".prog", base + ".out3", ENV)
+    return at_both_opsets_and_run(einplan, eincodegen, work, "BERT layer (int64 ids, token types and attention mask)",
+                                  "bert", BertLayer().eval(), inputs, 3)
 
 
 def imported_and_evaluated(einplan, model, inputs, want, base, opset):
