@@ -273,11 +273,6 @@ bool cannotBeatOnTraffic(const Graph& g, const PlanOptions& options, const Objec
   return bound > model.total(best);
 }
 
-// On a cluster the plan is also made for the same machine with its nodes forgotten (every
-// link priced as the intra-node one: what a cluster-blind planner returns) and priced on
-// the cluster. The cluster-aware plan is kept when it sends no more bytes between nodes and
-// takes no longer there; otherwise the flat plan is returned. So a plan for a cluster is
-// never worse on the network, nor slower by the model, than the one made without its nodes.
 // A plan to compare with at the end (the cluster's without its nodes, the time objective's
 // for traffic), made on a thread of its own while this one searches: the two share nothing
 // but the graph (the other gets its own traffic memo: the memo is not shared across
@@ -307,6 +302,11 @@ std::future<std::optional<Plan>> planForTrafficMeanwhile(const Graph& g, const P
   return planMeanwhile(g, std::move(traffic), "--objective time: planning for traffic too, to compare");
 }
 
+// On a cluster the plan is also made for the same machine with its nodes forgotten (every
+// link priced as the intra-node one: what a cluster-blind planner returns) and priced on
+// the cluster. The cluster-aware plan is kept when it sends no more bytes between nodes and
+// takes no longer there; otherwise the flat plan is returned. So a plan for a cluster is
+// never worse on the network, nor slower by the model, than the one made without its nodes.
 void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, std::future<std::optional<Plan>>& flatPlan,
                            PricedPlan& best, std::vector<std::string>& notes) {
   std::optional<Plan> made = flatPlan.get();
@@ -464,12 +464,9 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
       }
     }
   }
-  if (algorithm == "eindecomp" && options.machine && options.machine->rankNodes().spansNodes(options.devices) &&
-      model.fits(best.cost))
-    keepClusterPlanOrFlat(g, options, flatPlan, best, notes);
-  const bool trafficPlanKept = algorithm == "eindecomp" && options.objective == Objective::Time && options.machine &&
-                               options.machine->kernels && model.fits(best.cost) &&
-                               keepTrafficPlanWithinMargin(g, options, model, trafficPlan, best, optimal, notes);
+  if (flatPlan.valid() && model.fits(best.cost)) keepClusterPlanOrFlat(g, options, flatPlan, best, notes);
+  const bool trafficPlanKept =
+      trafficPlan.valid() && model.fits(best.cost) && keepTrafficPlanWithinMargin(g, options, model, trafficPlan, best, optimal, notes);
   if (!model.fits(best.cost)) throwNoPlan(options, algorithm == "fixed" ? "the given plan" : algorithm, smallestPeak);
   if (!trafficPlanKept && options.placementRules.size() > 1)
     notes.push_back(std::string("placement: ") + placementRuleName(best.rule) + " rule (the cheaper of " +
