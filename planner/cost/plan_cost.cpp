@@ -120,34 +120,22 @@ int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts) {
   std::vector<NodeSpace> spaces;
   spaces.reserve(g.nodes.size());
   for (const Node& n : g.nodes) spaces.push_back(nodeSpace(n));
-  // Block extents of a tensor over `dims` (label indices of `space`) under `p`.
-  auto extents = [](const NodeSpace& space, const std::vector<int>& dims, const Parts& p) {
-    std::vector<int64_t> e;
-    for (int d : dims) e.push_back(space.sizes[static_cast<std::size_t>(d)] / p[static_cast<std::size_t>(d)]);
-    return e;
-  };
   int64_t bound = 0;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const NodeSpace& space = spaces[i];
-    int64_t calls = 1, blocks = 1, blockElements = 1;
+    int64_t calls = 1;
     for (int64_t d : parts[i]) calls *= d;
-    for (int d : space.outputLabels) {
-      blocks *= parts[i][static_cast<std::size_t>(d)];
-      blockElements *= space.sizes[static_cast<std::size_t>(d)] / parts[i][static_cast<std::size_t>(d)];
-    }
-    bound = checkedAdd(bound, checkedMul(calls - blocks, blockElements, what), what);
+    const einrt::BlockGrid out = einrt::tensorGrid(space.sizes, parts[i], space.outputLabels);
+    bound = checkedAdd(bound, checkedMul(calls - out.blockCount(), out.blockElements(), what), what);
     for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
       const int from = index.nodeIndex(g.nodes[i].inputs[k]);
       if (from < 0) continue;  // graph inputs are free
       const NodeSpace& producer = spaces[static_cast<std::size_t>(from)];
-      const std::vector<int64_t> read = extents(space, space.operandLabels[k], parts[i]);
-      const std::vector<int64_t> owned = extents(producer, producer.outputLabels, parts[static_cast<std::size_t>(from)]);
-      int64_t nC = 1, nI = 1;
-      for (std::size_t d = 0; d < read.size(); ++d) {
-        nC *= read[d];
-        nI *= std::min(read[d], owned[d]);
-      }
-      bound = checkedAdd(bound, checkedMul(calls, nC - nI, what), what);
+      const einrt::BlockGrid read = einrt::tensorGrid(space.sizes, parts[i], space.operandLabels[k]);
+      const einrt::BlockGrid owned = einrt::tensorGrid(producer.sizes, parts[static_cast<std::size_t>(from)], producer.outputLabels);
+      int64_t nI = 1;  // the largest overlap of a read block with one owned block
+      for (std::size_t d = 0; d < read.dims(); ++d) nI *= std::min(read.extent(d), owned.extent(d));
+      bound = checkedAdd(bound, checkedMul(calls, read.blockElements() - nI, what), what);
     }
   }
   return bound;
