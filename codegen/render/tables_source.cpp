@@ -1,5 +1,6 @@
 #include "codegen/render/tables_source.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "codegen/lower/identifiers.h"
@@ -15,7 +16,8 @@ std::string list(const Container& values) {
   return s + "}";
 }
 
-std::string lists(const std::vector<std::vector<int>>& values) {
+template <class T>
+std::string lists(const std::vector<std::vector<T>>& values) {
   std::string s = "{";
   for (const auto& v : values) s += (s.size() > 1 ? ", " : "") + list(v);
   return s + "}";
@@ -52,6 +54,12 @@ std::string exactNumber(double v) {
 const char* aggEnumName(Reduce a) {
   static constexpr const char* kNames[] = {"Sum", "Max", "Min", "Prod"};
   return kNames[static_cast<int>(a)];
+}
+
+// A window's fill as C++: a number, or an infinity (a max-pool's).
+std::string fillSource(double v) {
+  if (std::isinf(v)) return v < 0 ? "-std::numeric_limits<double>::infinity()" : "std::numeric_limits<double>::infinity()";
+  return exactNumber(v);
 }
 
 const char* pathEnumName(einrt::program::GemmPlanned p) {
@@ -91,6 +99,11 @@ std::string nodeSource(const NodeProgram& n) {
   if (!n.permutation.empty()) s += "    n.permutation = " + list(n.permutation) + ";\n";
   s += "    n.fusion = {" + std::to_string(n.fusion.group) + ", " + std::to_string(n.fusion.tileDims) + "};\n";
   if (n.indexLabel >= 0) s += "    n.indexLabel = " + std::to_string(n.indexLabel) + ";\n";
+  if (!n.operandOrigin.empty()) {
+    s += "    n.operandOrigin = " + lists(n.operandOrigin) + ";\n";
+    s += "    n.operandBound = " + lists(n.operandBound) + ";\n";
+  }
+  if (n.fill != 0.0) s += "    n.fill = " + fillSource(n.fill) + ";\n";
   s += "    n.kernel = " + literal(n.kernel) + ";\n";
   return s + "  }\n";
 }

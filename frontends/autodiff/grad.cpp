@@ -96,6 +96,10 @@ class Differentiator {
     markActive(*loss, wrt);
     if (!active_.count(loss->name))
       throw InputError({{}, "the loss " + quoted(loss->name) + " does not depend on any of the inputs it is differentiated by"});
+    for (const Node& n : fwd_.nodes)
+      if (active_.count(n.name) && !n.operandOffsets.empty())
+        throw InputError({n.loc, "node " + quoted(n.name) + " reads an operand through a window (SPEC 8.1), which einplan grad "
+                                 "does not differentiate yet"});
 
     // The seed: d sum(loss) / d loss = 1 everywhere.
     contributions_[loss->name].push_back(addNode("d_" + loss->name + "_seed", {{loss->name, labelsFor(loss->outputLabels.size())}},

@@ -153,7 +153,44 @@ static std::vector<double> accumulateIndexed(const Node& node, const std::vector
   return accumulators;
 }
 
-Tensor evaluateNode(const Graph& graph, const Node& node, const std::vector<const Tensor*>& operands) {
+// Operand k of a windowed node as the node reads it (SPEC 8.1): a tensor with its labels'
+// sizes whose element at i is the operand's at i + offset, or the fill outside it.
+static Tensor readThroughWindow(const Node& node, std::size_t k, const Tensor& operand) {
+  const Labels& labels = node.operandLabels[k];
+  const std::vector<int64_t>& offset = node.operandOffsets[k];
+  if (operand.shape.size() != labels.size())
+    throw std::invalid_argument("node '" + node.name + "': operand " + std::to_string(k) + " does not have the rank its labels give");
+  Tensor w;
+  w.dtype = operand.dtype;
+  for (const Label& l : labels) w.shape.push_back(node.labelSizes.at(l));
+  w.values.assign(static_cast<std::size_t>(elementCount(w.shape)), node.fill);
+  const std::vector<int64_t> from = rowMajorStrides(operand.shape);
+  std::vector<int64_t> at(labels.size(), 0);
+  for (std::size_t e = 0; e < w.values.size(); ++e) {
+    int64_t source = 0;
+    bool inside = true;
+    for (std::size_t d = 0; d < at.size(); ++d) {
+      const int64_t i = at[d] + offset[d];
+      inside = inside && i >= 0 && i < operand.shape[d];
+      source += i * from[d];
+    }
+    if (inside) w.values[e] = operand.values[static_cast<std::size_t>(source)];
+    for (std::size_t d = at.size(); d-- > 0;) {
+      if (++at[d] < w.shape[d]) break;
+      at[d] = 0;
+    }
+  }
+  return w;
+}
+
+Tensor evaluateNode(const Graph& graph, const Node& node, const std::vector<const Tensor*>& given) {
+  std::vector<Tensor> windowed(given.size());
+  std::vector<const Tensor*> operands = given;
+  for (std::size_t k = 0; k < given.size(); ++k)
+    if (isWindowed(node, k)) {
+      windowed[k] = readThroughWindow(node, k, *given[k]);
+      operands[k] = &windowed[k];
+    }
   checkOperands(node, operands);
   Tensor out;
   out.dtype = graph.dtype;

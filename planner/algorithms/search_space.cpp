@@ -46,7 +46,7 @@ OperandSide operandSide(const SearchSpace& s, const NodeSpace& space, const Part
 // other nodes produce, its FLOPs and kernel class (the time objective's compute term) and
 // a pinned partition. Nodes with equal keys share one NodeCandidates.
 using ShapeKey = std::tuple<std::vector<int64_t>, std::vector<std::vector<int>>, std::vector<int>, std::vector<bool>,
-                            int64_t, bool, std::optional<Parts>>;
+                            int64_t, bool, std::optional<Parts>, std::vector<std::vector<int64_t>>, std::vector<std::vector<int64_t>>>;
 
 // The candidates of one node shape (`n` is any node of that shape).
 std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node& n, NodeSpace space,
@@ -107,7 +107,8 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
     const auto pinIt = options.pinned.find(n.name);
     std::optional<Parts> pin;
     if (pinIt != options.pinned.end()) pin = pinIt->second;
-    ShapeKey key{space.sizes, space.operandLabels, space.outputLabels, produced, nodeFlops(n), runsAsGemm(n), pin};
+    ShapeKey key{space.sizes, space.operandLabels, space.outputLabels, produced, nodeFlops(n), runsAsGemm(n), pin,
+                 space.operandOrigin, space.operandBound};
     auto [it, inserted] = shapeOf.emplace(std::move(key), static_cast<int>(s.shapes.size()));
     if (inserted) s.shapes.push_back(nodeCandidates(s, n, std::move(space), produced, pin, options));
     nodeShape[i] = it->second;
@@ -135,6 +136,10 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
       if (inserted) {
         EdgeMatrix m;
         m.bounds = tensorBounds(s.nodes[i]->space, e.operand);
+        if (s.nodes[i]->space.windowed(k)) {
+          m.tensorShape = s.nodes[i]->space.operandBound[k];
+          m.origin = s.nodes[i]->space.operandOrigin[k];
+        }
         m.rows = &s.nodes[static_cast<std::size_t>(from)]->outs;
         m.cols = &s.nodes[i]->operandSides[k];
         const std::size_t entries = m.rows->size() * m.cols->size();
@@ -155,10 +160,28 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
 
 namespace {
 
+// An operand read through a window: the canonical placement's traffic (a window's reads
+// are never the producer's blocks; the paper's model counts every element read as moved).
+int64_t windowEdgeCost(SearchSpace& s, EdgeMatrix& m, const OutputSide& side, const OperandSide& consumer) {
+  const einrt::BlockGrid grid = einrt::tensorGrid(m.bounds, consumer.parts, [&] {
+    std::vector<int> dims(m.bounds.size());
+    for (std::size_t d = 0; d < dims.size(); ++d) dims[d] = static_cast<int>(d);
+    return dims;
+  }(), m.origin, m.tensorShape);
+  if (s.model.objective == Objective::Paper) return windowRepartitionCost(grid);
+  const einrt::BlockGrid from{m.tensorShape, side.parts};
+  std::vector<int> owner(static_cast<std::size_t>(from.blockCount()));
+  for (std::size_t b = 0; b < owner.size(); ++b) owner[b] = static_cast<int>(static_cast<int64_t>(b) * side.ownerStride);
+  const BlockHomes homes(from, std::move(owner), s.model.devices);
+  const std::vector<int> callRank(s.ranks.begin(), s.ranks.begin() + static_cast<std::ptrdiff_t>(consumer.readByRank.size()));
+  return s.model.edgeTerm(m.bounds, side.parts, consumer.parts, &homes, grid, consumer.readByRank, callRank);
+}
+
 int64_t computeEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
   const OutputSide& side = (*m.rows)[static_cast<std::size_t>(out)];
   const Parts& producer = side.parts;
   const OperandSide& consumer = (*m.cols)[static_cast<std::size_t>(in)];
+  if (!m.origin.empty()) return windowEdgeCost(s, m, side, consumer);
   const einrt::BlockGrid grid{m.bounds, consumer.parts};
   if (s.model.hasCanonicalEdgeTerm()) {
     const einrt::BlockGrid from{m.bounds, producer};

@@ -66,7 +66,10 @@ struct SearchEdge {
 
 // Edge costs of one edge shape; rows: producer output layouts, cols: consumer sides.
 struct EdgeMatrix {
-  std::vector<int64_t> bounds;
+  std::vector<int64_t> bounds;  // the consumer's extents of the operand (a window's, if it has one)
+  // An operand read through a window (SPEC 8.1): the producer's shape and where the window
+  // lies in it; empty otherwise (the producer's shape is `bounds`).
+  std::vector<int64_t> tensorShape, origin;
   const std::vector<OutputSide>* rows = nullptr;
   const std::vector<OperandSide>* cols = nullptr;
   std::vector<int64_t> cost;                       // rows x cols, -1 until computed; empty when too large to cache

@@ -54,6 +54,12 @@ std::vector<int64_t> tensorBounds(const NodeSpace& space, int operand) {
   return b;
 }
 
+int64_t windowRepartitionCost(const einrt::BlockGrid& window) {
+  int64_t read = 0;
+  for (int64_t b = 0; b < window.blockCount(); ++b) read = checkedAdd(read, window.readElements(b), "repartition cost");
+  return read;
+}
+
 NodeCost nodeCost(const NodeSpace& space, const Parts& parts, std::size_t dtypeBytes) {
   NodeCost c;
   for (int64_t d : parts) c.kernelCalls = checkedMul(c.kernelCalls, d, "kernel calls");

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <einrt/block_grid.h>
+
 #include "planner/partition/partition.h"
 
 namespace eindecomp {
@@ -50,5 +52,9 @@ NodeCost nodeCost(const NodeSpace& space, const Parts& parts, std::size_t dtypeB
 
 // Bounds of operand k (or of the output when k == -1) of a node.
 std::vector<int64_t> tensorBounds(const NodeSpace& space, int operand);
+
+// The paper model's repartition cost of an operand read through a window (SPEC 8.1): every
+// element the window reads of the tensor (a window's blocks are never the producer's).
+int64_t windowRepartitionCost(const einrt::BlockGrid& window);
 
 }  // namespace eindecomp

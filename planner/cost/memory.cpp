@@ -49,7 +49,7 @@ void repartitionStaging(const einrt::BlockGrid& grid, const std::vector<RankBloc
     int64_t local = 0;
     for (const int64_t* o = homes.ownedBegin(rank); o != homes.ownedEnd(rank); ++o)
       local += einrt::overlapElements(grid, block, from, *o);
-    add(received, rank, checkedMul(grid.blockElements() - local, E, kWhat));
+    add(received, rank, checkedMul(grid.readElements(block) - local, E, kWhat));  // a window's fill is not received
   }
   // Sent: each piece of a block goes to every rank reading it but its owner. The pieces
   // of a block are found once, however many ranks read it (a replicated operand read by
@@ -59,7 +59,7 @@ void repartitionStaging(const einrt::BlockGrid& grid, const std::vector<RankBloc
   std::sort(readers.begin(), readers.end());
   std::vector<int64_t> readCount(static_cast<std::size_t>(grid.blockCount()), 0);
   for (const auto& [block, rank] : readers) ++readCount[static_cast<std::size_t>(block)];
-  const bool uniform = std::adjacent_find(readCount.begin(), readCount.end(), std::not_equal_to<>()) == readCount.end();
+  const bool uniform = !grid.windowed() && std::adjacent_find(readCount.begin(), readCount.end(), std::not_equal_to<>()) == readCount.end();
   if (uniform) {
     // Every block read by the same number R of ranks: the consumer's blocks tile the
     // tensor, so each producer block o is read R times over, |o| elements each time,

@@ -78,10 +78,10 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     const NodePlan& producer = plan.nodes[static_cast<std::size_t>(edge.fromNode)];
     const NodePlan& consumer = plan.nodes[static_cast<std::size_t>(edge.toNode)];
     EdgePlanCost& c = pc.edges[e];
-    c.paper = repartitionCost(edge.bounds, edge.producerParts, edge.consumerParts);
     const BlockHomes homes({edge.bounds, edge.producerParts}, producer.placement.blockOwner, plan.devices);
     const CallGeometry& reads = geometryOf(static_cast<std::size_t>(edge.toNode));
     const einrt::BlockGrid& grid = reads.operandGrid[static_cast<std::size_t>(edge.operand)];
+    c.paper = grid.windowed() ? windowRepartitionCost(grid) : repartitionCost(edge.bounds, edge.producerParts, edge.consumerParts);
     const std::vector<int64_t>& callBlock = reads.operandBlock[static_cast<std::size_t>(edge.operand)];
     const Traffic t = memo ? memo->repartition(homes, producer.placement.blockOwner, grid, callBlock, consumer.placement.callRank,
                                                plan.devices, detail, nodes)
@@ -129,7 +129,7 @@ int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts) {
     bound = checkedAdd(bound, checkedMul(calls - out.blockCount(), out.blockElements(), what), what);
     for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
       const int from = index.nodeIndex(g.nodes[i].inputs[k]);
-      if (from < 0) continue;  // graph inputs are free
+      if (from < 0 || space.windowed(k)) continue;  // graph inputs are free; a window's reads count 0 here
       const NodeSpace& producer = spaces[static_cast<std::size_t>(from)];
       const einrt::BlockGrid read = einrt::tensorGrid(space.sizes, parts[i], space.operandLabels[k]);
       const einrt::BlockGrid owned = einrt::tensorGrid(producer.sizes, parts[static_cast<std::size_t>(from)], producer.outputLabels);

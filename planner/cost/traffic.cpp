@@ -86,7 +86,6 @@ Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& c
   }
 
   Traffic t;
-  const int64_t blockElements = consumerGrid.blockElements();
   const einrt::BlockGrid& from = producer.grid();
   if (detail == TrafficDetail::Total) {
     const bool cluster = nodes.spansNodes(devices);
@@ -97,7 +96,7 @@ Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& c
       return n;
     };
     for (const auto& [rank, block] : needs) {
-      const int64_t local = ownedBy(rank, block);
+      const int64_t local = ownedBy(rank, block), blockElements = consumerGrid.readElements(block);  // a window's fill is not sent
       t.elements = checkedAdd(t.elements, blockElements - local, what);
       if (!cluster) continue;
       // What the ranks of its node hold does not cross the network.
@@ -131,6 +130,7 @@ Traffic TrafficMemo::repartition(const BlockHomes& producer, const std::vector<i
   for (int64_t v : from.shape) mix(v);
   for (int64_t v : from.parts) mix(v);
   for (int64_t v : consumerGrid.parts) mix(v);
+  for (int64_t v : consumerGrid.origin) mix(v);  // a window: where it lies in the tensor
   for (int v : owner) mix(v);
   for (int64_t v : callBlock) mix(v);
   for (int v : callRank) mix(v);
@@ -141,10 +141,13 @@ Traffic TrafficMemo::repartition(const BlockHomes& producer, const std::vector<i
   for (const Entry& e : bucket)
     if (e.devices == devices && e.ranksPerNode == nodes.ranksPerNode && e.detail == detail && e.producerShape == from.shape &&
         e.producerParts == from.parts && e.consumerParts == consumerGrid.parts && e.owner == owner && e.callBlock == callBlock &&
-        e.callRank == callRank)
+        e.callRank == callRank && e.consumerOrigin == consumerGrid.origin &&
+        (consumerGrid.origin.empty() || e.consumerShape == consumerGrid.shape))
       return e.traffic;
   const Traffic t = repartitionTraffic(producer, consumerGrid, callBlock, callRank, devices, detail, nodes);
-  bucket.push_back({from.shape, from.parts, consumerGrid.parts, owner, callRank, callBlock, devices, nodes.ranksPerNode, detail, t});
+  const std::vector<int64_t> window = consumerGrid.windowed() ? consumerGrid.shape : std::vector<int64_t>{};
+  bucket.push_back({from.shape, from.parts, consumerGrid.parts, window, consumerGrid.origin, owner, callRank, callBlock, devices,
+                    nodes.ranksPerNode, detail, t});
   return t;
 }
 

@@ -7,7 +7,8 @@
 // computes its slice in order. Softmax (max, exp, sum, divide) is the example.
 //
 // Members must need no communication between them, so the plan's partition decides:
-//   - members are consecutive nodes that run no GEMM and no permutation;
+//   - members are consecutive nodes that run no GEMM and no permutation and read no
+//     operand through a window (SPEC 8.1);
 //   - the group dimensions are the first k output dimensions of every member (k >= 1, the
 //     same extents and parts in every member), and a member reading another member's
 //     output reads those dimensions in the same positions, as its own first k;

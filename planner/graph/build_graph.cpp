@@ -315,6 +315,8 @@ class GraphBuilder {
       lowerEinsum(spec, shapes, dn.einsum, owner);
       graph_.nodes[pos].operandLabels = spec.operands;
       graph_.nodes[pos].outputLabels = spec.output;
+      const std::vector<std::map<Label, int64_t>> windows = readWindows(dn, spec, owner);
+      std::set<Label> windowedOnly;  // labels met only in windowed dimensions so far
       std::map<Label, LabelOrigin> origins;
       for (std::size_t k = 0; k < spec.operands.size(); ++k) {
         const std::string& tensor = dn.inputs[k].text;
@@ -327,6 +329,11 @@ class GraphBuilder {
                                                   quoted(tensor) + " has rank " + std::to_string(shape.size()) +
                                                   multiCharacterLabelNote(spec)});
         for (std::size_t d = 0; d < labels.size(); ++d) {
+          if (!windows.empty() && windows[k].count(labels[d])) {  // its extent is the tensor's, not the label's
+            if (!origins.count(labels[d])) windowedOnly.insert(labels[d]);
+            continue;
+          }
+          windowedOnly.erase(labels[d]);
           const LabelOrigin here{shape[d], &tensor, k, d, locInText(dn.einsum, spec.operandOffsets[k][d])};
           auto [it, added] = origins.emplace(labels[d], here);
           if (!added && it->second.size != shape[d])
@@ -340,7 +347,7 @@ class GraphBuilder {
         checkSizeEntry(s, "the 'sizes' of " + owner);
         const bool inOutput = std::find(spec.output.begin(), spec.output.end(), s.label.text) != spec.output.end();
         auto known = origins.find(s.label.text);
-        if (known == origins.end() && !inOutput)
+        if (known == origins.end() && !inOutput && !windowedOnly.count(s.label.text))
           throw InputError({s.label.loc, owner + ": 'sizes' gives label " + quoted(s.label.text) +
                                              ", which its einsum " + quoted(dn.einsum.text) + " does not use"});
         if (known != origins.end() && known->second.size != s.size.value)
@@ -351,7 +358,7 @@ class GraphBuilder {
       }
       for (std::size_t d = 0; d < spec.output.size(); ++d) {
         const Label& l = spec.output[d];
-        if (origins.count(l)) continue;
+        if (origins.count(l) || windowedOnly.count(l)) continue;
         const DocSize* given = nullptr;
         if (auto it = nodeSizes.find(l); it != nodeSizes.end()) given = it->second;
         else if (auto g = graphSizes_.find(l); g != graphSizes_.end()) given = g->second;
@@ -362,9 +369,63 @@ class GraphBuilder {
                                 "or the graph's (for example sizes: {" + l + ": 16})" + multiCharacterLabelNote(spec)});
         origins.emplace(l, LabelOrigin{given->size.value, nullptr, 0, 0, given->size.loc});
       }
+      for (const Label& l : windowedOnly) {
+        auto given = nodeSizes.find(l);
+        if (given == nodeSizes.end())
+          throw InputError({dn.windowsLoc, owner + ": label " + quoted(l) + " is read only through windows, so its size "
+                                           "(the window's extent) must be in the node's 'sizes' (for example sizes: {" + l + ": 16})"});
+        origins.emplace(l, LabelOrigin{given->second->size.value, nullptr, 0, 0, given->second->size.loc});
+      }
       Node& node = graph_.nodes[pos];
       for (const auto& l : iterationLabels(node)) node.labelSizes[l] = origins.at(l).size;
+      if (!windows.empty()) {
+        node.operandOffsets.assign(spec.operands.size(), {});
+        node.operandBounds.assign(spec.operands.size(), {});
+        for (std::size_t k = 0; k < spec.operands.size(); ++k) {
+          if (windows[k].empty()) continue;
+          node.operandBounds[k] = shapes[k];
+          for (const Label& l : spec.operands[k]) {
+            auto it = windows[k].find(l);
+            node.operandOffsets[k].push_back(it == windows[k].end() ? 0 : it->second);
+          }
+        }
+        node.fill = dn.fill.value_or(0.0);
+      }
     }
+  }
+
+  // A node's 'windows' (SPEC 8.1), checked against its lowered einsum: one entry per
+  // operand, each label one of that operand's, offsets within 2^40. Empty: no windows.
+  std::vector<std::map<Label, int64_t>> readWindows(const DocNode& dn, const EinsumSpec& spec, const std::string& owner) {
+    if (dn.fill && !dn.windows)
+      throw InputError({dn.fillLoc, owner + " gives a 'fill' but no 'windows'; the fill is what a window reads outside its tensor"});
+    if (!dn.windows) return {};
+    if (spec.operands.size() >= 3)
+      throw InputError({dn.windowsLoc, owner + " has " + std::to_string(spec.operands.size()) +
+                                           " inputs; windows are read by nodes of one or two"});
+    const auto& docWindows = *dn.windows;
+    if (docWindows.size() != spec.operands.size())
+      throw InputError({dn.windowsLoc, owner + ": 'windows' has " + std::to_string(docWindows.size()) + " entr" +
+                                           (docWindows.size() == 1 ? "y" : "ies") + " but the node has " +
+                                           std::to_string(spec.operands.size()) + " input" + (spec.operands.size() == 1 ? "" : "s") +
+                                           " (one mapping per input; {} for an input read as it is)"});
+    if (dn.join && isIndexJoinName(dn.join->text))
+      throw InputError({dn.windowsLoc, owner + ": a " + dn.join->text + " node reads no operand through a window"});
+    std::vector<std::map<Label, int64_t>> windows(docWindows.size());
+    for (std::size_t k = 0; k < docWindows.size(); ++k)
+      for (const DocSize& w : docWindows[k]) {
+        const Labels& labels = spec.operands[k];
+        if (std::find(labels.begin(), labels.end(), w.label.text) == labels.end())
+          throw InputError({w.label.loc, owner + ": 'windows' entry " + std::to_string(k + 1) + " names label " +
+                                             quoted(w.label.text) + ", which operand " + std::to_string(k + 1) + " (" +
+                                             quoted(dn.inputs[k].text) + ") does not have"});
+        constexpr int64_t kLimit = int64_t{1} << 40;
+        if (w.size.value > kLimit || w.size.value < -kLimit)
+          throw InputError({w.size.loc, owner + ": the window offset " + std::to_string(w.size.value) + " of label " +
+                                            quoted(w.label.text) + " is beyond +-2^40"});
+        windows[k].emplace(w.label.text, w.size.value);
+      }
+    return windows;
   }
 
   // Element counts, bytes and FLOPs must fit in 63 bits: later stages multiply them freely.

@@ -63,6 +63,14 @@ struct Node {
   // scatter `bs,bsd->vd` adds each row into row ids[b,s] (the gather's gradient).
   // Empty for every other node.
   Label indexLabel{};
+  // Operands read through a window (SPEC 8.1): per operand, empty (read as it is) or per
+  // dimension the offset added to its label's position: operand k's dimension d is read at
+  // `label + operandOffsets[k][d]`, and a position outside the tensor reads `fill`. The
+  // tensor's extent there need not be the label's size (a slice, a padded concatenation
+  // part). Empty: no operand is windowed.
+  std::vector<std::vector<int64_t>> operandOffsets{};
+  std::vector<std::vector<int64_t>> operandBounds{};  // the windowed operands' shapes (else empty)
+  double fill = 0.0;
 };
 
 struct Graph {
@@ -89,6 +97,8 @@ Labels broadcastLabels(const Node& n);
 bool isContraction(const Node& n);
 // True for a gather or scatter node (Node::indexLabel).
 inline bool isIndexNode(const Node& n) { return !n.indexLabel.empty(); }
+// True when operand k is read through a window (Node::operandOffsets).
+inline bool isWindowed(const Node& n, std::size_t k) { return k < n.operandOffsets.size() && !n.operandOffsets[k].empty(); }
 
 const Node* findNode(const Graph& g, const std::string& name);
 const InputTensor* findInput(const Graph& g, const std::string& name);

@@ -52,6 +52,12 @@ struct DocNode {
   std::optional<DocText> agg;
   std::vector<DocSize> sizes;  // the node's own sizes of broadcast labels
   std::optional<std::vector<DocInteger>> fileShape;
+  // Per operand, the offset added to each label's position where it is read (SPEC 8.1);
+  // DocSize's integer is the offset here. Absent: no windows.
+  std::optional<std::vector<std::vector<DocSize>>> windows;
+  SourceLoc windowsLoc;
+  std::optional<double> fill;  // what a window reads outside its tensor (absent: 0)
+  SourceLoc fillLoc;
   SourceLoc loc;
 };
 

@@ -21,6 +21,8 @@ einrt::model::NodeShape nodeShape(const Node& n, const Labels& labels, std::vect
     s.operandLabels.push_back(std::move(dims));
   }
   for (const auto& l : n.outputLabels) s.outputLabels.push_back(indexOf(labels, l));
+  s.operandOrigin = n.operandOffsets;
+  s.operandBound = n.operandBounds;
   return s;
 }
 

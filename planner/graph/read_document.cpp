@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <string_view>
@@ -188,8 +189,9 @@ class DocumentReader {
     node.loc = locOf(item, listLoc);
     if (!item.IsMap())
       throw InputError({node.loc, "a node must be a mapping with the fields name, einsum, inputs, join, agg, sizes, "
-                                  "file_shape; not " + typeName(item)});
-    const DocFields fields = doc_.fields(item, {"name", "einsum", "inputs", "join", "agg", "sizes", "file_shape"}, "node");
+                                  "file_shape, windows, fill; not " + typeName(item)});
+    const DocFields fields =
+        doc_.fields(item, {"name", "einsum", "inputs", "join", "agg", "sizes", "file_shape", "windows", "fill"}, "node");
     node.name = readString(fields.require("name", "this node", node.loc), "a node's 'name'");
     const std::string owner = "node " + quoted(node.name.text);
     node.einsum = readString(fields.require("einsum", owner, node.loc), "the 'einsum' of " + owner);
@@ -207,7 +209,50 @@ class DocumentReader {
     if (const DocField* f = fields.find("agg")) node.agg = readString(*f, "the 'agg' of " + owner);
     if (const DocField* f = fields.find("sizes")) node.sizes = readSizes(*f, "the 'sizes' of " + owner);
     if (const DocField* f = fields.find("file_shape")) node.fileShape = readShape(f->value, f->valueLoc, node.name.text);
+    if (const DocField* f = fields.find("windows")) readWindows(*f, owner, node);
+    if (const DocField* f = fields.find("fill")) {
+      node.fillLoc = f->valueLoc;
+      node.fill = readFill(f->value, f->valueLoc, "the 'fill' of " + owner);
+    }
     return node;
+  }
+
+  // `windows: [{j: 64}, {}]`: per operand, label -> offset (SPEC 8.1).
+  void readWindows(const DocField& f, const std::string& owner, DocNode& node) const {
+    const std::string what = "the 'windows' of " + owner;
+    node.windowsLoc = f.valueLoc;
+    if (!f.value.IsSequence())
+      throw InputError({f.valueLoc, what + " must be a list with one mapping from label to offset per input (such as "
+                                           "[{j: 64}, {}]), not " + typeName(f.value)});
+    node.windows.emplace();
+    for (const auto& item : f.value.items()) {
+      const SourceLoc loc = locOf(item, f.valueLoc);
+      const std::string entry = "entry " + std::to_string(node.windows->size() + 1) + " of " + what;
+      if (!item.IsMap() && !(item.IsScalar() && kindOf(item) == ScalarKind::Null))
+        throw InputError({loc, entry + " must be a mapping from label to offset, such as {j: 64}, not " + typeName(item)});
+      std::vector<DocSize>& offsets = node.windows->emplace_back();
+      if (!item.IsMap()) continue;
+      for (const auto& e : item.entries()) {
+        const SourceLoc keyLoc = locOf(e.first, loc);
+        DocText label = readString(e.first, keyLoc, "a label in " + entry);
+        for (const auto& o : offsets)
+          if (o.label.text == label.text)
+            throw InputError({keyLoc, "label " + quoted(label.text) + " appears twice in " + entry});
+        offsets.push_back({std::move(label), readInteger(e.second, locOf(e.second, keyLoc), "the offset of a label in " + entry)});
+      }
+    }
+  }
+
+  double readFill(const YamlValue& n, const SourceLoc& loc, const std::string& what) const {
+    const ScalarKind k = n.IsScalar() ? kindOf(n) : ScalarKind::Null;
+    if ((k == ScalarKind::String || k == ScalarKind::Float) && (n.Scalar() == "-inf" || n.Scalar() == "inf"))
+      return n.Scalar() == "inf" ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+    if (k != ScalarKind::Integer && k != ScalarKind::Float)
+      throw InputError({loc, what + " must be a number, -inf or inf, not " + typeName(n)});
+    char* end = nullptr;
+    const double v = std::strtod(n.Scalar().c_str(), &end);
+    if (!std::isfinite(v) || *end != '\0') throw InputError({loc, what + " " + shortScalar(n.Scalar()) + " is not a finite number"});
+    return v;
   }
 
   const Document& doc_;

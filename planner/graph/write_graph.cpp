@@ -1,6 +1,9 @@
 #include "planner/graph/write_graph.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 
@@ -36,6 +39,44 @@ std::string nonDefaultJoin(const Node& n) {
   return n.joinName.empty() ? toString(n.join) : n.joinName;
 }
 
+// Labels whose size the node's 'sizes' gives: broadcasts, and labels read only through
+// windows (their extent is the window's, not a tensor's).
+Labels sizedLabels(const Node& n) {
+  Labels out = broadcastLabels(n);
+  if (n.operandOffsets.empty()) return out;
+  for (const Label& l : iterationLabels(n)) {
+    bool plain = false;
+    for (std::size_t k = 0; k < n.operandLabels.size(); ++k)
+      if (!isWindowed(n, k))
+        for (const Label& m : n.operandLabels[k]) plain = plain || m == l;
+    if (!plain && std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+  }
+  return out;
+}
+
+// Per operand, (label, offset) of each windowed dimension (a repeated label once); empty
+// lists for operands read as they are. Every dimension of a windowed operand is listed, so
+// the graph reads back the same.
+std::vector<std::vector<std::pair<Label, int64_t>>> windowEntries(const Node& n) {
+  std::vector<std::vector<std::pair<Label, int64_t>>> out(n.operandLabels.size());
+  for (std::size_t k = 0; k < n.operandLabels.size(); ++k) {
+    if (!isWindowed(n, k)) continue;
+    for (std::size_t d = 0; d < n.operandLabels[k].size(); ++d) {
+      bool seen = false;
+      for (const auto& e : out[k]) seen = seen || e.first == n.operandLabels[k][d];
+      if (!seen) out[k].emplace_back(n.operandLabels[k][d], n.operandOffsets[k][d]);
+    }
+  }
+  return out;
+}
+
+// A fill as YAML/JSON text: a number, or -inf / inf.
+std::string fillText(double v) {
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
 
 }  // namespace
 
@@ -136,7 +177,8 @@ bool directYaml(const Graph& g, std::string& out) {
   out += "nodes:\n";
   for (const auto& n : g.nodes) {
     const std::string einsum = formatEinsum(n), join = nonDefaultJoin(n);
-    if (!plainToken(n.name) || !plainQuoted(einsum) || !plainQuoted(join) || n.inputs.empty()) return fallBack();
+    if (!plainToken(n.name) || !plainQuoted(einsum) || !plainQuoted(join) || n.inputs.empty() || !n.operandOffsets.empty())
+      return fallBack();
     out += "  - name: " + n.name + "\n    einsum: \"" + einsum + "\"\n    inputs: ";
     for (const auto& in : n.inputs)
       if (!plainToken(in)) return fallBack();
@@ -204,14 +246,25 @@ std::string emittedYaml(const Graph& g) {
     const std::string join = nonDefaultJoin(n);
     if (!join.empty()) y << YAML::Key << "join" << YAML::Value << YAML::DoubleQuoted << join;
     if (n.agg != Reduce::Sum) y << YAML::Key << "agg" << YAML::Value << reduceName(n.agg);
-    // Broadcast labels take their size from the node's own `sizes` (labels are local).
-    const Labels broadcast = broadcastLabels(n);
-    if (!broadcast.empty()) {
+    // Broadcast labels take their size from the node's own `sizes` (labels are local), and
+    // so do labels read only through windows.
+    const Labels sized = sizedLabels(n);
+    if (!sized.empty()) {
       y << YAML::Key << "sizes" << YAML::Value << YAML::Flow << YAML::BeginMap;
-      for (const auto& l : broadcast) y << YAML::Key << l << YAML::Value << n.labelSizes.at(l);
+      for (const auto& l : sized) y << YAML::Key << l << YAML::Value << n.labelSizes.at(l);
       y << YAML::EndMap;
     }
     if (!n.fileShape.empty()) y << YAML::Key << "file_shape" << YAML::Value << YAML::Flow << n.fileShape;
+    if (!n.operandOffsets.empty()) {
+      y << YAML::Key << "windows" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (const auto& entries : windowEntries(n)) {
+        y << YAML::Flow << YAML::BeginMap;
+        for (const auto& [l, offset] : entries) y << YAML::Key << l << YAML::Value << offset;
+        y << YAML::EndMap;
+      }
+      y << YAML::EndSeq;
+      if (n.fill != 0.0) y << YAML::Key << "fill" << YAML::Value << fillText(n.fill);
+    }
     y << YAML::EndMap;
   }
   y << YAML::EndSeq;
@@ -242,8 +295,18 @@ DocNode documentNodeOf(const Node& n, const SourceLoc& at) {
   const std::string join = nonDefaultJoin(n);
   if (!join.empty()) node.join = docText(join, at);
   if (n.agg != Reduce::Sum) node.agg = docText(reduceName(n.agg), at);
-  for (const auto& l : broadcastLabels(n)) node.sizes.push_back({docText(l, at), {n.labelSizes.at(l), at}});
+  for (const auto& l : sizedLabels(n)) node.sizes.push_back({docText(l, at), {n.labelSizes.at(l), at}});
   if (!n.fileShape.empty()) node.fileShape = docIntegers(n.fileShape, at);
+  if (!n.operandOffsets.empty()) {
+    node.windows.emplace();
+    for (const auto& entries : windowEntries(n)) {
+      std::vector<DocSize>& w = node.windows->emplace_back();
+      for (const auto& [l, offset] : entries) w.push_back({docText(l, at), {offset, at}});
+    }
+    node.windowsLoc = at;
+    if (n.fill != 0.0) node.fill = n.fill;
+    node.fillLoc = at;
+  }
   node.loc = at;
   return node;
 }
@@ -294,13 +357,24 @@ std::string writeGraphJson(const Graph& g, const GraphProvenance* provenance) {
     const std::string join = nonDefaultJoin(n);
     if (!join.empty()) node["join"] = join;
     if (n.agg != Reduce::Sum) node["agg"] = reduceName(n.agg);
-    const Labels broadcast = broadcastLabels(n);
-    if (!broadcast.empty()) {
+    const Labels sized = sizedLabels(n);
+    if (!sized.empty()) {
       nlohmann::ordered_json sizes = nlohmann::ordered_json::object();
-      for (const auto& l : broadcast) sizes[l] = n.labelSizes.at(l);
+      for (const auto& l : sized) sizes[l] = n.labelSizes.at(l);
       node["sizes"] = sizes;
     }
     if (!n.fileShape.empty()) node["file_shape"] = n.fileShape;
+    if (!n.operandOffsets.empty()) {
+      nlohmann::ordered_json windows = nlohmann::ordered_json::array();
+      for (const auto& entries : windowEntries(n)) {
+        nlohmann::ordered_json w = nlohmann::ordered_json::object();
+        for (const auto& [l, offset] : entries) w[l] = offset;
+        windows.push_back(w);
+      }
+      node["windows"] = windows;
+      if (std::isinf(n.fill)) node["fill"] = fillText(n.fill);
+      else if (n.fill != 0.0) node["fill"] = n.fill;
+    }
     j["nodes"].push_back(node);
   }
   j["outputs"] = g.outputs;

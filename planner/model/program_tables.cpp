@@ -17,6 +17,9 @@ einrt::model::NodeTable nodeTable(const Node& node, const NodePlan& np, const No
   n.sizes = std::move(space.sizes);
   n.operandLabels = std::move(space.operandLabels);
   n.outputLabels = std::move(space.outputLabels);
+  n.operandOrigin = std::move(space.operandOrigin);
+  n.operandBound = std::move(space.operandBound);
+  n.fill = node.fill;
   n.name = node.name;
   n.parts = np.parts;
   n.agg = node.agg;

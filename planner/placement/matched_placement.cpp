@@ -59,11 +59,12 @@ class OverlapKeys {
       std::vector<std::vector<int>> ids(to.dims());
       for (std::size_t d = 0; d < to.dims(); ++d) {
         std::map<std::vector<std::pair<int64_t, int64_t>>, int> idOf;
-        const int64_t ec = to.extent(d), ep = from.extent(d);
+        const int64_t ep = from.extent(d);
         for (int64_t x = 0; x < to.parts[d]; ++x) {
           std::vector<std::pair<int64_t, int64_t>> met;  // (producer coordinate, overlap)
-          for (int64_t y = x * ec / ep; y < from.parts[d] && y * ep < (x + 1) * ec; ++y)
-            met.emplace_back(y, std::min((x + 1) * ec, (y + 1) * ep) - std::max(x * ec, y * ep));
+          const int64_t lo = to.readLo(d, x), hi = to.readHi(d, x);  // the tensor interval it reads
+          for (int64_t y = lo / ep; hi > lo && y < from.parts[d] && y * ep < hi; ++y)
+            met.emplace_back(y, std::min(hi, (y + 1) * ep) - std::max(lo, y * ep));
           ids[d].push_back(idOf.emplace(std::move(met), static_cast<int>(idOf.size())).first->second);
         }
       }
@@ -142,11 +143,12 @@ Benefits localElements(const CallGeometry& g, const std::vector<std::optional<Pr
 // True when every call finds all of its operands from producers on its canonical rank.
 bool receivesNothing(const CallGeometry& g, const std::vector<std::optional<ProducerBlocks>>& producers,
                      const Benefits& benefit, const std::vector<int>& rank) {
-  int64_t needed = 0;
-  for (std::size_t k = 0; k < producers.size(); ++k)
-    if (producers[k]) needed += g.operandGrid[k].blockElements();
-  for (std::size_t c = 0; c < benefit.listOf.size(); ++c)
+  for (std::size_t c = 0; c < benefit.listOf.size(); ++c) {
+    int64_t needed = 0;  // what the call reads of its produced operands (a window's fill is not read)
+    for (std::size_t k = 0; k < producers.size(); ++k)
+      if (producers[k]) needed += g.operandGrid[k].readElements(g.operandBlock[k][c]);
     if (elementsOn(benefit.of(c), rank[c]) != needed) return false;
+  }
   return true;
 }
 

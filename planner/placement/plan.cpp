@@ -98,7 +98,9 @@ Plan makePlan(const Graph& g, int64_t devices, const std::string& algorithm, con
       e.fromNode = from;
       e.toNode = static_cast<int>(i);
       e.operand = static_cast<int>(k);
-      for (int d : spaces[i].operandLabels[k]) e.bounds.push_back(spaces[i].sizes[static_cast<std::size_t>(d)]);
+      if (spaces[i].windowed(k)) e.bounds = spaces[i].operandBound[k];  // the window's extents are not the tensor's
+      else
+        for (int d : spaces[i].operandLabels[k]) e.bounds.push_back(spaces[i].sizes[static_cast<std::size_t>(d)]);
       e.producerParts = plan.nodes[static_cast<std::size_t>(from)].outputParts;
       e.consumerParts = projectParts(plan.nodes[i].parts, spaces[i].operandLabels[k]);
       plan.edges.push_back(std::move(e));

@@ -55,6 +55,49 @@ Layout Layout::grid(const std::vector<int64_t>& shape, const std::vector<int64_t
   return layout;
 }
 
+Layout Layout::window(const BlockGrid& grid, const std::vector<std::vector<int>>& owners, std::vector<int64_t>& layoutBlock) {
+  const std::size_t dims = grid.dims();
+  Layout layout{grid.bound, {}, Holding::Replicas, Reduce::Sum};
+  layoutBlock.assign(static_cast<std::size_t>(grid.blockCount()), -1);
+  for (int64_t b = 0; b < grid.blockCount(); ++b) {
+    const std::vector<int64_t> c = grid.coords(b);
+    Block block{Box{std::vector<int64_t>(dims), std::vector<int64_t>(dims)}, owners.at(static_cast<std::size_t>(b)),
+                Box{std::vector<int64_t>(dims), std::vector<int64_t>(dims)}};
+    bool reads = true;
+    for (std::size_t d = 0; d < dims; ++d) {
+      block.box.lo[d] = grid.readLo(d, c[d]);
+      block.box.hi[d] = grid.readHi(d, c[d]);
+      block.storage.lo[d] = grid.origin[d] + c[d] * grid.extent(d);
+      block.storage.hi[d] = block.storage.lo[d] + grid.extent(d);
+      reads = reads && block.box.hi[d] > block.box.lo[d];
+    }
+    if (!reads) continue;
+    layoutBlock[static_cast<std::size_t>(b)] = static_cast<int64_t>(layout.blocks.size());
+    layout.blocks.push_back(std::move(block));
+  }
+  // What the window reads is one box W; the rest of the tensor is, dimension by
+  // dimension, the parts below and above W there (W's range in earlier dimensions).
+  Box read{std::vector<int64_t>(dims), std::vector<int64_t>(dims)};
+  for (std::size_t d = 0; d < dims; ++d) {
+    read.lo[d] = std::min(grid.bound[d], grid.readLo(d, 0));
+    read.hi[d] = std::max(read.lo[d], grid.readHi(d, grid.parts[d] - 1));
+  }
+  Box prefix = wholeBox(grid.bound);
+  for (std::size_t d = 0; d < dims; ++d) {
+    for (const auto& [lo, hi] : {std::pair{int64_t{0}, read.lo[d]}, std::pair{read.hi[d], grid.bound[d]}}) {
+      if (hi <= lo) continue;
+      Box rest = prefix;
+      rest.lo[d] = lo;
+      rest.hi[d] = hi;
+      if (volume(rest) > 0) layout.blocks.push_back(Block{rest, {}});
+    }
+    prefix.lo[d] = read.lo[d];
+    prefix.hi[d] = read.hi[d];
+    if (prefix.hi[d] <= prefix.lo[d]) break;
+  }
+  return layout;
+}
+
 Layout Layout::boxes(const std::vector<int64_t>& shape, std::vector<Block> blocks, Holding holding,
                      Reduce reduce) {
   return Layout{shape, std::move(blocks), holding, reduce};
@@ -103,6 +146,8 @@ void validate(const Layout& layout, int nranks, const std::string& tensor, bool 
         throw LayoutError(tensor, name + " is empty in dimension " + std::to_string(d));
     if (!contains(bound, block.box))
       throw LayoutError(tensor, name + " lies outside the bound " + toString(bound));
+    if (!block.storage.lo.empty() && (block.storage.rank() != block.box.rank() || !contains(block.storage, block.box)))
+      throw LayoutError(tensor, name + "'s buffer box does not contain it");
     if (block.ranks.empty() && everyBlockHeld) throw LayoutError(tensor, name + " has no holder");
     std::set<int> seen;
     for (int r : block.ranks) {

@@ -64,13 +64,13 @@ struct StepBuilder {
   }
   // Buffer at `elementOffset` -> destination block.
   void addUnpack(const Piece& p, int64_t elementOffset, detail::CombineOp op) {
-    Step s{detail::makeBoxCopy(p.box, p.box, dst.blocks[p.dstBlock].box),
+    Step s{detail::makeBoxCopy(p.box, p.box, dst.blocks[p.dstBlock].buffer()),
            {Endpoint::RecvBuffer, 0, static_cast<std::size_t>(elementOffset) * elementSize},
            {Endpoint::DstBlock, p.dstBlock, 0}, op};
     unpack.emplace_back(p.contribution, s);
   }
   void addLocal(const Piece& p) {
-    Step s{detail::makeBoxCopy(p.box, src.blocks[p.srcBlock].box, dst.blocks[p.dstBlock].box),
+    Step s{detail::makeBoxCopy(p.box, src.blocks[p.srcBlock].box, dst.blocks[p.dstBlock].buffer()),
            {Endpoint::SrcBlock, p.srcBlock, 0}, {Endpoint::DstBlock, p.dstBlock, 0}, opFor(p)};
     local.emplace_back(p.contribution, s);
   }
@@ -125,7 +125,7 @@ long chooseDirect(const std::vector<std::vector<const Piece*>>& perPeer, bool on
     if (perPeer[r].empty()) continue;
     const Piece& p = *perPeer[r][0];
     const std::size_t block = onSource ? p.srcBlock : p.dstBlock;
-    const Box& box = onSource ? steps.src.blocks[block].box : steps.dst.blocks[block].box;
+    const Box& box = onSource ? steps.src.blocks[block].box : steps.dst.blocks[block].buffer();
     int64_t offset = 0;
     const bool direct = perPeer[r].size() == 1 && (onSource || p.contribution == 0) && contiguousIn(p, box, offset);
     if (direct) {
@@ -254,7 +254,7 @@ void buildAllgather(RedistributePlan::State& st, const detail::MessagePlan& mp, 
         if (contains(steps.dst.blocks[b].box, pieces[0]->box)) block = static_cast<long>(b);
     int64_t offset = 0;
     if (block < 0 || (direct >= 0 && block != direct) ||
-        !contiguousIn(*pieces[0], steps.dst.blocks[block].box, offset)) {
+        !contiguousIn(*pieces[0], steps.dst.blocks[block].buffer(), offset)) {
       direct = -1;
       break;
     }
@@ -264,7 +264,7 @@ void buildAllgather(RedistributePlan::State& st, const detail::MessagePlan& mp, 
   if (direct >= 0) {
     const Piece& own = *contribution[st.rank][0];
     steps.pack.push_back(Step{detail::makeBoxCopy(own.box, steps.src.blocks[own.srcBlock].box,
-                                                  steps.dst.blocks[direct].box),
+                                                  steps.dst.blocks[direct].buffer()),
                               {Endpoint::SrcBlock, own.srcBlock, 0}, {Endpoint::DstBlock, static_cast<std::size_t>(direct), 0},
                               detail::CombineOp::Assign});
     addLocals(&own);
@@ -353,7 +353,7 @@ RedistributePlan makeRedistributePlan(Communicator& comm, const std::string& ope
   st->srcHeld = src.blocksHeldBy(st->rank);
   st->dstHeld = dst.blocksHeldBy(st->rank);
   for (std::size_t b = 0; b < src.blocks.size(); ++b) st->srcElements.push_back(volume(src.blocks[b].box));
-  for (std::size_t b = 0; b < dst.blocks.size(); ++b) st->dstElements.push_back(volume(dst.blocks[b].box));
+  for (std::size_t b = 0; b < dst.blocks.size(); ++b) st->dstElements.push_back(volume(dst.blocks[b].buffer()));
   std::vector<bool> sendsTo(comm.size(), false);
   for (const Piece& p : mp.pieces) {
     if (p.from == p.to) continue;

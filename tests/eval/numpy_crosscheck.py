@@ -166,6 +166,38 @@ case("expr rotary: x * cos(a) + y * sin(a) over positions", {"A": [3, 4], "B": [
 case("expr unary minus, max-aggregated", {"X": [3, 4]}, [node("Z", "ij->j", ["X"], join="-x * 2 + 1", agg="max")],
      lambda a: {"Z": (-a["X"] * 2 + 1).max(axis=0)})
 
+# ---- windows (SPEC 8.1): operands read at label + offset, the fill outside -----------
+def windowed(n, windows, sizes, fill=None):
+    n = dict(n, windows=windows, sizes=sizes)
+    if fill is not None:
+        n["fill"] = fill
+    return n
+
+
+def padded(t, before, after, value):
+    return np.pad(t, [(b, e) for b, e in zip(before, after)], constant_values=value)
+
+
+case("window: a slice of a computed tensor and a slice feeding a matmul", {"A": [6, 10], "B": [10, 4]},
+     [node("P", "ij,jk->ik", ["A", "B"]),
+      windowed(node("S", "ik->ik", ["P"]), [{"i": 2, "k": 1}], {"i": 3, "k": 2}),
+      windowed(node("M", "ij,jk->ik", ["A", "B"]), [{"j": 3}, {"j": 5}], {"j": 4})],
+     lambda a: {"S": (a["A"] @ a["B"])[2:5, 1:3], "M": a["A"][:, 3:7] @ a["B"][5:9, :]}, outputs=["S", "M"])
+case("window: rotate_half, cat(-x[..., 4:], x[..., :4]), as one node of two padded reads", {"X": [3, 8]},
+     [windowed(node("R", "sj,sj->sj", ["X", "X"], join="y - x"), [{"j": 4}, {"j": -4}], {"j": 8})],
+     lambda a: {"R": np.concatenate([-a["X"][:, 4:], a["X"][:, :4]], axis=1)})
+case("window: a concatenation of two tensors of different widths", {"A": [3, 5], "B": [3, 2]},
+     [windowed(node("C", "sj,sj->sj", ["A", "B"], join="add"), [{"j": 0}, {"j": -5}], {"j": 7})],
+     lambda a: {"C": np.concatenate([a["A"], a["B"]], axis=1)})
+case("window: padding with a fill on both sides", {"X": [4, 3]},
+     [windowed(node("Z", "ij->ij", ["X"]), [{"i": -2, "j": -1}], {"i": 7, "j": 6}, fill=0.25)],
+     lambda a: {"Z": padded(a["X"], [2, 1], [1, 2], 0.25)})
+case("window: a max pool of 3 with padding -inf, max over two shifted reads", {"X": [2, 9]},
+     [windowed(node("N", "bi,bi->bi", ["X", "X"], join="max"), [{"i": -1}, {"i": 1}], {"i": 9}, fill="-inf"),
+      node("Z", "bi,bi->bi", ["N", "X"], join="max")],
+     lambda a: {"Z": np.maximum(np.maximum(padded(a["X"], [0, 1], [0, 0], -np.inf)[:, :9],
+                                           padded(a["X"], [0, 0], [0, 1], -np.inf)[:, 1:]), a["X"])})
+
 # ---- the EinDecomp paper, section 3 -------------------------------------------------
 SOFTMAX_NODES = [
     node("C", "ij->i", ["X"], join="x", agg="max"),

@@ -391,6 +391,33 @@ inline const std::vector<BadGraphCase>& badGraphCases() {
        "nodes:\n"
        "  - {name: dE, einsum: \"bs,bsd->vd\", join: scatter, inputs: [ids, G]}\n",
        5, 33, {"output label 'v' is in no operand", "sizes"}},
+      // Windows (SPEC 8.1): one mapping per input, labels of that input, sizes of labels
+      // read only through windows, a numeric fill only with windows, no gather windows.
+      {"window_count.yaml",
+       "inputs: {A: [4, 8]}\nnodes:\n  - {name: Z, einsum: \"ij->ij\", inputs: [A], windows: [{j: 1}, {}], sizes: {j: 4}}\n",
+       3, 55, {"'windows' has 2 entries but the node has 1 input"}},
+      {"window_label.yaml",
+       "inputs: {A: [4, 8]}\nnodes:\n  - {name: Z, einsum: \"ij->ij\", inputs: [A], windows: [{k: 1}]}\n",
+       3, 57, {"names label 'k', which operand 1 ('A') does not have"}},
+      {"window_size.yaml",
+       "inputs: {A: [4, 8]}\nnodes:\n  - {name: Z, einsum: \"ij->ij\", inputs: [A], windows: [{j: 1}]}\n",
+       3, 55, {"label 'j' is read only through windows", "sizes: {j: 16}"}},
+      {"window_fill_alone.yaml",
+       "inputs: {A: [4, 8]}\nnodes:\n  - {name: Z, einsum: \"ij->ij\", inputs: [A], fill: 1}\n",
+       3, 52, {"gives a 'fill' but no 'windows'"}},
+      {"window_fill_text.yaml",
+       "inputs: {A: [4, 8]}\nnodes:\n  - {name: Z, einsum: \"ij->ij\", inputs: [A], windows: [{j: 1}], sizes: {j: 2}, fill: minus}\n",
+       3, 86, {"must be a number, -inf or inf"}},
+      {"window_offset.yaml",
+       "inputs: {A: [4, 8]}\nnodes:\n  - {name: Z, einsum: \"ij->ij\", inputs: [A], windows: [{j: 2000000000000}], sizes: {j: 2}}\n",
+       3, 60, {"beyond +-2^40"}},
+      {"window_gather.yaml",
+       "inputs:\n  - {name: ids, shape: [2, 3], dtype: i32}\n  - {name: E, shape: [10, 4]}\nnodes:\n"
+       "  - {name: Z, einsum: \"bs,vd->bsd\", join: gather, inputs: [ids, E], windows: [{}, {d: 1}], sizes: {d: 2}}\n",
+       5, 78, {"a gather node reads no operand through a window"}},
+      {"window_not_list.yaml",
+       "inputs: {A: [4, 8]}\nnodes:\n  - {name: Z, einsum: \"ij->ij\", inputs: [A], windows: {j: 1}}\n",
+       3, 55, {"must be a list with one mapping from label to offset per input"}},
       {"duplicate_field.yaml",
        "inputs: {A: [4, 4]}\n"
        "nodes:\n"

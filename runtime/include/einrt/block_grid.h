@@ -19,6 +19,13 @@ namespace einrt {
 struct BlockGrid {
   std::vector<int64_t> shape;  // extent per dimension
   std::vector<int64_t> parts;  // parts per dimension (each divides its extent)
+  // A window (SPEC 8.1: an operand read at `label + origin`): the grid covers the tensor
+  // coordinates origin[d] + [0, shape[d]) of a tensor whose extent is bound[d]; what lies
+  // outside [0, bound) is the node's fill and is read from nowhere. Empty: the grid covers
+  // the tensor itself (origin 0, bound = shape), as every producer's grid does.
+  std::vector<int64_t> origin{}, bound{};
+
+  bool windowed() const { return !origin.empty(); }
 
   std::size_t dims() const { return shape.size(); }
   int64_t extent(std::size_t d) const { return shape[d] / parts[d]; }  // block extent along d
@@ -51,11 +58,36 @@ struct BlockGrid {
     for (std::size_t d = 0; d < parts.size(); ++d) i = i * parts[d] + c[d];
     return i;
   }
-  // Element offset of a block's first element along every dimension.
+  // Element offset of a block's first element along every dimension (grid coordinates).
   std::vector<int64_t> offset(int64_t block) const {
     std::vector<int64_t> o = coords(block);
     for (std::size_t d = 0; d < o.size(); ++d) o[d] *= extent(d);
     return o;
+  }
+  // The tensor interval [lo, hi) that coordinate c along d covers and reads (clipped to
+  // the tensor; hi <= lo: it reads nothing).
+  int64_t readLo(std::size_t d, int64_t c) const {
+    const int64_t lo = c * extent(d) + (origin.empty() ? 0 : origin[d]);
+    return lo < 0 ? 0 : lo;
+  }
+  int64_t readHi(std::size_t d, int64_t c) const {
+    if (origin.empty()) return (c + 1) * extent(d);
+    const int64_t hi = (c + 1) * extent(d) + origin[d];
+    return hi > bound[d] ? bound[d] : hi;
+  }
+  // Elements of block `block` that lie in the tensor: what a call reading it receives or
+  // finds (blockElements() less the fill of a window).
+  int64_t readElements(int64_t block) const {
+    if (origin.empty()) return blockElements();
+    int64_t n = 1;
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      const int64_t c = block % parts[d];
+      block /= parts[d];
+      const int64_t lo = readLo(d, c), hi = readHi(d, c);
+      if (hi <= lo) return 0;
+      n *= hi - lo;
+    }
+    return n;
   }
 };
 
@@ -78,20 +110,37 @@ inline int64_t blockOfCell(const std::vector<int64_t>& parts, const std::vector<
   return b;
 }
 
-// The grid a node's partition cuts one of its tensors into.
+// The grid a node's partition cuts one of its tensors into; `origin` and `bound` (empty, or
+// one per dimension): the window the node reads the tensor through (BlockGrid::origin).
 inline BlockGrid tensorGrid(const std::vector<int64_t>& labelSizes, const std::vector<int64_t>& parts,
-                            const std::vector<int>& labelOfDim) {
+                            const std::vector<int>& labelOfDim, const std::vector<int64_t>& origin = {},
+                            const std::vector<int64_t>& bound = {}) {
   BlockGrid g;
   for (int l : labelOfDim) {
     g.shape.push_back(labelSizes[l]);
     g.parts.push_back(parts[l]);
   }
+  g.origin = origin;
+  g.bound = bound;
   return g;
 }
 
 // Elements shared by block number `a` of grid `ga` and block number `b` of grid `gb` (two
-// grids over the same shape; no allocation: the planner evaluates this many times).
+// grids over the same tensor, either through a window; no allocation: the planner
+// evaluates this many times).
 inline int64_t overlapElements(const BlockGrid& ga, int64_t a, const BlockGrid& gb, int64_t b) {
+  if (ga.windowed() || gb.windowed()) {
+    int64_t n = 1;
+    for (std::size_t d = ga.dims(); d-- > 0;) {
+      const int64_t ca = a % ga.parts[d], cb = b % gb.parts[d];
+      a /= ga.parts[d];
+      b /= gb.parts[d];
+      const int64_t lo = std::max(ga.readLo(d, ca), gb.readLo(d, cb)), hi = std::min(ga.readHi(d, ca), gb.readHi(d, cb));
+      if (hi <= lo) return 0;
+      n *= hi - lo;
+    }
+    return n;
+  }
   int64_t n = 1;
   for (std::size_t d = ga.dims(); d-- > 0;) {
     const int64_t ca = a % ga.parts[d], cb = b % gb.parts[d];
@@ -107,38 +156,42 @@ inline int64_t overlapElements(const BlockGrid& ga, int64_t a, const BlockGrid& 
 }
 
 // Calls visit(block, elements) for every block of `from` that overlaps block number
-// `block` of `to`; both grids over the same shape. Allocation-free up to 8 dimensions (the
-// planner runs it for every rank and operand of every node of a plan it prices).
+// `block` of `to`; both grids over the same tensor, `to` perhaps through a window (a block
+// wholly in its fill visits nothing). Allocation-free up to 8 dimensions (the planner runs
+// it for every rank and operand of every node of a plan it prices).
 template <class Visit>
 void forEachOverlap(const BlockGrid& to, int64_t block, const BlockGrid& from, Visit visit) {
   constexpr std::size_t kOnStack = 8;
   const std::size_t dims = to.dims();
-  int64_t onStack[4 * kOnStack];
+  int64_t onStack[5 * kOnStack];
   std::vector<int64_t> onHeap;
   int64_t* lo = onStack;
   if (dims > kOnStack) {
-    onHeap.resize(4 * dims);
+    onHeap.resize(5 * dims);
     lo = onHeap.data();
   }
   // Per dimension: the range [lo, hi] of `from` coordinates met, the current one, and
-  // where the block of `to` begins.
+  // the tensor interval [first, end) the block of `to` reads.
   int64_t* hi = lo + dims;
   int64_t* cur = hi + dims;
   int64_t* first = cur + dims;
+  int64_t* end = first + dims;
   for (std::size_t d = dims; d-- > 0;) {
     const int64_t coordinate = block % to.parts[d];
     block /= to.parts[d];
-    first[d] = coordinate * to.extent(d);
+    first[d] = to.readLo(d, coordinate);
+    end[d] = to.readHi(d, coordinate);
+    if (end[d] <= first[d]) return;
     lo[d] = first[d] / from.extent(d);
-    hi[d] = (first[d] + to.extent(d) - 1) / from.extent(d);
+    hi[d] = (end[d] - 1) / from.extent(d);
     cur[d] = lo[d];
   }
   for (;;) {
     int64_t index = 0, elements = 1;
     for (std::size_t d = 0; d < dims; ++d) {
       index = index * from.parts[d] + cur[d];
-      const int64_t ef = from.extent(d), et = to.extent(d);
-      const int64_t a = std::max(first[d], cur[d] * ef), b = std::min(first[d] + et, (cur[d] + 1) * ef);
+      const int64_t ef = from.extent(d);
+      const int64_t a = std::max(first[d], cur[d] * ef), b = std::min(end[d], (cur[d] + 1) * ef);
       elements *= b - a;
     }
     visit(index, elements);

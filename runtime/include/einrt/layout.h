@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "einrt/block_grid.h"
 #include "einrt/box.h"
 #include "einrt/types.h"
 
@@ -19,6 +20,11 @@ namespace einrt {
 struct Block {
   Box box;                 // the part of the tensor this block covers
   std::vector<int> ranks;  // holders, in the order partial results are combined
+  // The box the holders' buffer covers, when larger than `box` (a destination block read
+  // through a window, SPEC 8.1: its buffer holds the whole window block, the part outside
+  // the tensor already filled by the holder); empty: the buffer covers `box`.
+  Box storage{};
+  const Box& buffer() const { return storage.lo.empty() ? box : storage; }
 };
 
 struct Layout {
@@ -34,6 +40,13 @@ struct Layout {
                      const std::vector<std::vector<int>>& owners,
                      Holding holding = Holding::Replicas, Reduce reduce = Reduce::Sum);
 
+  // The blocks of a grid read through a window (BlockGrid::origin), as a destination over
+  // the tensor: each grid block that reads part of the tensor is a block whose box is that
+  // part and whose buffer box the whole window block (the holders fill the rest), held by
+  // `owners[b]`; boxes nobody holds tile what no block reads. `layoutBlock[b]`: grid block
+  // b's number in the layout, -1 where it reads nothing.
+  static Layout window(const BlockGrid& grid, const std::vector<std::vector<int>>& owners, std::vector<int64_t>& layoutBlock);
+
   // Arbitrary boxes (they must tile the bound) with their holders.
   static Layout boxes(const std::vector<int64_t>& shape, std::vector<Block> blocks,
                       Holding holding = Holding::Replicas, Reduce reduce = Reduce::Sum);
@@ -48,9 +61,9 @@ struct Layout {
   std::vector<std::size_t> blocksHeldBy(int rank) const;  // block numbers, ascending
 };
 
-// Number of elements of a block (what its buffer must hold, row-major over its box).
+// Number of elements of a block's buffer (row-major over its buffer box).
 inline int64_t blockElements(const Layout& layout, std::size_t block) {
-  return volume(layout.blocks.at(block).box);
+  return volume(layout.blocks.at(block).buffer());
 }
 
 // Grid coordinates -> block number for Layout::grid (row-major), and the box of one part.

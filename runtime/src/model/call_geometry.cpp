@@ -21,7 +21,9 @@ std::vector<int> aggregatedLabels(const NodeShape& n) {
 CallGeometry callGeometry(const NodeShape& shape, const std::vector<int64_t>& parts, const std::vector<int>& aggregated) {
   CallGeometry g;
   for (int64_t d : parts) g.calls *= d;
-  for (const auto& dims : shape.operandLabels) g.operandGrid.push_back(tensorGrid(shape.sizes, parts, dims));
+  for (std::size_t k = 0; k < shape.operandLabels.size(); ++k)
+    g.operandGrid.push_back(shape.windowed(k) ? tensorGrid(shape.sizes, parts, shape.operandLabels[k], shape.operandOrigin[k], shape.operandBound[k])
+                                              : tensorGrid(shape.sizes, parts, shape.operandLabels[k]));
   g.outputGrid = tensorGrid(shape.sizes, parts, shape.outputLabels);
   for (int d : aggregated) g.aggParts *= parts[static_cast<std::size_t>(d)];
   g.operandBlock.assign(shape.operandLabels.size(), std::vector<int64_t>(static_cast<std::size_t>(g.calls)));

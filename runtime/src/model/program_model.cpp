@@ -17,11 +17,11 @@ std::vector<RankBlock> distinctPairs(const std::vector<int64_t>& callBlock, cons
   return pairs;
 }
 
-// The in-place rule: the producer writes the same grid and every block read sits on the
-// only rank that reads it (its owner).
+// The in-place rule: the producer writes the same grid, the operand is not read through a
+// window, and every block read sits on the only rank that reads it (its owner).
 bool readsInPlace(const NodeModel& producer, const NodeTable& producerTable, const BlockGrid& grid,
                   const std::vector<RankBlock>& reads) {
-  if (producer.geometry.outputGrid.parts != grid.parts) return false;
+  if (producer.geometry.outputGrid.parts != grid.parts || grid.windowed()) return false;
   for (const auto& [rank, block] : reads)
     if (producerTable.blockOwner[static_cast<std::size_t>(block)] != rank) return false;
   return true;

@@ -14,6 +14,34 @@ namespace einrt::program::detail {
 
 namespace {
 
+// Operand k of node n as the node reads it through its window (SPEC 8.1): the labels'
+// sizes as extents, element i the tensor's at i + origin, the fill outside the tensor.
+template <class T>
+std::vector<T> readWindow(const NodeTable& n, std::size_t k, const std::vector<T>& tensor) {
+  const std::vector<int>& labels = n.operandLabels[k];
+  const std::vector<int64_t>& origin = n.operandOrigin[k];
+  const std::vector<int64_t>& bound = n.operandBound[k];
+  std::vector<int64_t> shape;
+  for (int l : labels) shape.push_back(n.sizes[static_cast<std::size_t>(l)]);
+  std::vector<T> out(static_cast<std::size_t>(model::blockElements(labels, n.sizes)), static_cast<T>(n.fill));
+  std::vector<int64_t> at(shape.size(), 0);
+  for (std::size_t e = 0; e < out.size(); ++e) {
+    int64_t source = 0;
+    bool inside = true;
+    for (std::size_t d = 0; d < at.size(); ++d) {
+      const int64_t i = at[d] + origin[d];
+      inside = inside && i >= 0 && i < bound[d];
+      source = source * bound[d] + i;
+    }
+    if (inside) out[e] = tensor[static_cast<std::size_t>(source)];
+    for (std::size_t d = at.size(); d-- > 0;) {
+      if (++at[d] < shape[d]) break;
+      at[d] = 0;
+    }
+  }
+  return out;
+}
+
 template <class T>
 std::map<int, std::vector<T>> evaluateWhole(const ProgramSpec<T>& spec, const std::map<int, std::vector<T>>& inputs,
                                             const DeviceOps* device, int threads) {
@@ -26,7 +54,20 @@ std::map<int, std::vector<T>> evaluateWhole(const ProgramSpec<T>& spec, const st
   for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
     const NodeTable& n = spec.nodes[i];
     Buffer<T> z(static_cast<std::size_t>(model::blockElements(n.outputLabels, n.sizes)), device, nullptr);
-    const T* y = n.operandTensor.size() > 1 ? values.at(n.operandTensor[1]).data() : nullptr;
+    std::vector<Buffer<T>> windows(n.operandTensor.size());  // operands as read through a window
+    std::vector<const T*> operand;
+    for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
+      const Buffer<T>& whole = values.at(n.operandTensor[k]);
+      operand.push_back(whole.data());
+      if (!n.windowed(k)) continue;
+      std::vector<T> host(whole.size());
+      whole.toHost(host.data());
+      const std::vector<T> read = readWindow(n, k, host);
+      windows[k] = Buffer<T>(read.size(), device, nullptr);
+      windows[k].fromHost(read.data());
+      operand[k] = windows[k].data();
+    }
+    const T* y = operand.size() > 1 ? operand[1] : nullptr;
     if (n.indexLabel >= 0) {
       const IndexKernel<T> index(n, spec.tensors.at(static_cast<std::size_t>(n.operandTensor[0])), n.sizes);
       index.run(values.at(n.operandTensor[0]).data(), y, z.data(), false, std::vector<int64_t>(n.sizes.size(), 0));
@@ -35,7 +76,7 @@ std::map<int, std::vector<T>> evaluateWhole(const ProgramSpec<T>& spec, const st
     }
     NodeKernel<T> kernel(n, spec.kernels.at(i), n.sizes, device, threads, spec.parallelFor, nullptr);
     kernel.acquire();
-    kernel.run(values.at(n.operandTensor[0]).data(), y, z.data(), false);
+    kernel.run(operand[0], y, z.data(), false);
     values.emplace(n.outputTensor, std::move(z));
   }
   if (device) device->synchronize();
@@ -79,14 +120,20 @@ std::map<int, std::vector<T>> evaluatePlain(const ProgramSpec<T>& spec, const st
   for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
     const NodeTable& n = spec.nodes[i];
     std::vector<T> z(static_cast<std::size_t>(model::blockElements(n.outputLabels, n.sizes)));
-    const T* y = n.operandTensor.size() > 1 ? values.at(n.operandTensor[1]).data() : nullptr;
+    std::vector<std::vector<T>> windows(n.operandTensor.size());  // operands as read through a window
+    std::vector<const T*> operand;
+    for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
+      if (n.windowed(k)) windows[k] = readWindow(n, k, values.at(n.operandTensor[k]));
+      operand.push_back(n.windowed(k) ? windows[k].data() : values.at(n.operandTensor[k]).data());
+    }
+    const T* y = operand.size() > 1 ? operand[1] : nullptr;
     if (n.indexLabel >= 0) {
       const TensorSpec& ids = spec.tensors.at(static_cast<std::size_t>(n.operandTensor[0]));
       plainIndex(n, ids.indexType.value_or(DType::I64), values.at(n.operandTensor[0]).data(), y, z.data());
       values[n.outputTensor] = std::move(z);
       continue;
     }
-    spec.kernels.at(i).plain(n.sizes, n.operandLabels, n.outputLabels, values.at(n.operandTensor[0]).data(), y, z.data());
+    spec.kernels.at(i).plain(n.sizes, n.operandLabels, n.outputLabels, operand[0], y, z.data());
     values[n.outputTensor] = std::move(z);
   }
   return values;

@@ -19,6 +19,38 @@ BlockMap blockMap(const Buffers& buffers) {
   return m;
 }
 
+// The same keyed by the blocks' numbers in a window's layout (those reading nothing left out).
+template <class Buffers>
+BlockMap blockMap(const Buffers& buffers, const std::vector<int64_t>& layoutBlock) {
+  if (layoutBlock.empty()) return blockMap(buffers);
+  BlockMap m;
+  for (const auto& [b, buf] : buffers)
+    if (layoutBlock[static_cast<std::size_t>(b)] >= 0) m[static_cast<std::size_t>(layoutBlock[static_cast<std::size_t>(b)])] = buf.data();
+  return m;
+}
+
+// Copies `from` (row-major, extents `sub`) into `to` (row-major, extents `shape`) at `at`.
+template <class T>
+void placeBox(const T* from, const std::vector<int64_t>& sub, T* to, const std::vector<int64_t>& shape, const std::vector<int64_t>& at) {
+  const std::size_t dims = shape.size();
+  if (dims == 0) {
+    *to = *from;
+    return;
+  }
+  int64_t rows = 1;
+  for (std::size_t d = 0; d + 1 < dims; ++d) rows *= sub[d];
+  std::vector<int64_t> idx(dims, 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t offset = 0;
+    for (std::size_t d = 0; d < dims; ++d) offset = offset * shape[d] + at[d] + idx[d];
+    std::copy(from + r * sub[dims - 1], from + (r + 1) * sub[dims - 1], to + offset);
+    for (std::size_t d = dims - 1; d-- > 0;) {
+      if (++idx[d] < sub[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -40,7 +72,7 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
   const TensorSpec& t = spec_.tensors[static_cast<std::size_t>(n.operandTensor[k])];
   const einrt::BlockGrid& g = nm.geometry.operandGrid[k];
   std::map<int64_t, Buffer<T>> blocks;
-  std::vector<int64_t> needed;
+  std::vector<int64_t> needed, layoutBlock;
   std::unique_ptr<RedistributePlan> plan;
   // An index tensor's blocks hold ids of its own type (index_kernel.h).
   const DType dtype = t.indexType.value_or(dtypeOf<T>());
@@ -49,7 +81,10 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
     needed = model::blocksOf(nm.reads[k], me);
     if (t.producer < 0)
       for (int64_t b : needed) blocks.emplace(b, Buffer<T>::ofBytes(blockBytes, device_, &comm_.memory()));
-    const einrt::Layout need = einrt::Layout::grid(g.shape, g.parts, model::holdersByBlock(nm.reads[k], g.blockCount()));
+    const std::vector<std::vector<int>> holders = model::holdersByBlock(nm.reads[k], g.blockCount());
+    const einrt::Layout need = g.windowed() ? einrt::Layout::window(g, holders, layoutBlock) : einrt::Layout::grid(g.shape, g.parts, holders);
+    if (t.producer < 0 && g.windowed())
+      for (auto& [b, buf] : blocks) fillWindowBlock(i, k, b, buf, nullptr);
     if (t.producer >= 0) {
       plan = std::make_unique<RedistributePlan>(planRedistribute(
           comm_, t.name, nodes_[static_cast<std::size_t>(t.producer)].outputLayout, need, dtypeOf<T>(), options_));
@@ -63,7 +98,20 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
         whole.fromHost(host.data());
         src[0] = whole.data();
       }
-      scatter.execute(src, blockMap(blocks));
+      scatter.execute(src, blockMap(blocks, layoutBlock));
+    } else if (g.windowed()) {
+      // The tensor's own values (generated over its shape) where the window reads it.
+      std::vector<T> host;
+      for (auto& [b, buf] : blocks) {
+        const int64_t inLayout = layoutBlock[static_cast<std::size_t>(b)];
+        if (inLayout < 0) continue;  // wholly fill, written above
+        const einrt::Box& in = need.blocks[static_cast<std::size_t>(inLayout)].box;
+        std::vector<int64_t> sub(in.rank());
+        for (std::size_t d = 0; d < in.rank(); ++d) sub[d] = in.extent(d);
+        host.resize(static_cast<std::size_t>(einrt::volume(in)));
+        einrt::fillInputBlock<T>(seed, t.name, g.bound, in.lo, sub, host.data());
+        fillWindowBlock(i, k, b, buf, host.data());
+      }
     } else if (t.indexType) {
       std::vector<int64_t> ids(static_cast<std::size_t>(g.blockElements()));
       for (auto& [b, buf] : blocks) {
@@ -79,6 +127,7 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
     }
   }
   ns.operandBlocks.push_back(std::move(blocks));
+  ns.operandLayoutBlock.push_back(std::move(layoutBlock));
   ns.operandNeed.push_back(t.producer >= 0 ? needed : std::vector<int64_t>{});
   ns.repartition.push_back(std::move(plan));
 }
@@ -150,14 +199,37 @@ Buffer<T> DistributedProgram<T>::block(std::size_t elements) {
   return Buffer<T>(elements, device_, &comm_.memory());
 }
 
+// A block of node i's windowed operand k: the fill where it lies outside the tensor, and
+// `inRange` (row-major over the part inside, when given) there; null leaves that part to
+// the repartition.
+template <class T>
+void DistributedProgram<T>::fillWindowBlock(std::size_t i, std::size_t k, int64_t b, Buffer<T>& buffer, const T* inRange) {
+  const einrt::BlockGrid& g = model_.nodes[i].geometry.operandGrid[k];
+  if (!inRange && g.readElements(b) == g.blockElements()) return;
+  std::vector<T> host(static_cast<std::size_t>(g.blockElements()), static_cast<T>(spec_.nodes[i].fill));
+  if (inRange && g.readElements(b) > 0) {
+    const std::vector<int64_t> c = g.coords(b);
+    std::vector<int64_t> sub(g.dims()), at(g.dims());
+    for (std::size_t d = 0; d < g.dims(); ++d) {
+      const int64_t lo = g.readLo(d, c[d]);
+      sub[d] = g.readHi(d, c[d]) - lo;
+      at[d] = lo - (g.origin[d] + c[d] * g.extent(d));
+    }
+    placeBox(inRange, sub, host.data(), g.blockShape(), at);
+  }
+  buffer.fromHost(host.data());
+}
+
 template <class T>
 void DistributedProgram<T>::beginStep(std::size_t first, std::size_t last) {
   for (std::size_t m = first; m <= last; ++m) {
     NodeState<T>& ns = nodes_[m];
     const model::CallGeometry& geometry = model_.nodes[m].geometry;
     for (std::size_t k = 0; k < ns.operandNeed.size(); ++k)
-      for (int64_t b : ns.operandNeed[k])
-        ns.operandBlocks[k].emplace(b, block(static_cast<std::size_t>(geometry.operandGrid[k].blockElements())));
+      for (int64_t b : ns.operandNeed[k]) {
+        auto [it, added] = ns.operandBlocks[k].emplace(b, block(static_cast<std::size_t>(geometry.operandGrid[k].blockElements())));
+        if (geometry.operandGrid[k].windowed()) fillWindowBlock(m, k, b, it->second, nullptr);
+      }
     const auto blockElems = static_cast<std::size_t>(geometry.outputGrid.blockElements());
     if (!ns.resident || ns.aggregation)
       for (int64_t b : ns.partialNeed) ns.partial.emplace(b, block(blockElems));
@@ -193,7 +265,8 @@ void DistributedProgram<T>::repartitionOperands(std::size_t i) {
   for (std::size_t k = 0; k < ns.repartition.size(); ++k) {
     if (!ns.repartition[k]) continue;
     const int producer = spec_.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer;
-    ns.repartition[k]->execute(blockMap(nodes_[static_cast<std::size_t>(producer)].finished()), blockMap(ns.operandBlocks[k]));
+    ns.repartition[k]->execute(blockMap(nodes_[static_cast<std::size_t>(producer)].finished()),
+                               blockMap(ns.operandBlocks[k], ns.operandLayoutBlock[k]));
   }
 }
 

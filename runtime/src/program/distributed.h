@@ -41,6 +41,9 @@ struct NodeState {
   // producer's blocks (every block already sits on every rank that reads it).
   std::vector<std::map<int64_t, Buffer<T>>> operandBlocks;
   std::vector<std::vector<int64_t>> operandNeed;  // block numbers of operandBlocks
+  // Per operand read through a window: its blocks' numbers in the layout they arrive in
+  // (einrt::Layout::window; -1: a block wholly in the fill); empty for other operands.
+  std::vector<std::vector<int64_t>> operandLayoutBlock;
   std::vector<int64_t> partialNeed, ownedNeed;    // block numbers of partial, owned
   std::vector<std::unique_ptr<RedistributePlan>> repartition;  // per operand produced by a node
   std::map<int64_t, Buffer<T>> partial;  // this rank's (partial) results per output block
@@ -88,6 +91,7 @@ class DistributedProgram {
   void setUpOutput(std::size_t i);
   const T* operandBlock(std::size_t node, std::size_t operand, int64_t block);
   void repartitionOperands(std::size_t i);
+  void fillWindowBlock(std::size_t i, std::size_t k, int64_t block, Buffer<T>& buffer, const T* inRange);
   void runGroup(FusedGroup<T>& group);
   Buffer<T> block(std::size_t elements);
   void beginStep(std::size_t first, std::size_t last);

@@ -10,8 +10,9 @@
 //   last reader  a node output dies when the step of its last reader ends (its own step if
 //                nothing reads it); graph outputs stay for the whole run;
 //   in place     an operand is read from the producer's finished blocks where both grids
-//                have the same parts and every block it reads sits on the only rank that
-//                reads it; otherwise each rank receives a copy of every block it reads;
+//                have the same parts, it is not read through a window, and every block it
+//                reads sits on the only rank that reads it; otherwise each rank receives a
+//                copy of every block it reads (a window's fill written by the rank);
 //   aggregates   partial results are combined onto the blocks' owners where some output
 //                block has several writers, or its owner writes none of it;
 //   scratch      a fused member's output lives in tiles only when its last reader is in

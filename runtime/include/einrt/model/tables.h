@@ -67,6 +67,12 @@ struct NodeShape {
   std::vector<int64_t> sizes;                   // per iteration label
   std::vector<std::vector<int>> operandLabels;  // iteration label of each operand dimension
   std::vector<int> outputLabels;
+  // Operands read through a window (SPEC 8.1: dimension d at `label + origin[d]`, what lies
+  // outside [0, bound[d]) reads the node's fill): per operand, empty (the tensor itself) or
+  // the origin and the tensor's extent per dimension. Empty: no operand is windowed.
+  std::vector<std::vector<int64_t>> operandOrigin, operandBound;
+
+  bool windowed(std::size_t operand) const { return operand < operandOrigin.size() && !operandOrigin[operand].empty(); }
 };
 
 // The labels a node aggregates: in some operand, not in the output (ascending, which is
@@ -94,6 +100,7 @@ struct NodeTable : NodeShape {
   // ids select; each call adds y's row of id `ids - offset` where the id falls in its
   // block of that label. -1: not an index node.
   int indexLabel = -1;
+  double fill = 0.0;                            // what a windowed operand reads outside its tensor
   std::string kernel;                           // what runs, for reports
 };
 
