@@ -1,6 +1,7 @@
 #include "frontends/import/import_graph.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <set>
 
@@ -208,6 +209,36 @@ bool ImportGraph::refineLabels(const std::vector<LabelId>& seq, const std::vecto
   });
 }
 
+// A dimension read through a window (offset o, the tensor's extent n, the window's e) split
+// on one side: the other side takes the same inner factors, the window stays on the outer
+// leaf (o, n and e divided by the inner product, which must divide all three: heads split
+// out of a slice of a fused projection).
+bool ImportGraph::syncWindowDim(Slot& slot, std::size_t j, int node) {
+  const std::vector<DimId> dl = leaves(slot.dims[j]);
+  const std::vector<LabelId> ll = labelLeaves(slot.labels[j]);
+  std::vector<int64_t> ls;
+  for (const LabelId l : ll) ls.push_back(labels_[l].size);
+  const std::vector<int64_t> ds = sizes(dl);
+  const std::vector<int64_t> innerD(ds.begin() + 1, ds.end()), innerL(ls.begin() + 1, ls.end());
+  if (innerD == innerL) return false;
+  auto product = [](const std::vector<int64_t>& v) { return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<>()); };
+  const int64_t n = product(ds), e = product(ls), o = slot.window.at(j);
+  std::optional<std::vector<int64_t>> inner;
+  if (product(innerD) == product(innerL)) inner = commonRefinement(innerD, innerL);
+  else if (innerL.empty()) inner = innerD;
+  else if (innerD.empty()) inner = innerL;
+  const int64_t q = inner ? product(*inner) : 0;
+  if (!inner || o % q != 0 || n % q != 0 || e % q != 0)
+    throw Unsupported("a reshape splits a dimension that node " + eindecomp::quoted(nodes_[node].hint) +
+                      " reads through a window (a slice, concatenation or pad) where the window does not fall on the split");
+  std::vector<int64_t> dChain{n / q}, lChain{e / q};
+  dChain.insert(dChain.end(), inner->begin(), inner->end());
+  lChain.insert(lChain.end(), inner->begin(), inner->end());
+  const bool a = refineDims(dl, dChain);
+  const bool b = refineLabels(ll, lChain);
+  return a || b;
+}
+
 void ImportGraph::syncNode(int node) {
   for (bool changed = true; changed;) {
     changed = false;
@@ -218,6 +249,10 @@ void ImportGraph::syncNode(int node) {
       for (std::size_t j = 0; j < slot->dims.size(); ++j) {
         const std::vector<DimId> dl = leaves(slot->dims[j]);
         const std::vector<LabelId> ll = labelLeaves(slot->labels[j]);
+        if (slot->window.count(j)) {  // its extent is the tensor's, its label's the window's
+          changed |= syncWindowDim(*slot, j, node);
+          continue;
+        }
         std::vector<int64_t> ls;
         for (const LabelId l : ll) ls.push_back(labels_[l].size);
         const std::vector<int64_t> ds = sizes(dl);

@@ -96,6 +96,11 @@ class ImportGraph {
   // share a block b, each is placed by a selection over the total/b blocks, then added;
   // else each is selected into the full width (`select`, quadratic). Nothing if one part.
   View concat(const std::vector<View>& parts, int64_t axis, const std::string& hint);
+  // A window node (SPEC 8.1): dimension `axis` of the result, of size `outSize`, reads
+  // position i + offset of v's, `fill` outside it (a slice, a padded part, a Pad). A copy
+  // of v's elements, no selection; nothing where that axis spans several dimensions of
+  // v's tensor (a merged dimension: the callers fall back to selections).
+  std::optional<View> window(const View& v, int64_t axis, int64_t offset, int64_t outSize, double fill, const std::string& hint);
   static constexpr int64_t kMaxBlocks = 64;
   // Elements `indices` of dimension `axis`, as an einsum with a constant 0/1 selection
   // matrix S (S[indices[k], k] = 1) joined by where(S, x, -0) and summed: exact for every
@@ -160,6 +165,9 @@ class ImportGraph {
     int tensor;
     std::vector<DimId> dims;      // the tensor's dimensions when the node was made
     std::vector<LabelId> labels;  // parallel to dims
+    // Dimensions read through a window (SPEC 8.1): index into dims -> the offset added to
+    // the label's position. Such a dimension and its label stay one leaf each.
+    std::map<std::size_t, int64_t> window{};
   };
   struct NodeInfo {
     std::vector<Slot> operands;
@@ -167,6 +175,7 @@ class ImportGraph {
     Expr join;
     Reduce agg;
     std::string hint;
+    double fill = 0.0;         // what a window reads outside its tensor
     std::string indexJoin;     // "gather" for an index node, else empty
     LabelId selected = -1;     // the label its ids select
   };
@@ -188,6 +197,7 @@ class ImportGraph {
   void splitLeaf(DimId d, const std::vector<int64_t>& factors);
   bool sliceable(int tensor, DimId leaf) const;  // whether sliceTensor can push a slice into producers
   void syncNode(int node);
+  bool syncWindowDim(Slot& slot, std::size_t j, int node);
   void drain();
   int sliceTensor(int tensor, DimId leaf, int64_t start, int64_t end, std::map<DimId, DimId>& dimMap);
   int nextSymbol_ = 1 << 28;

@@ -1,8 +1,9 @@
 // ImportGraph's slices (import_graph.h): a Slice of a computed tensor is pushed into its
 // producer, which is computed again on the slice of the operands that carry the cut
 // label, down to the weights (sliced when written); what cannot be pushed — a model
-// input, a diagonal, a cut inside a merged dimension, a strided slice — is a selection
-// einsum, exact for every value.
+// input, a diagonal, a value also read whole — is read through a window (SPEC 8.1: a
+// copy), and what a window cannot express — a cut inside a merged dimension, a strided
+// slice — is a selection einsum, exact for every value.
 #include <numeric>
 
 #include "planner/graph/expr_parser.h"
@@ -92,8 +93,83 @@ View ImportGraph::sliceBlocks(const View& v, int64_t axis, int64_t start, int64_
   return reshape(selected, in);
 }
 
+std::optional<View> ImportGraph::window(const View& v, int64_t axis, int64_t offset, int64_t outSize, double fill,
+                                        const std::string& hint) {
+  const View n = normalized(v);
+  const std::vector<DimId>& group = n.groups[static_cast<std::size_t>(axis)];
+  std::vector<DimId> real;
+  for (const DimId d : group)
+    if (dims_[d].size > 1) real.push_back(d);
+  if (real.size() > 1 || (real.empty() && group.size() != 1)) return std::nullopt;
+  const DimId windowed = real.empty() ? group[0] : real[0];
+  const int out = newTensor(TensorKind::Computed, hint, {});
+  NodeInfo node;
+  node.join = Expr::x();
+  node.agg = Reduce::Sum;
+  node.hint = hint;
+  node.fill = fill;
+  node.output.tensor = out;
+  View result;
+  result.tensor = out;
+  std::map<DimId, LabelId> label;
+  for (std::size_t i = 0; i < n.groups.size(); ++i) {
+    std::vector<DimId> outGroup;
+    for (const DimId d : n.groups[i]) {
+      if (i == static_cast<std::size_t>(axis) && d != windowed) {  // a size-1 dimension beside the window's
+        label[d] = newLabel(1);
+        continue;
+      }
+      const LabelId l = newLabel(d == windowed ? outSize : dims_[d].size);
+      label[d] = l;
+      const DimId o = newDim(labels_[l].size, out);
+      tensors_[out].dims.push_back(o);
+      node.output.dims.push_back(o);
+      node.output.labels.push_back(l);
+      outGroup.push_back(o);
+    }
+    result.groups.push_back(outGroup);
+  }
+  for (const DimId d : n.hidden) label[d] = newLabel(1);
+  Slot slot;
+  slot.tensor = n.tensor;
+  slot.dims = tensorLeaves(n.tensor);
+  for (std::size_t j = 0; j < slot.dims.size(); ++j) {
+    slot.labels.push_back(label.at(slot.dims[j]));
+    if (slot.dims[j] == windowed) slot.window[j] = offset;
+  }
+  node.operands.push_back(slot);
+  nodes_.push_back(std::move(node));
+  const int made = static_cast<int>(nodes_.size() - 1);
+  tensors_[out].producer = made;
+  tensors_[n.tensor].users.push_back(made);
+  return result;
+}
+
 View ImportGraph::concat(const std::vector<View>& parts, int64_t axis, const std::string& hint) {
   if (parts.size() == 1) return parts[0];
+  {
+    // Each part read through a window the width of the whole (0 beside it), then added:
+    // a copy of every element, no selection.
+    int64_t total = 0;
+    for (const View& part : parts) total += shape(part)[static_cast<std::size_t>(axis)];
+    std::vector<View> placed;
+    int64_t offset = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const std::optional<View> w = window(parts[i], axis, -offset, total, 0.0, hint + "_part" + std::to_string(i));
+      if (!w) break;
+      placed.push_back(*w);
+      offset += shape(parts[i])[static_cast<std::size_t>(axis)];
+    }
+    if (placed.size() == parts.size()) {
+      std::vector<int> symbols;
+      for (std::size_t d = 0; d < shape(placed[0]).size(); ++d) symbols.push_back(nextSymbol_++);
+      View sum = placed[0];
+      for (std::size_t i = 1; i < placed.size(); ++i)
+        sum = einsum({{sum, symbols}, {placed[i], symbols}}, symbols, parseExpr("x + y"), Reduce::Sum,
+                     i + 1 == placed.size() ? hint : hint + "_sum" + std::to_string(i));
+      return sum;
+    }
+  }
   std::vector<int64_t> sizes;
   int64_t total = 0, b = 0;
   for (const View& part : parts) {
@@ -167,6 +243,7 @@ View ImportGraph::slice(const View& v, int64_t axis, int64_t start, int64_t end)
   int64_t inner = 1;
   for (std::size_t i = 1; i < real.size(); ++i) inner *= dims_[real[i]].size;
   if (start % inner != 0 || end % inner != 0 || !sliceable(v.tensor, real[0])) {
+    if (std::optional<View> w = window(v, axis, start, end - start, 0.0, tensors_[v.tensor].hint + "_slice")) return *w;
     std::vector<int64_t> indices;
     for (int64_t i = start; i < end; ++i) indices.push_back(i);
     return select(v, axis, indices, end - start, 0, tensors_[v.tensor].hint + "_slice");
@@ -195,6 +272,8 @@ bool ImportGraph::sliceable(int tensor, DimId leaf) const {
   // A computed tensor: its producer is computed again on the slice of the operands that
   // carry the cut label once (never a diagonal), recursively.
   const NodeInfo& node = nodes_[tensors_[tensor].producer];
+  for (const Slot& s : node.operands)
+    if (!s.window.empty()) return false;  // a window node's output is sliced through a window of its own
   LabelId cut = -1;
   for (std::size_t j = 0; j < node.output.dims.size(); ++j) {
     const auto dl = leaves(node.output.dims[j]);

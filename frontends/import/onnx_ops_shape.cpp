@@ -194,8 +194,10 @@ Sliced sliceAxis(OpContext& c, Sliced cur, int64_t axis, int64_t start, int64_t 
   if (count == 0) throw Unsupported("an empty slice (the EinGraph has no tensors with a dimension of size 0)");
   // A value also read whole is sliced where it is (its producer computed once); a value only
   // ever sliced is split at its producer (a fused QKV projection becomes three).
-  if (step == 1 && c.inputReadWhole(0))
+  if (step == 1 && c.inputReadWhole(0)) {
+    if (std::optional<View> w = c.graph().window(*cur.view, axis, start, count, 0.0, c.hint("slice"))) return {std::nullopt, w};
     return {std::nullopt, c.graph().sliceBlocks(*cur.view, axis, start, start + count, c.hint("slice"))};
+  }
   if (step == 1) return {std::nullopt, c.graph().slice(*cur.view, axis, start, start + count)};
   std::vector<int64_t> indices;
   for (int64_t k = 0; k < count; ++k) indices.push_back(start + k * step);

@@ -416,22 +416,24 @@ void globalPool(OpContext& c, Reduce agg) {
   c.setOutput(0, reduce(c, c.view(0), axes, true, join, agg));
 }
 
-// Pad in constant mode with the value 0 (what exporters write before a pooling): zero pads
-// are the input itself; other pads place the input into the wider tensor along each padded
-// axis with ImportGraph::select (exact: the places outside hold -0, which compares and adds
-// as 0). Other modes, other values and negative pads (crops) are refused.
+// Pad in constant mode: zero pads are the input itself; other pads read the input through
+// a window along each padded axis (ImportGraph::window: the value outside it, negative pads
+// crop), or — where the axis spans several dimensions of its tensor and the value is 0 —
+// place it into the wider tensor with ImportGraph::select (exact: the places outside hold
+// -0, which compares and adds as 0). Other modes are refused.
 void pad(OpContext& c) {
   const std::string mode = c.stringAttribute("mode", "constant");
   if (mode != "constant") throw Unsupported("Pad in mode " + eindecomp::quoted(mode));
   if (c.hasInput(3)) throw Unsupported("Pad with axes");
+  double value = 0.0;
   if (c.hasInput(2)) {
-    const auto value = c.scalarConstant(2);
-    if (!value || *value != 0.0) throw Unsupported("Pad with a value other than 0");
+    const auto given = c.scalarConstant(2);
+    if (!given) throw Unsupported("Pad with a computed value");
+    value = *given;
   }
   const std::vector<int64_t> pads = c.constantInts(1), shape = c.shape(0);
   const std::size_t r = shape.size();
   if (pads.size() != 2 * r) throw Unsupported("Pad with " + std::to_string(pads.size()) + " pads for rank " + std::to_string(r));
-  if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0; })) throw Unsupported("Pad with negative pads (a crop)");
   if (c.isConstant(0) && std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; }))
     return c.setConstant(0, c.constant(0));
   if (c.isConstant(0)) throw Unsupported("Pad of a constant");
@@ -439,9 +441,17 @@ void pad(OpContext& c) {
   for (std::size_t d = 0; d < r; ++d) {
     const int64_t before = pads[d], after = pads[d + r];
     if (before == 0 && after == 0) continue;
+    if (shape[d] + before + after <= 0) throw Unsupported("Pad that crops dimension " + std::to_string(d) + " to nothing");
+    const std::string hint = c.hint("pad" + std::to_string(d));
+    if (std::optional<View> w = c.graph().window(v, static_cast<int64_t>(d), -before, shape[d] + before + after, value, hint)) {
+      v = *w;
+      continue;
+    }
+    if (value != 0.0 || before < 0 || after < 0)
+      throw Unsupported("Pad with a value other than 0 or a crop along a dimension the model merged from several");
     std::vector<int64_t> indices(static_cast<std::size_t>(shape[d]));
     std::iota(indices.begin(), indices.end(), int64_t{0});
-    v = c.graph().select(v, static_cast<int64_t>(d), indices, shape[d] + before + after, before, c.hint("pad" + std::to_string(d)));
+    v = c.graph().select(v, static_cast<int64_t>(d), indices, shape[d] + before + after, before, hint);
   }
   c.setOutput(0, v);
 }
