@@ -8,6 +8,8 @@
 // only); everything else (options, buffers, collectives, the executor, GEMMs, the generic
 // kernels, --check, reports) is einrt's (einrt/program/executor.h). program_cuda.cu
 // compiles this same file with nvcc and EIN_BACKEND_CUDA for GPUs.
+#include <limits>
+
 #include <einrt/program/executor.h>
 #ifdef EIN_BACKEND_CUDA
 #include <einrt/cuda_device.h>

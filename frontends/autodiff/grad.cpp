@@ -96,10 +96,6 @@ class Differentiator {
     markActive(*loss, wrt);
     if (!active_.count(loss->name))
       throw InputError({{}, "the loss " + quoted(loss->name) + " does not depend on any of the inputs it is differentiated by"});
-    for (const Node& n : fwd_.nodes)
-      if (active_.count(n.name) && !n.operandOffsets.empty())
-        throw InputError({n.loc, "node " + quoted(n.name) + " reads an operand through a window (SPEC 8.1), which einplan grad "
-                                 "does not differentiate yet"});
 
     // The seed: d sum(loss) / d loss = 1 everywhere.
     contributions_[loss->name].push_back(addNode("d_" + loss->name + "_seed", {{loss->name, labelsFor(loss->outputLabels.size())}},
@@ -388,6 +384,27 @@ class Differentiator {
     return {addNode("dxy_" + n.name, {{n.inputs[0], l0}, {n.inputs[1], *l1}}, both, d, Reduce::Sum, n.labelSizes), both};
   }
 
+  // A window's copy (splitWindows leaves no other windowed node): Z[i] = X[i + o], the
+  // fill outside X, so dX[m] = dZ[m - o] where that lies in Z and 0 elsewhere: a window of
+  // the upstream gradient the other way, X's extents as its labels' sizes.
+  std::string windowContribution(const Node& n, const std::string& g, const std::string& base) {
+    const Labels& li = n.operandLabels[0];
+    std::map<Label, int64_t> sizes, offset;
+    for (std::size_t d = 0; d < li.size(); ++d) {
+      sizes[li[d]] = n.operandBounds[0][d];
+      offset[li[d]] = n.operandOffsets[0][d];
+    }
+    const std::string name = addNode(base, {{g, n.outputLabels}}, li, Expr::x(), Reduce::Sum, sizes);
+    Node& made = out_.nodes[added_.at(name)];
+    made.operandOffsets.assign(1, {});
+    made.operandBounds.assign(1, {});
+    for (const Label& l : n.outputLabels) {
+      made.operandOffsets[0].push_back(-offset.at(l));
+      made.operandBounds[0].push_back(n.labelSizes.at(l));
+    }
+    return name;
+  }
+
   std::optional<std::string> contribution(const Node& n, std::size_t i, const std::string& g) {
     const Labels& li = n.operandLabels[i];
     for (std::size_t a = 0; a < li.size(); ++a)
@@ -396,6 +413,7 @@ class Differentiator {
           throw InputError({n.loc, "node " + quoted(n.name) + ": operand " + std::to_string(i + 1) + " repeats label " + quoted(li[a]) +
                                        " (a diagonal or trace); einplan grad cannot differentiate it — write the diagonal as a product with an identity input"});
     const std::string base = "d_" + n.inputs[i] + "_" + n.name;
+    if (!n.operandOffsets.empty()) return windowContribution(n, g, base);
     if (isIndexNode(n)) {
       // The ids have no derivative; the values' is the other index operation over the
       // same ids: a gather's table receives each upstream row at its id (a scatter), a
@@ -445,6 +463,72 @@ class Differentiator {
 
 }  // namespace
 
-GradResult differentiate(Graph forward, const GradRequest& request) { return Differentiator(forward, request).run(); }
+namespace {
+
+// A node that only copies its one operand through a window: join x, agg sum, every label
+// of the operand in the output once.
+bool isWindowCopy(const Node& n) {
+  if (n.operandOffsets.empty() || n.inputs.size() != 1 || !(n.join == Expr::x()) || n.agg != Reduce::Sum) return false;
+  const Labels& l = n.operandLabels[0];
+  return l.size() == n.outputLabels.size() && std::set<Label>(l.begin(), l.end()).size() == l.size() && sameSet(l, n.outputLabels);
+}
+
+// Every other windowed node reads its windowed operands from copies made by window nodes
+// of their own (`w<k>_<node>`, placed before it; the same values), so that the rules above
+// meet windows only as copies.
+void splitWindows(Graph& g) {
+  std::unordered_set<std::string> used;
+  for (const auto& in : g.inputs) used.insert(in.name);
+  for (const auto& n : g.nodes) used.insert(n.name);
+  std::vector<Node> nodes;
+  nodes.reserve(g.nodes.size());
+  for (Node& n : g.nodes) {
+    if (!n.operandOffsets.empty() && !isWindowCopy(n)) {
+      for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+        const Labels& l = n.operandLabels[k];
+        if (!isWindowed(n, k) || std::set<Label>(l.begin(), l.end()).size() != l.size()) continue;  // a diagonal: refused if differentiated
+        Node copy;
+        const std::string base = identifierFrom("w" + std::to_string(k) + "_" + n.name).substr(0, 56);
+        copy.name = base;
+        for (int suffix = 2; used.count(copy.name); ++suffix) copy.name = base + "_" + std::to_string(suffix);
+        used.insert(copy.name);
+        copy.inputs = {n.inputs[k]};
+        copy.operandLabels = {n.operandLabels[k]};
+        copy.outputLabels = n.operandLabels[k];
+        copy.einsum = n.einsum;
+        copy.join = Expr::x();
+        copy.agg = Reduce::Sum;
+        for (const Label& l : copy.outputLabels) copy.labelSizes[l] = n.labelSizes.at(l);
+        copy.loc = n.loc;
+        copy.operandOffsets = {n.operandOffsets[k]};
+        copy.operandBounds = {n.operandBounds[k]};
+        copy.fill = n.fill;
+        n.inputs[k] = copy.name;
+        nodes.push_back(std::move(copy));
+      }
+      bool windowed = false;
+      for (std::size_t k = 0; k < n.inputs.size(); ++k)
+        if (isWindowed(n, k)) {
+          const Labels& l = n.operandLabels[k];
+          if (std::set<Label>(l.begin(), l.end()).size() != l.size()) windowed = true;
+          else n.operandOffsets[k].clear(), n.operandBounds[k].clear();
+        }
+      if (!windowed) {
+        n.operandOffsets.clear();
+        n.operandBounds.clear();
+        n.fill = 0.0;
+      }
+    }
+    nodes.push_back(std::move(n));
+  }
+  g.nodes = std::move(nodes);
+}
+
+}  // namespace
+
+GradResult differentiate(Graph forward, const GradRequest& request) {
+  splitWindows(forward);
+  return Differentiator(forward, request).run();
+}
 
 }  // namespace eindecomp::autodiff

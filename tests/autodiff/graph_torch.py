@@ -45,9 +45,11 @@ def evaluate(g, inputs):
             pass
         sizes = dict(g.get("sizes", {}))
         sizes.update(n.get("sizes", {}))
-        for labels, name in zip(operands, n["inputs"]):
+        windows = n.get("windows") or [{} for _ in operands]
+        for labels, name, window in zip(operands, n["inputs"], windows):
             for l, s in zip(labels, values[name].shape):
-                sizes[l] = s
+                if l not in window:
+                    sizes[l] = s
         everything = []
         for labels in operands + [out]:
             for l in labels:
@@ -61,7 +63,22 @@ def evaluate(g, inputs):
             shape = [sizes[l] if l in labels else 1 for l in everything]
             return t.reshape(shape)
 
-        args = [spread(values[name], labels) for labels, name in zip(operands, n["inputs"])]
+        def through_window(t, labels, window):
+            """SPEC 8.1 by torch's own pad and narrow: element i of a windowed dimension is
+            the operand's at i + offset, the node's fill outside it."""
+            fill = float(n.get("fill", 0))
+            for d, l in enumerate(labels):
+                if l not in window:
+                    continue
+                offset, extent, size = window[l], sizes[l], t.shape[d]
+                before, after = max(0, -offset), max(0, offset + extent - size)
+                pad = [0, 0] * (t.dim() - 1 - d) + [before, after]
+                t = torch.nn.functional.pad(t, pad, value=fill) if before or after else t
+                t = t.narrow(d, offset + before, extent)
+            return t
+
+        args = [spread(through_window(values[name], labels, window), labels)
+                for labels, name, window in zip(operands, n["inputs"], windows)]
         join = n.get("join", "mul" if len(args) > 1 else "x")
         join = NAMED.get(join, join)
         if len(args) > 2:
