@@ -308,7 +308,15 @@ void gather(OpContext& c) {
   outShape.insert(outShape.end(), shape.begin() + axis + 1, shape.end());
   if (!c.isConstant(0)) {
     if (picked.empty()) throw Unsupported("a Gather of no elements (the EinGraph has no tensors with a dimension of size 0)");
-    const View selected = c.graph().select(c.view(0), axis, picked, static_cast<int64_t>(picked.size()), 0, c.hint("select"));
+    // Consecutive indices (a ViT's class token x[:, 0], GPT's last token) are a window: a
+    // copy of those rows; others a selection.
+    bool consecutive = true;
+    for (std::size_t k = 1; k < picked.size(); ++k) consecutive = consecutive && picked[k] == picked[0] + static_cast<int64_t>(k);
+    std::optional<View> window;
+    if (consecutive)
+      window = c.graph().window(c.view(0), axis, picked[0], static_cast<int64_t>(picked.size()), 0.0, c.hint("window"));
+    const View selected =
+        window ? *window : c.graph().select(c.view(0), axis, picked, static_cast<int64_t>(picked.size()), 0, c.hint("select"));
     return c.setOutput(0, c.graph().reshape(selected, outShape));
   }
   const HostTensor& data = c.constant(0);
