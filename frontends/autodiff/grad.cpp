@@ -391,17 +391,18 @@ class Differentiator {
     const Labels& li = n.operandLabels[0];
     std::map<Label, int64_t> sizes, offset;
     for (std::size_t d = 0; d < li.size(); ++d) {
-      sizes[li[d]] = n.operandBounds[0][d];
-      offset[li[d]] = n.operandOffsets[0][d];
+      sizes[li[d]] = n.windows->bounds[0][d];
+      offset[li[d]] = n.windows->offsets[0][d];
     }
     const std::string name = addNode(base, {{g, n.outputLabels}}, li, Expr::x(), Reduce::Sum, sizes);
-    Node& made = out_.nodes[added_.at(name)];
-    made.operandOffsets.assign(1, {});
-    made.operandBounds.assign(1, {});
+    NodeWindows back;
+    back.offsets.assign(1, {});
+    back.bounds.assign(1, {});
     for (const Label& l : n.outputLabels) {
-      made.operandOffsets[0].push_back(-offset.at(l));
-      made.operandBounds[0].push_back(n.labelSizes.at(l));
+      back.offsets[0].push_back(-offset.at(l));
+      back.bounds[0].push_back(n.labelSizes.at(l));
     }
+    out_.nodes[added_.at(name)].windows = std::make_shared<const NodeWindows>(std::move(back));
     return name;
   }
 
@@ -413,7 +414,7 @@ class Differentiator {
           throw InputError({n.loc, "node " + quoted(n.name) + ": operand " + std::to_string(i + 1) + " repeats label " + quoted(li[a]) +
                                        " (a diagonal or trace); einplan grad cannot differentiate it — write the diagonal as a product with an identity input"});
     const std::string base = "d_" + n.inputs[i] + "_" + n.name;
-    if (!n.operandOffsets.empty()) return windowContribution(n, g, base);
+    if (n.windows) return windowContribution(n, g, base);
     if (isIndexNode(n)) {
       // The ids have no derivative; the values' is the other index operation over the
       // same ids: a gather's table receives each upstream row at its id (a scatter), a
@@ -468,7 +469,7 @@ namespace {
 // A node that only copies its one operand through a window: join x, agg sum, every label
 // of the operand in the output once.
 bool isWindowCopy(const Node& n) {
-  if (n.operandOffsets.empty() || n.inputs.size() != 1 || !(n.join == Expr::x()) || n.agg != Reduce::Sum) return false;
+  if (!n.windows || n.inputs.size() != 1 || !(n.join == Expr::x()) || n.agg != Reduce::Sum) return false;
   const Labels& l = n.operandLabels[0];
   return l.size() == n.outputLabels.size() && std::set<Label>(l.begin(), l.end()).size() == l.size() && sameSet(l, n.outputLabels);
 }
@@ -483,7 +484,8 @@ void splitWindows(Graph& g) {
   std::vector<Node> nodes;
   nodes.reserve(g.nodes.size());
   for (Node& n : g.nodes) {
-    if (!n.operandOffsets.empty() && !isWindowCopy(n)) {
+    if (n.windows && !isWindowCopy(n)) {
+      NodeWindows rest = *n.windows;  // what the node keeps: windows on diagonals (refused if differentiated)
       for (std::size_t k = 0; k < n.inputs.size(); ++k) {
         const Labels& l = n.operandLabels[k];
         if (!isWindowed(n, k) || std::set<Label>(l.begin(), l.end()).size() != l.size()) continue;  // a diagonal: refused if differentiated
@@ -500,9 +502,8 @@ void splitWindows(Graph& g) {
         copy.agg = Reduce::Sum;
         for (const Label& l : copy.outputLabels) copy.labelSizes[l] = n.labelSizes.at(l);
         copy.loc = n.loc;
-        copy.operandOffsets = {n.operandOffsets[k]};
-        copy.operandBounds = {n.operandBounds[k]};
-        copy.fill = n.fill;
+        copy.windows = std::make_shared<const NodeWindows>(
+            NodeWindows{{n.windows->offsets[k]}, {n.windows->bounds[k]}, n.windows->fill});
         n.inputs[k] = copy.name;
         nodes.push_back(std::move(copy));
       }
@@ -511,13 +512,9 @@ void splitWindows(Graph& g) {
         if (isWindowed(n, k)) {
           const Labels& l = n.operandLabels[k];
           if (std::set<Label>(l.begin(), l.end()).size() != l.size()) windowed = true;
-          else n.operandOffsets[k].clear(), n.operandBounds[k].clear();
+          else rest.offsets[k].clear(), rest.bounds[k].clear();
         }
-      if (!windowed) {
-        n.operandOffsets.clear();
-        n.operandBounds.clear();
-        n.fill = 0.0;
-      }
+      n.windows = windowed ? std::make_shared<const NodeWindows>(std::move(rest)) : nullptr;
     }
     nodes.push_back(std::move(n));
   }

@@ -157,13 +157,13 @@ static std::vector<double> accumulateIndexed(const Node& node, const std::vector
 // sizes whose element at i is the operand's at i + offset, or the fill outside it.
 static Tensor readThroughWindow(const Node& node, std::size_t k, const Tensor& operand) {
   const Labels& labels = node.operandLabels[k];
-  const std::vector<int64_t>& offset = node.operandOffsets[k];
+  const std::vector<int64_t>& offset = node.windows->offsets[k];
   if (operand.shape.size() != labels.size())
     throw std::invalid_argument("node '" + node.name + "': operand " + std::to_string(k) + " does not have the rank its labels give");
   Tensor w;
   w.dtype = operand.dtype;
   for (const Label& l : labels) w.shape.push_back(node.labelSizes.at(l));
-  w.values.assign(static_cast<std::size_t>(elementCount(w.shape)), node.fill);
+  w.values.assign(static_cast<std::size_t>(elementCount(w.shape)), node.windows->fill);
   const std::vector<int64_t> from = rowMajorStrides(operand.shape);
   std::vector<int64_t> at(labels.size(), 0);
   for (std::size_t e = 0; e < w.values.size(); ++e) {

@@ -146,22 +146,24 @@ ImportGraph::Result ImportGraph::finish(const std::vector<std::pair<std::string,
       node.inputs.push_back(name[s.tensor]);
       node.operandLabels.push_back(labelsOf(s));
     }
+    NodeWindows windows;
     for (std::size_t k = 0; k < info.operands.size(); ++k) {  // windows (SPEC 8.1): per leaf, its offset
       const Slot& s = info.operands[k];
       if (s.window.empty()) continue;
-      node.operandOffsets.resize(info.operands.size());
-      node.operandBounds.resize(info.operands.size());
+      windows.offsets.resize(info.operands.size());
+      windows.bounds.resize(info.operands.size());
       for (std::size_t j = 0; j < s.dims.size(); ++j) {
         const std::vector<DimId> ls = leaves(s.dims[j]);
         // A window split by a reshape lies on its outer leaf (ImportGraph::syncWindowDim).
         const int64_t inner = groupSize(std::vector<DimId>(ls.begin() + 1, ls.end()));
         for (std::size_t i = 0; i < ls.size(); ++i) {
-          node.operandOffsets[k].push_back(i == 0 && s.window.count(j) ? s.window.at(j) / inner : 0);
-          node.operandBounds[k].push_back(dims_[ls[i]].size);
+          windows.offsets[k].push_back(i == 0 && s.window.count(j) ? s.window.at(j) / inner : 0);
+          windows.bounds[k].push_back(dims_[ls[i]].size);
         }
       }
-      node.fill = info.fill;
+      windows.fill = info.fill;
     }
+    if (!windows.offsets.empty()) node.windows = std::make_shared<const NodeWindows>(std::move(windows));
     node.outputLabels = labelsOf(info.output);
     node.join = info.join;
     node.agg = info.agg;

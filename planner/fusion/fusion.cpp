@@ -90,7 +90,7 @@ Fusion chooseFusion(const Graph& g, const Plan& plan) {
     static_cast<einrt::model::NodeShape&>(n) = nodeShape(node, np.labels, iterationSizes(node));
     n.parts = np.parts;
     for (const std::string& input : node.inputs) n.producer.push_back(index.findInput(input) ? -1 : index.nodeIndex(input));
-    n.fusible = !runsAsGemm(node) && !permutationOrder(node) && !isIndexNode(node) && node.operandOffsets.empty();
+    n.fusible = !runsAsGemm(node) && !permutationOrder(node) && !isIndexNode(node) && !node.windows;
     n.callRank = &np.placement.callRank;
     n.blockOwner = &np.placement.blockOwner;
   }

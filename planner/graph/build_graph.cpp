@@ -372,24 +372,26 @@ class GraphBuilder {
       for (const Label& l : windowedOnly) {
         auto given = nodeSizes.find(l);
         if (given == nodeSizes.end())
-          throw InputError({dn.windowsLoc, owner + ": label " + quoted(l) + " is read only through windows, so its size "
+          throw InputError({dn.windows->loc, owner + ": label " + quoted(l) + " is read only through windows, so its size "
                                            "(the window's extent) must be in the node's 'sizes' (for example sizes: {" + l + ": 16})"});
         origins.emplace(l, LabelOrigin{given->second->size.value, nullptr, 0, 0, given->second->size.loc});
       }
       Node& node = graph_.nodes[pos];
       for (const auto& l : iterationLabels(node)) node.labelSizes[l] = origins.at(l).size;
       if (!windows.empty()) {
-        node.operandOffsets.assign(spec.operands.size(), {});
-        node.operandBounds.assign(spec.operands.size(), {});
+        NodeWindows w;
+        w.offsets.assign(spec.operands.size(), {});
+        w.bounds.assign(spec.operands.size(), {});
         for (std::size_t k = 0; k < spec.operands.size(); ++k) {
           if (windows[k].empty()) continue;
-          node.operandBounds[k] = shapes[k];
+          w.bounds[k] = shapes[k];
           for (const Label& l : spec.operands[k]) {
             auto it = windows[k].find(l);
-            node.operandOffsets[k].push_back(it == windows[k].end() ? 0 : it->second);
+            w.offsets[k].push_back(it == windows[k].end() ? 0 : it->second);
           }
         }
-        node.fill = dn.fill.value_or(0.0);
+        w.fill = dn.windows->fill.value_or(0.0);
+        node.windows = std::make_shared<const NodeWindows>(std::move(w));
       }
     }
   }
@@ -397,20 +399,20 @@ class GraphBuilder {
   // A node's 'windows' (SPEC 8.1), checked against its lowered einsum: one entry per
   // operand, each label one of that operand's, offsets within 2^40. Empty: no windows.
   std::vector<std::map<Label, int64_t>> readWindows(const DocNode& dn, const EinsumSpec& spec, const std::string& owner) {
-    if (dn.fill && !dn.windows)
-      throw InputError({dn.fillLoc, owner + " gives a 'fill' but no 'windows'; the fill is what a window reads outside its tensor"});
     if (!dn.windows) return {};
+    if (dn.windows->fill && !dn.windows->given)
+      throw InputError({dn.windows->fillLoc, owner + " gives a 'fill' but no 'windows'; the fill is what a window reads outside its tensor"});
     if (spec.operands.size() >= 3)
-      throw InputError({dn.windowsLoc, owner + " has " + std::to_string(spec.operands.size()) +
+      throw InputError({dn.windows->loc, owner + " has " + std::to_string(spec.operands.size()) +
                                            " inputs; windows are read by nodes of one or two"});
-    const auto& docWindows = *dn.windows;
+    const auto& docWindows = dn.windows->offsets;
     if (docWindows.size() != spec.operands.size())
-      throw InputError({dn.windowsLoc, owner + ": 'windows' has " + std::to_string(docWindows.size()) + " entr" +
+      throw InputError({dn.windows->loc, owner + ": 'windows' has " + std::to_string(docWindows.size()) + " entr" +
                                            (docWindows.size() == 1 ? "y" : "ies") + " but the node has " +
                                            std::to_string(spec.operands.size()) + " input" + (spec.operands.size() == 1 ? "" : "s") +
                                            " (one mapping per input; {} for an input read as it is)"});
     if (dn.join && isIndexJoinName(dn.join->text))
-      throw InputError({dn.windowsLoc, owner + ": a " + dn.join->text + " node reads no operand through a window"});
+      throw InputError({dn.windows->loc, owner + ": a " + dn.join->text + " node reads no operand through a window"});
     std::vector<std::map<Label, int64_t>> windows(docWindows.size());
     for (std::size_t k = 0; k < docWindows.size(); ++k)
       for (const DocSize& w : docWindows[k]) {

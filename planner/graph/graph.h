@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,15 @@ struct InputTensor {
   std::optional<DType> indexType{};
 };
 
+// Operand k's dimension d is read at `label + offsets[k][d]` (offsets[k] empty: operand k is
+// read as it is), and a position outside the tensor reads `fill`. The tensor's extent there,
+// bounds[k][d], need not be the label's size (a slice, a padded concatenation part).
+struct NodeWindows {
+  std::vector<std::vector<int64_t>> offsets;
+  std::vector<std::vector<int64_t>> bounds;  // the windowed operands' shapes (else empty)
+  double fill = 0.0;
+};
+
 struct Node {
   std::string name;
   std::vector<std::string> inputs;  // operand tensor names (graph inputs or nodes), in order
@@ -63,14 +73,10 @@ struct Node {
   // scatter `bs,bsd->vd` adds each row into row ids[b,s] (the gather's gradient).
   // Empty for every other node.
   Label indexLabel{};
-  // Operands read through a window (SPEC 8.1): per operand, empty (read as it is) or per
-  // dimension the offset added to its label's position: operand k's dimension d is read at
-  // `label + operandOffsets[k][d]`, and a position outside the tensor reads `fill`. The
-  // tensor's extent there need not be the label's size (a slice, a padded concatenation
-  // part). Empty: no operand is windowed.
-  std::vector<std::vector<int64_t>> operandOffsets{};
-  std::vector<std::vector<int64_t>> operandBounds{};  // the windowed operands' shapes (else empty)
-  double fill = 0.0;
+  // Operands read through windows (SPEC 8.1; NodeWindows); null: none. Shared and never
+  // changed once made (a node is copied freely; a 100,000-node chain's gradient keeps
+  // 300,000 of them).
+  std::shared_ptr<const NodeWindows> windows{};
 };
 
 struct Graph {
@@ -97,8 +103,10 @@ Labels broadcastLabels(const Node& n);
 bool isContraction(const Node& n);
 // True for a gather or scatter node (Node::indexLabel).
 inline bool isIndexNode(const Node& n) { return !n.indexLabel.empty(); }
-// True when operand k is read through a window (Node::operandOffsets).
-inline bool isWindowed(const Node& n, std::size_t k) { return k < n.operandOffsets.size() && !n.operandOffsets[k].empty(); }
+// True when operand k is read through a window (Node::windows).
+inline bool isWindowed(const Node& n, std::size_t k) {
+  return n.windows && k < n.windows->offsets.size() && !n.windows->offsets[k].empty();
+}
 
 const Node* findNode(const Graph& g, const std::string& name);
 const InputTensor* findInput(const Graph& g, const std::string& name);

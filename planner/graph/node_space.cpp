@@ -21,8 +21,10 @@ einrt::model::NodeShape nodeShape(const Node& n, const Labels& labels, std::vect
     s.operandLabels.push_back(std::move(dims));
   }
   for (const auto& l : n.outputLabels) s.outputLabels.push_back(indexOf(labels, l));
-  s.operandOrigin = n.operandOffsets;
-  s.operandBound = n.operandBounds;
+  if (n.windows) {
+    s.operandOrigin = n.windows->offsets;
+    s.operandBound = n.windows->bounds;
+  }
   return s;
 }
 

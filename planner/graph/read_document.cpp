@@ -209,28 +209,35 @@ class DocumentReader {
     if (const DocField* f = fields.find("agg")) node.agg = readString(*f, "the 'agg' of " + owner);
     if (const DocField* f = fields.find("sizes")) node.sizes = readSizes(*f, "the 'sizes' of " + owner);
     if (const DocField* f = fields.find("file_shape")) node.fileShape = readShape(f->value, f->valueLoc, node.name.text);
-    if (const DocField* f = fields.find("windows")) readWindows(*f, owner, node);
-    if (const DocField* f = fields.find("fill")) {
-      node.fillLoc = f->valueLoc;
-      node.fill = readFill(f->value, f->valueLoc, "the 'fill' of " + owner);
+    const DocField* windows = fields.find("windows");
+    const DocField* fill = fields.find("fill");
+    if (windows || fill) {
+      auto w = std::make_shared<DocWindows>();
+      if (windows) readWindows(*windows, owner, *w);
+      if (fill) {
+        w->fillLoc = fill->valueLoc;
+        w->fill = readFill(fill->value, fill->valueLoc, "the 'fill' of " + owner);
+      }
+      node.windows = std::move(w);
     }
     return node;
   }
 
   // `windows: [{j: 64}, {}]`: per operand, label -> offset (SPEC 8.1).
-  void readWindows(const DocField& f, const std::string& owner, DocNode& node) const {
+  void readWindows(const DocField& f, const std::string& owner, DocWindows& node) const {
     const std::string what = "the 'windows' of " + owner;
-    node.windowsLoc = f.valueLoc;
+    node.loc = f.valueLoc;
+    node.given = true;
     if (!f.value.IsSequence())
       throw InputError({f.valueLoc, what + " must be a list with one mapping from label to offset per input (such as "
                                            "[{j: 64}, {}]), not " + typeName(f.value)});
-    node.windows.emplace();
+
     for (const auto& item : f.value.items()) {
       const SourceLoc loc = locOf(item, f.valueLoc);
-      const std::string entry = "entry " + std::to_string(node.windows->size() + 1) + " of " + what;
+      const std::string entry = "entry " + std::to_string(node.offsets.size() + 1) + " of " + what;
       if (!item.IsMap() && !(item.IsScalar() && kindOf(item) == ScalarKind::Null))
         throw InputError({loc, entry + " must be a mapping from label to offset, such as {j: 64}, not " + typeName(item)});
-      std::vector<DocSize>& offsets = node.windows->emplace_back();
+      std::vector<DocSize>& offsets = node.offsets.emplace_back();
       if (!item.IsMap()) continue;
       for (const auto& e : item.entries()) {
         const SourceLoc keyLoc = locOf(e.first, loc);

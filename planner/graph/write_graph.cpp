@@ -43,7 +43,7 @@ std::string nonDefaultJoin(const Node& n) {
 // windows (their extent is the window's, not a tensor's).
 Labels sizedLabels(const Node& n) {
   Labels out = broadcastLabels(n);
-  if (n.operandOffsets.empty()) return out;
+  if (!n.windows) return out;
   for (const Label& l : iterationLabels(n)) {
     bool plain = false;
     for (std::size_t k = 0; k < n.operandLabels.size(); ++k)
@@ -64,7 +64,7 @@ std::vector<std::vector<std::pair<Label, int64_t>>> windowEntries(const Node& n)
     for (std::size_t d = 0; d < n.operandLabels[k].size(); ++d) {
       bool seen = false;
       for (const auto& e : out[k]) seen = seen || e.first == n.operandLabels[k][d];
-      if (!seen) out[k].emplace_back(n.operandLabels[k][d], n.operandOffsets[k][d]);
+      if (!seen) out[k].emplace_back(n.operandLabels[k][d], n.windows->offsets[k][d]);
     }
   }
   return out;
@@ -177,7 +177,7 @@ bool directYaml(const Graph& g, std::string& out) {
   out += "nodes:\n";
   for (const auto& n : g.nodes) {
     const std::string einsum = formatEinsum(n), join = nonDefaultJoin(n);
-    if (!plainToken(n.name) || !plainQuoted(einsum) || !plainQuoted(join) || n.inputs.empty() || !n.operandOffsets.empty())
+    if (!plainToken(n.name) || !plainQuoted(einsum) || !plainQuoted(join) || n.inputs.empty() || n.windows)
       return fallBack();
     out += "  - name: " + n.name + "\n    einsum: \"" + einsum + "\"\n    inputs: ";
     for (const auto& in : n.inputs)
@@ -255,7 +255,7 @@ std::string emittedYaml(const Graph& g) {
       y << YAML::EndMap;
     }
     if (!n.fileShape.empty()) y << YAML::Key << "file_shape" << YAML::Value << YAML::Flow << n.fileShape;
-    if (!n.operandOffsets.empty()) {
+    if (n.windows) {
       y << YAML::Key << "windows" << YAML::Value << YAML::Flow << YAML::BeginSeq;
       for (const auto& entries : windowEntries(n)) {
         y << YAML::Flow << YAML::BeginMap;
@@ -263,7 +263,7 @@ std::string emittedYaml(const Graph& g) {
         y << YAML::EndMap;
       }
       y << YAML::EndSeq;
-      if (n.fill != 0.0) y << YAML::Key << "fill" << YAML::Value << fillText(n.fill);
+      if (n.windows->fill != 0.0) y << YAML::Key << "fill" << YAML::Value << fillText(n.windows->fill);
     }
     y << YAML::EndMap;
   }
@@ -297,15 +297,17 @@ DocNode documentNodeOf(const Node& n, const SourceLoc& at) {
   if (n.agg != Reduce::Sum) node.agg = docText(reduceName(n.agg), at);
   for (const auto& l : sizedLabels(n)) node.sizes.push_back({docText(l, at), {n.labelSizes.at(l), at}});
   if (!n.fileShape.empty()) node.fileShape = docIntegers(n.fileShape, at);
-  if (!n.operandOffsets.empty()) {
-    node.windows.emplace();
+  if (n.windows) {
+    auto windows = std::make_shared<DocWindows>();
+    windows->given = true;
     for (const auto& entries : windowEntries(n)) {
-      std::vector<DocSize>& w = node.windows->emplace_back();
+      std::vector<DocSize>& w = windows->offsets.emplace_back();
       for (const auto& [l, offset] : entries) w.push_back({docText(l, at), {offset, at}});
     }
-    node.windowsLoc = at;
-    if (n.fill != 0.0) node.fill = n.fill;
-    node.fillLoc = at;
+    windows->loc = at;
+    if (n.windows->fill != 0.0) windows->fill = n.windows->fill;
+    windows->fillLoc = at;
+    node.windows = std::move(windows);
   }
   node.loc = at;
   return node;
@@ -364,7 +366,7 @@ std::string writeGraphJson(const Graph& g, const GraphProvenance* provenance) {
       node["sizes"] = sizes;
     }
     if (!n.fileShape.empty()) node["file_shape"] = n.fileShape;
-    if (!n.operandOffsets.empty()) {
+    if (n.windows) {
       nlohmann::ordered_json windows = nlohmann::ordered_json::array();
       for (const auto& entries : windowEntries(n)) {
         nlohmann::ordered_json w = nlohmann::ordered_json::object();
@@ -372,8 +374,8 @@ std::string writeGraphJson(const Graph& g, const GraphProvenance* provenance) {
         windows.push_back(w);
       }
       node["windows"] = windows;
-      if (std::isinf(n.fill)) node["fill"] = fillText(n.fill);
-      else if (n.fill != 0.0) node["fill"] = n.fill;
+      if (std::isinf(n.windows->fill)) node["fill"] = fillText(n.windows->fill);
+      else if (n.windows->fill != 0.0) node["fill"] = n.windows->fill;
     }
     j["nodes"].push_back(node);
   }

@@ -19,7 +19,7 @@ einrt::model::NodeTable nodeTable(const Node& node, const NodePlan& np, const No
   n.outputLabels = std::move(space.outputLabels);
   n.operandOrigin = std::move(space.operandOrigin);
   n.operandBound = std::move(space.operandBound);
-  n.fill = node.fill;
+  n.fill = node.windows ? node.windows->fill : 0.0;
   n.name = node.name;
   n.parts = np.parts;
   n.agg = node.agg;
