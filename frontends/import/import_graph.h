@@ -101,6 +101,14 @@ class ImportGraph {
   // of v's elements, no selection; nothing where that axis spans several dimensions of
   // v's tensor (a merged dimension: the callers fall back to selections).
   std::optional<View> window(const View& v, int64_t axis, int64_t offset, int64_t outSize, double fill, const std::string& hint);
+  // Whether some node reads v's tensor through a window (a split of its dimensions may then
+  // be refused: ImportGraph::syncWindowDim).
+  bool readThroughWindows(const View& v) const;
+  // The same along several axes at once (one node): a convolution's shifted input.
+  struct WindowAxis {
+    int64_t axis, offset, outSize;
+  };
+  std::optional<View> window(const View& v, const std::vector<WindowAxis>& axes, double fill, const std::string& hint);
   static constexpr int64_t kMaxBlocks = 64;
   // Elements `indices` of dimension `axis`, as an einsum with a constant 0/1 selection
   // matrix S (S[indices[k], k] = 1) joined by where(S, x, -0) and summed: exact for every

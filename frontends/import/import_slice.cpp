@@ -95,13 +95,30 @@ View ImportGraph::sliceBlocks(const View& v, int64_t axis, int64_t start, int64_
 
 std::optional<View> ImportGraph::window(const View& v, int64_t axis, int64_t offset, int64_t outSize, double fill,
                                         const std::string& hint) {
+  return window(v, std::vector<WindowAxis>{{axis, offset, outSize}}, fill, hint);
+}
+
+bool ImportGraph::readThroughWindows(const View& v) const {
+  for (const int user : tensors_[v.tensor].users)
+    for (const Slot& s : nodes_[user].operands)
+      if (s.tensor == v.tensor && !s.window.empty()) return true;
+  return false;
+}
+
+std::optional<View> ImportGraph::window(const View& v, const std::vector<WindowAxis>& axes, double fill, const std::string& hint) {
   const View n = normalized(v);
-  const std::vector<DimId>& group = n.groups[static_cast<std::size_t>(axis)];
-  std::vector<DimId> real;
-  for (const DimId d : group)
-    if (dims_[d].size > 1) real.push_back(d);
-  if (real.size() > 1 || (real.empty() && group.size() != 1)) return std::nullopt;
-  const DimId windowed = real.empty() ? group[0] : real[0];
+  std::map<DimId, const WindowAxis*> windowedDims;  // each windowed axis's one tensor dimension
+  std::map<std::size_t, DimId> windowOfAxis;
+  for (const WindowAxis& a : axes) {
+    const std::vector<DimId>& group = n.groups[static_cast<std::size_t>(a.axis)];
+    std::vector<DimId> real;
+    for (const DimId d : group)
+      if (dims_[d].size > 1) real.push_back(d);
+    if (real.size() > 1 || (real.empty() && group.size() != 1)) return std::nullopt;
+    const DimId d = real.empty() ? group[0] : real[0];
+    windowedDims[d] = &a;
+    windowOfAxis[static_cast<std::size_t>(a.axis)] = d;
+  }
   const int out = newTensor(TensorKind::Computed, hint, {});
   NodeInfo node;
   node.join = Expr::x();
@@ -114,12 +131,14 @@ std::optional<View> ImportGraph::window(const View& v, int64_t axis, int64_t off
   std::map<DimId, LabelId> label;
   for (std::size_t i = 0; i < n.groups.size(); ++i) {
     std::vector<DimId> outGroup;
+    const auto axisWindow = windowOfAxis.find(i);
     for (const DimId d : n.groups[i]) {
-      if (i == static_cast<std::size_t>(axis) && d != windowed) {  // a size-1 dimension beside the window's
+      if (axisWindow != windowOfAxis.end() && d != axisWindow->second) {  // a size-1 dimension beside the window's
         label[d] = newLabel(1);
         continue;
       }
-      const LabelId l = newLabel(d == windowed ? outSize : dims_[d].size);
+      const auto w = windowedDims.find(d);
+      const LabelId l = newLabel(w != windowedDims.end() ? w->second->outSize : dims_[d].size);
       label[d] = l;
       const DimId o = newDim(labels_[l].size, out);
       tensors_[out].dims.push_back(o);
@@ -135,7 +154,7 @@ std::optional<View> ImportGraph::window(const View& v, int64_t axis, int64_t off
   slot.dims = tensorLeaves(n.tensor);
   for (std::size_t j = 0; j < slot.dims.size(); ++j) {
     slot.labels.push_back(label.at(slot.dims[j]));
-    if (slot.dims[j] == windowed) slot.window[j] = offset;
+    if (auto w = windowedDims.find(slot.dims[j]); w != windowedDims.end()) slot.window[j] = w->second->offset;
   }
   node.operands.push_back(slot);
   nodes_.push_back(std::move(node));

@@ -173,7 +173,9 @@ View windowed(OpContext& c, const View& x, const Window& w, Reduce padding, std:
   const std::vector<int64_t> in(shape.begin() + static_cast<std::ptrdiff_t>(lead), shape.end());
   bool divides = true;
   for (std::size_t d = 0; d < r; ++d) divides = divides && in[d] % w.kernel[d] == 0;
-  if (tiles(w) && divides) {
+  // (Not where another node reads x through windows — a convolution's taps —, whose offsets
+  // the split might not follow: the unfold below leaves x as it is.)
+  if (tiles(w) && divides && !c.graph().readThroughWindows(x)) {
     std::vector<int64_t> split(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(lead));
     for (std::size_t d = 0; d < r; ++d) {
       split.push_back(in[d] / w.kernel[d]);
@@ -198,6 +200,58 @@ View groupedWeight(OpContext& c, int64_t groups) {
   return c.graph().reshape(c.view(1), split);
 }
 
+// A convolution of stride 1 (any dilation and padding, one group) as a sum over its kernel's
+// taps: per tap, the input read through a window shifted by the tap (one window node, the
+// padding read as 0) times that tap's weight matrix [O, C] (a window of the weight) — a
+// contraction over the channels. Its FLOPs are the convolution's own, with no unfold; a spatial cut of the input
+// moves only each window's halo rows (SPEC 8.1). Nothing where a spatial axis spans merged
+// dimensions of its tensor (the caller unfolds).
+std::optional<View> convolutionByTaps(OpContext& c, const View& x, const Window& w, const std::vector<int64_t>& xshape) {
+  const std::size_t r = w.kernel.size();
+  const std::vector<int64_t> in(xshape.begin() + 2, xshape.end());
+  const auto windows = unfoldWindows(w, in, Reduce::Sum);
+  // Stride 1 only: a stride s would view the input's dimension as (in / s, s), a split of
+  // the tensor that its other readers' windows (the previous block's taps) cannot follow.
+  for (const auto& u : windows)
+    if (u.stride != 1) return std::nullopt;
+  int64_t taps = 1;
+  for (const int64_t k : w.kernel) taps *= k;
+  std::optional<View> sum;
+  const int n = c.symbol(), ch = c.symbol(), o = c.symbol();
+  std::vector<int> spatial;
+  for (std::size_t d = 0; d < r; ++d) spatial.push_back(c.symbol());
+  std::vector<int64_t> tap(r, 0);
+  for (int64_t t = 0; t < taps; ++t) {
+    std::vector<ImportGraph::WindowAxis> axes;
+    for (std::size_t d = 0; d < r; ++d)
+      axes.push_back({static_cast<int64_t>(d + 2), tap[d] * windows[d].dilation - windows[d].padBefore, windows[d].outSize});
+    const std::string suffix = "_tap" + std::to_string(t);
+    const std::optional<View> shifted = c.graph().window(x, axes, 0.0, c.hint("window" + suffix));
+    if (!shifted) return std::nullopt;
+    // [O, C, k...] -> this tap's [O, C], read through a window so that the model's weight
+    // stays one input (its file and its gradient are the user's).
+    std::vector<ImportGraph::WindowAxis> at;
+    for (std::size_t d = 0; d < r; ++d) at.push_back({static_cast<int64_t>(d + 2), tap[d], 1});
+    const std::optional<View> tapWeight = c.graph().window(c.view(1), at, 0.0, c.hint("weight" + suffix));
+    if (!tapWeight) return std::nullopt;
+    std::vector<int64_t> taxes(r);
+    std::iota(taxes.begin(), taxes.end(), int64_t{2});
+    const View weight = c.graph().squeeze(*tapWeight, taxes);
+    std::vector<int> xs = {n, ch}, out = {n, o};
+    xs.insert(xs.end(), spatial.begin(), spatial.end());
+    out.insert(out.end(), spatial.begin(), spatial.end());
+    const View product = c.graph().einsum({{*shifted, xs}, {weight, {o, ch}}}, out, joinExpr("x * y"), Reduce::Sum, c.hint("tap" + std::to_string(t)));
+    sum = sum ? c.graph().einsum({{*sum, out}, {product, out}}, out, joinExpr("x + y"), Reduce::Sum,
+                                 c.hint(t + 1 == taps ? "taps" : "taps" + std::to_string(t)))
+              : product;
+    for (std::size_t d = r; d-- > 0;) {  // the next tap, the last dimension fastest
+      if (++tap[d] < w.kernel[d]) break;
+      tap[d] = 0;
+    }
+  }
+  return sum;
+}
+
 void conv(OpContext& c) {
   const std::vector<int64_t> wshape = c.shape(1), xshape = c.shape(0);
   if (wshape.size() < 3) throw Unsupported("a Conv weight of rank " + std::to_string(wshape.size()));
@@ -212,6 +266,18 @@ void conv(OpContext& c) {
     throw Unsupported("group " + std::to_string(g) + " for " + std::to_string(channels) + " input and " + std::to_string(outs) +
                       " output channels");
   if (c.isConstant(0)) throw Unsupported("a convolution of a constant input");
+  std::optional<View> byTaps;
+  if (g == 1 && !tiles(w) && !w.ceilMode) byTaps = convolutionByTaps(c, c.view(0), w, xshape);
+  if (byTaps) {
+    View y = *byTaps;
+    if (c.hasInput(2)) {
+      if (c.shape(2) != std::vector<int64_t>{outs}) throw Unsupported("a Conv bias of shape " + shapeText(c.shape(2)));
+      std::vector<int64_t> trailing(w.kernel.size());
+      std::iota(trailing.begin(), trailing.end(), int64_t{1});
+      y = elementwise(c, {y, c.graph().unsqueeze(c.view(2), trailing)}, "x + y");
+    }
+    return c.setOutput(0, y);
+  }
   // Groups: channels as (g, C/g) and outputs as (g, O/g), each group its own contraction.
   View x = c.view(0);
   if (g > 1) {
