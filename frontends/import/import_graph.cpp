@@ -239,6 +239,23 @@ bool ImportGraph::syncWindowDim(Slot& slot, std::size_t j, int node) {
   return a || b;
 }
 
+DimId ImportGraph::addOutputDim(NodeInfo& node, LabelId l) {
+  const int out = node.output.tensor;
+  const DimId d = newDim(labels_[l].size, out);
+  tensors_[out].dims.push_back(d);
+  node.output.dims.push_back(d);
+  node.output.labels.push_back(l);
+  return d;
+}
+
+void ImportGraph::addNode(NodeInfo node) {
+  const int out = node.output.tensor;
+  nodes_.push_back(std::move(node));
+  const int n = static_cast<int>(nodes_.size() - 1);
+  tensors_[out].producer = n;
+  for (const auto& slot : nodes_[n].operands) tensors_[slot.tensor].users.push_back(n);
+}
+
 void ImportGraph::syncNode(int node) {
   for (bool changed = true; changed;) {
     changed = false;
@@ -370,19 +387,10 @@ View ImportGraph::einsum(const std::vector<Operand>& operands, const std::vector
       it = symLabels.insert_or_assign(s, std::vector<LabelId>{newLabel(b->second)}).first;  // operands broadcast along it
     if (it == symLabels.end()) it = symLabels.emplace(s, std::vector<LabelId>{newLabel(1)}).first;  // a kept size-1 dimension
     std::vector<DimId> group;
-    for (const LabelId l : it->second) {
-      const DimId d = newDim(labels_[l].size, out);
-      tensors_[out].dims.push_back(d);
-      node.output.dims.push_back(d);
-      node.output.labels.push_back(l);
-      group.push_back(d);
-    }
+    for (const LabelId l : it->second) group.push_back(addOutputDim(node, l));
     result.groups.push_back(group);
   }
-  nodes_.push_back(std::move(node));
-  const int n = static_cast<int>(nodes_.size() - 1);
-  tensors_[out].producer = n;
-  for (const auto& slot : nodes_[n].operands) tensors_[slot.tensor].users.push_back(n);
+  addNode(std::move(node));
   return result;
 }
 

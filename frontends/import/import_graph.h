@@ -205,6 +205,10 @@ class ImportGraph {
   void splitLeaf(DimId d, const std::vector<int64_t>& factors);
   bool sliceable(int tensor, DimId leaf) const;  // whether sliceTensor can push a slice into producers
   void syncNode(int node);
+  // A new dimension of the node's output tensor carrying label l (its size), in order.
+  DimId addOutputDim(NodeInfo& node, LabelId l);
+  // Adds the node: the producer of its output, a user of its operands' tensors.
+  void addNode(NodeInfo node);
   bool syncWindowDim(Slot& slot, std::size_t j, int node);
   void drain();
   int sliceTensor(int tensor, DimId leaf, int64_t start, int64_t end, std::map<DimId, DimId>& dimMap);

@@ -140,11 +140,7 @@ std::optional<View> ImportGraph::window(const View& v, const std::vector<WindowA
       const auto w = windowedDims.find(d);
       const LabelId l = newLabel(w != windowedDims.end() ? w->second->outSize : dims_[d].size);
       label[d] = l;
-      const DimId o = newDim(labels_[l].size, out);
-      tensors_[out].dims.push_back(o);
-      node.output.dims.push_back(o);
-      node.output.labels.push_back(l);
-      outGroup.push_back(o);
+      outGroup.push_back(addOutputDim(node, l));
     }
     result.groups.push_back(outGroup);
   }
@@ -157,10 +153,7 @@ std::optional<View> ImportGraph::window(const View& v, const std::vector<WindowA
     if (auto w = windowedDims.find(slot.dims[j]); w != windowedDims.end()) slot.window[j] = w->second->offset;
   }
   node.operands.push_back(slot);
-  nodes_.push_back(std::move(node));
-  const int made = static_cast<int>(nodes_.size() - 1);
-  tensors_[out].producer = made;
-  tensors_[n.tensor].users.push_back(made);
+  addNode(std::move(node));
   return result;
 }
 
@@ -401,10 +394,7 @@ int ImportGraph::sliceTensor(int tensor, DimId leaf, int64_t start, int64_t end,
       copy.output.dims.push_back(dimMap.at(d));
       copy.output.labels.push_back(mapLabel(l));
     }
-    nodes_.push_back(std::move(copy));
-    const int n = static_cast<int>(nodes_.size() - 1);
-    tensors_[t].producer = n;
-    for (const auto& slot : nodes_[n].operands) tensors_[slot.tensor].users.push_back(n);
+    addNode(std::move(copy));
   }
   sliceCache_[key] = {t, dimMap};
   return t;
