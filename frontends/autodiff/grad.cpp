@@ -60,6 +60,21 @@ Expr yAsX(const Expr& e) {
   return out;
 }
 
+// A name made from `base` that no tensor has (`used`), taken: valid, at most 56 characters
+// before a suffix _2, _3, ... (`nextSuffix`: per base, the next number to try).
+std::string freshName(std::string base, std::unordered_set<std::string>& used, std::unordered_map<std::string, int>& nextSuffix) {
+  base = identifierFrom(base);
+  if (base.size() > 56) base.resize(56);
+  std::string name = base;
+  int& k = nextSuffix.try_emplace(base, 2).first->second;
+  while (used.count(name)) name = base + "_" + std::to_string(k++);
+  used.insert(name);
+  return name;
+}
+
+// True when some label appears twice in `l` (a diagonal or trace).
+bool repeatsLabel(const Labels& l) { return std::set<Label>(l.begin(), l.end()).size() != l.size(); }
+
 class Differentiator {
  public:
   Differentiator(Graph& g, const GradRequest& r) : fwd_(g), fwdIndex_(g), req_(r) {
@@ -244,15 +259,7 @@ class Differentiator {
     return name;
   }
 
-  std::string fresh(std::string base) {
-    base = identifierFrom(base);
-    if (base.size() > 56) base.resize(56);
-    std::string name = base;
-    int& k = nextSuffix_.try_emplace(base, 2).first->second;
-    while (used_.count(name)) name = base + "_" + std::to_string(k++);
-    used_.insert(name);
-    return name;
-  }
+  std::string fresh(const std::string& base) { return freshName(base, used_, nextSuffix_); }
 
   // A node over `operands`; its labels are renamed to single letters where there are few
   // enough (the written einsum needs no spacing then), their sizes taken from `sizes`.
@@ -471,7 +478,7 @@ namespace {
 bool isWindowCopy(const Node& n) {
   if (!n.windows || n.inputs.size() != 1 || !(n.join == Expr::x()) || n.agg != Reduce::Sum) return false;
   const Labels& l = n.operandLabels[0];
-  return l.size() == n.outputLabels.size() && std::set<Label>(l.begin(), l.end()).size() == l.size() && sameSet(l, n.outputLabels);
+  return l.size() == n.outputLabels.size() && !repeatsLabel(l) && sameSet(l, n.outputLabels);
 }
 
 // Every other windowed node reads its windowed operands from copies made by window nodes
@@ -479,6 +486,7 @@ bool isWindowCopy(const Node& n) {
 // meet windows only as copies.
 void splitWindows(Graph& g) {
   std::unordered_set<std::string> used;
+  std::unordered_map<std::string, int> nextSuffix;
   for (const auto& in : g.inputs) used.insert(in.name);
   for (const auto& n : g.nodes) used.insert(n.name);
   std::vector<Node> nodes;
@@ -486,18 +494,18 @@ void splitWindows(Graph& g) {
   for (Node& n : g.nodes) {
     if (n.windows && !isWindowCopy(n)) {
       NodeWindows rest = *n.windows;  // what the node keeps: windows on diagonals (refused if differentiated)
+      bool kept = false;
       for (std::size_t k = 0; k < n.inputs.size(); ++k) {
-        const Labels& l = n.operandLabels[k];
-        if (!isWindowed(n, k) || std::set<Label>(l.begin(), l.end()).size() != l.size()) continue;  // a diagonal: refused if differentiated
+        if (!isWindowed(n, k)) continue;
+        if (repeatsLabel(n.operandLabels[k])) {
+          kept = true;
+          continue;
+        }
         Node copy;
-        const std::string base = identifierFrom("w" + std::to_string(k) + "_" + n.name).substr(0, 56);
-        copy.name = base;
-        for (int suffix = 2; used.count(copy.name); ++suffix) copy.name = base + "_" + std::to_string(suffix);
-        used.insert(copy.name);
+        copy.name = freshName("w" + std::to_string(k) + "_" + n.name, used, nextSuffix);
         copy.inputs = {n.inputs[k]};
         copy.operandLabels = {n.operandLabels[k]};
         copy.outputLabels = n.operandLabels[k];
-        copy.einsum = n.einsum;
         copy.join = Expr::x();
         copy.agg = Reduce::Sum;
         for (const Label& l : copy.outputLabels) copy.labelSizes[l] = n.labelSizes.at(l);
@@ -506,15 +514,10 @@ void splitWindows(Graph& g) {
             NodeWindows{{n.windows->offsets[k]}, {n.windows->bounds[k]}, n.windows->fill});
         n.inputs[k] = copy.name;
         nodes.push_back(std::move(copy));
+        rest.offsets[k].clear();
+        rest.bounds[k].clear();
       }
-      bool windowed = false;
-      for (std::size_t k = 0; k < n.inputs.size(); ++k)
-        if (isWindowed(n, k)) {
-          const Labels& l = n.operandLabels[k];
-          if (std::set<Label>(l.begin(), l.end()).size() != l.size()) windowed = true;
-          else rest.offsets[k].clear(), rest.bounds[k].clear();
-        }
-      n.windows = windowed ? std::make_shared<const NodeWindows>(std::move(rest)) : nullptr;
+      n.windows = kept ? std::make_shared<const NodeWindows>(std::move(rest)) : nullptr;
     }
     nodes.push_back(std::move(n));
   }
