@@ -5,6 +5,9 @@
 
 #include <einrt/input_generator.h>
 
+#include "../box_copy_plan.h"
+#include "../copy_ops.h"
+
 namespace einrt::program::detail {
 
 namespace {
@@ -29,27 +32,6 @@ BlockMap blockMap(const Buffers& buffers, const std::vector<int64_t>& layoutBloc
   return m;
 }
 
-// Copies `from` (row-major, extents `sub`) into `to` (row-major, extents `shape`) at `at`.
-template <class T>
-void placeBox(const T* from, const std::vector<int64_t>& sub, T* to, const std::vector<int64_t>& shape, const std::vector<int64_t>& at) {
-  const std::size_t dims = shape.size();
-  if (dims == 0) {
-    *to = *from;
-    return;
-  }
-  int64_t rows = 1;
-  for (std::size_t d = 0; d + 1 < dims; ++d) rows *= sub[d];
-  std::vector<int64_t> idx(dims, 0);
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t offset = 0;
-    for (std::size_t d = 0; d < dims; ++d) offset = offset * shape[d] + at[d] + idx[d];
-    std::copy(from + r * sub[dims - 1], from + (r + 1) * sub[dims - 1], to + offset);
-    for (std::size_t d = dims - 1; d-- > 0;) {
-      if (++idx[d] < sub[d]) break;
-      idx[d] = 0;
-    }
-  }
-}
 
 }  // namespace
 
@@ -83,8 +65,6 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
       for (int64_t b : needed) blocks.emplace(b, Buffer<T>::ofBytes(blockBytes, device_, &comm_.memory()));
     const std::vector<std::vector<int>> holders = model::holdersByBlock(nm.reads[k], g.blockCount());
     const einrt::Layout need = g.windowed() ? einrt::Layout::window(g, holders, layoutBlock) : einrt::Layout::grid(g.shape, g.parts, holders);
-    if (t.producer < 0 && g.windowed())
-      for (auto& [b, buf] : blocks) fillWindowBlock(i, k, b, buf, nullptr);
     if (t.producer >= 0) {
       plan = std::make_unique<RedistributePlan>(planRedistribute(
           comm_, t.name, nodes_[static_cast<std::size_t>(t.producer)].outputLayout, need, dtypeOf<T>(), options_));
@@ -92,6 +72,8 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
       RedistributePlan scatter = planScatter(comm_, t.name, 0, need, dtype, options_);
       Buffer<T> whole;
       BlockMap src;
+      for (auto& [b, buf] : blocks)
+        if (g.windowed()) fillWindowBlock(i, k, b, buf, nullptr);  // the scatter writes the rest
       if (me == 0) {
         const std::vector<T>& host = rootInputs->at(n.operandTensor[k]);
         whole = Buffer<T>(host.size(), device_, nullptr);  // --inputs I/O, before the measured run
@@ -104,7 +86,10 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
       std::vector<T> host;
       for (auto& [b, buf] : blocks) {
         const int64_t inLayout = layoutBlock[static_cast<std::size_t>(b)];
-        if (inLayout < 0) continue;  // wholly fill, written above
+        if (inLayout < 0) {  // wholly fill
+          fillWindowBlock(i, k, b, buf, nullptr);
+          continue;
+        }
         const einrt::Box& in = need.blocks[static_cast<std::size_t>(inLayout)].box;
         std::vector<int64_t> sub(in.rank());
         for (std::size_t d = 0; d < in.rank(); ++d) sub[d] = in.extent(d);
@@ -208,14 +193,19 @@ void DistributedProgram<T>::fillWindowBlock(std::size_t i, std::size_t k, int64_
   if (!inRange && g.readElements(b) == g.blockElements()) return;
   std::vector<T> host(static_cast<std::size_t>(g.blockElements()), static_cast<T>(spec_.nodes[i].fill));
   if (inRange && g.readElements(b) > 0) {
+    // The part inside the tensor into the whole window block, both in tensor coordinates.
     const std::vector<int64_t> c = g.coords(b);
-    std::vector<int64_t> sub(g.dims()), at(g.dims());
+    einrt::Box inside{std::vector<int64_t>(g.dims()), std::vector<int64_t>(g.dims())}, whole = inside;
     for (std::size_t d = 0; d < g.dims(); ++d) {
-      const int64_t lo = g.readLo(d, c[d]);
-      sub[d] = g.readHi(d, c[d]) - lo;
-      at[d] = lo - (g.origin[d] + c[d] * g.extent(d));
+      inside.lo[d] = g.readLo(d, c[d]);
+      inside.hi[d] = g.readHi(d, c[d]);
+      whole.lo[d] = g.origin[d] + c[d] * g.extent(d);
+      whole.hi[d] = whole.lo[d] + g.extent(d);
     }
-    placeBox(inRange, sub, host.data(), g.blockShape(), at);
+    const einrt::detail::BoxCopy copy = einrt::detail::makeBoxCopy(inside, inside, whole);
+    einrt::detail::runCopiesHost({{&copy, reinterpret_cast<const std::byte*>(inRange), reinterpret_cast<std::byte*>(host.data()),
+                                   einrt::detail::CombineOp::Assign}},
+                                 dtypeOf<T>());
   }
   buffer.fromHost(host.data());
 }
