@@ -163,11 +163,7 @@ namespace {
 // An operand read through a window: the canonical placement's traffic (a window's reads
 // are never the producer's blocks; the paper's model counts every element read as moved).
 int64_t windowEdgeCost(SearchSpace& s, EdgeMatrix& m, const OutputSide& side, const OperandSide& consumer) {
-  const einrt::BlockGrid grid = einrt::tensorGrid(m.bounds, consumer.parts, [&] {
-    std::vector<int> dims(m.bounds.size());
-    for (std::size_t d = 0; d < dims.size(); ++d) dims[d] = static_cast<int>(d);
-    return dims;
-  }(), m.origin, m.tensorShape);
+  const einrt::BlockGrid grid{m.bounds, consumer.parts, m.origin, m.tensorShape};
   if (s.model.objective == Objective::Paper) return windowRepartitionCost(grid);
   const einrt::BlockGrid from{m.tensorShape, side.parts};
   std::vector<int> owner(static_cast<std::size_t>(from.blockCount()));
