@@ -256,8 +256,9 @@ class DocumentReader {
       return n.Scalar() == "inf" ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
     if (k != ScalarKind::Integer && k != ScalarKind::Float)
       throw InputError({loc, what + " must be a number, -inf or inf, not " + typeName(n)});
+    const std::string text = n.Scalar();  // Scalar() may return a temporary: strtod's end points into it
     char* end = nullptr;
-    const double v = std::strtod(n.Scalar().c_str(), &end);
+    const double v = std::strtod(text.c_str(), &end);
     if (!std::isfinite(v) || *end != '\0') throw InputError({loc, what + " " + shortScalar(n.Scalar()) + " is not a finite number"});
     return v;
   }
