@@ -17,6 +17,7 @@
 #include "cli/common/run_command.h"
 #include "cli/einplan/commands.h"
 #include "einrt/npy.h"
+#include "planner/graph/identifiers.h"
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/excerpt.h"
 #include "planner/graph/load.h"
@@ -126,7 +127,9 @@ void addImportCommand(CLI::App& app, int& status) {
       std::cerr << "imported " << opts->model << " (opset " << result.opset << "): " << result.graph.nodes.size()
                 << " nodes, " << result.graph.inputs.size() - result.weights.size() << " model inputs, "
                 << result.weights.size() << " weights (" << bytes << " bytes in " << weightsDir << "), "
-                << result.renamed.size() << " names changed\n";
+                << result.renamed.size() << " names changed";
+      for (const auto& [copy, twin] : result.tied) std::cerr << "; " << quoted(copy) << " read as " << quoted(twin) << " transposed (one weight)";
+      std::cerr << "\n";
       return kExitOk;
     });
   });

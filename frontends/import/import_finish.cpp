@@ -89,6 +89,7 @@ ImportGraph::Result ImportGraph::finish(const std::vector<std::pair<std::string,
 
   // 3. Names: outputs and model inputs first (users know them), then weights, then the rest.
   Result r;
+  r.tied = tied_;
   NameTable table;
   std::vector<std::string> name(tensors_.size());
   auto assign = [&](int t) {

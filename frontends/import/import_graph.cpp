@@ -177,6 +177,12 @@ View ImportGraph::addModelInput(const std::string& onnxName, const std::vector<i
 }
 
 View ImportGraph::addWeight(const std::string& hint, HostTensor value, bool onnxNamed) {
+  std::string twin;
+  if (onnxNamed)
+    if (std::optional<View> tied = transposedWeight(value, twin)) {
+      tied_.emplace_back(hint, twin);
+      return *tied;
+    }
   const int t = newTensor(TensorKind::Weight, hint, value.shape);
   if (onnxNamed) tensors_[t].onnxName = hint;
   tensors_[t].value = std::move(value);
@@ -184,6 +190,28 @@ View ImportGraph::addWeight(const std::string& hint, HostTensor value, bool onnx
   v.tensor = t;
   for (const DimId d : tensors_[t].dims) v.groups.push_back({d});
   return v;
+}
+
+std::optional<View> ImportGraph::transposedWeight(const HostTensor& value, std::string& twin) const {
+  if (value.shape.size() != 2 || value.shape[0] < 2 || value.shape[1] < 2) return std::nullopt;
+  const auto& v = value.values;
+  if (std::all_of(v.begin(), v.end(), [&](double x) { return x == v.front(); })) return std::nullopt;
+  const int64_t rows = value.shape[0], cols = value.shape[1];
+  for (std::size_t t = 0; t < tensors_.size(); ++t) {
+    const Tensor& w = tensors_[t];
+    if (w.kind != TensorKind::Weight || w.value.shape != std::vector<int64_t>{cols, rows} || w.value.kind != value.kind) continue;
+    bool same = true;  // value[i][j] == w[j][i]; most candidates differ at the first element
+    for (int64_t i = 0; i < rows && same; ++i)
+      for (int64_t j = 0; j < cols && same; ++j)
+        same = v[static_cast<std::size_t>(i * cols + j)] == w.value.values[static_cast<std::size_t>(j * rows + i)];
+    if (!same) continue;
+    twin = w.onnxName.empty() ? w.hint : w.onnxName;
+    View whole;
+    whole.tensor = static_cast<int>(t);
+    for (const DimId d : w.dims) whole.groups.push_back({d});
+    return transpose(whole, {1, 0});
+  }
+  return std::nullopt;
 }
 
 // ---- refinement ----

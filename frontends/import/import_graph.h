@@ -56,8 +56,17 @@ class ImportGraph {
   // `indexType`: an int32/int64 model input, which only gathers read (as their ids).
   View addModelInput(const std::string& onnxName, const std::vector<int64_t>& shape,
                      std::optional<DType> indexType = std::nullopt);
-  // `onnxNamed`: the hint is the initializer's ONNX name (reported when it must change).
+  // `onnxNamed`: the hint is the initializer's ONNX name (reported when it must change);
+  // such a weight that is an earlier one's transpose is that one (transposedWeight).
   View addWeight(const std::string& hint, HostTensor value, bool onnxNamed = true);
+
+  // A weight added earlier whose values are `value`'s transposed, seen as `value` (its
+  // transpose view), and its name in `twin`: the second initializer an exporter writes for
+  // a shared parameter (torch folds F.linear(h, wte.weight)'s transpose of a tied embedding
+  // into one), which then is the one input it is — its bytes held once, its gradient one.
+  // Nothing for a tensor of fewer than two distinct values (zeros, ones: equal by
+  // initialization, not by being one parameter).
+  std::optional<View> transposedWeight(const HostTensor& value, std::string& twin) const;
 
   std::vector<int64_t> shape(const View& v) const;
   bool isModelInput(const View& v) const { return tensors_[v.tensor].kind == TensorKind::ModelInput; }
@@ -145,6 +154,7 @@ class ImportGraph {
     Graph graph;
     std::map<std::string, HostTensor> weights;
     std::vector<std::pair<std::string, std::string>> renamed;
+    std::vector<std::pair<std::string, std::string>> tied;  // ONNX name -> the weight it is the transpose of
   };
   Result finish(const std::vector<std::pair<std::string, View>>& outputs, DType dtype, const std::string& graphName);
 
@@ -220,6 +230,7 @@ class ImportGraph {
   std::vector<Tensor> tensors_;
   std::vector<NodeInfo> nodes_;
   std::vector<int> dirty_;
+  std::vector<std::pair<std::string, std::string>> tied_;  // addWeight's transposed twins
   std::map<std::tuple<int, DimId, int64_t, int64_t>, std::pair<int, std::map<DimId, DimId>>> sliceCache_;
 };
 

@@ -313,6 +313,7 @@ ImportResult importOnnx(const OnnxModel& model, const ImportOptions& options) {
   result.graph = std::move(r.graph);
   result.weights = std::move(r.weights);
   result.renamed = std::move(r.renamed);
+  result.tied = std::move(r.tied);
   result.opset = model.opset;
   return result;
 }

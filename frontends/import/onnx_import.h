@@ -27,6 +27,7 @@ struct ImportResult {
   Graph graph;
   std::map<std::string, HostTensor> weights;                 // graph input name -> values (graph shape)
   std::vector<std::pair<std::string, std::string>> renamed;  // ONNX name -> graph name, where they differ
+  std::vector<std::pair<std::string, std::string>> tied;     // initializer -> the weight it is the transpose of
   int64_t opset = 0;
 };
 

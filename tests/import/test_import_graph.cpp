@@ -153,3 +153,44 @@ TEST_CASE("splitting dimensions the other way round is refused") {
   const View x = g.addModelInput("x", {4, 6});
   CHECK_THROWS_AS(g.reshape(x, {6, 4}), Unsupported);
 }
+
+TEST_CASE("an initializer that is an earlier weight transposed is that weight; equal constants stay apart") {
+  // logits = h @ wt with wt = w^T (a tied lm_head as torch exports it), beside e = x @ w.
+  ImportGraph g;
+  const View x = g.addModelInput("x", {2, 3});
+  const View h = g.addModelInput("h", {2, 4});
+  const HostTensor wv = ramp({3, 4}, -5.0);
+  const View w = g.addWeight("w", wv);
+  HostTensor wt = wv;
+  wt.shape = {4, 3};
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) wt.values[static_cast<std::size_t>(i * 3 + j)] = wv.values[static_cast<std::size_t>(j * 4 + i)];
+  const View tied = g.addWeight("wt", wt);
+  HostTensor almost = wt;  // one element off: a weight of its own
+  almost.values[5] += 1;
+  const View other = g.addWeight("almost", almost);
+  HostTensor ones = ramp({4, 3}), onesT = ramp({3, 4});  // ones both: no evidence of a tie
+  for (auto* t : {&ones, &onesT}) std::fill(t->values.begin(), t->values.end(), 1.0);
+  const View one = g.addWeight("ones", onesT);
+  const View oneT = g.addWeight("onesT", ones);
+  const View e = g.einsum({{x, {0, 1}}, {w, {1, 2}}}, {0, 2}, parseExpr("x * y"), Reduce::Sum, "e");
+  const View logits = g.einsum({{h, {0, 1}}, {tied, {1, 2}}}, {0, 2}, parseExpr("x * y"), Reduce::Sum, "logits");
+  const View f = g.einsum({{h, {0, 1}}, {other, {1, 2}}}, {0, 2}, parseExpr("x * y"), Reduce::Sum, "f");
+  const View k = g.einsum({{x, {0, 1}}, {one, {1, 2}}}, {0, 2}, parseExpr("x * y"), Reduce::Sum, "k");
+  const View l = g.einsum({{h, {0, 1}}, {oneT, {1, 2}}}, {0, 2}, parseExpr("x * y"), Reduce::Sum, "l");
+  const auto r = g.finish({{"E", e}, {"L", logits}, {"F", f}, {"K", k}, {"M", l}}, DType::F64, "m");
+  CHECK(r.tied == std::vector<std::pair<std::string, std::string>>{{"wt", "w"}});
+  CHECK(r.weights.count("w") == 1);
+  CHECK(r.weights.count("wt") == 0);
+  CHECK(r.weights.count("almost") == 1);
+  CHECK(r.weights.count("ones") == 1);
+  CHECK(r.weights.count("onesT") == 1);
+  const HostTensor hv = ramp({2, 4}, 0.5);
+  const auto out = run(r, {{"x", ramp({2, 3})}, {"h", hv}});
+  for (int b = 0; b < 2; ++b)
+    for (int v = 0; v < 3; ++v) {
+      double s = 0;
+      for (int d = 0; d < 4; ++d) s += hv.values[static_cast<std::size_t>(b * 4 + d)] * wt.values[static_cast<std::size_t>(d * 3 + v)];
+      CHECK(out.at("L").values[static_cast<std::size_t>(b * 3 + v)] == doctest::Approx(s));
+    }
+}

@@ -3,7 +3,9 @@
 grad` (issue "Whole models as people export them"): token embeddings looked up from int64
 ids (nn.Embedding), position embeddings from torch.arange made in forward, a causal mask
 from torch.tril with torch.where, attention whose q, k and v are split from one projection,
-a GELU MLP, and the lm_head tied to the token embedding (F.linear with wte.weight).
+a GELU MLP, and the lm_head tied to the token embedding (F.linear with wte.weight: the
+exporter writes the table's transpose as a second initializer, which the import reads as
+the table transposed — one weight).
 
 At opsets 14 and 17: import as written, `einplan eval` equal to torch (relative 1e-5,
 float32, the same ids). At opset 17 the forward program at p = 2 and 4 and the training
@@ -145,6 +147,13 @@ def main():
                           opset_version=opset)
         run([einplan, "import", base + ".onnx", "-o", base + ".yaml"])
         weights = base + ".weights"
+        # The tied lm_head reads the table itself: the exporter's transposed copy of it is
+        # no second weight (its bytes would be held, and its gradient taken, twice).
+        table = model.wte.weight.detach().numpy()
+        copies = [f for f in os.listdir(weights) if f.endswith(".npy") and np.load(os.path.join(weights, f)).shape == table.T.shape]
+        if copies:
+            print(f"  the table's transpose is a weight of its own: {copies}  WRONG")
+            ok = False
         np.save(os.path.join(weights, "input_ids.npy"), ids.numpy())
         run([einplan, "eval", base + ".yaml", "--inputs", weights, "--outputs", base + ".eval"])
         ok &= close(np.load(os.path.join(base + ".eval", "logits.npy")), want, "einplan eval vs torch")
