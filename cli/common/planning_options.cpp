@@ -45,6 +45,9 @@ void addPlanningOptions(CLI::App* cmd, PlanningArgs& args, const PlanningOptionS
                   "than this fraction (default 0.05, the kernel model's resolution; 0: the least estimated time)")
       ->type_name("FRACTION");
   cmd->add_option("--mem-limit", args.memLimit, "every rank's whole-program peak, in bytes (suffixes B, K, M, G, T, P and KiB, MiB, GiB, TiB, PiB); exit 3 when no plan fits");
+  cmd->add_flag("--no-recompute", args.noRecompute,
+                "with --mem-limit: never compute a node again for its later uses (by default, when no plan of the graph "
+                "as written fits, some are, and the plan lists them under 'recompute')");
   cmd->add_option("--fix", args.fixes, "pin a node's partition: NODE=i:4,j:2 (repeatable, once per node)");
   cmd->add_option("--machine", args.machine, "machine file (einrt-calibrate writes one): estimated times");
   addPathOptions(cmd, args.paths);
@@ -78,6 +81,7 @@ PlanningRequest toRequest(const PlanningArgs& args, const std::string& toolName)
       throw InputError({{}, "--mem-limit: " + quoted(*args.memLimit) +
                                 " is not a positive byte count (e.g. 1048576, 64MiB, 1.5GiB, 2G; suffixes B, K, M, G, T, P, KiB, MiB, GiB, TiB, PiB, any case)"});
   }
+  r.recompute = !args.noRecompute;
   for (const std::string& fix : args.fixes) r.fixes.push_back(parseFixOption(fix, {"--fix", 0, 0}));
   if (!args.machine.empty()) r.machinePath = args.machine;
   if (!args.plan.empty()) r.planPath = args.plan;

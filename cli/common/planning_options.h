@@ -38,6 +38,7 @@ struct PlanningArgs {
   std::string objective = "traffic";
   std::optional<std::string> timeMargin;  // --time-margin, as typed
   std::optional<std::string> memLimit;  // given, even empty (an error), or not
+  bool noRecompute = false;             // --no-recompute
   std::vector<std::string> fixes;
   std::string machine;
   std::string plan;

@@ -146,6 +146,7 @@ struct MemorySearchResult {
   PartitionChoice choice;
   int searches = 0;
   int64_t smallestPeak = INT64_MAX;
+  std::vector<Parts> lowestPeak;  // the partitions that reached it
 };
 
 // When no weight gives a plan that fits (the penalty prices memory per node, the peak is
@@ -184,7 +185,10 @@ void repairToFit(const SearchSpace& s, const Graph& g, const PlanOptions& option
       }
     }
   }
-  r.smallestPeak = std::min(r.smallestPeak, current.cost.peakBytesPerDevice);
+  if (current.cost.peakBytesPerDevice < r.smallestPeak) {
+    r.smallestPeak = current.cost.peakBytesPerDevice;
+    r.lowestPeak = parts;
+  }
   if (model.fits(current.cost)) {
     r.choice.parts = parts;
     r.best = std::move(current);
@@ -196,7 +200,7 @@ MemorySearchResult searchUnderMemoryLimit(SearchSpace& s, const Graph& g, const 
   const ObjectiveModel& model = s.model;
   MemorySearchResult r;
   r.smallestPeak = unconstrained.cost.peakBytesPerDevice;
-  std::vector<Parts> lowestPeak;
+  std::vector<Parts>& lowestPeak = r.lowestPeak;
   for (const NodePlan& np : unconstrained.plan.nodes) lowestPeak.push_back(np.parts);
   auto attempt = [&](double weight) {
     say(options, "--mem-limit: the plan does not fit; search " + std::to_string(r.searches + 2) + " with a memory penalty");
@@ -233,7 +237,7 @@ MemorySearchResult searchUnderMemoryLimit(SearchSpace& s, const Graph& g, const 
     else low = mid;
   }
   setMemoryPenalty(s, 0);
-  if (!r.best) repairToFit(s, g, options, r, lowestPeak);
+  if (!r.best) repairToFit(s, g, options, r, std::vector<Parts>(lowestPeak));
   return r;
 }
 
@@ -411,12 +415,14 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   }
   PricedPlan best = placeAndPrice(g, options, algorithm, choice.parts);
   int64_t smallestPeak = best.cost.peakBytesPerDevice;
+  std::vector<Parts> lowestPeak = choice.parts;  // the partitions that reached smallestPeak
   std::vector<std::string> notes;
   bool penalized = false;
   if (space && !model.fits(best.cost)) {
     penalized = true;
     MemorySearchResult m = searchUnderMemoryLimit(*space, g, options, best);
     smallestPeak = m.smallestPeak;
+    lowestPeak = m.lowestPeak;
     const std::string unconstrainedPeak = bytesText(best.cost.peakBytesPerDevice);
     if (m.best) {
       best = std::move(*m.best);
@@ -439,8 +445,9 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
     say(options, "pricing the baselines' partitions");
     for (const std::string& baseline : baselineAlgorithmNames()) {
       std::optional<PricedPlan> other;
+      std::vector<Parts> parts;
       try {
-        std::vector<Parts> parts = choosePartitions(baseline, g, options).parts;
+        parts = choosePartitions(baseline, g, options).parts;
         if (std::find(priced.begin(), priced.end(), parts) != priced.end()) continue;
         // Without --mem-limit (whose message names the smallest peak any plan reached), a
         // baseline leaving devices idle cannot be returned (below): it is not priced.
@@ -452,7 +459,10 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
         if (e.exitCode() != kExitNoPlan) throw;
         continue;
       }
-      smallestPeak = std::min(smallestPeak, other->cost.peakBytesPerDevice);
+      if (other->cost.peakBytesPerDevice < smallestPeak) {
+        smallestPeak = other->cost.peakBytesPerDevice;
+        lowestPeak = parts;
+      }
       // Only plans that use the devices as the search does compete: a baseline that leaves
       // devices idle (fewer kernel calls on some node) moves less by doing less.
       if (usesAllDevices(other->plan) && model.key(other->cost) < model.key(best.cost)) {
@@ -467,6 +477,7 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   if (flatPlan.valid() && model.fits(best.cost)) keepClusterPlanOrFlat(g, options, flatPlan, best, notes);
   const bool trafficPlanKept =
       trafficPlan.valid() && model.fits(best.cost) && keepTrafficPlanWithinMargin(g, options, model, trafficPlan, best, optimal, notes);
+  if (!model.fits(best.cost) && options.lowestPeak) *options.lowestPeak = lowestPeak;
   if (!model.fits(best.cost)) throwNoPlan(options, algorithm == "fixed" ? "the given plan" : algorithm, smallestPeak);
   if (!trafficPlanKept && options.placementRules.size() > 1)
     notes.push_back(std::string("placement: ") + placementRuleName(best.rule) + " rule (the cheaper of " +

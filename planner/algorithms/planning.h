@@ -70,6 +70,9 @@ struct PlanOptions {
   // Repartition counts remembered across every plan a request prices (made by planGraph
   // where absent, shared by the plans it makes on the way).
   std::shared_ptr<TrafficMemo> trafficMemo;
+  // Where no plan fits --mem-limit, planGraph leaves here the partitions of the plan that
+  // peaked lowest before it throws (the recompute search starts from them); null: not kept.
+  std::shared_ptr<std::vector<Parts>> lowestPeak;
 };
 
 // What an algorithm decides: one partition per node (aligned with Graph::nodes), with

@@ -15,6 +15,7 @@
 #include <einrt/program/gemm.h>
 
 #include "planner/graph/graph.h"
+#include "planner/graph/recompute.h"
 #include "planner/partition/partition.h"
 #include "planner/placement/placement.h"
 
@@ -54,6 +55,9 @@ struct Plan {
   bool optimal = false;              // proven optimal under the objective over the partitions considered
   int64_t ranksPerNode = 0;          // the cluster it was made for (SPEC 9; 0: one node), which prices its links
   double searchSeconds = 0;
+  // Nodes computed again for their later uses (planner/graph/recompute.h): the graph the
+  // plan's nodes belong to is withRecompute(the user's graph, recompute).
+  std::vector<Recompute> recompute;
 };
 
 // Placements written by hand (plan files): node name -> rank of every kernel call.

@@ -22,7 +22,7 @@ const std::vector<std::string>& topKeys() {
       "schema_version", "tool",        "command",       "command_line",        "graph_sha256", "graph",
       "devices",        "algorithm",   "objective",     "dtype",               "nodes",        "edges",
       "total_cost",     "total_bytes", "total_traffic_bytes", "intra_node_bytes", "inter_node_bytes", "ranks_per_node", "total_flops", "peak_bytes_per_device",
-      "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "search_time_s", "optimal",   "notes",               "bytes_predicted"};
+      "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "search_time_s", "optimal",   "notes",               "bytes_predicted", "recompute"};
   return keys;
 }
 
@@ -95,6 +95,28 @@ PlanFileNode readNode(const Document& doc, const YamlValue& entry) {
   return node;
 }
 
+// `recompute`: a list of {node, from} maps (planner/graph/recompute.h), in order.
+std::vector<Recompute> readRecompute(const Document& doc, const DocField& field) {
+  if (!field.value.IsSequence()) throw InputError({field.valueLoc, "'recompute' must be a list of {node, from} maps"});
+  static const std::vector<std::string> keys{"node", "from"};
+  std::vector<Recompute> out;
+  for (const YamlValue& entry : field.value.items()) {
+    if (!entry.IsMap()) throw InputError({doc.at(entry), "each entry of 'recompute' must be a map with 'node' and 'from'"});
+    const DocFields fields = doc.fields(entry, keys, "'recompute' entry");
+    Recompute r;
+    r.loc = doc.at(entry);
+    for (const auto& [key, target] : {std::pair{"node", &r.node}, std::pair{"from", &r.from}}) {
+      const DocField* f = fields.find(key);
+      if (!f) throw InputError({r.loc, std::string("a 'recompute' entry needs '") + key + "'"});
+      if (!f->value.IsScalar() || !isIdentifier(f->value.Scalar()))
+        throw InputError({f->valueLoc, std::string("'") + key + "' in 'recompute' must be a node name"});
+      *target = f->value.Scalar();
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 }  // namespace
 
 PlanFile parsePlanText(const std::string& text, const std::string& displayName) {
@@ -116,6 +138,7 @@ PlanFile readPlanDocument(const Document& doc) {
   }
   if (const DocField* d = fields.find("devices")) plan.devices = positiveField(doc, d->value, "'devices'");
   if (const DocField* r = fields.find("ranks_per_node")) plan.ranksPerNode = positiveField(doc, r->value, "'ranks_per_node'");
+  if (const DocField* r = fields.find("recompute")) plan.recompute = readRecompute(doc, *r);
   const DocField* nodes = fields.find("nodes");
   if (!nodes) throw InputError({doc.at(root), "plan file has no 'nodes' list"});
   if (!nodes->value.IsSequence()) throw InputError({nodes->valueLoc, "'nodes' must be a list"});

@@ -37,6 +37,7 @@ struct PlanFile {
   std::optional<int64_t> devices;
   std::optional<int64_t> ranksPerNode;  // the cluster the plan was made for (read back from ranks_per_node)
   std::vector<PlanFileNode> nodes;
+  std::vector<Recompute> recompute;  // nodes computed again (planner/graph/recompute.h), in order
 };
 
 // `path` "-" reads standard input.

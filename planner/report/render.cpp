@@ -215,6 +215,10 @@ nlohmann::ordered_json reportJson(const Report& r) {
   if (r.searchSeconds) j["search_time_s"] = *r.searchSeconds;
   j["optimal"] = r.optimal;
   j["notes"] = r.notes;
+  if (!r.recompute.empty()) {
+    j["recompute"] = nlohmann::ordered_json::array();
+    for (const Recompute& e : r.recompute) j["recompute"].push_back({{"node", e.node}, {"from", e.from}});
+  }
   return j;
 }
 

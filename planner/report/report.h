@@ -80,6 +80,7 @@ struct Report {
   std::optional<double> searchSeconds;  // absent where the report must be reproducible (eincodegen's plan.json)
   bool optimal = false;
   std::vector<std::string> notes;
+  std::vector<Recompute> recompute;  // the plan's (planner/graph/recompute.h), written only when some
 
   // The number the objective minimizes, as printed: traffic bytes, paper elements, or
   // time in seconds (0 without a machine).

@@ -3,7 +3,9 @@
 #include <filesystem>
 #include <set>
 
+#include "planner/algorithms/recompute_search.h"
 #include "planner/graph/input_file.h"
+#include "planner/graph/units.h"
 #include "planner/paths/internal_layouts.h"
 #include "planner/report/plan_file.h"
 #include "planner/report/sha256.h"
@@ -23,7 +25,7 @@ LoadedGraph loadGraphTextForPlanning(const std::string& bytes, const std::string
 }
 
 ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest& request) {
-  const Graph& g = loaded.graph;
+  const Graph* graph = &loaded.graph;
   if (request.planPath && request.algorithm)
     throw InputError({{}, "--algorithm and --plan exclude each other: the plan file's nodes keep their "
                                              "partitions and eindecomp plans the nodes it leaves out"});
@@ -32,6 +34,12 @@ ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest&
   std::optional<PlanFile> planFile;
   if (request.planPath) planFile = readPlanFile(*request.planPath);
   ResolvedRequest resolved;
+  if (planFile && !planFile->recompute.empty()) {
+    resolved.recompute = planFile->recompute;
+    resolved.graph = withRecompute(loaded.graph, resolved.recompute);
+    graph = &*resolved.graph;
+  }
+  const Graph& g = *graph;
   PlanOptions& o = resolved.options;
   if (planFile) {
     o.devices = planFileDevices(*planFile, request.devices);
@@ -74,15 +82,45 @@ namespace {
 
 // Resolve, plan, price and report a request against a loaded graph: the steps plan and
 // compare share.
+// `loaded` may be `planned.loaded`: its graph is replaced last, by the plan's.
 void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, PlannedGraph& planned) {
-  const ResolvedRequest resolved = resolveRequest(loaded, request);
-  planned.plan = whileDoing("planning", request.graphPath, [&] { return planGraph(resolved.algorithm, loaded.graph, resolved.options); });
+  ResolvedRequest resolved = resolveRequest(loaded, request);
+  std::optional<Graph> recomputed = std::move(resolved.graph);
+  const Graph* graph = recomputed ? &*recomputed : &loaded.graph;
+  // Without a plan file's entries or pins (which name the graph as it is), eindecomp may
+  // compute nodes again when no plan of the graph as written fits --mem-limit.
+  const bool mayRecompute = request.recompute && !recomputed && resolved.algorithm == "eindecomp" &&
+                            resolved.options.pinned.empty() && resolved.options.memLimitBytes;
+  if (mayRecompute) resolved.options.lowestPeak = std::make_shared<std::vector<Parts>>();
+  planned.plan = whileDoing("planning", request.graphPath, [&] {
+    try {
+      Plan plan = planGraph(resolved.algorithm, *graph, resolved.options);
+      plan.recompute = resolved.recompute;
+      return plan;
+    } catch (const InputError& e) {
+      if (e.exitCode() != kExitNoPlan || !mayRecompute || resolved.options.lowestPeak->empty()) throw;
+      PlanOptions options = resolved.options;
+      options.lowestPeak.reset();
+      RecomputeResult r = planWithRecompute(*graph, options, *resolved.options.lowestPeak);
+      if (!r.fitted) {
+        std::string message = e.diagnostic().message;
+        if (r.tried > 0)
+          message += "; computing " + std::to_string(r.tried) + " node(s) again for their later uses, it reached " +
+                     std::to_string(r.smallestPeak) + " bytes (" + formatBytes(r.smallestPeak) + ")";
+        throw InputError({e.diagnostic().loc, message}, kExitNoPlan);
+      }
+      recomputed = std::move(r.fitted->graph);
+      graph = &*recomputed;
+      return std::move(r.fitted->plan);
+    }
+  });
   Provenance provenance = request.provenance;
   provenance.graphSha256 = loaded.sha256;
   if (request.progress) request.progress("pricing the plan for the report (memory per rank included)");
-  planned.cost = whileDoing("pricing the plan", request.graphPath, [&] { return costPlan(loaded.graph, planned.plan, resolved.options.machine, MemoryDetail::Peak, resolved.options.trafficMemo.get()); });
-  planned.report = makeReport(loaded.graph, planned.plan, planned.cost, provenance, resolved.options.objective);
-  planned.model = objectiveModel(loaded.graph, resolved.options);
+  planned.cost = whileDoing("pricing the plan", request.graphPath, [&] { return costPlan(*graph, planned.plan, resolved.options.machine, MemoryDetail::Peak, resolved.options.trafficMemo.get()); });
+  planned.report = makeReport(*graph, planned.plan, planned.cost, provenance, resolved.options.objective);
+  planned.model = objectiveModel(*graph, resolved.options);
+  if (recomputed) planned.loaded.graph = std::move(*recomputed);
 }
 
 }  // namespace

@@ -38,6 +38,9 @@ struct PlanningRequest {
   std::vector<PartitionRequest> fixes;    // --fix, parsed
   std::optional<std::string> machinePath;
   std::optional<std::string> planPath;    // --plan
+  // Under --mem-limit, when no plan of the graph as written fits, compute nodes again for
+  // their later uses (planner/algorithms/recompute_search.h); false: --no-recompute.
+  bool recompute = true;
   Provenance provenance;                  // tool name, version and command line; the hash is filled in
   // Run on the loaded graph before the search (eincodegen: einrt's limits), so a graph
   // the caller cannot use is refused at once, not after a long plan.
@@ -62,6 +65,9 @@ LoadedGraph loadGraphTextForPlanning(const std::string& bytes, const std::string
 struct ResolvedRequest {
   PlanOptions options;
   std::string algorithm;
+  // A plan file's recompute entries, and the graph they make (the one its nodes name).
+  std::vector<Recompute> recompute;
+  std::optional<Graph> graph;
 };
 
 // Exit 2 for conflicting or invalid options (--plan with --algorithm, --fix given twice
@@ -69,7 +75,7 @@ struct ResolvedRequest {
 ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest& request);
 
 struct PlannedGraph {
-  LoadedGraph loaded;
+  LoadedGraph loaded;  // its graph is the plan's: withRecompute(the file's, plan.recompute)
   Plan plan;
   PlanCost cost;  // costPlan(loaded.graph, plan, machine)
   Report report;

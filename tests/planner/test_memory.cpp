@@ -16,6 +16,7 @@
 #include "planner/algorithms/planning.h"
 #include "planner/cost/plan_cost.h"
 #include "planner/graph/load.h"
+#include "planner/graph/recompute.h"
 #include "random_graphs.h"
 
 using namespace eindecomp;
@@ -120,4 +121,53 @@ TEST_CASE("--mem-limit: eindecomp fits where a brute force finds a plan that fit
   std::printf("--mem-limit vs brute force: %d graphs, eindecomp as cheap as the best fitting plan on %d, mean traffic ratio %.3f\n",
               checked, equal, checked ? gapSum / checked : 1.0);
   CHECK(checked >= 5);
+}
+
+TEST_CASE("recompute: the graph with a node computed again is the graph with the copy written by hand") {
+  // A is read by B at once and by D at the end: computed again just before D, the copy is
+  // the node A_again, which D reads. f32, 8 x 8 tensors.
+  const std::string head = R"yaml(
+name: chain
+inputs: {X: [8, 8], W: [8, 8]}
+nodes:
+  - {name: A, einsum: "ij,jk->ik", inputs: [X, W]}
+  - {name: B, einsum: "ij,jk->ik", inputs: [A, W]}
+  - {name: C, einsum: "ij,jk->ik", inputs: [B, W]}
+  - {name: E, einsum: "ij,jk->ik", inputs: [C, W]}
+)yaml";
+  const Graph g = loadGraphText(head + R"yaml(  - {name: D, einsum: "ij,ij->ij", join: add, inputs: [E, A]}
+)yaml", "chain.yaml", GraphFormat::Yaml);
+  const Graph byHand = loadGraphText(head + R"yaml(  - {name: A_again, einsum: "ij,jk->ik", inputs: [X, W]}
+  - {name: D, einsum: "ij,ij->ij", join: add, inputs: [E, A_again]}
+)yaml", "by_hand.yaml", GraphFormat::Yaml);
+  const Graph r = withRecompute(g, {{"A", "D", {}}});
+  REQUIRE(r.nodes.size() == byHand.nodes.size());
+  for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+    CHECK(r.nodes[i].name == byHand.nodes[i].name);
+    CHECK(r.nodes[i].inputs == byHand.nodes[i].inputs);
+    CHECK(r.nodes[i].einsum == byHand.nodes[i].einsum);
+  }
+  CHECK(r.outputs == byHand.outputs);
+  for (const int64_t p : {1, 2, 3, 4}) {
+    PlanOptions o;
+    o.devices = p;
+    const Plan a = planGraph("eindecomp", r, o), b = planGraph("eindecomp", byHand, o);
+    const PlanCost ca = costPlan(r, a, std::nullopt), cb = costPlan(byHand, b, std::nullopt);
+    CHECK(ca.memory.peakBytesPerRank == cb.memory.peakBytesPerRank);
+    CHECK(ca.memory.nodeLiveBytes == cb.memory.nodeLiveBytes);
+    CHECK(ca.trafficBytes == cb.trafficBytes);
+  }
+  CHECK(recomputedName(r, "A") == "A_again2");
+  // What the entries may name.
+  auto refused = [&](const Recompute& e) {
+    try {
+      (void)withRecompute(g, {e});
+    } catch (const InputError& err) {
+      return err.diagnostic().message;
+    }
+    return std::string();
+  };
+  CHECK(refused({"Q", "D", {}}).find("'Q' is not a node") != std::string::npos);
+  CHECK(refused({"A", "C", {}}).find("'C' is not a node that reads 'A'") != std::string::npos);
+  CHECK(refused({"D", "D", {}}).find("graph output") != std::string::npos);
 }

@@ -1,0 +1,160 @@
+#include "planner/algorithms/recompute_search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "planner/cost/checked_math.h"
+#include "planner/cost/plan_cost.h"
+#include "planner/graph/diagnostic.h"
+
+namespace eindecomp {
+
+namespace {
+
+// Exact pricings the greedy descent may spend (each a whole-plan costPlan: milliseconds on
+// a small graph, about a second on a 7B-parameter training step).
+constexpr double kBudgetSeconds = 20.0;
+constexpr std::size_t kTriedPerStep = 6;
+
+struct Candidate {
+  Recompute entry;
+  double flopsPerByte = 0;
+};
+
+std::map<std::string, int> positions(const Graph& g) {
+  std::map<std::string, int> position;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) position[g.nodes[i].name] = static_cast<int>(i);
+  return position;
+}
+
+// Positions in g.nodes of the nodes reading each node, in order.
+std::vector<std::vector<int>> readersOf(const Graph& g, const std::map<std::string, int>& position) {
+  std::vector<std::vector<int>> readers(g.nodes.size());
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    for (const std::string& in : g.nodes[i].inputs)
+      if (auto it = position.find(in); it != position.end()) {
+        auto& r = readers[static_cast<std::size_t>(it->second)];
+        if (r.empty() || r.back() != static_cast<int>(i)) r.push_back(static_cast<int>(i));
+      }
+  return readers;
+}
+
+// The node outputs live across step `peak` but not read there, which their first reader
+// after it can make again without lengthening another tensor's life; cheapest first.
+std::vector<Candidate> candidatesAt(const Graph& g, int peak) {
+  const std::map<std::string, int> position = positions(g);
+  const std::vector<std::vector<int>> readers = readersOf(g, position);
+  auto isOutput = [&](const std::string& name) { return std::find(g.outputs.begin(), g.outputs.end(), name) != g.outputs.end(); };
+  std::vector<Candidate> out;
+  for (int v = 0; v < peak; ++v) {
+    const Node& n = g.nodes[static_cast<std::size_t>(v)];
+    const auto& r = readers[static_cast<std::size_t>(v)];
+    if (isOutput(n.name) || std::find(r.begin(), r.end(), peak) != r.end()) continue;
+    const auto later = std::upper_bound(r.begin(), r.end(), peak);
+    if (later == r.end()) continue;  // dead before the peak
+    const int from = *later;
+    bool livesAnyway = true;  // every node it reads is read at or after `from` anyway
+    for (const std::string& in : n.inputs) {
+      const auto it = position.find(in);
+      if (it == position.end() || isOutput(in)) continue;  // a graph input (resident) or an output (held to the end)
+      const auto& ir = readers[static_cast<std::size_t>(it->second)];
+      livesAnyway = livesAnyway && ir.back() >= from;
+    }
+    if (!livesAnyway) continue;
+    int64_t elements = 1;
+    for (const Label& l : n.outputLabels) elements = checkedMul(elements, n.labelSizes.at(l), "recompute");
+    out.push_back({{n.name, g.nodes[static_cast<std::size_t>(from)].name, {}},
+                   static_cast<double>(nodeFlops(n)) / static_cast<double>(std::max<int64_t>(1, elements))});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) { return a.flopsPerByte < b.flopsPerByte; });
+  return out;
+}
+
+// g planned with every node's partition fixed (a recomputed copy takes its original's),
+// and priced with its exact memory plan.
+struct Priced {
+  Plan plan;
+  PlanCost cost;
+};
+
+Priced priceFixed(const Graph& g, const PlanOptions& options, const std::map<std::string, Parts>& parts) {
+  PlanOptions fixed = options;
+  fixed.memLimitBytes.reset();
+  fixed.lowestPeak.reset();
+  fixed.progress = {};
+  for (const Node& n : g.nodes) {
+    auto it = parts.find(n.name);
+    if (it == parts.end() && n.name.size() > 6) {  // a copy N_again: N's partition (recomputedName)
+      const std::size_t at = n.name.rfind("_again");
+      if (at != std::string::npos) it = parts.find(n.name.substr(0, at));
+    }
+    if (it != parts.end()) fixed.pinned[n.name] = it->second;
+  }
+  Priced p{planGraph(fixed.pinned.size() == g.nodes.size() ? "fixed" : "eindecomp", g, fixed), {}};
+  p.cost = costPlan(g, p.plan, options.machine, MemoryDetail::Peak, fixed.trafficMemo.get());
+  return p;
+}
+
+int peakStep(const PlanCost& cost) {
+  const auto& live = cost.memory.nodeLiveBytes;
+  return static_cast<int>(std::max_element(live.begin(), live.end()) - live.begin());
+}
+
+}  // namespace
+
+RecomputeResult planWithRecompute(const Graph& g, const PlanOptions& options, const std::vector<Parts>& lowestPeak) {
+  RecomputeResult result;
+  if (!options.memLimitBytes || lowestPeak.size() != g.nodes.size()) return result;
+  std::map<std::string, Parts> parts;
+  for (std::size_t v = 0; v < g.nodes.size(); ++v) parts[g.nodes[v].name] = lowestPeak[v];
+  if (options.progress) options.progress("--mem-limit: no plan fits; choosing nodes to compute again");
+  const auto start = std::chrono::steady_clock::now();
+  auto inBudget = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kBudgetSeconds; };
+  Graph current = g;
+  std::vector<Recompute> entries;
+  Priced priced = priceFixed(current, options, parts);
+  // Greedy on the exact peak: of the first few candidates at the peak, the one that lowers
+  // it most, while one does and the budget lasts.
+  while (priced.cost.peakBytesPerDevice > *options.memLimitBytes && inBudget()) {
+    const std::vector<Candidate> candidates = candidatesAt(current, peakStep(priced.cost));
+    std::optional<std::pair<Graph, Priced>> best;
+    Recompute bestEntry;
+    for (std::size_t k = 0; k < candidates.size() && k < kTriedPerStep && inBudget(); ++k) {
+      Graph tried = withRecompute(current, {candidates[k].entry});
+      Priced p = priceFixed(tried, options, parts);
+      if (p.cost.peakBytesPerDevice < (best ? best->second.cost.peakBytesPerDevice : priced.cost.peakBytesPerDevice)) {
+        best.emplace(std::move(tried), std::move(p));
+        bestEntry = candidates[k].entry;
+      }
+    }
+    if (!best) break;
+    current = std::move(best->first);
+    priced = std::move(best->second);
+    entries.push_back(bestEntry);
+  }
+  result.smallestPeak = priced.cost.peakBytesPerDevice;
+  result.tried = entries.size();
+  if (entries.empty() || priced.cost.peakBytesPerDevice > *options.memLimitBytes) return result;
+  // The graph that fits with these partitions, searched again under the limit: the search
+  // may find partitions that fit at a lower objective; else the descent's plan stands.
+  Plan plan;
+  try {
+    PlanOptions again = options;
+    again.lowestPeak.reset();
+    plan = planGraph("eindecomp", current, again);
+  } catch (const InputError& e) {
+    if (e.exitCode() != kExitNoPlan) throw;
+    plan = std::move(priced.plan);
+    plan.algorithm = "eindecomp";
+  }
+  std::string names;
+  for (const Recompute& e : entries) names += (names.empty() ? "" : ", ") + e.node;
+  plan.notes.push_back("--mem-limit: no plan of the graph as written fits; " + std::to_string(entries.size()) +
+                       " node(s) are computed again for their later uses (recompute; heuristic): " + names);
+  plan.recompute = entries;
+  result.fitted = RecomputedPlan{std::move(current), std::move(plan)};
+  return result;
+}
+
+}  // namespace eindecomp
