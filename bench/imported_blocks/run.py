@@ -13,7 +13,12 @@ f32, one warm-up each, medians of --iters iterations per round; the rounds inter
 two sides, and the table reports every round, the medians, the spread of the ratio and the
 load average before and after. The program's output is checked against torch's once.
 
+With `--model resnet18`: torchvision's resnet18 as written (eval mode, 1000 classes), its
+images of `--batch` x 3 x `--image` x `--image` (issue "Convolutions": batch 8, 224 x 224),
+through the same steps and the same comparison.
+
 usage: bench/imported_blocks/run.py --build build [--rounds 5] [--iters 5] [--ranks 2]
+       [--model llama|resnet18] [--batch N] [--image N]
 """
 import argparse
 import json
@@ -103,6 +108,8 @@ def main():
     ap.add_argument("--seq", type=int, default=512)
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--ffn", type=int, default=2816)
+    ap.add_argument("--model", choices=["llama", "resnet18"], default="llama")
+    ap.add_argument("--image", type=int, default=224, help="--model resnet18: the images' height and width")
     ap.add_argument("--work", default="/tmp/eindecomp-bench-imported-blocks")
     args = ap.parse_args()
     einplan, eincodegen = os.path.join(args.build, "bin", "einplan"), os.path.join(args.build, "bin", "eincodegen")
@@ -110,8 +117,15 @@ def main():
     os.makedirs(args.work)
     torch.manual_seed(0)
     torch.set_num_threads(2)
-    model = LlamaDecoderBlock(args.dim, args.heads, args.ffn).eval()
-    x = torch.randn(args.batch, args.seq, args.dim)
+    if args.model == "resnet18":
+        import torchvision
+        model = torchvision.models.resnet18().eval()
+        x = torch.randn(args.batch, 3, args.image, args.image)
+        what = f"torchvision resnet18, batch {args.batch}, 3 x {args.image} x {args.image}"
+    else:
+        model = LlamaDecoderBlock(args.dim, args.heads, args.ffn).eval()
+        x = torch.randn(args.batch, args.seq, args.dim)
+        what = f"HF-style LLaMA block, dim {args.dim}, {args.heads} heads, seq {args.seq}, batch {args.batch}, ffn {args.ffn}"
     base = os.path.join(args.work, "block")
     torch.onnx.export(model, (x,), base + ".onnx", opset_version=17, input_names=["x"], output_names=["y"])
     run([einplan, "import", base + ".onnx", "-o", base + ".yaml"])
@@ -141,8 +155,7 @@ def main():
         rows.append((ours, theirs))
     load_after = os.getloadavg()
     ratios = [t / o for o, t in rows]
-    print(f"HF-style LLaMA block, dim {args.dim}, {args.heads} heads, seq {args.seq}, batch {args.batch}, ffn {args.ffn}; "
-          f"{plan['total_flops'] / 1e9:.2f} GFLOP planned; program output vs torch: max relative error {err:.1e}")
+    print(f"{what}; {plan['total_flops'] / 1e9:.2f} GFLOP planned; program output vs torch: max relative error {err:.1e}")
     print(f"program: p = {args.ranks} x 1 thread (-O3); torch {torch.__version__} f32 on 2 threads; "
           f"load {' '.join(f'{v:.2f}' for v in load_before)} before, {' '.join(f'{v:.2f}' for v in load_after)} after")
     print("| round | program ms | torch ms | torch / program |")

@@ -179,6 +179,8 @@ def main():
     ap.add_argument("--inputs", help="a folder of .npy inputs every run reads (default: the seeded generator's), "
                                      "for graphs whose inputs must be in a range (an optimizer's state)")
     ap.add_argument("--algorithm", default="eindecomp")
+    ap.add_argument("--opt", choices=["O0", "O1"], default="O1",
+                    help="the emitted project's optimization level (O0: many tiny nodes, compile time dominates)")
     ap.add_argument("--fix", action="append", default=[],
                     help="NODE=LABEL:p pins a node's partition for every plan (the letter p: the rank count)")
     ap.add_argument("--max-flops", type=float, default=3e8,
@@ -222,7 +224,7 @@ def main():
         require(p.returncode == 0, f"einplan plan -p {ranks}", p)
         p = run([a.eincodegen, a.graph, "--plan", plan, "-o", project], env=env)
         require(p.returncode == 0, f"eincodegen for p={ranks}", p)
-        p = run(make_command(project, "JOBS=1"), env=env)
+        p = run(make_command(project, "JOBS=1", opt=a.opt), env=env)
         require(p.returncode == 0, f"make for p={ranks}", p)
         programs = [f for f in project.iterdir() if f.is_file() and os.access(f, os.X_OK) and f.suffix == ""]
         require(len(programs) == 1, f"one program in {project}: {programs}")

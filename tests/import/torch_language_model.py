@@ -71,7 +71,7 @@ def program(eincodegen, graph, weights, p, base, name):
     bytes and peaks were the plan's."""
     prog = base + ".prog"
     run([eincodegen, graph, "-p", p, "-o", prog, "--force"])
-    run(make_command(prog, "-j2"), env=ENV)
+    run(make_command(prog, "-j2", opt="O0"), env=ENV)
     out, report = base + f".out{p}", base + f".report{p}.json"
     run(["mpirun", "--oversubscribe", "-np", p, os.path.join(prog, name), "--inputs", weights, "--outputs", out, "--check",
          "--iters", 1, "--report", report], env=ENV, timeout=300)

@@ -191,7 +191,7 @@ def main():
                 # recompiles only what the plan changed.
                 prog = os.path.join(work, f"{name}.prog")
                 run([args.eincodegen, graph, "-p", str(p), "-o", prog, "--force"])
-                run(make_command(prog, "-j2"), env=env)
+                run(make_command(prog, "-j2", opt="O0"), env=env)
                 exe = os.path.join(prog, "torch_jit")
                 outp = os.path.join(work, f"{name}.out{p}")
                 run(["mpirun", "--oversubscribe", "-np", str(p), exe, "--inputs", weights, "--outputs", outp, "--check"],
