@@ -143,13 +143,38 @@ namespace {
 // holds, mapContractionToGemm always finds a mapping (its first candidate orders are the
 // tensors' own); runsAsGemm asks only this, since the planner asks it of every node of
 // every plan it prices.
+// The node's tensors' labels without its unit singles: labels of size 1 in exactly one of
+// X, Y and Z (a convolution tap's weight [O, C, 1, 1], read through a window at the tap).
+// Summing or broadcasting over one element is no work, so they take no part in the GEMM:
+// its spec leaves them out, and einrt lays the operand out without them (gemm_call.cpp).
+struct GemmTensors {
+  Labels x, y, z;
+  bool strippedX = false, strippedY = false, strippedZ = false;
+};
+
+GemmTensors gemmTensors(const Node& n) {
+  GemmTensors t{n.operandLabels[0], n.operandLabels[1], n.outputLabels};
+  auto single = [&](const Label& l) {
+    const auto size = n.labelSizes.find(l);
+    return size != n.labelSizes.end() && size->second == 1 && contains(t.x, l) + contains(t.y, l) + contains(t.z, l) == 1;
+  };
+  auto strip = [&](Labels& ls, bool& stripped) {
+    Labels kept;
+    for (const auto& l : ls)
+      if (!single(l)) kept.push_back(l);
+    stripped = kept.size() != ls.size();
+    return kept;
+  };
+  Labels x = strip(t.x, t.strippedX), y = strip(t.y, t.strippedY), z = strip(t.z, t.strippedZ);
+  t.x = std::move(x), t.y = std::move(y), t.z = std::move(z);
+  return t;
+}
+
 std::optional<LabelClasses> gemmLabelClasses(const Node& n) {
   if (n.operandLabels.size() != 2 || n.agg != Reduce::Sum || !productScale(n.join)) return std::nullopt;
-  const Labels& x = n.operandLabels[0];
-  const Labels& y = n.operandLabels[1];
-  const Labels& z = n.outputLabels;
-  if (hasRepeats(x) || hasRepeats(y) || hasRepeats(z)) return std::nullopt;
-  LabelClasses classes = classifyLabels(x, y, z);
+  if (hasRepeats(n.operandLabels[0]) || hasRepeats(n.operandLabels[1]) || hasRepeats(n.outputLabels)) return std::nullopt;
+  const GemmTensors t = gemmTensors(n);
+  LabelClasses classes = classifyLabels(t.x, t.y, t.z);
   if (!classes.r.empty() || !classes.b.empty()) return std::nullopt;  // one-operand aggregation or broadcast
   return classes;
 }
@@ -160,9 +185,10 @@ std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector
   const std::optional<LabelClasses> classes = gemmLabelClasses(n);
   if (!classes) return std::nullopt;
   const double alpha = *productScale(n.join);
-  const Labels& x = n.operandLabels[0];
-  const Labels& y = n.operandLabels[1];
-  const Labels& z = n.outputLabels;
+  const GemmTensors tensors = gemmTensors(n);
+  const Labels& x = tensors.x;
+  const Labels& y = tensors.y;
+  const Labels& z = tensors.z;
   const Labels &c = classes->c, &m = classes->m, &nn = classes->n, &k = classes->k;
   const Labels order = iterationLabels(n);
   int64_t sizeX = product(x, order, blockExtent), sizeY = product(y, order, blockExtent),
@@ -178,6 +204,9 @@ std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector
     // Each tensor's batch labels: those it has (a promoted M label is not in Y).
     const Labels cx = restrictTo(co, x), cy = restrictTo(co, y), cz = restrictTo(co, z);
     Fit fx = fitOperand(x, cx, mo, ko), fy = fitOperand(y, cy, ko, no), fz = fitOperand(z, cz, mo, no);
+    // A tensor without its unit singles is read in place only (a permutation of it would
+    // have to name them).
+    if ((tensors.strippedX && !fx.direct) || (tensors.strippedY && !fy.direct) || (tensors.strippedZ && !fz.direct)) return;
     int64_t cost = (fx.direct ? 0 : sizeX) + (fy.direct ? 0 : sizeY) + (fz.direct ? 0 : sizeZ);
     if (cost >= bestCost || (loops && cost > 0)) return;
     GemmMapping g;

@@ -28,7 +28,16 @@ View viewOf(const std::vector<int>& stored, bool permuted, bool transposed, cons
   std::vector<int> own;
   for (int l : c)
     if (std::find(stored.begin(), stored.end(), l) != stored.end()) own.push_back(l);
-  const std::vector<int> layout = permuted ? concat(own, first, second) : stored;
+  // Labels the spec leaves out are the node's unit singles (size 1 in this tensor alone: a
+  // convolution tap's weight [O, C, 1, 1]): they take no place in the matrix.
+  const std::vector<int> all = concat(c, first, second);
+  std::vector<int> kept;
+  for (int l : stored) {
+    if (std::find(all.begin(), all.end(), l) != all.end()) kept.push_back(l);
+    else if (extent[static_cast<std::size_t>(l)] != 1)
+      throw std::logic_error("einrt: a GEMM operand has a label of extent above 1 that its spec leaves out");
+  }
+  const std::vector<int> layout = permuted ? concat(own, first, second) : kept;
   const std::vector<int>& outer = !permuted && transposed ? second : first;
   const std::vector<int>& inner = !permuted && transposed ? first : second;
   std::vector<int64_t> stride(extent.size(), 0);
