@@ -71,7 +71,7 @@ std::vector<Candidate> candidatesAt(const Graph& g, int peak) {
   return out;
 }
 
-// g planned with every node's partition fixed (a recomputed copy takes its original's),
+// g planned with every node's partition fixed (`parts` names the recomputed copies too),
 // and priced with its exact memory plan.
 struct Priced {
   Plan plan;
@@ -83,14 +83,8 @@ Priced priceFixed(const Graph& g, const PlanOptions& options, const std::map<std
   fixed.memLimitBytes.reset();
   fixed.lowestPeak.reset();
   fixed.progress = {};
-  for (const Node& n : g.nodes) {
-    auto it = parts.find(n.name);
-    if (it == parts.end() && n.name.size() > 6) {  // a copy N_again: N's partition (recomputedName)
-      const std::size_t at = n.name.rfind("_again");
-      if (at != std::string::npos) it = parts.find(n.name.substr(0, at));
-    }
-    if (it != parts.end()) fixed.pinned[n.name] = it->second;
-  }
+  for (const Node& n : g.nodes)
+    if (auto it = parts.find(n.name); it != parts.end()) fixed.pinned[n.name] = it->second;
   Priced p{planGraph(fixed.pinned.size() == g.nodes.size() ? "fixed" : "eindecomp", g, fixed), {}};
   p.cost = costPlan(g, p.plan, options.machine, MemoryDetail::Peak, fixed.trafficMemo.get());
   return p;
@@ -121,7 +115,9 @@ RecomputeResult planWithRecompute(const Graph& g, const PlanOptions& options, co
     std::optional<std::pair<Graph, Priced>> best;
     Recompute bestEntry;
     for (std::size_t k = 0; k < candidates.size() && k < kTriedPerStep && inBudget(); ++k) {
-      Graph tried = withRecompute(current, {candidates[k].entry});
+      const Recompute& entry = candidates[k].entry;
+      parts[recomputedName(current, entry.node)] = parts.at(entry.node);  // the copy runs as its original
+      Graph tried = withRecompute(current, {entry});
       Priced p = priceFixed(tried, options, parts);
       if (p.cost.peakBytesPerDevice < (best ? best->second.cost.peakBytesPerDevice : priced.cost.peakBytesPerDevice)) {
         best.emplace(std::move(tried), std::move(p));
