@@ -7,6 +7,7 @@
 #include "planner/cost/checked_math.h"
 #include "planner/cost/plan_cost.h"
 #include "planner/graph/diagnostic.h"
+#include "planner/graph/graph_index.h"
 
 namespace eindecomp {
 
@@ -22,45 +23,29 @@ struct Candidate {
   double flopsPerByte = 0;
 };
 
-std::map<std::string, int> positions(const Graph& g) {
-  std::map<std::string, int> position;
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) position[g.nodes[i].name] = static_cast<int>(i);
-  return position;
-}
-
-// Positions in g.nodes of the nodes reading each node, in order.
-std::vector<std::vector<int>> readersOf(const Graph& g, const std::map<std::string, int>& position) {
-  std::vector<std::vector<int>> readers(g.nodes.size());
-  for (std::size_t i = 0; i < g.nodes.size(); ++i)
-    for (const std::string& in : g.nodes[i].inputs)
-      if (auto it = position.find(in); it != position.end()) {
-        auto& r = readers[static_cast<std::size_t>(it->second)];
-        if (r.empty() || r.back() != static_cast<int>(i)) r.push_back(static_cast<int>(i));
-      }
-  return readers;
-}
-
 // The node outputs live across step `peak` but not read there, which their first reader
 // after it can make again without lengthening another tensor's life; cheapest first.
 std::vector<Candidate> candidatesAt(const Graph& g, int peak) {
-  const std::map<std::string, int> position = positions(g);
-  const std::vector<std::vector<int>> readers = readersOf(g, position);
-  auto isOutput = [&](const std::string& name) { return std::find(g.outputs.begin(), g.outputs.end(), name) != g.outputs.end(); };
+  const GraphIndex index(g);
+  // The positions of the nodes reading a tensor, in node order (one per reading node).
+  auto readers = [&](const std::string& name) {
+    std::vector<int> r;
+    for (const Use& u : index.consumers(name))
+      if (r.empty() || r.back() != u.node) r.push_back(u.node);
+    return r;
+  };
   std::vector<Candidate> out;
   for (int v = 0; v < peak; ++v) {
     const Node& n = g.nodes[static_cast<std::size_t>(v)];
-    const auto& r = readers[static_cast<std::size_t>(v)];
-    if (isOutput(n.name) || std::find(r.begin(), r.end(), peak) != r.end()) continue;
+    const std::vector<int> r = readers(n.name);
+    if (index.isOutput(n.name) || std::find(r.begin(), r.end(), peak) != r.end()) continue;
     const auto later = std::upper_bound(r.begin(), r.end(), peak);
     if (later == r.end()) continue;  // dead before the peak
     const int from = *later;
     bool livesAnyway = true;  // every node it reads is read at or after `from` anyway
-    for (const std::string& in : n.inputs) {
-      const auto it = position.find(in);
-      if (it == position.end() || isOutput(in)) continue;  // a graph input (resident) or an output (held to the end)
-      const auto& ir = readers[static_cast<std::size_t>(it->second)];
-      livesAnyway = livesAnyway && ir.back() >= from;
-    }
+    for (const std::string& in : n.inputs)
+      if (index.nodeIndex(in) >= 0 && !index.isOutput(in))  // not a graph input (resident) or an output (held to the end)
+        livesAnyway = livesAnyway && readers(in).back() >= from;
     if (!livesAnyway) continue;
     int64_t elements = 1;
     for (const Label& l : n.outputLabels) elements = checkedMul(elements, n.labelSizes.at(l), "recompute");

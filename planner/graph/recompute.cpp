@@ -16,18 +16,12 @@ std::set<std::string> namesOf(const Graph& g) {
   return names;
 }
 
-int indexOf(const Graph& g, const std::string& name) {
-  for (std::size_t i = 0; i < g.nodes.size(); ++i)
-    if (g.nodes[i].name == name) return static_cast<int>(i);
-  return -1;
-}
-
 void applyOne(Graph& g, const Recompute& r) {
-  const int v = indexOf(g, r.node);
+  const int v = nodeIndex(g, r.node);
   if (v < 0) throw InputError({r.loc, "recompute: " + quoted(r.node) + " is not a node of the graph"});
   if (std::find(g.outputs.begin(), g.outputs.end(), r.node) != g.outputs.end())
     throw InputError({r.loc, "recompute: " + quoted(r.node) + " is a graph output, which is held to the end anyway"});
-  const int f = indexOf(g, r.from);
+  const int f = nodeIndex(g, r.from);
   const bool consumes = f >= 0 && std::find(g.nodes[static_cast<std::size_t>(f)].inputs.begin(),
                                             g.nodes[static_cast<std::size_t>(f)].inputs.end(), r.node) !=
                                       g.nodes[static_cast<std::size_t>(f)].inputs.end();
