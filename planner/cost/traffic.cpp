@@ -233,128 +233,151 @@ std::vector<int64_t> intervalsMet(int64_t parts, int64_t mine, int64_t other) {
 }
 int64_t nestedMet(int64_t mine, int64_t other) { return mine % other == 0 ? mine / other : 1; }
 
-// The per-rank loads of canonicalRepartitionTraffic, [intra, inter] per quantity. Built for
-// AVX-512 and AVX2 too (target_clones): the search runs it for every pair of layouts.
-struct RankLoads {
-  std::vector<int64_t> received[2], sent[2], messages[2];
+// The per-dimension tables of one repartition that do not depend on the rank: how many
+// blocks of the other grid an interval meets (intervalsMet; empty: the same for every
+// interval, whose product over such dimensions is `nested`).
+struct MetTables {
+  std::vector<std::vector<int64_t>> received, sent;  // per dimension, by the consumer's / producer's coordinate
+  int64_t receivedNested = 1, sentNested = 1;
 };
 
+MetTables metTables(const einrt::BlockGrid& producer, const einrt::BlockGrid& consumer) {
+  MetTables m;
+  for (std::size_t d = 0; d < consumer.dims(); ++d) {
+    const int64_t ec = consumer.extent(d), ep = producer.extent(d);
+    m.received.push_back(intervalsMet(consumer.parts[d], ec, ep));
+    m.sent.push_back(intervalsMet(producer.parts[d], ep, ec));
+    if (m.received.back().empty()) m.receivedNested *= nestedMet(ec, ep);
+    if (m.sent.back().empty()) m.sentNested *= nestedMet(ep, ec);
+  }
+  return m;
+}
+
+int64_t overlap(int64_t loC, int64_t ec, int64_t loP, int64_t ep) {
+  return std::max<int64_t>(0, std::min(loC + ec, loP + ep) - std::max(loC, loP));
+}
+
+// Scratch for the loads of one group of consecutive ranks [first, first + ni or nj): per
+// rank what it owns of its read block (self) and how many blocks meet its read block or
+// its own (receivedMet, sentMet); on a cluster, where the group is one node, the pieces
+// between the node's own ranks (near, its row and column sums: what stays off the network).
+struct GroupLoads {
+  std::vector<int64_t> self, receivedMet, sentMet;  // per rank of the group
+  std::vector<int64_t> near, rowSum, rowPieces, colSum, colPieces;
+  std::vector<std::size_t> varying;
+  // `k` ranks a group; a node's pairs (near) only on a cluster.
+  GroupLoads(std::size_t k, bool cluster)
+      : self(k), receivedMet(k), sentMet(k), near(cluster ? k * k : 0), rowSum(k), rowPieces(k), colSum(k), colPieces(k) {}
+};
+
+// What stays inside one node of a cluster, ranks [first, first + ni) reading and
+// [first, first + nj) holding: near[i][j], what reader i takes from holder j of the same
+// node (i != j); its row sums stay inside the node for the reader (rowSum, rowPieces), its
+// column sums for the holder (colSum, colPieces). False when nothing stays inside.
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+bool nearLoads(const einrt::BlockGrid& consumer, const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
+               const RankBlockCoordinates& read, std::size_t first, std::size_t ni, std::size_t nj, GroupLoads& g) {
+  const std::size_t K = g.rowSum.size();
+  // A dimension in which every rank of the node reads one interval and owns one gives
+  // every pair the same factor: multiplied in once (most dimensions of a node's blocks:
+  // only the cuts finer than a node vary inside it). A zero factor: nothing stays inside.
+  int64_t common = 1;
+  g.varying.clear();
+  for (std::size_t d = 0; d < consumer.dims(); ++d) {
+    const int32_t* rc = read.byDim[d].data() + first;
+    const int32_t* oc = owned.byDim[d].data() + first;
+    if (std::equal(rc + 1, rc + ni, rc) && std::equal(oc + 1, oc + nj, oc))
+      common *= overlap(rc[0] * consumer.extent(d), consumer.extent(d), oc[0] * producer.extent(d), producer.extent(d));
+    else
+      g.varying.push_back(d);
+  }
+  if (common == 0) return false;
+  for (std::size_t i = 0; i < ni; ++i) std::fill_n(g.near.begin() + static_cast<std::ptrdiff_t>(i * K), nj, common);
+  for (std::size_t d : g.varying) {
+    const int64_t ec = consumer.extent(d), ep = producer.extent(d);
+    const int32_t* rc = read.byDim[d].data() + first;
+    const int32_t* oc = owned.byDim[d].data() + first;
+    for (std::size_t i = 0; i < ni; ++i) {
+      const int64_t loC = rc[i] * ec;
+      int64_t* row = g.near.data() + i * K;
+      for (std::size_t j = 0; j < nj; ++j) row[j] *= overlap(loC, ec, oc[j] * ep, ep);
+    }
+  }
+  for (std::size_t i = 0; i < std::min(ni, nj); ++i) g.near[i * K + i] = 0;  // a rank's own block is no piece
+  std::fill(g.colSum.begin(), g.colSum.end(), 0);
+  std::fill(g.colPieces.begin(), g.colPieces.end(), 0);
+  for (std::size_t i = 0; i < ni; ++i) {
+    const int64_t* row = g.near.data() + i * K;
+    int64_t sum = 0, pieces = 0;
+    for (std::size_t j = 0; j < nj; ++j) {
+      sum += row[j];
+      pieces += row[j] > 0 ? 1 : 0;
+      g.colSum[j] += row[j];
+      g.colPieces[j] += row[j] > 0 ? 1 : 0;
+    }
+    g.rowSum[i] = sum, g.rowPieces[i] = pieces;
+  }
+  return true;
+}
+
+// Per group of ranks (a node on a cluster, else a run of 64 ranks, in cache) the
+// loads of every rank, folded into the traffic's busiest figures as they come: no
+// per-rank array over all p ranks. Built for AVX-512 and AVX2 too (target_clones): the
+// search runs it for every pair of layouts it prices.
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 void rankLoads(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned, const einrt::BlockGrid& consumer,
-               const RankBlockCoordinates& read, int64_t devices, const einrt::RankNodes& nodes, RankLoads& out, int64_t& elements,
-               int64_t& interElements) {
+               const RankBlockCoordinates& read, int64_t devices, const einrt::RankNodes& nodes, Traffic& t) {
   const auto P = static_cast<std::size_t>(devices);
-  const std::size_t readers = read.ranks(), holders = owned.ranks(), both = std::min(readers, holders), dims = consumer.dims();
+  const std::size_t readers = read.ranks(), holders = owned.ranks(), dims = consumer.dims();
   const int64_t perBlock = static_cast<int64_t>(readers) / consumer.blockCount();  // readers of each consumer block
-  const int64_t readElements = consumer.blockElements(), ownedElements = producer.blockElements();
-  for (int l = 0; l < 2; ++l) {
-    out.received[l].assign(P, 0);
-    out.sent[l].assign(P, 0);
-    out.messages[l].assign(P, 0);
-  }
-  // What each rank already owns of the block it reads, and how many blocks meet its read
-  // block (received messages) or its own block (times the readers of each: sent messages).
-  std::vector<int64_t> self(both, 1), recvMet(readers, 1), sendMet(holders, perBlock);
-  int64_t recvNested = 1, sendNested = 1;
-  for (std::size_t d = 0; d < dims; ++d) {
-    const int64_t ec = consumer.extent(d), ep = producer.extent(d);
-    const int32_t* rc = read.byDim[d].data();
-    const int32_t* oc = owned.byDim[d].data();
-    for (std::size_t r = 0; r < both; ++r) {
-      const int64_t loC = rc[r] * ec, loP = oc[r] * ep;
-      self[r] *= std::max<int64_t>(0, std::min(loC + ec, loP + ep) - std::max(loC, loP));
-    }
-    const std::vector<int64_t> metC = intervalsMet(consumer.parts[d], ec, ep), metP = intervalsMet(producer.parts[d], ep, ec);
-    if (metC.empty()) recvNested *= nestedMet(ec, ep);
-    else for (std::size_t r = 0; r < readers; ++r) recvMet[r] *= metC[static_cast<std::size_t>(rc[r])];
-    if (metP.empty()) sendNested *= nestedMet(ep, ec);
-    else
-      for (std::size_t r = 0; r < holders; ++r)
-        if (oc[r] >= 0) sendMet[r] *= metP[static_cast<std::size_t>(oc[r])];
-  }
-  for (int64_t& m : recvMet) m *= recvNested;
-  for (int64_t& m : sendMet) m *= sendNested;
-  elements = 0;
-  for (std::size_t r = 0; r < readers; ++r) {
-    const int64_t own = r < both ? self[r] : 0;
-    out.received[0][r] = readElements - own;
-    out.messages[0][r] += recvMet[r] - (own > 0 ? 1 : 0);
-    elements += readElements - own;
-  }
-  for (std::size_t r = 0; r < holders; ++r) {
-    if (!owned.holds(r)) continue;
-    const int64_t own = r < both ? self[r] : 0;
-    out.sent[0][r] = perBlock * ownedElements - own;
-    out.messages[0][r] += sendMet[r] - (own > 0 ? 1 : 0);
-  }
-  interElements = 0;
-  if (!nodes.spansNodes(devices)) return;
-  // On a cluster everything starts as inter-node and what stays inside a node moves back:
-  // per node, the overlaps between its ranks' read blocks and its ranks' own blocks.
-  for (std::vector<int64_t>* perLink : {out.received, out.sent, out.messages}) std::swap(perLink[0], perLink[1]);
-  // near[i][j]: what reader i of the node takes from owner j of the node (i != j); its row
-  // sums stay inside the node for the reader, its column sums for the owner.
-  const auto K = static_cast<std::size_t>(nodes.ranksPerNode);
-  std::vector<int64_t> near(K * K), rowSum(K), rowPieces(K), colSum(K), colPieces(K);
-  std::vector<std::size_t> varying;  // the dimensions whose coordinates vary inside the node
-  for (std::size_t first = 0; first < P; first += K) {
-    const std::size_t readEnd = std::min(first + K, readers), ownEnd = std::min(first + K, holders);
-    if (readEnd <= first || ownEnd <= first) continue;
-    const std::size_t ni = readEnd - first, nj = ownEnd - first;
-    // A dimension in which every rank of the node reads one interval and owns one gives
-    // every pair the same factor: multiplied in once (most dimensions of a node's blocks:
-    // only the cuts finer than a node vary inside it). A zero factor: nothing stays inside.
-    int64_t common = 1;
-    varying.clear();
+  const int64_t readElements = consumer.blockElements(), sendElements = perBlock * producer.blockElements();
+  const MetTables met = metTables(producer, consumer);
+  const bool cluster = nodes.spansNodes(devices);
+  const std::size_t K = cluster ? static_cast<std::size_t>(nodes.ranksPerNode) : std::size_t{64};
+  GroupLoads g(K, cluster);
+  LinkLoad* link[2] = {&t.intraNode, &t.interNode};
+  for (std::size_t first = 0; first < P && (first < readers || first < holders); first += K) {
+    const std::size_t n = std::min(K, P - first);
+    const std::size_t ni = first < readers ? std::min(n, readers - first) : 0;
+    const std::size_t nj = first < holders ? std::min(n, holders - first) : 0;
+    const std::size_t nb = std::min(ni, nj);
+    // What each rank already owns of the block it reads, and how many blocks meet its read
+    // block (received messages) or its own block (times the readers of each: sent messages).
+    std::fill_n(g.self.begin(), nb, 1);
+    std::fill_n(g.receivedMet.begin(), ni, met.receivedNested);
+    std::fill_n(g.sentMet.begin(), nj, perBlock * met.sentNested);
     for (std::size_t d = 0; d < dims; ++d) {
-      const int32_t* rc = read.byDim[d].data() + first;
-      const int32_t* oc = owned.byDim[d].data() + first;
-      if (std::equal(rc + 1, rc + ni, rc) && std::equal(oc + 1, oc + nj, oc)) {
-        const int64_t ec = consumer.extent(d), ep = producer.extent(d), loC = rc[0] * ec, loP = oc[0] * ep;
-        common *= std::max<int64_t>(0, std::min(loC + ec, loP + ep) - std::max(loC, loP));
-      } else {
-        varying.push_back(d);
-      }
-    }
-    if (common == 0) continue;
-    std::fill(near.begin(), near.end(), common);
-    for (std::size_t d : varying) {
       const int64_t ec = consumer.extent(d), ep = producer.extent(d);
       const int32_t* rc = read.byDim[d].data() + first;
       const int32_t* oc = owned.byDim[d].data() + first;
-      for (std::size_t i = 0; i < ni; ++i) {
-        const int64_t loC = rc[i] * ec;
-        int64_t* row = near.data() + i * K;
-        for (std::size_t j = 0; j < nj; ++j) {
-          const int64_t loP = oc[j] * ep;
-          row[j] *= std::max<int64_t>(0, std::min(loC + ec, loP + ep) - std::max(loC, loP));
-        }
+      for (std::size_t i = 0; i < nb; ++i) g.self[i] *= overlap(rc[i] * ec, ec, oc[i] * ep, ep);
+      if (!met.received[d].empty())
+        for (std::size_t i = 0; i < ni; ++i) g.receivedMet[i] *= met.received[d][static_cast<std::size_t>(rc[i])];
+      if (!met.sent[d].empty())
+        for (std::size_t i = 0; i < nj; ++i)
+          if (oc[i] >= 0) g.sentMet[i] *= met.sent[d][static_cast<std::size_t>(oc[i])];
+    }
+    // On a cluster: what stays inside the node (nearLoads), the rest crosses the network.
+    const bool inside = cluster && ni > 0 && nj > 0 && nearLoads(consumer, producer, owned, read, first, ni, nj, g);
+    for (std::size_t i = 0; i < n; ++i) {
+      const int64_t own = i < nb ? g.self[i] : 0;
+      const bool holds = i < nj && owned.holds(first + i);
+      const int64_t received = i < ni ? readElements - own : 0, sent = holds ? sendElements - own : 0;
+      const int64_t messages = (i < ni ? g.receivedMet[i] - (own > 0 ? 1 : 0) : 0) + (holds ? g.sentMet[i] - (own > 0 ? 1 : 0) : 0);
+      t.elements += received;
+      const int64_t nearReceived = inside && i < ni ? g.rowSum[i] : 0, nearSent = inside && i < nj ? g.colSum[i] : 0;
+      const int64_t nearMessages = inside ? (i < ni ? g.rowPieces[i] : 0) + (i < nj ? g.colPieces[i] : 0) : 0;
+      // Off a cluster every byte is on the one link (intra); on one, what is not near is far.
+      LinkLoad& far = cluster ? t.interNode : t.intraNode;
+      far.busiestElements = std::max({far.busiestElements, received - nearReceived, sent - nearSent});
+      far.busiestMessages = std::max(far.busiestMessages, messages - nearMessages);
+      if (cluster) {
+        t.interNodeElements += received - nearReceived;
+        link[0]->busiestElements = std::max({link[0]->busiestElements, nearReceived, nearSent});
+        link[0]->busiestMessages = std::max(link[0]->busiestMessages, nearMessages);
       }
-    }
-    for (std::size_t i = 0; i < std::min(ni, nj); ++i) near[i * K + i] = 0;  // a rank's own block is no piece
-    std::fill(colSum.begin(), colSum.end(), 0);
-    std::fill(colPieces.begin(), colPieces.end(), 0);
-    for (std::size_t i = 0; i < ni; ++i) {
-      const int64_t* row = near.data() + i * K;
-      int64_t sum = 0, pieces = 0;
-      for (std::size_t j = 0; j < nj; ++j) {
-        sum += row[j];
-        pieces += row[j] > 0 ? 1 : 0;
-        colSum[j] += row[j];
-        colPieces[j] += row[j] > 0 ? 1 : 0;
-      }
-      rowSum[i] = sum, rowPieces[i] = pieces;
-    }
-    for (std::size_t i = 0; i < ni; ++i) {
-      out.received[1][first + i] -= rowSum[i], out.received[0][first + i] += rowSum[i];
-      out.messages[1][first + i] -= rowPieces[i], out.messages[0][first + i] += rowPieces[i];
-    }
-    for (std::size_t j = 0; j < nj; ++j) {
-      out.sent[1][first + j] -= colSum[j], out.sent[0][first + j] += colSum[j];
-      out.messages[1][first + j] -= colPieces[j], out.messages[0][first + j] += colPieces[j];
     }
   }
-  for (std::size_t r = 0; r < readers; ++r) interElements += out.received[1][r];
 }
 
 }  // namespace
@@ -362,15 +385,8 @@ void rankLoads(const einrt::BlockGrid& producer, const RankBlockCoordinates& own
 Traffic canonicalRepartitionTraffic(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
                                     const einrt::BlockGrid& consumer, const RankBlockCoordinates& read, int64_t devices,
                                     const einrt::RankNodes& nodes) {
-  RankLoads loads;
   Traffic t;
-  rankLoads(producer, owned, consumer, read, devices, nodes, loads, t.elements, t.interNodeElements);
-  LinkLoad* load[2] = {&t.intraNode, &t.interNode};
-  for (int l = 0; l < 2; ++l)
-    for (std::size_t r = 0; r < static_cast<std::size_t>(devices); ++r) {
-      load[l]->busiestElements = std::max({load[l]->busiestElements, loads.sent[l][r], loads.received[l][r]});
-      load[l]->busiestMessages = std::max(load[l]->busiestMessages, loads.messages[l][r]);
-    }
+  rankLoads(producer, owned, consumer, read, devices, nodes, t);
   return t;
 }
 

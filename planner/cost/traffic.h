@@ -93,7 +93,8 @@ int64_t canonicalRepartitionElements(const einrt::BlockGrid& producer, const Ran
 // less what it reads of its own block; a rank's messages are the blocks overlapping its
 // read block (or the readers of the blocks overlapping its own), counted per dimension;
 // only the split by link looks at the other ranks of the node. O(ranks x dims x
-// ranks per node), where enumerating the pieces of an all-to-all costs ranks^2.
+// ranks per node) in time, where enumerating the pieces of an all-to-all costs ranks^2,
+// and O(ranks per node) in scratch: the ranks are taken a node (or a few hundred) at a time.
 Traffic canonicalRepartitionTraffic(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
                                     const einrt::BlockGrid& consumer, const RankBlockCoordinates& read, int64_t devices,
                                     const einrt::RankNodes& nodes);
