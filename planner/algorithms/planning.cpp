@@ -195,6 +195,21 @@ void repairToFit(const SearchSpace& s, const Graph& g, const PlanOptions& option
   }
 }
 
+// Whether every node keeps the least memory any of its candidates keeps (search_space.h
+// memoryBytes). The penalty is that memory summed node by node, so such partitions already
+// minimize it: a larger weight can only weigh the same minimum more, and the search would
+// find them again.
+bool keepsLeastMemory(const SearchSpace& s, const std::vector<Parts>& parts) {
+  for (std::size_t v = 0; v < parts.size(); ++v) {
+    const NodeCandidates& c = *s.nodes[v];
+    const auto it = std::find(c.parts.begin(), c.parts.end(), parts[v]);
+    if (it == c.parts.end()) return false;
+    const int64_t kept = c.memoryBytes[static_cast<std::size_t>(it - c.parts.begin())];
+    if (kept > *std::min_element(c.memoryBytes.begin(), c.memoryBytes.end())) return false;
+  }
+  return true;
+}
+
 MemorySearchResult searchUnderMemoryLimit(SearchSpace& s, const Graph& g, const PlanOptions& options,
                                           const PricedPlan& unconstrained) {
   const ObjectiveModel& model = s.model;
@@ -202,10 +217,12 @@ MemorySearchResult searchUnderMemoryLimit(SearchSpace& s, const Graph& g, const 
   r.smallestPeak = unconstrained.cost.peakBytesPerDevice;
   std::vector<Parts>& lowestPeak = r.lowestPeak;
   for (const NodePlan& np : unconstrained.plan.nodes) lowestPeak.push_back(np.parts);
+  std::vector<Parts> tried;  // the partitions of the last attempt
   auto attempt = [&](double weight) {
     say(options, "--mem-limit: the plan does not fit; search " + std::to_string(r.searches + 2) + " with a memory penalty");
     setMemoryPenalty(s, weight);
     PartitionChoice choice = searchPartitions(s, options);
+    tried = choice.parts;
     PricedPlan priced = placeAndPrice(g, options, "eindecomp", choice.parts);
     ++r.searches;
     if (priced.cost.peakBytesPerDevice < r.smallestPeak) {
@@ -230,6 +247,7 @@ MemorySearchResult searchUnderMemoryLimit(SearchSpace& s, const Graph& g, const 
       break;
     }
     low = w;
+    if (keepsLeastMemory(s, tried)) break;  // no larger weight lowers the penalty further
   }
   for (int step = 0; high > 0 && step < 6; ++step) {
     const double mid = low > 0 ? std::sqrt(low * high) : high / 4;
