@@ -201,12 +201,10 @@ int64_t computeEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
 
 }  // namespace
 
-int64_t edgeCost(SearchSpace& s, const SearchEdge& e, int out, int in) {
+int64_t uncachedEdgeCost(SearchSpace& s, const SearchEdge& e, int out, int in) {
   EdgeMatrix& m = s.matrices[static_cast<std::size_t>(e.matrix)];
   if (m.cost.empty()) return computeEdgeCost(s, m, out, in);
-  int64_t& cell = m.cost[static_cast<std::size_t>(out) * m.cols->size() + static_cast<std::size_t>(in)];
-  if (cell < 0) cell = computeEdgeCost(s, m, out, in);
-  return cell;
+  return m.cell(out, in) = computeEdgeCost(s, m, out, in);
 }
 
 int64_t totalCost(SearchSpace& s, const std::vector<int>& choice) {

@@ -72,7 +72,10 @@ struct EdgeMatrix {
   std::vector<int64_t> tensorShape, origin;
   const std::vector<OutputSide>* rows = nullptr;
   const std::vector<OperandSide>* cols = nullptr;
-  std::vector<int64_t> cost;                       // rows x cols, -1 until computed; empty when too large to cache
+  // Column by column (a consumer side's costs from every producer layout together: the
+  // dynamic program scans a column at a time), -1 until computed; empty when too large to cache.
+  std::vector<int64_t> cost;
+  int64_t& cell(int out, int in) { return cost[static_cast<std::size_t>(in) * rows->size() + static_cast<std::size_t>(out)]; }
   std::vector<std::unique_ptr<BlockHomes>> homes;  // per row, made when first needed (time)
   // The traffic objective's fast path (traffic.h, canonical placement): per row the block
   // coordinates each rank owns, per column those it reads, made when first needed.
@@ -94,8 +97,18 @@ struct SearchSpace {
 // Throws InputError (exit 2) for nodes with other than 1 or 2 operands.
 SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options);
 
-// Cost of edge e between producer output layout `out` and consumer side `in`.
-int64_t edgeCost(SearchSpace& s, const SearchEdge& e, int out, int in);
+// Cost of edge e between producer output layout `out` and consumer side `in`: computed
+// once (uncachedEdgeCost) and then read from the edge's matrix. Inline: the dynamic
+// program reads hundreds of millions of cells on a large model.
+int64_t uncachedEdgeCost(SearchSpace& s, const SearchEdge& e, int out, int in);
+inline int64_t edgeCost(SearchSpace& s, const SearchEdge& e, int out, int in) {
+  EdgeMatrix& m = s.matrices[static_cast<std::size_t>(e.matrix)];
+  if (!m.cost.empty()) {
+    const int64_t cell = m.cell(out, in);
+    if (cell >= 0) return cell;
+  }
+  return uncachedEdgeCost(s, e, out, in);
+}
 
 // The plan's cost under the objective (canonical placement) for one candidate per node.
 int64_t totalCost(SearchSpace& s, const std::vector<int>& choice);
