@@ -259,40 +259,102 @@ int64_t overlap(int64_t loC, int64_t ec, int64_t loP, int64_t ep) {
 
 // Scratch for the loads of one group of consecutive ranks [first, first + ni or nj): per
 // rank what it owns of its read block (self) and how many blocks meet its read block or
-// its own (receivedMet, sentMet); on a cluster, where the group is one node, the pieces
-// between the node's own ranks (near, its row and column sums: what stays off the network).
+// its own (receivedMet, sentMet), and the overlaps' factors they are made of (common,
+// rowFactor, colFactor: groupFactors); on a cluster, where the group is one node, the
+// pieces between the node's own ranks (near, its row and column sums: what stays off the
+// network).
 struct GroupLoads {
   std::vector<int64_t> self, receivedMet, sentMet;  // per rank of the group
-  std::vector<int64_t> near, rowSum, rowPieces, colSum, colPieces;
-  std::vector<std::size_t> varying;
+  std::vector<int64_t> near, rowSum, rowPieces, colSum, colPieces, rowFactor, colFactor;
+  std::vector<std::size_t> varying;  // the dimensions whose read and owned intervals both vary in the group
+  int64_t common = 1;
   // `k` ranks a group; a node's pairs (near) only on a cluster.
   GroupLoads(std::size_t k, bool cluster)
-      : self(k), receivedMet(k), sentMet(k), near(cluster ? k * k : 0), rowSum(k), rowPieces(k), colSum(k), colPieces(k) {}
+      : self(k), receivedMet(k), sentMet(k), near(cluster ? k * k : 0), rowSum(k), rowPieces(k), colSum(k), colPieces(k),
+        rowFactor(k), colFactor(k) {}
 };
 
-// What stays inside one node of a cluster, ranks [first, first + ni) reading and
-// [first, first + nj) holding: near[i][j], what reader i takes from holder j of the same
-// node (i != j); its row sums stay inside the node for the reader (rowSum, rowPieces), its
-// column sums for the holder (colSum, colPieces). False when nothing stays inside.
+// The factors of one group's loads, dimension by dimension. A rank's pieces are products
+// over dimensions of interval overlaps (its own block's share of its read block: self; on
+// a cluster, what reader i takes from holder j of its node: near[i][j]) and of the blocks
+// its intervals meet (its messages). A dimension in which every reader of the group reads
+// one interval and every holder owns one gives every rank and pair the same factor
+// (`common`: most dimensions, as only the cuts finer than the group vary inside it); one
+// in which only the holders' intervals vary gives a factor per holder (colFactor), only
+// the readers' a factor per reader (rowFactor). Only the dimensions where both vary
+// (`varying`) need the pairs one by one.
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+void groupFactors(const einrt::BlockGrid& consumer, const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
+                  const RankBlockCoordinates& read, const MetTables& met, std::size_t first, std::size_t ni, std::size_t nj,
+                  GroupLoads& g) {
+  std::fill_n(g.rowFactor.begin(), ni, 1);
+  std::fill_n(g.colFactor.begin(), nj, 1);
+  int64_t receivedMet = 1, sentMet = 1;
+  g.common = 1;
+  g.varying.clear();
+  for (std::size_t d = 0; d < consumer.dims(); ++d) {
+    const int64_t ec = consumer.extent(d), ep = producer.extent(d);
+    const int32_t* rc = read.byDim[d].data() + first;
+    const int32_t* oc = owned.byDim[d].data() + first;
+    const bool oneRead = ni == 0 || std::equal(rc + 1, rc + ni, rc), oneOwned = nj == 0 || std::equal(oc + 1, oc + nj, oc);
+    const std::vector<int64_t>& metC = met.received[d];
+    const std::vector<int64_t>& metP = met.sent[d];
+    if (!metC.empty() && ni > 0) {
+      if (oneRead) receivedMet *= metC[static_cast<std::size_t>(rc[0])];
+      else for (std::size_t i = 0; i < ni; ++i) g.receivedMet[i] *= metC[static_cast<std::size_t>(rc[i])];
+    }
+    if (!metP.empty() && nj > 0) {  // a rank holding no block (coordinate -1) sends nothing
+      if (oneOwned) sentMet *= oc[0] >= 0 ? metP[static_cast<std::size_t>(oc[0])] : 1;
+      else for (std::size_t j = 0; j < nj; ++j) g.sentMet[j] *= oc[j] >= 0 ? metP[static_cast<std::size_t>(oc[j])] : 1;
+    }
+    if (ni == 0 || nj == 0) continue;  // no rank both reads and holds: no overlaps to count
+    if (oneRead && oneOwned) g.common *= overlap(rc[0] * ec, ec, oc[0] * ep, ep);
+    else if (oneRead) for (std::size_t j = 0; j < nj; ++j) g.colFactor[j] *= overlap(rc[0] * ec, ec, oc[j] * ep, ep);
+    else if (oneOwned) for (std::size_t i = 0; i < ni; ++i) g.rowFactor[i] *= overlap(rc[i] * ec, ec, oc[0] * ep, ep);
+    else g.varying.push_back(d);
+  }
+  for (std::size_t i = 0; i < ni; ++i) g.receivedMet[i] *= receivedMet;
+  for (std::size_t j = 0; j < nj; ++j) g.sentMet[j] *= sentMet;
+  const std::size_t nb = std::min(ni, nj);
+  for (std::size_t i = 0; i < nb; ++i) g.self[i] = g.common * g.rowFactor[i] * g.colFactor[i];
+  for (std::size_t d : g.varying) {
+    const int64_t ec = consumer.extent(d), ep = producer.extent(d);
+    const int32_t* rc = read.byDim[d].data() + first;
+    const int32_t* oc = owned.byDim[d].data() + first;
+    for (std::size_t i = 0; i < nb; ++i) g.self[i] *= overlap(rc[i] * ec, ec, oc[i] * ep, ep);
+  }
+}
+
+// On a cluster, what stays inside one node (groupFactors made its factors; its readers
+// and holders both exist): the row sums of near for the readers (rowSum, rowPieces), the
+// column sums for the holders (colSum, colPieces), where near[i][j] is what reader i
+// takes from holder j != i of the node. False when nothing stays inside.
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 bool nearLoads(const einrt::BlockGrid& consumer, const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
                const RankBlockCoordinates& read, std::size_t first, std::size_t ni, std::size_t nj, GroupLoads& g) {
   const std::size_t K = g.rowSum.size();
-  // A dimension in which every rank of the node reads one interval and owns one gives
-  // every pair the same factor: multiplied in once (most dimensions of a node's blocks:
-  // only the cuts finer than a node vary inside it). A zero factor: nothing stays inside.
-  int64_t common = 1;
-  g.varying.clear();
-  for (std::size_t d = 0; d < consumer.dims(); ++d) {
-    const int32_t* rc = read.byDim[d].data() + first;
-    const int32_t* oc = owned.byDim[d].data() + first;
-    if (std::equal(rc + 1, rc + ni, rc) && std::equal(oc + 1, oc + nj, oc))
-      common *= overlap(rc[0] * consumer.extent(d), consumer.extent(d), oc[0] * producer.extent(d), producer.extent(d));
-    else
-      g.varying.push_back(d);
-  }
+  const int64_t common = g.common;
   if (common == 0) return false;
-  for (std::size_t i = 0; i < ni; ++i) std::fill_n(g.near.begin() + static_cast<std::ptrdiff_t>(i * K), nj, common);
+  if (g.varying.empty()) {  // the sums are the factors' sums, less the pair (i, i)
+    int64_t rowTotal = 0, rowCount = 0, colTotal = 0, colCount = 0;
+    for (std::size_t i = 0; i < ni; ++i) rowTotal += g.rowFactor[i], rowCount += g.rowFactor[i] > 0 ? 1 : 0;
+    for (std::size_t j = 0; j < nj; ++j) colTotal += g.colFactor[j], colCount += g.colFactor[j] > 0 ? 1 : 0;
+    for (std::size_t i = 0; i < ni; ++i) {
+      const int64_t same = i < nj ? g.colFactor[i] : 0;
+      g.rowSum[i] = common * g.rowFactor[i] * (colTotal - same);
+      g.rowPieces[i] = g.rowFactor[i] > 0 ? colCount - (same > 0 ? 1 : 0) : 0;
+    }
+    for (std::size_t j = 0; j < nj; ++j) {
+      const int64_t same = j < ni ? g.rowFactor[j] : 0;
+      g.colSum[j] = common * g.colFactor[j] * (rowTotal - same);
+      g.colPieces[j] = g.colFactor[j] > 0 ? rowCount - (same > 0 ? 1 : 0) : 0;
+    }
+    return true;
+  }
+  for (std::size_t i = 0; i < ni; ++i) {
+    int64_t* row = g.near.data() + i * K;
+    for (std::size_t j = 0; j < nj; ++j) row[j] = common * g.rowFactor[i] * g.colFactor[j];
+  }
   for (std::size_t d : g.varying) {
     const int64_t ec = consumer.extent(d), ep = producer.extent(d);
     const int32_t* rc = read.byDim[d].data() + first;
@@ -322,13 +384,11 @@ bool nearLoads(const einrt::BlockGrid& consumer, const einrt::BlockGrid& produce
 
 // Per group of ranks (a node on a cluster, else a run of 64 ranks, in cache) the
 // loads of every rank, folded into the traffic's busiest figures as they come: no
-// per-rank array over all p ranks. Built for AVX-512 and AVX2 too (target_clones): the
-// search runs it for every pair of layouts it prices.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+// per-rank array over all p ranks.
 void rankLoads(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned, const einrt::BlockGrid& consumer,
                const RankBlockCoordinates& read, int64_t devices, const einrt::RankNodes& nodes, Traffic& t) {
   const auto P = static_cast<std::size_t>(devices);
-  const std::size_t readers = read.ranks(), holders = owned.ranks(), dims = consumer.dims();
+  const std::size_t readers = read.ranks(), holders = owned.ranks();
   const int64_t perBlock = static_cast<int64_t>(readers) / consumer.blockCount();  // readers of each consumer block
   const int64_t readElements = consumer.blockElements(), sendElements = perBlock * producer.blockElements();
   const MetTables met = metTables(producer, consumer);
@@ -343,20 +403,9 @@ void rankLoads(const einrt::BlockGrid& producer, const RankBlockCoordinates& own
     const std::size_t nb = std::min(ni, nj);
     // What each rank already owns of the block it reads, and how many blocks meet its read
     // block (received messages) or its own block (times the readers of each: sent messages).
-    std::fill_n(g.self.begin(), nb, 1);
     std::fill_n(g.receivedMet.begin(), ni, met.receivedNested);
     std::fill_n(g.sentMet.begin(), nj, perBlock * met.sentNested);
-    for (std::size_t d = 0; d < dims; ++d) {
-      const int64_t ec = consumer.extent(d), ep = producer.extent(d);
-      const int32_t* rc = read.byDim[d].data() + first;
-      const int32_t* oc = owned.byDim[d].data() + first;
-      for (std::size_t i = 0; i < nb; ++i) g.self[i] *= overlap(rc[i] * ec, ec, oc[i] * ep, ep);
-      if (!met.received[d].empty())
-        for (std::size_t i = 0; i < ni; ++i) g.receivedMet[i] *= met.received[d][static_cast<std::size_t>(rc[i])];
-      if (!met.sent[d].empty())
-        for (std::size_t i = 0; i < nj; ++i)
-          if (oc[i] >= 0) g.sentMet[i] *= met.sent[d][static_cast<std::size_t>(oc[i])];
-    }
+    groupFactors(consumer, producer, owned, read, met, first, ni, nj, g);
     // On a cluster: what stays inside the node (nearLoads), the rest crosses the network.
     const bool inside = cluster && ni > 0 && nj > 0 && nearLoads(consumer, producer, owned, read, first, ni, nj, g);
     for (std::size_t i = 0; i < n; ++i) {
