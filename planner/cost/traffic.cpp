@@ -274,6 +274,14 @@ struct GroupLoads {
         rowFactor(k), colFactor(k) {}
 };
 
+// Whether the n coordinates are one (inline, not std::equal's call to memcmp: n is a
+// node's ranks, and this runs for every dimension of every node of every layout pair).
+bool allSame(const int32_t* x, std::size_t n) {
+  int32_t differ = 0;  // no early exit: the loop vectorizes
+  for (std::size_t i = 1; i < n; ++i) differ |= x[i] ^ x[0];
+  return differ == 0;
+}
+
 // The factors of one group's loads, dimension by dimension. A rank's pieces are products
 // over dimensions of interval overlaps (its own block's share of its read block: self; on
 // a cluster, what reader i takes from holder j of its node: near[i][j]) and of the blocks
@@ -296,7 +304,7 @@ void groupFactors(const einrt::BlockGrid& consumer, const einrt::BlockGrid& prod
     const int64_t ec = consumer.extent(d), ep = producer.extent(d);
     const int32_t* rc = read.byDim[d].data() + first;
     const int32_t* oc = owned.byDim[d].data() + first;
-    const bool oneRead = ni == 0 || std::equal(rc + 1, rc + ni, rc), oneOwned = nj == 0 || std::equal(oc + 1, oc + nj, oc);
+    const bool oneRead = allSame(rc, ni), oneOwned = allSame(oc, nj);
     const std::vector<int64_t>& metC = met.received[d];
     const std::vector<int64_t>& metP = met.sent[d];
     if (!metC.empty() && ni > 0) {
