@@ -239,6 +239,9 @@ int64_t nestedMet(int64_t mine, int64_t other) { return mine % other == 0 ? mine
 struct MetTables {
   std::vector<std::vector<int64_t>> received, sent;  // per dimension, by the consumer's / producer's coordinate
   int64_t receivedNested = 1, sentNested = 1;
+  // The block extents per dimension, consumer's and producer's (divided once here, not
+  // for every node: the search prices hundreds of thousands of repartitions).
+  std::vector<int64_t> consumerExtent, producerExtent;
 };
 
 MetTables metTables(const einrt::BlockGrid& producer, const einrt::BlockGrid& consumer) {
@@ -249,6 +252,8 @@ MetTables metTables(const einrt::BlockGrid& producer, const einrt::BlockGrid& co
     m.sent.push_back(intervalsMet(producer.parts[d], ep, ec));
     if (m.received.back().empty()) m.receivedNested *= nestedMet(ec, ep);
     if (m.sent.back().empty()) m.sentNested *= nestedMet(ep, ec);
+    m.consumerExtent.push_back(ec);
+    m.producerExtent.push_back(ep);
   }
   return m;
 }
@@ -292,16 +297,15 @@ bool allSame(const int32_t* x, std::size_t n) {
 // the readers' a factor per reader (rowFactor). Only the dimensions where both vary
 // (`varying`) need the pairs one by one.
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-void groupFactors(const einrt::BlockGrid& consumer, const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
-                  const RankBlockCoordinates& read, const MetTables& met, std::size_t first, std::size_t ni, std::size_t nj,
-                  GroupLoads& g) {
+void groupFactors(const RankBlockCoordinates& owned, const RankBlockCoordinates& read, const MetTables& met, std::size_t first,
+                  std::size_t ni, std::size_t nj, GroupLoads& g) {
   std::fill_n(g.rowFactor.begin(), ni, 1);
   std::fill_n(g.colFactor.begin(), nj, 1);
   int64_t receivedMet = 1, sentMet = 1;
   g.common = 1;
   g.varying.clear();
-  for (std::size_t d = 0; d < consumer.dims(); ++d) {
-    const int64_t ec = consumer.extent(d), ep = producer.extent(d);
+  for (std::size_t d = 0; d < met.consumerExtent.size(); ++d) {
+    const int64_t ec = met.consumerExtent[d], ep = met.producerExtent[d];
     const int32_t* rc = read.byDim[d].data() + first;
     const int32_t* oc = owned.byDim[d].data() + first;
     const bool oneRead = allSame(rc, ni), oneOwned = allSame(oc, nj);
@@ -326,7 +330,7 @@ void groupFactors(const einrt::BlockGrid& consumer, const einrt::BlockGrid& prod
   const std::size_t nb = std::min(ni, nj);
   for (std::size_t i = 0; i < nb; ++i) g.self[i] = g.common * g.rowFactor[i] * g.colFactor[i];
   for (std::size_t d : g.varying) {
-    const int64_t ec = consumer.extent(d), ep = producer.extent(d);
+    const int64_t ec = met.consumerExtent[d], ep = met.producerExtent[d];
     const int32_t* rc = read.byDim[d].data() + first;
     const int32_t* oc = owned.byDim[d].data() + first;
     for (std::size_t i = 0; i < nb; ++i) g.self[i] *= overlap(rc[i] * ec, ec, oc[i] * ep, ep);
@@ -338,8 +342,8 @@ void groupFactors(const einrt::BlockGrid& consumer, const einrt::BlockGrid& prod
 // column sums for the holders (colSum, colPieces), where near[i][j] is what reader i
 // takes from holder j != i of the node. False when nothing stays inside.
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-bool nearLoads(const einrt::BlockGrid& consumer, const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
-               const RankBlockCoordinates& read, std::size_t first, std::size_t ni, std::size_t nj, GroupLoads& g) {
+bool nearLoads(const RankBlockCoordinates& owned, const RankBlockCoordinates& read, const MetTables& met, std::size_t first,
+               std::size_t ni, std::size_t nj, GroupLoads& g) {
   const std::size_t K = g.rowSum.size();
   const int64_t common = g.common;
   if (common == 0) return false;
@@ -364,7 +368,7 @@ bool nearLoads(const einrt::BlockGrid& consumer, const einrt::BlockGrid& produce
     for (std::size_t j = 0; j < nj; ++j) row[j] = common * g.rowFactor[i] * g.colFactor[j];
   }
   for (std::size_t d : g.varying) {
-    const int64_t ec = consumer.extent(d), ep = producer.extent(d);
+    const int64_t ec = met.consumerExtent[d], ep = met.producerExtent[d];
     const int32_t* rc = read.byDim[d].data() + first;
     const int32_t* oc = owned.byDim[d].data() + first;
     for (std::size_t i = 0; i < ni; ++i) {
@@ -413,9 +417,9 @@ void rankLoads(const einrt::BlockGrid& producer, const RankBlockCoordinates& own
     // block (received messages) or its own block (times the readers of each: sent messages).
     std::fill_n(g.receivedMet.begin(), ni, met.receivedNested);
     std::fill_n(g.sentMet.begin(), nj, perBlock * met.sentNested);
-    groupFactors(consumer, producer, owned, read, met, first, ni, nj, g);
+    groupFactors(owned, read, met, first, ni, nj, g);
     // On a cluster: what stays inside the node (nearLoads), the rest crosses the network.
-    const bool inside = cluster && ni > 0 && nj > 0 && nearLoads(consumer, producer, owned, read, first, ni, nj, g);
+    const bool inside = cluster && ni > 0 && nj > 0 && nearLoads(owned, read, met, first, ni, nj, g);
     for (std::size_t i = 0; i < n; ++i) {
       const int64_t own = i < nb ? g.self[i] : 0;
       const bool holds = i < nj && owned.holds(first + i);
