@@ -180,6 +180,11 @@ RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid, int64_t
 
 namespace {
 
+// The length of [loC, loC + ec) ∩ [loP, loP + ep): what a read interval finds of an owned one.
+int64_t overlap(int64_t loC, int64_t ec, int64_t loP, int64_t ep) {
+  return std::max<int64_t>(0, std::min(loC + ec, loP + ep) - std::max(loC, loP));
+}
+
 // The elements of each of the first `ranks` ranks' read block it already owns, summed:
 // per dimension the overlap of the two intervals, multiplied up rank by rank. The search
 // runs this for every pair of layouts it prices, so it is built for the vector units
@@ -192,10 +197,7 @@ int64_t ownedOfRead(std::size_t ranks, std::size_t dims, const int64_t* readExte
     const int64_t ec = readExtent[d], ep = ownedExtent[d];
     const int32_t* rc = readCoordinate[d];
     const int32_t* oc = ownedCoordinate[d];
-    for (std::size_t r = 0; r < ranks; ++r) {
-      const int64_t loC = rc[r] * ec, loP = oc[r] * ep;
-      local[r] *= std::max<int64_t>(0, std::min(loC + ec, loP + ep) - std::max(loC, loP));
-    }
+    for (std::size_t r = 0; r < ranks; ++r) local[r] *= overlap(rc[r] * ec, ec, oc[r] * ep, ep);
   }
   int64_t kept = 0;
   for (std::size_t r = 0; r < ranks; ++r) kept += local[r];
@@ -256,10 +258,6 @@ MetTables metTables(const einrt::BlockGrid& producer, const einrt::BlockGrid& co
     m.producerExtent.push_back(ep);
   }
   return m;
-}
-
-int64_t overlap(int64_t loC, int64_t ec, int64_t loP, int64_t ep) {
-  return std::max<int64_t>(0, std::min(loC + ec, loP + ep) - std::max(loC, loP));
 }
 
 // Scratch for the loads of one group of consecutive ranks [first, first + ni or nj): per
