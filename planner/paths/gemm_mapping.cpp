@@ -136,13 +136,6 @@ std::string describeLabelClasses(const LabelClasses& classes) {
 
 namespace {
 
-// The label classes of a node that maps to a GEMM at every block extent: two operands
-// summed over their product (scaled or not), no label repeated in a tensor (a diagonal
-// reads no GEMM layout: it runs as an elementwise or reduction kernel over its strided
-// diagonal), nothing aggregated from one operand alone and nothing broadcast. Where this
-// holds, mapContractionToGemm always finds a mapping (its first candidate orders are the
-// tensors' own); runsAsGemm asks only this, since the planner asks it of every node of
-// every plan it prices.
 // The node's tensors' labels without its unit singles: labels of size 1 in exactly one of
 // X, Y and Z (a convolution tap's weight [O, C, 1, 1], read through a window at the tap).
 // Summing or broadcasting over one element is no work, so they take no part in the GEMM:
@@ -170,26 +163,38 @@ GemmTensors gemmTensors(const Node& n) {
   return t;
 }
 
-std::optional<LabelClasses> gemmLabelClasses(const Node& n) {
+// The GEMM's tensors (gemmTensors) and label classes of a node that maps to a GEMM at
+// every block extent: two operands summed over their product (scaled or not), no label
+// repeated in a tensor (a diagonal reads no GEMM layout: it runs as an elementwise or
+// reduction kernel over its strided diagonal), nothing aggregated from one operand alone and nothing broadcast. Where this
+// holds, mapContractionToGemm always finds a mapping (its first candidate orders are the
+// tensors' own); runsAsGemm asks only this, since the planner asks it of every node of
+// every plan it prices.
+struct GemmForm {
+  GemmTensors tensors;
+  LabelClasses classes;
+};
+
+std::optional<GemmForm> gemmForm(const Node& n) {
   if (n.operandLabels.size() != 2 || n.agg != Reduce::Sum || !productScale(n.join)) return std::nullopt;
   if (hasRepeats(n.operandLabels[0]) || hasRepeats(n.operandLabels[1]) || hasRepeats(n.outputLabels)) return std::nullopt;
-  const GemmTensors t = gemmTensors(n);
-  LabelClasses classes = classifyLabels(t.x, t.y, t.z);
-  if (!classes.r.empty() || !classes.b.empty()) return std::nullopt;  // one-operand aggregation or broadcast
-  return classes;
+  GemmForm f{gemmTensors(n), {}};
+  f.classes = classifyLabels(f.tensors.x, f.tensors.y, f.tensors.z);
+  if (!f.classes.r.empty() || !f.classes.b.empty()) return std::nullopt;  // one-operand aggregation or broadcast
+  return f;
 }
 
 }  // namespace
 
 std::optional<GemmMapping> mapContractionToGemm(const Node& n, const std::vector<int64_t>& blockExtent) {
-  const std::optional<LabelClasses> classes = gemmLabelClasses(n);
-  if (!classes) return std::nullopt;
+  const std::optional<GemmForm> form = gemmForm(n);
+  if (!form) return std::nullopt;
   const double alpha = *productScale(n.join);
-  const GemmTensors tensors = gemmTensors(n);
+  const GemmTensors& tensors = form->tensors;
   const Labels& x = tensors.x;
   const Labels& y = tensors.y;
   const Labels& z = tensors.z;
-  const Labels &c = classes->c, &m = classes->m, &nn = classes->n, &k = classes->k;
+  const Labels &c = form->classes.c, &m = form->classes.m, &nn = form->classes.n, &k = form->classes.k;
   const Labels order = iterationLabels(n);
   int64_t sizeX = product(x, order, blockExtent), sizeY = product(y, order, blockExtent),
           sizeZ = product(z, order, blockExtent);
@@ -305,8 +310,8 @@ KernelMapping kernelMappingOf(const std::optional<GemmMapping>& mapping) {
 
 bool runsAsGemm(const Node& n) {
   // The mapping's K labels are an order of the classes' (mapContractionToGemm).
-  const std::optional<LabelClasses> classes = gemmLabelClasses(n);
-  return classes && !classes->k.empty();
+  const std::optional<GemmForm> form = gemmForm(n);
+  return form && !form->classes.k.empty();
 }
 
 std::optional<std::vector<int>> permutationOrder(const Node& n) {
