@@ -244,10 +244,12 @@ struct MetTables {
   // The block extents per dimension, consumer's and producer's (divided once here, not
   // for every node: the search prices hundreds of thousands of repartitions).
   std::vector<int64_t> consumerExtent, producerExtent;
+  int64_t readersPerBlock = 1;  // the ranks reading each consumer block (each sends its piece to every one)
 };
 
-MetTables metTables(const einrt::BlockGrid& producer, const einrt::BlockGrid& consumer) {
+MetTables metTables(const einrt::BlockGrid& producer, const einrt::BlockGrid& consumer, std::size_t readers) {
   MetTables m;
+  m.readersPerBlock = static_cast<int64_t>(readers) / consumer.blockCount();
   for (std::size_t d = 0; d < consumer.dims(); ++d) {
     const int64_t ec = consumer.extent(d), ep = producer.extent(d);
     m.received.push_back(intervalsMet(consumer.parts[d], ec, ep));
@@ -299,7 +301,10 @@ void groupFactors(const RankBlockCoordinates& owned, const RankBlockCoordinates&
                   std::size_t ni, std::size_t nj, GroupLoads& g) {
   std::fill_n(g.rowFactor.begin(), ni, 1);
   std::fill_n(g.colFactor.begin(), nj, 1);
-  int64_t receivedMet = 1, sentMet = 1;
+  std::fill_n(g.receivedMet.begin(), ni, 1);
+  std::fill_n(g.sentMet.begin(), nj, 1);
+  // Factors shared by the group's readers and holders (sent: times the readers of each block).
+  int64_t receivedMet = met.receivedNested, sentMet = met.readersPerBlock * met.sentNested;
   g.common = 1;
   g.varying.clear();
   for (std::size_t d = 0; d < met.consumerExtent.size(); ++d) {
@@ -399,9 +404,8 @@ void rankLoads(const einrt::BlockGrid& producer, const RankBlockCoordinates& own
                const RankBlockCoordinates& read, int64_t devices, const einrt::RankNodes& nodes, Traffic& t) {
   const auto P = static_cast<std::size_t>(devices);
   const std::size_t readers = read.ranks(), holders = owned.ranks();
-  const int64_t perBlock = static_cast<int64_t>(readers) / consumer.blockCount();  // readers of each consumer block
-  const int64_t readElements = consumer.blockElements(), sendElements = perBlock * producer.blockElements();
-  const MetTables met = metTables(producer, consumer);
+  const MetTables met = metTables(producer, consumer, readers);
+  const int64_t readElements = consumer.blockElements(), sendElements = met.readersPerBlock * producer.blockElements();
   const bool cluster = nodes.spansNodes(devices);
   const std::size_t K = cluster ? static_cast<std::size_t>(nodes.ranksPerNode) : std::size_t{64};
   GroupLoads g(K, cluster);
@@ -413,8 +417,6 @@ void rankLoads(const einrt::BlockGrid& producer, const RankBlockCoordinates& own
     const std::size_t nb = std::min(ni, nj);
     // What each rank already owns of the block it reads, and how many blocks meet its read
     // block (received messages) or its own block (times the readers of each: sent messages).
-    std::fill_n(g.receivedMet.begin(), ni, met.receivedNested);
-    std::fill_n(g.sentMet.begin(), nj, perBlock * met.sentNested);
     groupFactors(owned, read, met, first, ni, nj, g);
     // On a cluster: what stays inside the node (nearLoads), the rest crosses the network.
     const bool inside = cluster && ni > 0 && nj > 0 && nearLoads(owned, read, met, first, ni, nj, g);
