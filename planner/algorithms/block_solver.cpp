@@ -28,6 +28,7 @@ void solveBlock(SearchSpace& s, const Block& block, std::vector<int>& choice) {
   std::vector<std::vector<int>> argOut(n);         // candidate achieving Mout[v, z]
   std::vector<std::vector<int>> argProducer(s.edges.size());  // tree edge: producer layout z per consumer layout
   std::vector<int64_t> incoming;
+  std::vector<std::pair<int64_t, int>> sorted;  // a producer's (table, output layout), ascending
   for (std::size_t v = 0; v < n; ++v) {
     if (!block.free[v]) continue;
     NodeCandidates& node = *s.nodes[v];
@@ -49,21 +50,29 @@ void solveBlock(SearchSpace& s, const Block& block, std::vector<int>& choice) {
         // once a table alone reaches the best sum found, no later layout can beat it (an
         // equal sum wins only from a lower layout index, as in a scan by index), and the
         // edge costs beyond it are never computed.
+        // (The tables and layouts are copied in that order, and each column's cached costs
+        // read through one pointer: this loop is most of a search once the costs are known.)
         const std::vector<int64_t>& producer = bestOut[e.from];
-        std::vector<int> order;
+        sorted.clear();
         for (std::size_t z = 0; z < producer.size(); ++z)
-          if (producer[z] != kUnreachable) order.push_back(static_cast<int>(z));
-        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return producer[a] < producer[b]; });
+          if (producer[z] != kUnreachable) sorted.emplace_back(producer[z], static_cast<int>(z));
+        std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        EdgeMatrix& matrix = s.matrices[static_cast<std::size_t>(e.matrix)];
+        const std::size_t rows = matrix.rows->size();
         for (std::size_t j = 0; j < layouts; ++j) {
           int64_t b = kUnreachable;
-          for (int z : order) {
-            if (producer[z] > b || (producer[z] == b && z > arg[j])) break;
-            int64_t cand = checkedAdd(producer[z], edgeCost(s, e, z, static_cast<int>(j)), "plan cost");
-            if (cand < b || (cand == b && z < arg[j])) {
+          int best = -1;
+          const int64_t* column = matrix.cost.empty() ? nullptr : matrix.cost.data() + j * rows;
+          for (const auto& [table, z] : sorted) {
+            if (table > b || (table == b && z > best)) break;
+            const int64_t cached = column ? column[z] : -1;
+            const int64_t cand = checkedAdd(table, cached >= 0 ? cached : uncachedEdgeCost(s, e, z, static_cast<int>(j)), "plan cost");
+            if (cand < b || (cand == b && z < best)) {
               b = cand;
-              arg[j] = z;
+              best = z;
             }
           }
+          arg[j] = best;
           incoming[j] = b;
         }
       } else {
