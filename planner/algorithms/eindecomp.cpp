@@ -151,25 +151,60 @@ int64_t costAround(SearchSpace& s, const std::vector<int>& choice, int v, int c)
   return cost;
 }
 
+// The nodes whose choices a re-solve of `nodes` depends on: themselves and every node
+// an edge joins to one of them.
+std::vector<int> neighbourhood(const SearchSpace& s, const std::vector<int>& nodes) {
+  std::vector<int> around(nodes);
+  for (int v : nodes) {
+    for (int ei : s.inEdges[v]) around.push_back(s.edges[ei].from);
+    for (int ei : s.outEdges[v]) around.push_back(s.edges[ei].to);
+  }
+  std::sort(around.begin(), around.end());
+  around.erase(std::unique(around.begin(), around.end()), around.end());
+  return around;
+}
+
 // Block coordinate descent with the exact total cost as the acceptance test: every tree
 // of the forest decomposition, then every single node, re-solved with the rest fixed.
+// A tree or node none of whose neighbourhood (neighbourhood()) changed since it was last
+// re-solved is skipped: its solve depends only on those choices, so it would find the
+// same partitions, and their change in the total (terms touching its own nodes only)
+// would be the one already refused — the descent takes the same steps, without them.
 int64_t descend(SearchSpace& s, std::vector<int>& choice, const std::vector<std::vector<int>>& trees,
                 const std::vector<int>& primary) {
   int64_t cost = totalCost(s, choice);
+  int64_t step = 0;                                // counts the changes of choice
+  std::vector<int64_t> changedAt(s.nodes.size(), 0);  // the step at which each node last changed
+  std::vector<int64_t> treeSolvedAt(trees.size(), -1), nodeSolvedAt(s.nodes.size(), -1);
+  std::vector<std::vector<int>> treeAround(trees.size()), nodeAround(s.nodes.size());
+  for (std::size_t t = 0; t < trees.size(); ++t)
+    if (trees[t].size() >= 2) treeAround[t] = neighbourhood(s, trees[t]);
+  for (std::size_t v = 0; v < s.nodes.size(); ++v) nodeAround[v] = neighbourhood(s, {static_cast<int>(v)});
+  auto unchangedSince = [&](const std::vector<int>& around, int64_t solvedAt) {
+    if (solvedAt < 0) return false;
+    for (int u : around)
+      if (changedAt[u] > solvedAt) return false;
+    return true;
+  };
   for (int round = 0; round < kMaxDescentRounds; ++round) {
     bool improved = false;
-    for (const auto& t : trees) {
-      if (t.size() < 2) continue;
+    for (std::size_t t = 0; t < trees.size(); ++t) {
+      if (trees[t].size() < 2 || unchangedSince(treeAround[t], treeSolvedAt[t])) continue;
       std::vector<int> candidate = choice;
-      solveBlock(s, blockOf(s, t, primary), candidate);
+      solveBlock(s, blockOf(s, trees[t], primary), candidate);
       int64_t c = totalCost(s, candidate);
       if (c < cost) {
         cost = c;
+        ++step;
+        for (std::size_t v = 0; v < choice.size(); ++v)
+          if (candidate[v] != choice[v]) changedAt[v] = step;
         choice = std::move(candidate);
         improved = true;
       }
+      treeSolvedAt[t] = step;
     }
     for (std::size_t v = 0; v < s.nodes.size(); ++v) {
+      if (unchangedSince(nodeAround[v], nodeSolvedAt[v])) continue;
       const int current = choice[v];
       int64_t currentCost = costAround(s, choice, static_cast<int>(v), current), bestCost = currentCost;
       for (std::size_t c = 0; c < s.nodes[v]->parts.size(); ++c) {
@@ -181,8 +216,10 @@ int64_t descend(SearchSpace& s, std::vector<int>& choice, const std::vector<std:
       }
       if (choice[v] != current) {
         cost -= currentCost - bestCost;
+        changedAt[v] = ++step;
         improved = true;
       }
+      nodeSolvedAt[v] = step;
     }
     if (!improved) break;
   }
