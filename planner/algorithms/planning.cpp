@@ -1,6 +1,7 @@
 #include "planner/algorithms/planning.h"
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -218,18 +219,25 @@ MemorySearchResult searchUnderMemoryLimit(SearchSpace& s, const Graph& g, const 
   std::vector<Parts>& lowestPeak = r.lowestPeak;
   for (const NodePlan& np : unconstrained.plan.nodes) lowestPeak.push_back(np.parts);
   std::vector<Parts> tried;  // the partitions of the last attempt
+  // Whether the partitions an earlier weight found fit: nearby weights often find the same
+  // ones, and pricing them again (a whole-plan costPlan per placement rule, memory
+  // included) would change nothing — the same cost neither lowers the peak reached nor
+  // beats itself.
+  std::map<std::vector<Parts>, bool> pricedFits;
   auto attempt = [&](double weight) {
     say(options, "--mem-limit: the plan does not fit; search " + std::to_string(r.searches + 2) + " with a memory penalty");
     setMemoryPenalty(s, weight);
     PartitionChoice choice = searchPartitions(s, options);
     tried = choice.parts;
-    PricedPlan priced = placeAndPrice(g, options, "eindecomp", choice.parts);
     ++r.searches;
+    if (const auto known = pricedFits.find(choice.parts); known != pricedFits.end()) return known->second;
+    PricedPlan priced = placeAndPrice(g, options, "eindecomp", choice.parts);
     if (priced.cost.peakBytesPerDevice < r.smallestPeak) {
       r.smallestPeak = priced.cost.peakBytesPerDevice;
       lowestPeak = choice.parts;
     }
     const bool ok = model.fits(priced.cost);
+    pricedFits.emplace(choice.parts, ok);
     if (ok && (!r.best || model.key(priced.cost) < model.key(r.best->cost))) {
       r.best = std::move(priced);
       r.choice = std::move(choice);
