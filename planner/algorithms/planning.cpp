@@ -1,13 +1,16 @@
 #include "planner/algorithms/planning.h"
 
 #include <algorithm>
-#include <map>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <future>
-#include <tuple>
+#include <map>
 #include <optional>
+#include <thread>
+#include <tuple>
 #include <utility>
 
 #include "planner/algorithms/search_space.h"
@@ -393,6 +396,31 @@ bool keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, con
   return true;
 }
 
+// placeAndPrice for every entry of `items` without an error (each has `parts`, and gets
+// `priced` or `error`), two at a time: the second thread is idle by then on most
+// requests (the cluster's flat plan is searched beside the first). That thread prices with
+// a traffic memo of its own (the memo is not shared across threads).
+template <class Item>
+void priceOnTwoThreads(const Graph& g, const PlanOptions& options, std::vector<Item>& items) {
+  std::atomic<std::size_t> next{0};
+  auto work = [&](const PlanOptions& o) {
+    for (std::size_t i = next++; i < items.size(); i = next++) {
+      if (items[i].error) continue;
+      try {
+        items[i].priced = placeAndPrice(g, o, "eindecomp", items[i].parts);
+      } catch (...) {
+        items[i].error = std::current_exception();
+      }
+    }
+  };
+  PlanOptions second = options;
+  second.trafficMemo = std::make_shared<TrafficMemo>();
+  std::thread helper;
+  if (items.size() > 1) helper = std::thread(work, std::cref(second));
+  work(options);
+  if (helper.joinable()) helper.join();
+}
+
 }  // namespace
 
 Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& options) {
@@ -469,31 +497,51 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
     // but not free: a 100,000-node chain).
     std::vector<std::vector<Parts>> priced{choice.parts};
     say(options, "pricing the baselines' partitions");
-    for (const std::string& baseline : baselineAlgorithmNames()) {
-      std::optional<PricedPlan> other;
+    // Chosen first, in order (a baseline that cannot run is passed over, any other error
+    // kept for its turn), priced two at a time, and then taken in order as one by one.
+    struct Baseline {
+      std::string name;
       std::vector<Parts> parts;
+      std::exception_ptr error;  // choosing or pricing them failed
+      std::optional<PricedPlan> priced;
+    };
+    std::vector<Baseline> baselines;
+    for (const std::string& name : baselineAlgorithmNames()) {
+      Baseline b{name, {}, nullptr, std::nullopt};
       try {
-        parts = choosePartitions(baseline, g, options).parts;
-        if (std::find(priced.begin(), priced.end(), parts) != priced.end()) continue;
+        b.parts = choosePartitions(name, g, options).parts;
+        if (std::find(priced.begin(), priced.end(), b.parts) != priced.end()) continue;
         // Without --mem-limit (whose message names the smallest peak any plan reached), a
         // baseline leaving devices idle cannot be returned (below): it is not priced.
-        if (!options.memLimitBytes && !runsFullCalls(*space, parts)) continue;
-        priced.push_back(parts);
-        if (cannotBeatOnTraffic(g, options, model, best.cost, parts)) continue;
-        other = placeAndPrice(g, options, "eindecomp", parts);
+        if (!options.memLimitBytes && !runsFullCalls(*space, b.parts)) continue;
+        priced.push_back(b.parts);
+        // (Against the search's plan: a baseline returned below only lowers the best, so
+        // one this skips could not have been returned after it either.)
+        if (cannotBeatOnTraffic(g, options, model, best.cost, b.parts)) continue;
+      } catch (const InputError& e) {
+        if (e.exitCode() == kExitNoPlan) continue;
+        b.error = std::current_exception();
+      }
+      baselines.push_back(std::move(b));
+    }
+    priceOnTwoThreads(g, options, baselines);
+    for (Baseline& b : baselines) {
+      try {
+        if (b.error) std::rethrow_exception(b.error);
       } catch (const InputError& e) {
         if (e.exitCode() != kExitNoPlan) throw;
         continue;
       }
+      std::optional<PricedPlan>& other = b.priced;
       if (other->cost.peakBytesPerDevice < smallestPeak) {
         smallestPeak = other->cost.peakBytesPerDevice;
-        lowestPeak = parts;
+        lowestPeak = b.parts;
       }
       // Only plans that use the devices as the search does compete: a baseline that leaves
       // devices idle (fewer kernel calls on some node) moves less by doing less.
       if (usesAllDevices(other->plan) && model.key(other->cost) < model.key(best.cost)) {
         notes.push_back("eindecomp: the search's plan costs " + model.totalText(best.cost) + "; " +
-                        baseline + "'s partitions cost " + model.totalText(other->cost) +
+                        b.name + "'s partitions cost " + model.totalText(other->cost) +
                         ", so they are returned");
         optimal = optimal && model.total(other->cost) == model.total(best.cost);
         best = std::move(*other);
