@@ -229,57 +229,64 @@ class FreeRanks {
   std::vector<int> next_;
 };
 
+// One offer of a call's list: ranks [first, end) at one cost, taken in rank order.
+struct Offer {
+  int64_t cost = 0;
+  int first = 0, end = 0;
+  friend bool operator<(const Offer& a, const Offer& b) { return std::tie(a.cost, a.first) < std::tie(b.cost, b.first); }
+};
+
+// A list's offers, ascending by (cost, rank): each rank holding some of its operands at
+// its own cost, and on a cluster every rank of a node holding some at the node's (the
+// rank's received elements are then all weighted alike) — one run per node: a node's
+// ranks cost the same but for those holding data, which cost strictly less, so that a
+// call reaches the run only after passing over them, when they are taken.
+std::vector<Offer> offersOf(const RankElements& held, const ReceiveCost& receive, std::size_t list, const LinkWeights& links,
+                            int64_t devices) {
+  std::vector<Offer> offers;
+  if (receive.weighted()) {
+    auto at = held.begin();
+    for (const auto& [node, onNode] : receive.nodesOf(list)) {
+      const int64_t first = node * links.nodes.ranksPerNode, end = std::min(first + links.nodes.ranksPerNode, devices);
+      const int64_t nodeCost = (links.interNodeWeight - 1) * (receive.most() - onNode);
+      offers.push_back({receive.most() + nodeCost, static_cast<int>(first), static_cast<int>(end)});
+      for (; at != held.end() && at->first < end; ++at)
+        if (at->first >= first && at->second > 0) offers.push_back({receive.most() - at->second + nodeCost, at->first, at->first + 1});
+    }
+  } else {
+    for (const auto& [rank, elements] : held)
+      if (elements > 0) offers.push_back({receive.most() - elements, rank, rank + 1});
+  }
+  if (!std::is_sorted(offers.begin(), offers.end())) std::sort(offers.begin(), offers.end());
+  return offers;
+}
+
 // Greedy for many calls: the cheapest (call, rank) pairs among the ranks holding data of
 // the call (and, on a cluster, every rank of a node holding some) first — in the order of
 // one sort of all pairs by (cost, call, rank), each taken when both are still free — then
 // the canonical rank where it is free, then the lowest free rank. The sort is a merge of
-// the calls' own (cost, rank) lists (shared by calls reading alike) that skips the ranks
+// the calls' own offer lists (offersOf: shared by calls reading alike) that skips the ranks
 // already taken: a gathered operand offers every call every rank.
 std::vector<int> greedyAssignment(const Benefits& benefit, const ReceiveCost& receive, const std::vector<int>& canonical,
                                   const LinkWeights& links, int64_t devices) {
-  std::vector<std::vector<std::pair<int64_t, int>>> offers(benefit.lists.size());  // per list: (cost, rank), sorted
-  for (std::size_t i = 0; i < offers.size(); ++i) {
-    auto& list = offers[i];
-    if (receive.weighted()) {
-      // receive.onList(i, r) for each rank of the nodes in turn, reading what the rank and
-      // its node hold by walking the rank-ordered list once (no search per rank).
-      const RankElements& held = benefit.lists[i];
-      auto at = held.begin();
-      for (const auto& [node, onNode] : receive.nodesOf(i)) {
-        const int64_t first = node * links.nodes.ranksPerNode, end = std::min(first + links.nodes.ranksPerNode, devices);
-        const int64_t nodeCost = (links.interNodeWeight - 1) * (receive.most() - onNode);
-        for (int64_t r = first; r < end; ++r) {
-          while (at != held.end() && at->first < r) ++at;
-          const int64_t onRank = at != held.end() && at->first == r ? at->second : 0;
-          list.emplace_back(receive.most() - onRank + nodeCost, static_cast<int>(r));
-        }
-      }
-    } else {
-      for (const auto& [rank, elements] : benefit.lists[i])
-        if (elements > 0) list.emplace_back(receive.most() - elements, rank);
-    }
-    if (!std::is_sorted(list.begin(), list.end())) std::sort(list.begin(), list.end());
-  }
+  std::vector<std::vector<Offer>> offers(benefit.lists.size());
+  for (std::size_t i = 0; i < offers.size(); ++i) offers[i] = offersOf(benefit.lists[i], receive, i, links, devices);
   FreeRanks free(devices);
-  // The first offer at or after `at` of a call's list whose rank is free now (ranks only
-  // ever get taken, so an offer skipped now would be skipped later too).
-  auto nextOffer = [&](const std::vector<std::pair<int64_t, int>>& list, std::size_t at) {
-    while (at < list.size() && free.taken(list[at].second)) {
-      // Jump within the run of equal cost to the first rank not below the next free one.
-      const int64_t cost = list[at].first;
-      const auto runEnd = std::upper_bound(list.begin() + static_cast<std::ptrdiff_t>(at), list.end(),
-                                           std::make_pair(cost, std::numeric_limits<int>::max()));
-      const auto jump = std::lower_bound(list.begin() + static_cast<std::ptrdiff_t>(at), runEnd,
-                                         std::make_pair(cost, free.find(list[at].second)));
-      at = static_cast<std::size_t>(jump - list.begin());
+  // The first free rank (now) of a call's offers from offer `at`, rank `from` on (ranks
+  // only ever get taken, so one skipped now would be skipped later too): (offer, rank),
+  // the offer past the end when none is left.
+  auto nextOffer = [&](const std::vector<Offer>& list, std::size_t at, int from) {
+    for (; at < list.size(); ++at, from = 0) {
+      const int r = free.find(std::max(from, list[at].first));
+      if (r < list[at].end) return std::make_pair(at, r);
     }
-    return at;
+    return std::make_pair(at, -1);
   };
-  using Head = std::tuple<int64_t, int, int, std::size_t>;  // (cost, call, rank, position in the call's list)
+  using Head = std::tuple<int64_t, int, int, std::size_t>;  // (cost, call, rank, offer in the call's list)
   std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
   for (std::size_t c = 0; c < benefit.listOf.size(); ++c) {
     const auto& list = offers[static_cast<std::size_t>(benefit.listOf[c])];
-    if (!list.empty()) heads.emplace(list[0].first, static_cast<int>(c), list[0].second, 0);
+    if (!list.empty()) heads.emplace(list[0].cost, static_cast<int>(c), list[0].first, 0);
   }
   std::vector<int> rankOf(benefit.listOf.size(), -1);
   while (!heads.empty()) {
@@ -291,8 +298,8 @@ std::vector<int> greedyAssignment(const Benefits& benefit, const ReceiveCost& re
       continue;
     }
     const auto& list = offers[static_cast<std::size_t>(benefit.listOf[static_cast<std::size_t>(call)])];
-    const std::size_t next = nextOffer(list, at + 1);
-    if (next < list.size()) heads.emplace(list[next].first, call, list[next].second, next);
+    const auto [next, free_rank] = nextOffer(list, at, rank + 1);
+    if (next < list.size()) heads.emplace(list[next].cost, call, free_rank, next);
   }
   for (std::size_t c = 0; c < rankOf.size(); ++c) {
     if (rankOf[c] >= 0) continue;
