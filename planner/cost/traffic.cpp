@@ -25,15 +25,18 @@ class RankTally {
  public:
   enum class GroupedBy { Receiver, Sender };
   RankTally(int64_t devices, const einrt::RankNodes& nodes, GroupedBy grouped)
-      : nodes_(nodes), grouped_(grouped), seenWith_(static_cast<std::size_t>(devices), -1) {
+      : grouped_(grouped), seenWith_(static_cast<std::size_t>(devices), -1), nodeOf_(static_cast<std::size_t>(devices)) {
+    for (std::size_t r = 0; r < nodeOf_.size(); ++r) nodeOf_[r] = static_cast<int>(nodes.nodeOf(static_cast<int64_t>(r)));
     for (Link& l : links_) {
       l.sent.assign(static_cast<std::size_t>(devices), 0);
       l.received.assign(static_cast<std::size_t>(devices), 0);
       l.messages.assign(static_cast<std::size_t>(devices), 0);
     }
   }
+  // Whether two ranks share a node (a table: this runs for every piece of every edge priced).
+  bool sameNode(int a, int b) const { return nodeOf_[static_cast<std::size_t>(a)] == nodeOf_[static_cast<std::size_t>(b)]; }
   void add(int from, int to, int64_t elements) {
-    Link& l = links_[nodes_.sameNode(from, to) ? 0 : 1];
+    Link& l = links_[sameNode(from, to) ? 0 : 1];
     l.sent[static_cast<std::size_t>(from)] += elements;
     l.received[static_cast<std::size_t>(to)] += elements;
     const int side = grouped_ == GroupedBy::Receiver ? to : from, other = grouped_ == GroupedBy::Receiver ? from : to;
@@ -58,9 +61,9 @@ class RankTally {
       load.busiestMessages = std::max(load.busiestMessages, l.messages[r]);
     }
   }
-  einrt::RankNodes nodes_;
   GroupedBy grouped_;
   std::vector<int> seenWith_;  // per rank on the other side: the last rank of the grouped side it met
+  std::vector<int> nodeOf_;    // per rank: its node
   Link links_[2];              // intra-node, inter-node
 };
 
@@ -72,15 +75,21 @@ Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& c
   const char* what = "repartition traffic";
   // Each rank receives each block its calls read once. The placement rules give every call
   // a rank of its own, so the totals need no sort there (one (rank, block) pair per call).
+  // The per-rank count wants them by rank: with a call per rank, each call's pair goes to
+  // its rank's place (no sort of p pairs for every edge of every plan priced).
   std::vector<std::pair<int, int64_t>> needs;  // (rank, block)
   needs.reserve(callBlock.size());
-  for (std::size_t c = 0; c < callBlock.size(); ++c) needs.emplace_back(callRank[c], callBlock[c]);
-  bool oneCallPerRank = detail == TrafficDetail::Total;
-  if (oneCallPerRank) {
-    std::vector<char> busy(static_cast<std::size_t>(devices), 0);
-    for (int r : callRank) oneCallPerRank = oneCallPerRank && !std::exchange(busy[static_cast<std::size_t>(r)], 1);
-  }
-  if (!oneCallPerRank) {
+  std::vector<int> callOfRank(static_cast<std::size_t>(devices), -1);
+  bool oneCallPerRank = true;
+  for (std::size_t c = 0; c < callRank.size() && oneCallPerRank; ++c)
+    oneCallPerRank = std::exchange(callOfRank[static_cast<std::size_t>(callRank[c])], static_cast<int>(c)) < 0;
+  if (oneCallPerRank && detail == TrafficDetail::Total) {
+    for (std::size_t c = 0; c < callBlock.size(); ++c) needs.emplace_back(callRank[c], callBlock[c]);
+  } else if (oneCallPerRank) {
+    for (std::size_t r = 0; r < callOfRank.size(); ++r)
+      if (const int c = callOfRank[r]; c >= 0) needs.emplace_back(static_cast<int>(r), callBlock[static_cast<std::size_t>(c)]);
+  } else {
+    for (std::size_t c = 0; c < callBlock.size(); ++c) needs.emplace_back(callRank[c], callBlock[c]);
     std::sort(needs.begin(), needs.end());
     needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
   }
@@ -113,7 +122,7 @@ Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& c
       const int owner = producer.owner(o);
       if (owner == rank) return;
       t.elements = checkedAdd(t.elements, elements, what);
-      if (!nodes.sameNode(owner, rank)) t.interNodeElements = checkedAdd(t.interNodeElements, elements, what);
+      if (!tally.sameNode(owner, rank)) t.interNodeElements = checkedAdd(t.interNodeElements, elements, what);
       tally.add(owner, rank, elements);
     });
   tally.finish(t);
