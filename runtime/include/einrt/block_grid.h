@@ -163,34 +163,37 @@ template <class Visit>
 void forEachOverlap(const BlockGrid& to, int64_t block, const BlockGrid& from, Visit visit) {
   constexpr std::size_t kOnStack = 8;
   const std::size_t dims = to.dims();
-  int64_t onStack[5 * kOnStack];
+  int64_t onStack[6 * kOnStack];
   std::vector<int64_t> onHeap;
   int64_t* lo = onStack;
   if (dims > kOnStack) {
-    onHeap.resize(5 * dims);
+    onHeap.resize(6 * dims);
     lo = onHeap.data();
   }
-  // Per dimension: the range [lo, hi] of `from` coordinates met, the current one, and
-  // the tensor interval [first, end) the block of `to` reads.
+  // Per dimension: the range [lo, hi] of `from` coordinates met, the current one, the
+  // tensor interval [first, end) the block of `to` reads, and the extent of a block of
+  // `from` (divided once here, not for every piece: planners price millions of them).
   int64_t* hi = lo + dims;
   int64_t* cur = hi + dims;
   int64_t* first = cur + dims;
   int64_t* end = first + dims;
+  int64_t* fromExtent = end + dims;
   for (std::size_t d = dims; d-- > 0;) {
     const int64_t coordinate = block % to.parts[d];
     block /= to.parts[d];
     first[d] = to.readLo(d, coordinate);
     end[d] = to.readHi(d, coordinate);
     if (end[d] <= first[d]) return;
-    lo[d] = first[d] / from.extent(d);
-    hi[d] = (end[d] - 1) / from.extent(d);
+    fromExtent[d] = from.extent(d);
+    lo[d] = first[d] / fromExtent[d];
+    hi[d] = (end[d] - 1) / fromExtent[d];
     cur[d] = lo[d];
   }
   for (;;) {
     int64_t index = 0, elements = 1;
     for (std::size_t d = 0; d < dims; ++d) {
       index = index * from.parts[d] + cur[d];
-      const int64_t ef = from.extent(d);
+      const int64_t ef = fromExtent[d];
       const int64_t a = std::max(first[d], cur[d] * ef), b = std::min(end[d], (cur[d] + 1) * ef);
       elements *= b - a;
     }
