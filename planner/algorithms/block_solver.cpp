@@ -1,7 +1,9 @@
 #include "planner/algorithms/block_solver.h"
 
 #include <algorithm>
+#include <exception>
 #include <limits>
+#include <thread>
 
 #include "planner/cost/checked_math.h"
 
@@ -10,6 +12,64 @@ namespace eindecomp {
 namespace {
 
 constexpr int64_t kUnreachable = std::numeric_limits<int64_t>::max();
+
+// Columns of an edge whose costs are mostly not known yet are shared with a second thread
+// from this many on (each cost a pass over the ranks: the first search of a large model
+// spends most of its time here, beside a flat plan's search that has often finished).
+constexpr std::size_t kColumnsForTwoThreads = 64;
+
+// For every consumer layout j of tree edge e: the producer layout z minimizing
+// table(z) + cost(z, j) (the lowest among equal sums), into arg[j] and incoming[j]. `sorted`:
+// the producer's (table, layout), ascending by table. Producer layouts in that order: an
+// edge costs at least 0, so once a table alone reaches the best sum found, no later
+// layout can beat it (an equal sum wins only from a lower layout index, as in a scan by
+// index), and the edge costs beyond it are never computed. Each column's cached costs are
+// read through one pointer: this loop is most of a search once the costs are known.
+void bestProducers(SearchSpace& s, const SearchEdge& e, const std::vector<std::pair<int64_t, int>>& sorted, std::vector<int>& arg,
+                   std::vector<int64_t>& incoming) {
+  EdgeMatrix& matrix = s.matrices[static_cast<std::size_t>(e.matrix)];
+  const std::size_t rows = matrix.rows->size(), layouts = incoming.size();
+  auto column = [&](std::size_t j) {
+    int64_t b = kUnreachable;
+    int best = -1;
+    const int64_t* cost = matrix.cost.empty() ? nullptr : matrix.cost.data() + j * rows;
+    for (const auto& [table, z] : sorted) {
+      if (table > b || (table == b && z > best)) break;
+      const int64_t cached = cost ? cost[z] : -1;
+      const int64_t cand = checkedAdd(table, cached >= 0 ? cached : uncachedEdgeCost(s, e, z, static_cast<int>(j)), "plan cost");
+      if (cand < b || (cand == b && z < best)) {
+        b = cand;
+        best = z;
+      }
+    }
+    arg[j] = best;
+    incoming[j] = b;
+  };
+  std::size_t unknown = 0;  // columns whose cheapest producer layout's cost is not known
+  if (!sorted.empty() && !matrix.cost.empty())
+    for (std::size_t j = 0; j < layouts; ++j) unknown += matrix.cell(sorted[0].second, static_cast<int>(j)) < 0 ? 1 : 0;
+  if (unknown < kColumnsForTwoThreads || !prepareConcurrentEdgeCosts(s, e)) {
+    for (std::size_t j = 0; j < layouts; ++j) column(j);
+    return;
+  }
+  // Odd columns on a second thread: each column writes its own cells and results only.
+  std::exception_ptr helperError, ownError;
+  std::thread helper([&] {
+    try {
+      for (std::size_t j = 1; j < layouts; j += 2) column(j);
+    } catch (...) {
+      helperError = std::current_exception();
+    }
+  });
+  try {
+    for (std::size_t j = 0; j < layouts; j += 2) column(j);
+  } catch (...) {
+    ownError = std::current_exception();
+  }
+  helper.join();
+  if (ownError) std::rethrow_exception(ownError);
+  if (helperError) std::rethrow_exception(helperError);
+}
 
 }  // namespace
 
@@ -57,24 +117,7 @@ void solveBlock(SearchSpace& s, const Block& block, std::vector<int>& choice) {
         for (std::size_t z = 0; z < producer.size(); ++z)
           if (producer[z] != kUnreachable) sorted.emplace_back(producer[z], static_cast<int>(z));
         std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-        EdgeMatrix& matrix = s.matrices[static_cast<std::size_t>(e.matrix)];
-        const std::size_t rows = matrix.rows->size();
-        for (std::size_t j = 0; j < layouts; ++j) {
-          int64_t b = kUnreachable;
-          int best = -1;
-          const int64_t* column = matrix.cost.empty() ? nullptr : matrix.cost.data() + j * rows;
-          for (const auto& [table, z] : sorted) {
-            if (table > b || (table == b && z > best)) break;
-            const int64_t cached = column ? column[z] : -1;
-            const int64_t cand = checkedAdd(table, cached >= 0 ? cached : uncachedEdgeCost(s, e, z, static_cast<int>(j)), "plan cost");
-            if (cand < b || (cand == b && z < best)) {
-              b = cand;
-              best = z;
-            }
-          }
-          arg[j] = best;
-          incoming[j] = b;
-        }
+        bestProducers(s, e, sorted, arg, incoming);
       } else {
         int known = -1;
         if (!block.free[e.from] && choice[e.from] >= 0) known = s.nodes[e.from]->outIndex[choice[e.from]];

@@ -173,6 +173,14 @@ int64_t windowEdgeCost(SearchSpace& s, EdgeMatrix& m, const OutputSide& side, co
   return s.model.edgeTerm(m.bounds, side.parts, consumer.parts, &homes, grid, consumer.readByRank, callRank);
 }
 
+// The block coordinates each rank owns of row `out` (`from`: its grid), made when first needed.
+const RankBlockCoordinates& ownedCoordinates(EdgeMatrix& m, int out, const einrt::BlockGrid& from) {
+  auto& owned = m.owned[static_cast<std::size_t>(out)];
+  if (!owned)
+    owned = std::make_unique<RankBlockCoordinates>(ownedBlockCoordinates(from, (*m.rows)[static_cast<std::size_t>(out)].ownerStride));
+  return *owned;
+}
+
 int64_t computeEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
   const OutputSide& side = (*m.rows)[static_cast<std::size_t>(out)];
   const Parts& producer = side.parts;
@@ -181,11 +189,9 @@ int64_t computeEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
   const einrt::BlockGrid grid{m.bounds, consumer.parts};
   if (s.model.hasCanonicalEdgeTerm()) {
     const einrt::BlockGrid from{m.bounds, producer};
-    auto& owned = m.owned[static_cast<std::size_t>(out)];
-    if (!owned) owned = std::make_unique<RankBlockCoordinates>(ownedBlockCoordinates(from, side.ownerStride));
     auto& read = m.read[static_cast<std::size_t>(in)];
     if (!read) read = std::make_unique<RankBlockCoordinates>(rankBlockCoordinates(grid, consumer.readByRank));
-    return s.model.canonicalEdgeTerm(from, *owned, grid, *read);
+    return s.model.canonicalEdgeTerm(from, ownedCoordinates(m, out, from), grid, *read);
   }
   std::unique_ptr<BlockHomes>& homes = m.homes[static_cast<std::size_t>(out)];
   if (!homes && s.model.edgeNeedsPlacement()) {
@@ -205,6 +211,18 @@ int64_t uncachedEdgeCost(SearchSpace& s, const SearchEdge& e, int out, int in) {
   EdgeMatrix& m = s.matrices[static_cast<std::size_t>(e.matrix)];
   if (m.cost.empty()) return computeEdgeCost(s, m, out, in);
   return m.cell(out, in) = computeEdgeCost(s, m, out, in);
+}
+
+bool prepareConcurrentEdgeCosts(SearchSpace& s, const SearchEdge& e) {
+  EdgeMatrix& m = s.matrices[static_cast<std::size_t>(e.matrix)];
+  if (m.cost.empty()) return false;
+  // A window's cost, and the paper objective's, build nothing shared; the canonical path
+  // reads the rows' owned coordinates (made here) and its column's read coordinates (made
+  // by the one thread pricing that column).
+  if (m.origin.empty() && s.model.hasCanonicalEdgeTerm())
+    for (std::size_t out = 0; out < m.rows->size(); ++out)
+      ownedCoordinates(m, static_cast<int>(out), einrt::BlockGrid{m.bounds, (*m.rows)[out].parts});
+  return true;
 }
 
 int64_t totalCost(SearchSpace& s, const std::vector<int>& choice) {

@@ -110,6 +110,12 @@ inline int64_t edgeCost(SearchSpace& s, const SearchEdge& e, int out, int in) {
   return uncachedEdgeCost(s, e, out, in);
 }
 
+// Makes what uncachedEdgeCost would make lazily for edge e (every row's owned block
+// coordinates), so that two threads may then compute costs of different columns of its
+// matrix at once; false where costs of this edge cannot be computed concurrently (no
+// cached matrix, or a cost path that builds shared state).
+bool prepareConcurrentEdgeCosts(SearchSpace& s, const SearchEdge& e);
+
 // The plan's cost under the objective (canonical placement) for one candidate per node.
 int64_t totalCost(SearchSpace& s, const std::vector<int>& choice);
 
