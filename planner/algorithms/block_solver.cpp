@@ -103,15 +103,10 @@ void solveBlock(SearchSpace& s, const Block& block, std::vector<int>& choice) {
       const std::size_t layouts = node.operandSides[e.operand].size();
       incoming.assign(layouts, 0);
       if (block.free[e.from] && block.treeEdge[e.from] == ei) {
-        // The producer's table flows in: best producer layout for each consumer layout.
+        // The producer's table flows in: best producer layout for each consumer layout
+        // (bestProducers), from its layouts in ascending order of their tables.
         std::vector<int>& arg = argProducer[ei];
         arg.assign(layouts, -1);
-        // Producer layouts in ascending order of their tables: an edge costs at least 0, so
-        // once a table alone reaches the best sum found, no later layout can beat it (an
-        // equal sum wins only from a lower layout index, as in a scan by index), and the
-        // edge costs beyond it are never computed.
-        // (The tables and layouts are copied in that order, and each column's cached costs
-        // read through one pointer: this loop is most of a search once the costs are known.)
         const std::vector<int64_t>& producer = bestOut[e.from];
         sorted.clear();
         for (std::size_t z = 0; z < producer.size(); ++z)
