@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <einrt/model/program_model.h>
+
 #include "planner/cost/checked_math.h"
 
 namespace eindecomp {
@@ -73,26 +75,9 @@ Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& c
                            const std::vector<int64_t>& callBlock, const std::vector<int>& callRank, int64_t devices,
                            TrafficDetail detail, const einrt::RankNodes& nodes) {
   const char* what = "repartition traffic";
-  // Each rank receives each block its calls read once. The placement rules give every call
-  // a rank of its own, so the totals need no sort there (one (rank, block) pair per call).
-  // The per-rank count wants them by rank: with a call per rank, each call's pair goes to
-  // its rank's place (no sort of p pairs for every edge of every plan priced).
-  std::vector<std::pair<int, int64_t>> needs;  // (rank, block)
-  needs.reserve(callBlock.size());
-  std::vector<int> callOfRank(static_cast<std::size_t>(devices), -1);
-  bool oneCallPerRank = true;
-  for (std::size_t c = 0; c < callRank.size() && oneCallPerRank; ++c)
-    oneCallPerRank = std::exchange(callOfRank[static_cast<std::size_t>(callRank[c])], static_cast<int>(c)) < 0;
-  if (oneCallPerRank && detail == TrafficDetail::Total) {
-    for (std::size_t c = 0; c < callBlock.size(); ++c) needs.emplace_back(callRank[c], callBlock[c]);
-  } else if (oneCallPerRank) {
-    for (std::size_t r = 0; r < callOfRank.size(); ++r)
-      if (const int c = callOfRank[r]; c >= 0) needs.emplace_back(static_cast<int>(r), callBlock[static_cast<std::size_t>(c)]);
-  } else {
-    for (std::size_t c = 0; c < callBlock.size(); ++c) needs.emplace_back(callRank[c], callBlock[c]);
-    std::sort(needs.begin(), needs.end());
-    needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
-  }
+  // Each rank receives each block its calls read once: the distinct (rank, block) pairs,
+  // by rank (einrt's program model's reads).
+  const std::vector<einrt::model::RankBlock> needs = einrt::model::distinctPairs(callBlock, callRank);
 
   Traffic t;
   const einrt::BlockGrid& from = producer.grid();

@@ -8,28 +8,6 @@ namespace einrt::model {
 
 namespace {
 
-// Distinct (rank, block) pairs of the calls' blocks of one tensor grid, sorted. With a
-// call per rank (what the placement rules give) each pair goes to its rank's place, with
-// no sort (the planner builds this model for every plan it prices).
-std::vector<RankBlock> distinctPairs(const std::vector<int64_t>& callBlock, const std::vector<int>& callRank) {
-  std::vector<RankBlock> pairs;
-  pairs.reserve(callBlock.size());
-  const int ranks = callRank.empty() ? 0 : *std::max_element(callRank.begin(), callRank.end()) + 1;
-  std::vector<int> callOfRank(static_cast<std::size_t>(ranks), -1);
-  bool oneCallPerRank = true;
-  for (std::size_t c = 0; c < callRank.size() && oneCallPerRank; ++c)
-    oneCallPerRank = std::exchange(callOfRank[static_cast<std::size_t>(callRank[c])], static_cast<int>(c)) < 0;
-  if (oneCallPerRank) {
-    for (std::size_t r = 0; r < callOfRank.size(); ++r)
-      if (const int c = callOfRank[r]; c >= 0) pairs.emplace_back(static_cast<int>(r), callBlock[static_cast<std::size_t>(c)]);
-    return pairs;
-  }
-  for (std::size_t c = 0; c < callBlock.size(); ++c) pairs.emplace_back(callRank[c], callBlock[c]);
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  return pairs;
-}
-
 // The in-place rule: the producer writes the same grid, the operand is not read through a
 // window, and every block read sits on the only rank that reads it (its owner).
 bool readsInPlace(const NodeModel& producer, const NodeTable& producerTable, const BlockGrid& grid,
@@ -92,6 +70,29 @@ void formSteps(const ProgramTables& t, std::size_t elementSize, ProgramModel& m)
 }
 
 }  // namespace
+
+// With a call per rank (what the placement rules give) each pair goes to its rank's
+// place, with no sort (the planner builds this model, and counts traffic, for every plan it
+// prices).
+std::vector<RankBlock> distinctPairs(const std::vector<int64_t>& callBlock, const std::vector<int>& callRank) {
+  std::vector<RankBlock> pairs;
+  pairs.reserve(callBlock.size());
+  const int ranks = callRank.empty() ? 0 : *std::max_element(callRank.begin(), callRank.end()) + 1;
+  std::vector<int> callOfRank(static_cast<std::size_t>(ranks), -1);
+  bool oneCallPerRank = true;
+  for (std::size_t c = 0; c < callRank.size() && oneCallPerRank; ++c)
+    oneCallPerRank = std::exchange(callOfRank[static_cast<std::size_t>(callRank[c])], static_cast<int>(c)) < 0;
+  if (oneCallPerRank) {
+    for (std::size_t r = 0; r < callOfRank.size(); ++r)
+      if (const int c = callOfRank[r]; c >= 0) pairs.emplace_back(static_cast<int>(r), callBlock[static_cast<std::size_t>(c)]);
+    return pairs;
+  }
+  for (std::size_t c = 0; c < callBlock.size(); ++c) pairs.emplace_back(callRank[c], callBlock[c]);
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  return pairs;
+}
+
 
 std::vector<int> lastReaders(const ProgramTables& t) {
   std::vector<int> last(t.nodes.size());
