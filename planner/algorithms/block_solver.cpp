@@ -1,9 +1,8 @@
 #include "planner/algorithms/block_solver.h"
 
 #include <algorithm>
-#include <exception>
+#include <future>
 #include <limits>
-#include <thread>
 
 #include "planner/cost/checked_math.h"
 
@@ -53,22 +52,12 @@ void bestProducers(SearchSpace& s, const SearchEdge& e, const std::vector<std::p
     return;
   }
   // Odd columns on a second thread: each column writes its own cells and results only.
-  std::exception_ptr helperError, ownError;
-  std::thread helper([&] {
-    try {
-      for (std::size_t j = 1; j < layouts; j += 2) column(j);
-    } catch (...) {
-      helperError = std::current_exception();
-    }
+  // (Should the even ones throw, the future waits for the odd ones as it goes.)
+  std::future<void> odd = std::async(std::launch::async, [&] {
+    for (std::size_t j = 1; j < layouts; j += 2) column(j);
   });
-  try {
-    for (std::size_t j = 0; j < layouts; j += 2) column(j);
-  } catch (...) {
-    ownError = std::current_exception();
-  }
-  helper.join();
-  if (ownError) std::rethrow_exception(ownError);
-  if (helperError) std::rethrow_exception(helperError);
+  for (std::size_t j = 0; j < layouts; j += 2) column(j);
+  odd.get();
 }
 
 }  // namespace
