@@ -46,9 +46,13 @@ std::map<std::string, int64_t> parseDims(const std::vector<std::string>& items) 
   return dims;
 }
 
-// A weight's .npy in the graph's type: f16 as NumPy's <f2; bf16, which NumPy lacks, as f32
+// A weight's .npy in the graph's type (ids as int64): f16 as NumPy's <f2; bf16, which NumPy lacks, as f32
 // (exactly representable; read back rounded, SPEC 8).
-std::string npyOf(const onnx_import::HostTensor& t, DType dtype) {
+std::string npyOf(const onnx_import::HostTensor& t, DType dtype, bool ids) {
+  if (ids) {  // an i64 input (ImportGraph::strided's)
+    const std::vector<int64_t> ids(t.values.begin(), t.values.end());
+    return einrt::encodeNpy<int64_t>(t.shape, ids.data());
+  }
   if (dtype == DType::F64) return einrt::encodeNpy<double>(t.shape, t.values.data());
   if (dtype == DType::F16) {
     std::vector<einrt::f16> h;
@@ -117,7 +121,8 @@ void addImportCommand(CLI::App& app, int& status) {
       std::map<std::string, std::string> files;
       int64_t bytes = 0;
       for (const auto& [name, value] : result.weights) {
-        const std::string& npy = files[name + ".npy"] = npyOf(value, result.graph.dtype);
+        const InputTensor* in = findInput(result.graph, name);
+        const std::string& npy = files[name + ".npy"] = npyOf(value, result.graph.dtype, in && in->indexType);
         bytes += static_cast<int64_t>(npy.size());
       }
       // Made even when the model has no weights: the model's inputs go there.

@@ -538,4 +538,30 @@ View ImportGraph::gather(const View& data, int64_t axis, const View& ids, const 
   return result;
 }
 
+std::optional<View> ImportGraph::gather(const View& data, int64_t axis, const std::vector<int64_t>& ids,
+                                        const std::vector<int64_t>& shape, const std::string& hint) {
+  const View plain = normalized(data);
+  int real = 0;  // a gather selects along one dimension of the tensor
+  for (const DimId d : plain.groups.at(static_cast<std::size_t>(axis))) real += dims_[d].size > 1 ? 1 : 0;
+  if (real != 1 || ids.empty()) return std::nullopt;
+  HostTensor value;
+  value.kind = ElemKind::Integer;
+  value.shape = shape;
+  value.values.assign(ids.begin(), ids.end());
+  const View idsView = addWeight(hint + "_ids", std::move(value), false);
+  tensors_[idsView.tensor].indexType = DType::I64;
+  return gather(data, axis, idsView, hint);
+}
+
+std::optional<View> ImportGraph::strided(const View& v, int64_t axis, int64_t stride, int64_t phase, const std::string& hint) {
+  const View plain = normalized(v);
+  const auto key = std::make_tuple(plain.tensor, plain.groups, axis, stride, phase);
+  if (const auto it = stridedCache_.find(key); it != stridedCache_.end()) return it->second;
+  std::vector<int64_t> ids;
+  for (int64_t h = phase; h < shape(v).at(static_cast<std::size_t>(axis)); h += stride) ids.push_back(h);
+  const std::optional<View> out = gather(v, axis, ids, {static_cast<int64_t>(ids.size())}, hint);
+  stridedCache_.emplace(key, out);
+  return out;
+}
+
 }  // namespace eindecomp::onnx_import

@@ -90,6 +90,19 @@ class ImportGraph {
   // index model input) select; the output's dimensions are data's before the axis, the
   // ids', then data's after it. A gather node (planner/graph/index_nodes.h).
   View gather(const View& data, int64_t axis, const View& ids, const std::string& hint);
+  // The same with constant ids (0 <= id < the axis's size, in C order over `shape`): they
+  // become an i64 weight `<hint>_ids` (written with the other weights). Nothing where the
+  // axis spans several dimensions of data's tensor (a merged dimension).
+  std::optional<View> gather(const View& data, int64_t axis, const std::vector<int64_t>& ids, const std::vector<int64_t>& shape,
+                             const std::string& hint);
+  // Positions phase, phase + stride, ... of v's dimension `axis` (a strided slice: one phase
+  // of a strided convolution's or pool's input): a gather whose ids are a constant index
+  // weight (i64, written with the other weights), so a copy of those rows where a
+  // selection would cost a multiply-add per position pair. Made once per (view, axis,
+  // stride, phase): a convolution and its downsampling path share them.
+  // Nothing where the axis spans several dimensions of v's tensor (a merged dimension) or
+  // the phase lies past its end.
+  std::optional<View> strided(const View& v, int64_t axis, int64_t stride, int64_t phase, const std::string& hint);
 
   View transpose(const View& v, const std::vector<int64_t>& perm) const;
   View reshape(const View& v, const std::vector<int64_t>& newShape);
@@ -232,6 +245,7 @@ class ImportGraph {
   std::vector<int> dirty_;
   std::vector<std::pair<std::string, std::string>> tied_;  // addWeight's transposed twins
   std::map<std::tuple<int, DimId, int64_t, int64_t>, std::pair<int, std::map<DimId, DimId>>> sliceCache_;
+  std::map<std::tuple<int, std::vector<std::vector<DimId>>, int64_t, int64_t, int64_t>, std::optional<View>> stridedCache_;
 };
 
 // "[2, 3, 4]", for messages.

@@ -282,9 +282,10 @@ void concat(OpContext& c) {
   c.setConstant(0, r);
 }
 
-// Gather with constant indices: folded on constant data; on computed data a selection
-// of those elements along the axis (exact; picking the last token of a sequence), then
-// the indices' shape in place of the axis. With indices from an integer model input (token
+// Gather with constant indices: folded on constant data; on computed data a window where
+// they are consecutive (picking the last token of a sequence), else a gather node whose
+// ids are an i64 weight (a selection where the axis spans merged dimensions), the
+// indices' shape in place of the axis. With indices from an integer model input (token
 // ids): a gather node, whose ids must lie in [0, the axis's size).
 void gather(OpContext& c) {
   if (!c.isConstant(1)) {
@@ -315,6 +316,9 @@ void gather(OpContext& c) {
     std::optional<View> window;
     if (consecutive)
       window = c.graph().window(c.view(0), axis, picked[0], static_cast<int64_t>(picked.size()), 0.0, c.hint("window"));
+    else if (!indices.shape.empty())  // a gather node reading the indices as an i64 weight: a copy of those rows
+      if (std::optional<View> gathered = c.graph().gather(c.view(0), axis, picked, indices.shape, c.hint()))
+        return c.setOutput(0, *gathered);
     const View selected =
         window ? *window : c.graph().select(c.view(0), axis, picked, static_cast<int64_t>(picked.size()), 0, c.hint("select"));
     return c.setOutput(0, c.graph().reshape(selected, outShape));

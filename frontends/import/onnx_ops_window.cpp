@@ -15,6 +15,7 @@
 // windowRefusal names, before any node is translated, attributes that make no window.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <variant>
 
@@ -156,6 +157,18 @@ std::variant<double, HostTensor> averageDivisors(const Window& w, const std::vec
   return t;
 }
 
+// Whether x's windows are a reshape of it: they tile it (tiles()), each kernel divides
+// its dimension, and no other node reads x through windows (a convolution's taps, whose
+// offsets the split might not follow).
+bool tilesAsView(OpContext& c, const View& x, const Window& w) {
+  const std::vector<int64_t> shape = c.graph().shape(x);
+  const std::size_t r = w.kernel.size();
+  if (!tiles(w) || shape.size() < r) return false;
+  for (std::size_t d = 0; d < r; ++d)
+    if (shape[shape.size() - r + d] % w.kernel[d] != 0) return false;
+  return !c.graph().readThroughWindows(x);
+}
+
 // `x` [lead..., D1..Dr] with its spatial dimensions as (window, offset) pairs: a reshape
 // when the windows tile it (no data moves), else one unfold per dimension. `leading` gets
 // symbols for the dimensions before the spatial ones, `spatial` (window, offset) symbols.
@@ -171,11 +184,7 @@ View windowed(OpContext& c, const View& x, const Window& w, Reduce padding, std:
   spatial.clear();
   for (std::size_t d = 0; d < r; ++d) spatial.emplace_back(c.symbol(), c.symbol());
   const std::vector<int64_t> in(shape.begin() + static_cast<std::ptrdiff_t>(lead), shape.end());
-  bool divides = true;
-  for (std::size_t d = 0; d < r; ++d) divides = divides && in[d] % w.kernel[d] == 0;
-  // (Not where another node reads x through windows — a convolution's taps —, whose offsets
-  // the split might not follow: the unfold below leaves x as it is.)
-  if (tiles(w) && divides && !c.graph().readThroughWindows(x)) {
+  if (tilesAsView(c, x, w)) {
     std::vector<int64_t> split(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(lead));
     for (std::size_t d = 0; d < r; ++d) {
       split.push_back(in[d] / w.kernel[d]);
@@ -200,34 +209,82 @@ View groupedWeight(OpContext& c, int64_t groups) {
   return c.graph().reshape(c.view(1), split);
 }
 
-// A convolution of stride 1 (any dilation and padding, one group) as a sum over its kernel's
-// taps: per tap, the input read through a window shifted by the tap (one window node, the
-// padding read as 0) times that tap's weight matrix [O, C] (a window of the weight) — a
-// contraction over the channels. Its FLOPs are the convolution's own, with no unfold; a spatial cut of the input
-// moves only each window's halo rows (SPEC 8.1). Nothing where a spatial axis spans merged
+// What tap `tap` (one offset per spatial dimension) of windows `windows` reads of x
+// [lead..., D1..Dr]: output position y of dimension d reads s*y + dil*i - pad. With a
+// stride s above 1 that position is phase r = (dil*i - pad) mod s of the dimension (its
+// rows r, r + s, ...: ImportGraph::strided, a copy made once per phase) at y + a, with
+// a = floor((dil*i - pad) / s); so every tap is a window (SPEC 8.1) of x or of one of its
+// phases, shifted by a, `fill` outside it — a copy of the rows it reads, whatever the
+// stride. `read` stays empty where the tap reads only padding (a phase past the input).
+// Not `possible` where an axis spans merged dimensions of its tensor (the callers unfold).
+struct TapInput {
+  bool possible = true;
+  std::optional<View> read;
+};
+TapInput tapInput(OpContext& c, const View& x, const std::vector<ImportGraph::UnfoldWindow>& windows,
+                  const std::vector<int64_t>& tap, double fill, const std::string& suffix) {
+  const std::vector<int64_t> shape = c.graph().shape(x);
+  const std::size_t r = windows.size(), lead = shape.size() - r;
+  View source = x;
+  std::vector<ImportGraph::WindowAxis> axes;
+  bool identity = true;
+  for (std::size_t d = 0; d < r; ++d) {
+    const ImportGraph::UnfoldWindow& u = windows[d];
+    const int64_t at = tap[d] * u.dilation - u.padBefore, phase = ((at % u.stride) + u.stride) % u.stride;
+    const int64_t shift = (at - phase) / u.stride, axis = static_cast<int64_t>(lead + d);
+    if (u.stride > 1) {
+      if (phase >= shape[lead + d]) return {};
+      const std::optional<View> rows = c.graph().strided(source, axis, u.stride, phase, c.hint("phase" + std::to_string(d) + "_" + std::to_string(phase)));
+      if (!rows) return {false, std::nullopt};
+      source = *rows;
+    }
+    identity = identity && shift == 0 && c.graph().shape(source)[static_cast<std::size_t>(axis)] == u.outSize;
+    axes.push_back({axis, shift, u.outSize});
+  }
+  if (identity) return {true, source};
+  const std::optional<View> read = c.graph().window(source, axes, fill, c.hint("window" + suffix));
+  return {read.has_value(), read};
+}
+
+// The next tap of `kernel` (the last dimension fastest); false after the last.
+bool nextTap(std::vector<int64_t>& tap, const std::vector<int64_t>& kernel) {
+  for (std::size_t d = kernel.size(); d-- > 0;) {
+    if (++tap[d] < kernel[d]) return true;
+    tap[d] = 0;
+  }
+  return false;
+}
+
+// The name of the sum after tap t: "taps" for the last (the operator's result).
+std::string tapSumHint(OpContext& c, std::vector<int64_t> tap, const std::vector<int64_t>& kernel, int64_t t) {
+  return c.hint(nextTap(tap, kernel) ? "taps" + std::to_string(t) : "taps");
+}
+
+// A convolution of one group (any stride, dilation and padding) as a sum over its
+// kernel's taps: per tap, the input read through a window shifted by the tap (tapInput:
+// the padding read as 0, a strided convolution's phases copied once) times that tap's
+// weight matrix [O, C] (a window of the weight) — a contraction over the channels. Its
+// FLOPs are the convolution's own, with no unfold; a spatial cut of the input moves only
+// each window's halo rows (SPEC 8.1). Nothing where a spatial axis spans merged
 // dimensions of its tensor (the caller unfolds).
 std::optional<View> convolutionByTaps(OpContext& c, const View& x, const Window& w, const std::vector<int64_t>& xshape) {
   const std::size_t r = w.kernel.size();
   const std::vector<int64_t> in(xshape.begin() + 2, xshape.end());
   const auto windows = unfoldWindows(w, in, Reduce::Sum);
-  // Stride 1 only: a stride s would view the input's dimension as (in / s, s), a split of
-  // the tensor that its other readers' windows (the previous block's taps) cannot follow.
-  for (const auto& u : windows)
-    if (u.stride != 1) return std::nullopt;
-  int64_t taps = 1;
-  for (const int64_t k : w.kernel) taps *= k;
   std::optional<View> sum;
   const int n = c.symbol(), ch = c.symbol(), o = c.symbol();
   std::vector<int> spatial;
   for (std::size_t d = 0; d < r; ++d) spatial.push_back(c.symbol());
   std::vector<int64_t> tap(r, 0);
-  for (int64_t t = 0; t < taps; ++t) {
-    std::vector<ImportGraph::WindowAxis> axes;
-    for (std::size_t d = 0; d < r; ++d)
-      axes.push_back({static_cast<int64_t>(d + 2), tap[d] * windows[d].dilation - windows[d].padBefore, windows[d].outSize});
+  int64_t t = 0;
+  do {
     const std::string suffix = "_tap" + std::to_string(t);
-    const std::optional<View> shifted = c.graph().window(x, axes, 0.0, c.hint("window" + suffix));
-    if (!shifted) return std::nullopt;
+    const TapInput shifted = tapInput(c, x, windows, tap, 0.0, suffix);
+    if (!shifted.possible) return std::nullopt;
+    if (!shifted.read) {  // only padding: adds nothing
+      ++t;
+      continue;
+    }
     // [O, C, k...] -> this tap's [O, C], read through a window so that the model's weight
     // stays one input (its file and its gradient are the user's).
     std::vector<ImportGraph::WindowAxis> at;
@@ -240,16 +297,40 @@ std::optional<View> convolutionByTaps(OpContext& c, const View& x, const Window&
     std::vector<int> xs = {n, ch}, out = {n, o};
     xs.insert(xs.end(), spatial.begin(), spatial.end());
     out.insert(out.end(), spatial.begin(), spatial.end());
-    const View product = c.graph().einsum({{*shifted, xs}, {weight, {o, ch}}}, out, joinExpr("x * y"), Reduce::Sum, c.hint("tap" + std::to_string(t)));
-    sum = sum ? c.graph().einsum({{*sum, out}, {product, out}}, out, joinExpr("x + y"), Reduce::Sum,
-                                 c.hint(t + 1 == taps ? "taps" : "taps" + std::to_string(t)))
+    const View product = c.graph().einsum({{*shifted.read, xs}, {weight, {o, ch}}}, out, joinExpr("x * y"), Reduce::Sum, c.hint("tap" + std::to_string(t)));
+    sum = sum ? c.graph().einsum({{*sum, out}, {product, out}}, out, joinExpr("x + y"), Reduce::Sum, tapSumHint(c, tap, w.kernel, t))
               : product;
-    for (std::size_t d = r; d-- > 0;) {  // the next tap, the last dimension fastest
-      if (++tap[d] < w.kernel[d]) break;
-      tap[d] = 0;
-    }
-  }
+    ++t;
+  } while (nextTap(tap, w.kernel));
   return sum;
+}
+
+// MaxPool and AveragePool the same way: per tap a window of the input (tapInput; fill
+// -inf for a maximum, 0 for a sum), joined by max or add — copies and one comparison or
+// addition per tap and element, where an unfold would cost a multiply-add per input
+// position. Nothing where a spatial axis spans merged dimensions (the caller unfolds).
+std::optional<View> poolByTaps(OpContext& c, const View& x, const Window& w, Reduce agg) {
+  const std::vector<int64_t> shape = c.graph().shape(x);
+  const std::size_t r = w.kernel.size();
+  if (shape.size() < r + 1) return std::nullopt;
+  const std::vector<int64_t> in(shape.end() - static_cast<std::ptrdiff_t>(r), shape.end());
+  const auto windows = unfoldWindows(w, in, agg);
+  const double fill = agg == Reduce::Max ? -std::numeric_limits<double>::infinity() : 0.0;
+  std::vector<int> symbols;
+  for (std::size_t d = 0; d < shape.size(); ++d) symbols.push_back(c.symbol());
+  std::optional<View> acc;
+  std::vector<int64_t> tap(r, 0);
+  int64_t t = 0;
+  do {
+    const TapInput shifted = tapInput(c, x, windows, tap, fill, "_tap" + std::to_string(t));
+    if (!shifted.possible) return std::nullopt;
+    if (shifted.read)
+      acc = acc ? c.graph().einsum({{*acc, symbols}, {*shifted.read, symbols}}, symbols,
+                                   joinExpr(agg == Reduce::Max ? "max(x, y)" : "x + y"), Reduce::Sum, tapSumHint(c, tap, w.kernel, t))
+                : *shifted.read;
+    ++t;
+  } while (nextTap(tap, w.kernel));
+  return acc;
 }
 
 void conv(OpContext& c) {
@@ -267,7 +348,7 @@ void conv(OpContext& c) {
                       " output channels");
   if (c.isConstant(0)) throw Unsupported("a convolution of a constant input");
   std::optional<View> byTaps;
-  if (g == 1 && !tiles(w) && !w.ceilMode) byTaps = convolutionByTaps(c, c.view(0), w, xshape);
+  if (g == 1 && !tiles(w)) byTaps = convolutionByTaps(c, c.view(0), w, xshape);
   if (byTaps) {
     View y = *byTaps;
     if (c.hasInput(2)) {
@@ -327,6 +408,18 @@ void pool(OpContext& c, Reduce agg) {
   if (auto why = windowProblem(w, "pooling")) throw Unsupported(*why);
   if (c.outputCount() > 1 && c.wantsOutput(1)) throw Unsupported("MaxPool's Indices output");
   if (c.isConstant(0)) throw Unsupported("a pooling of a constant input");
+  const std::vector<int64_t> shape = c.shape(0);
+  if (shape.size() < w.kernel.size() + 2)
+    throw Unsupported("an input of rank " + std::to_string(shape.size()) + " for a kernel of rank " + std::to_string(w.kernel.size()));
+  const std::vector<int64_t> in(shape.end() - static_cast<std::ptrdiff_t>(w.kernel.size()), shape.end());
+  if (!tilesAsView(c, c.view(0), w))
+    if (const std::optional<View> byTaps = poolByTaps(c, c.view(0), w, agg)) {
+      if (agg == Reduce::Max) return c.setOutput(0, *byTaps);
+      auto divisors = averageDivisors(w, in, c.intAttribute("count_include_pad", 0) != 0);
+      if (const double* n = std::get_if<double>(&divisors)) return c.setOutput(0, elementwise(c, {*byTaps}, "x / " + numberText(*n)));
+      const View reciprocals = c.graph().addWeight(c.hint("divisors"), std::get<HostTensor>(std::move(divisors)), false);
+      return c.setOutput(0, elementwise(c, {*byTaps, reciprocals}, "x * y"));
+    }
   std::vector<int> lead;
   std::vector<std::pair<int, int>> spatial;
   const View x = windowed(c, c.view(0), w, agg, lead, spatial);
@@ -338,8 +431,6 @@ void pool(OpContext& c, Reduce agg) {
     result.push_back(window);
   }
   if (agg == Reduce::Max) return c.setOutput(0, c.graph().einsum({xo}, result, joinExpr("x"), agg, c.hint()));
-  const std::vector<int64_t> shape = c.shape(0);
-  const std::vector<int64_t> in(shape.end() - static_cast<std::ptrdiff_t>(w.kernel.size()), shape.end());
   auto divisors = averageDivisors(w, in, c.intAttribute("count_include_pad", 0) != 0);
   if (const double* n = std::get_if<double>(&divisors))
     return c.setOutput(0, c.graph().einsum({xo}, result, joinExpr("x / " + numberText(*n)), agg, c.hint()));

@@ -21,7 +21,8 @@ std::string listed(const Labels& ls) {
 }
 
 // The label a gather selects (in the table, in neither the ids nor the output) or a
-// scatter adds into (in the output, in no operand).
+// scatter adds into (in the output, in no operand); labels of size 1 beside it are
+// allowed there.
 Label selectedLabel(const Node& n, const SourceLoc& joinLoc) {
   const bool gather = n.joinName == "gather";
   const Labels& ids = n.operandLabels[0];
@@ -34,6 +35,12 @@ Label selectedLabel(const Node& n, const SourceLoc& joinLoc) {
     for (const auto& l : n.outputLabels)
       if (!has(ids, l) && !has(values, l)) candidates.push_back(l);
   }
+  // A label of size 1 adds nothing up (an imported table's unit dimensions carry their own):
+  // the one of a larger size is the selected one.
+  Labels larger;
+  for (const auto& l : candidates)
+    if (n.labelSizes.at(l) > 1) larger.push_back(l);
+  if (larger.size() == 1) return larger[0];
   if (candidates.size() != 1)
     throw InputError({joinLoc, "node " + quoted(n.name) + ": a " + n.joinName + " needs exactly one label " +
                                    (gather ? "of its second operand in neither the ids nor the output (the one the ids "
