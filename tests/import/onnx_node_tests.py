@@ -84,7 +84,7 @@ FAMILIES = [
     ("Gather", r"^test_gather_(\d|2d|negative)"),
     ("Clip", r"^test_clip"),
     ("LeakyRelu", r"^test_leakyrelu"),
-    # Windows (issue "Convolutions"): a reshape where they tile the input, else an unfold.
+    # Windows (issue "Convolutions"): a reshape where they tile the input, else taps (an unfold for groups).
     ("Conv", r"^test_(basic_)?conv_with"),
     ("ConvTranspose", r"^test_convtranspose"),
     ("MaxPool", r"^test_maxpool_(?!with_argmax)"),
