@@ -458,6 +458,18 @@ View ImportGraph::unsqueeze(const View& v, const std::vector<int64_t>& axes) con
   return t;
 }
 
+std::optional<View> ImportGraph::tryReshape(const View& v, const std::vector<int64_t>& newShape) {
+  // A refinement spreads through labels and may fail far from v, halfway: the state before
+  // it is kept whole and put back (a copy per attempt; attempts are per pooling node).
+  auto saved = std::make_tuple(dims_, labels_, tensors_, nodes_, dirty_, tied_, sliceCache_, stridedCache_, nextSymbol_);
+  try {
+    return reshape(v, newShape);
+  } catch (const Unsupported&) {
+    std::tie(dims_, labels_, tensors_, nodes_, dirty_, tied_, sliceCache_, stridedCache_, nextSymbol_) = std::move(saved);
+    return std::nullopt;
+  }
+}
+
 View ImportGraph::reshape(const View& v, const std::vector<int64_t>& newShape) {
   std::vector<int64_t> target;
   for (const int64_t s : newShape)

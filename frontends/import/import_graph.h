@@ -106,6 +106,9 @@ class ImportGraph {
 
   View transpose(const View& v, const std::vector<int64_t>& perm) const;
   View reshape(const View& v, const std::vector<int64_t>& newShape);
+  // The same, or nothing — the graph left as it was — where the split it makes cannot
+  // reach every node (a window elsewhere that would not fall on the split).
+  std::optional<View> tryReshape(const View& v, const std::vector<int64_t>& newShape);
   View squeeze(const View& v, const std::vector<int64_t>& axes) const;    // axes normalised, sizes 1
   View unsqueeze(const View& v, const std::vector<int64_t>& axes) const;  // axes of the result, normalised
   View slice(const View& v, int64_t axis, int64_t start, int64_t end);    // step 1, 0 <= start < end <= size

@@ -157,16 +157,24 @@ std::variant<double, HostTensor> averageDivisors(const Window& w, const std::vec
   return t;
 }
 
-// Whether x's windows are a reshape of it: they tile it (tiles()), each kernel divides
-// its dimension, and no other node reads x through windows (a convolution's taps, whose
-// offsets the split might not follow).
-bool tilesAsView(OpContext& c, const View& x, const Window& w) {
+// x [lead..., D1..Dr] with each spatial dimension split into (window, offset) by a
+// reshape (a view: no data moves), where the windows tile it (tiles()), each kernel divides
+// its dimension and the split reaches every node that carries it (not where taps elsewhere
+// read a tensor it reaches through windows not falling on the split:
+// ImportGraph::tryReshape leaves the graph as it was); else nothing.
+std::optional<View> tiledView(OpContext& c, const View& x, const Window& w) {
   const std::vector<int64_t> shape = c.graph().shape(x);
   const std::size_t r = w.kernel.size();
-  if (!tiles(w) || shape.size() < r) return false;
-  for (std::size_t d = 0; d < r; ++d)
-    if (shape[shape.size() - r + d] % w.kernel[d] != 0) return false;
-  return !c.graph().readThroughWindows(x);
+  if (!tiles(w) || shape.size() < r) return std::nullopt;
+  std::vector<int64_t> split(shape.begin(), shape.end() - static_cast<std::ptrdiff_t>(r));
+  for (std::size_t d = 0; d < r; ++d) {
+    const int64_t size = shape[shape.size() - r + d];
+    if (size % w.kernel[d] != 0) return std::nullopt;
+    split.push_back(size / w.kernel[d]);
+    split.push_back(w.kernel[d]);
+  }
+  if (c.graph().readThroughWindows(x)) return std::nullopt;
+  return c.graph().tryReshape(x, split);
 }
 
 // `x` [lead..., D1..Dr] with its spatial dimensions as (window, offset) pairs: a reshape
@@ -184,14 +192,7 @@ View windowed(OpContext& c, const View& x, const Window& w, Reduce padding, std:
   spatial.clear();
   for (std::size_t d = 0; d < r; ++d) spatial.emplace_back(c.symbol(), c.symbol());
   const std::vector<int64_t> in(shape.begin() + static_cast<std::ptrdiff_t>(lead), shape.end());
-  if (tilesAsView(c, x, w)) {
-    std::vector<int64_t> split(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(lead));
-    for (std::size_t d = 0; d < r; ++d) {
-      split.push_back(in[d] / w.kernel[d]);
-      split.push_back(w.kernel[d]);
-    }
-    return c.graph().reshape(x, split);
-  }
+  if (const std::optional<View> tiled = tiledView(c, x, w)) return *tiled;
   const auto windows = unfoldWindows(w, in, padding);
   View v = x;
   for (std::size_t d = r; d-- > 0;)  // the last first: earlier dimensions keep their axes
@@ -348,7 +349,7 @@ void conv(OpContext& c) {
                       " output channels");
   if (c.isConstant(0)) throw Unsupported("a convolution of a constant input");
   std::optional<View> byTaps;
-  if (g == 1 && !tiles(w)) byTaps = convolutionByTaps(c, c.view(0), w, xshape);
+  if (g == 1 && !tiledView(c, c.view(0), w)) byTaps = convolutionByTaps(c, c.view(0), w, xshape);
   if (byTaps) {
     View y = *byTaps;
     if (c.hasInput(2)) {
@@ -412,7 +413,7 @@ void pool(OpContext& c, Reduce agg) {
   if (shape.size() < w.kernel.size() + 2)
     throw Unsupported("an input of rank " + std::to_string(shape.size()) + " for a kernel of rank " + std::to_string(w.kernel.size()));
   const std::vector<int64_t> in(shape.end() - static_cast<std::ptrdiff_t>(w.kernel.size()), shape.end());
-  if (!tilesAsView(c, c.view(0), w))
+  if (!tiledView(c, c.view(0), w))
     if (const std::optional<View> byTaps = poolByTaps(c, c.view(0), w, agg)) {
       if (agg == Reduce::Max) return c.setOutput(0, *byTaps);
       auto divisors = averageDivisors(w, in, c.intAttribute("count_include_pad", 0) != 0);

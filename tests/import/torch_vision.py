@@ -21,7 +21,9 @@ convolutions an unfold by a constant 0/1 contraction (docs/import.md).
   convolution cut (pinned: the dynamic program prefers its channels), and that plan's
   program equal to torch and to its plan.
 - An average pooling whose divisor varies by position (count_include_pad=False with
-  padding): eval equal to torch. MaxPool's Indices output (return_indices=True): refused
+  padding), and a 2x2 max pool after two padded convolutions (taps, not a reshape, as the
+  convolutions' windows cannot follow a split) with a Gather of constant columns: eval
+  and `einplan grad` of the first convolution's weight equal to torch. MaxPool's Indices output (return_indices=True): refused
   with exit 2 naming the node, nothing written.
 
 A failure prints the command and its output.
@@ -76,6 +78,21 @@ class VaryingAverage(torch.nn.Module):
 
     def forward(self, x):
         return torch.nn.functional.avg_pool2d(x, 3, stride=1, padding=1, count_include_pad=False)
+
+
+class PoolAfterTaps(torch.nn.Module):
+    """A 2x2 max pool (windows that tile) of a convolution's output whose own taps read the
+    convolution before it through shifted windows: the pool's split of the rows cannot reach
+    those windows, so the pool is taps too; and a strided Gather of computed values."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(2, 3, 3, padding=1)
+        self.c2 = torch.nn.Conv2d(3, 3, 3, padding=1)
+
+    def forward(self, x):
+        y = torch.nn.functional.max_pool2d(torch.relu(self.c2(torch.relu(self.c1(x)))), 2)
+        return y[:, :, :, torch.tensor([3, 0, 2])]
 
 
 class PoolWithIndices(torch.nn.Module):
@@ -204,6 +221,15 @@ def varying_average(einplan, work):
     return imported_and_evaluated(einplan, VaryingAverage(), torch.randn(1, 2, 6, 6), os.path.join(work, "varying"), 17)[1]
 
 
+def pool_after_taps(einplan, work):
+    print("MaxPool2d(2) after two padded 3x3 convolutions, a Gather of columns 3, 0, 2, opset 17:")
+    model, x, base = PoolAfterTaps(), torch.randn(1, 2, 8, 8), os.path.join(work, "pool_after_taps")
+    ok = imported_and_evaluated(einplan, model, x, base, 17)[1]
+    model.zero_grad()
+    model(x).sum().backward()
+    return ok & gradients_match(einplan, base, {"c1_weight": model.c1.weight.grad.numpy()})
+
+
 def indices_refused(einplan, work):
     print("MaxPool2d(2, return_indices=True):")
     base = os.path.join(work, "indices")
@@ -226,6 +252,7 @@ def main():
     ok &= resnet18(einplan, eincodegen, work)
     ok &= small_cnn(einplan, eincodegen, work)
     ok &= varying_average(einplan, work)
+    ok &= pool_after_taps(einplan, work)
     ok &= indices_refused(einplan, work)
     if not ok:
         sys.exit("a vision model differs from torch or from its plan, or was not refused as it should be")
