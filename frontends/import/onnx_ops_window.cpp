@@ -261,21 +261,36 @@ std::string tapSumHint(OpContext& c, std::vector<int64_t> tap, const std::vector
   return c.hint(nextTap(tap, kernel) ? "taps" + std::to_string(t) : "taps");
 }
 
-// A convolution of one group (any stride, dilation and padding) as a sum over its
-// kernel's taps: per tap, the input read through a window shifted by the tap (tapInput:
-// the padding read as 0, a strided convolution's phases copied once) times that tap's
-// weight matrix [O, C] (a window of the weight) — a contraction over the channels. Its
-// FLOPs are the convolution's own, with no unfold; a spatial cut of the input moves only
-// each window's halo rows (SPEC 8.1). Nothing where a spatial axis spans merged
-// dimensions of its tensor (the caller unfolds).
-std::optional<View> convolutionByTaps(OpContext& c, const View& x, const Window& w, const std::vector<int64_t>& xshape) {
+// A convolution (any stride, dilation, padding and groups) as a sum over its kernel's
+// taps: per tap, the input read through a window shifted by the tap (tapInput: the padding
+// read as 0, a strided convolution's phases copied once) times that tap's weight matrix
+// [O, C] (a window of the weight) — a contraction over the channels; with g groups, the
+// channels as (g, C/g) and the outputs as (g, O/g), a contraction per group (depthwise:
+// C/g = 1, a product per channel). Its FLOPs are the convolution's own, with no unfold; a
+// spatial cut of the input moves only each window's halo rows (SPEC 8.1). Nothing where a
+// spatial axis spans merged dimensions of its tensor (the caller unfolds).
+std::optional<View> convolutionByTaps(OpContext& c, const Window& w, const std::vector<int64_t>& xshape, int64_t outs) {
   const std::size_t r = w.kernel.size();
+  const int64_t g = w.group;
   const std::vector<int64_t> in(xshape.begin() + 2, xshape.end());
   const auto windows = unfoldWindows(w, in, Reduce::Sum);
+  View x = c.view(0);
+  if (g > 1) {
+    std::vector<int64_t> split = {xshape[0], g, xshape[1] / g};
+    split.insert(split.end(), in.begin(), in.end());
+    x = c.graph().reshape(x, split);
+  }
+  const View wview = groupedWeight(c, g);  // [(g,) O/g, C/g, k...]
+  const int64_t lead = g > 1 ? 3 : 2;       // the weight's dimensions before its taps
   std::optional<View> sum;
-  const int n = c.symbol(), ch = c.symbol(), o = c.symbol();
+  const int n = c.symbol(), group = c.symbol(), ch = c.symbol(), o = c.symbol();
   std::vector<int> spatial;
   for (std::size_t d = 0; d < r; ++d) spatial.push_back(c.symbol());
+  std::vector<int> xs = g > 1 ? std::vector<int>{n, group, ch} : std::vector<int>{n, ch};
+  std::vector<int> out = g > 1 ? std::vector<int>{n, group, o} : std::vector<int>{n, o};
+  const std::vector<int> ws = g > 1 ? std::vector<int>{group, o, ch} : std::vector<int>{o, ch};
+  xs.insert(xs.end(), spatial.begin(), spatial.end());
+  out.insert(out.end(), spatial.begin(), spatial.end());
   std::vector<int64_t> tap(r, 0);
   int64_t t = 0;
   do {
@@ -289,21 +304,22 @@ std::optional<View> convolutionByTaps(OpContext& c, const View& x, const Window&
     // [O, C, k...] -> this tap's [O, C], read through a window so that the model's weight
     // stays one input (its file and its gradient are the user's).
     std::vector<ImportGraph::WindowAxis> at;
-    for (std::size_t d = 0; d < r; ++d) at.push_back({static_cast<int64_t>(d + 2), tap[d], 1});
-    const std::optional<View> tapWeight = c.graph().window(c.view(1), at, 0.0, c.hint("weight" + suffix));
+    for (std::size_t d = 0; d < r; ++d) at.push_back({static_cast<int64_t>(d) + lead, tap[d], 1});
+    const std::optional<View> tapWeight = c.graph().window(wview, at, 0.0, c.hint("weight" + suffix));
     if (!tapWeight) return std::nullopt;
     std::vector<int64_t> taxes(r);
-    std::iota(taxes.begin(), taxes.end(), int64_t{2});
+    std::iota(taxes.begin(), taxes.end(), lead);
     const View weight = c.graph().squeeze(*tapWeight, taxes);
-    std::vector<int> xs = {n, ch}, out = {n, o};
-    xs.insert(xs.end(), spatial.begin(), spatial.end());
-    out.insert(out.end(), spatial.begin(), spatial.end());
-    const View product = c.graph().einsum({{*shifted.read, xs}, {weight, {o, ch}}}, out, joinExpr("x * y"), Reduce::Sum, c.hint("tap" + std::to_string(t)));
+    const View product = c.graph().einsum({{*shifted.read, xs}, {weight, ws}}, out, joinExpr("x * y"), Reduce::Sum, c.hint("tap" + std::to_string(t)));
     sum = sum ? c.graph().einsum({{*sum, out}, {product, out}}, out, joinExpr("x + y"), Reduce::Sum, tapSumHint(c, tap, w.kernel, t))
               : product;
     ++t;
   } while (nextTap(tap, w.kernel));
-  return sum;
+  if (!sum || g == 1) return sum;
+  std::vector<int64_t> merged = c.graph().shape(*sum);  // (g, O/g) back into O
+  merged.erase(merged.begin() + 1);
+  merged[1] = outs;
+  return c.graph().reshape(*sum, merged);
 }
 
 // MaxPool and AveragePool the same way: per tap a window of the input (tapInput; fill
@@ -349,7 +365,7 @@ void conv(OpContext& c) {
                       " output channels");
   if (c.isConstant(0)) throw Unsupported("a convolution of a constant input");
   std::optional<View> byTaps;
-  if (g == 1 && !tiledView(c, c.view(0), w)) byTaps = convolutionByTaps(c, c.view(0), w, xshape);
+  if (g == 1 ? !tiledView(c, c.view(0), w) : !tiles(w)) byTaps = convolutionByTaps(c, w, xshape, outs);
   if (byTaps) {
     View y = *byTaps;
     if (c.hasInput(2)) {

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Vision models through `einplan import` (issue "Convolutions"): windows that tile the
-image are a reshape; convolutions of one group and pools a sum (or max) over their taps,
-each a window of the input or, with a stride, of one of its phases (a gather); depthwise
-convolutions an unfold by a constant 0/1 contraction (docs/import.md).
+image are a reshape; other convolutions (groups and depthwise too) and pools a sum (or
+max) over their taps, each a window of the input or, with a stride, of one of its phases (a
+gather) (docs/import.md).
 
 - torchvision's VisionTransformer as written (image 32, patch 8, 2 layers; its patchify
   Conv2d has kernel = stride), its parameters drawn at random (torchvision starts the head
