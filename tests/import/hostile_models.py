@@ -368,7 +368,7 @@ def symbolic_fixed(folder):
 
 
 def conv_fixed(folder):
-    """A 2x2 window of stride 1 (an unfold, docs/import.md) with its weight a model input."""
+    """A 2x2 window of stride 1 (taps, docs/import.md) with its weight a model input."""
     x = np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3) - 4
     k = np.array([[[[1, -2], [3, 0.5]]]], np.float32)
     y = np.array([[[[np.sum(x[0, 0, i:i + 2, j:j + 2] * k[0, 0]) for j in range(2)] for i in range(2)]]], np.float32)
