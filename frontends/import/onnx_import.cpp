@@ -457,6 +457,7 @@ const std::map<std::string, OpTranslation>& operatorTable() {
     addReduceOperators(t);
     addShapeOperators(t);
     addWindowOperators(t);
+    addVisionOperators(t);
     return t;
   }();
   return table;

@@ -89,8 +89,10 @@ const std::map<std::string, OpTranslation>& constantOperatorTable();
 void addMathOperators(std::map<std::string, OpTranslation>& table);
 void addReduceOperators(std::map<std::string, OpTranslation>& table);
 void addShapeOperators(std::map<std::string, OpTranslation>& table);
-// Convolutions and pooling whose windows tile the image (onnx_ops_window.cpp).
+// Convolutions and windowed pooling (onnx_ops_window.cpp).
 void addWindowOperators(std::map<std::string, OpTranslation>& table);
+// BatchNormalization, global pooling and Pad (onnx_ops_vision.cpp).
+void addVisionOperators(std::map<std::string, OpTranslation>& table);
 // Why a Conv/MaxPool/AveragePool node's window cannot be imported (overlapping or padded
 // windows), read from its attributes and its weight's shape (empty when not known), or
 // nothing when it can; the importer lists such nodes with the unmapped operators.

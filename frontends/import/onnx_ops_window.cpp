@@ -1,5 +1,5 @@
-// Convolutions and pooling: Conv (1-3-D, groups), ConvTranspose, MaxPool, AveragePool,
-// GlobalAveragePool, GlobalMaxPool, Pad, and BatchNormalization in inference. Each spatial
+// Convolutions and pooling: Conv (1-3-D, groups), ConvTranspose, MaxPool and AveragePool
+// (Pad, BatchNormalization and global pooling: onnx_ops_vision.cpp). Each spatial
 // dimension becomes a pair (window y, offset i) and the
 // operator one EinSum over the offsets:
 //   Conv:  Z[n,o,y,x] = sum_{c,i,j} X[n,c,y,i,x,j] * W[o,c,i,j]  (+ B[o])
@@ -535,101 +535,6 @@ void convTranspose(OpContext& c) {
   c.setOutput(0, t);
 }
 
-// BatchNormalization in inference (training_mode 0; torch exports eval-mode models so, when
-// it has not folded the norm into a convolution): y = x * a[c] + b[c] with a = scale /
-// sqrt(var + eps) and b = B - mean * a — folded at import (in double precision) into two
-// per-channel weights when the statistics and parameters are constants, else computed by
-// elementwise nodes over the channels. Then two elementwise nodes over x.
-void batchNormalization(OpContext& c) {
-  if (c.intAttribute("training_mode", 0) != 0 || c.outputCount() > 1)
-    throw Unsupported("BatchNormalization in training mode (its running statistics are outputs)");
-  const double eps = c.floatAttribute("epsilon", 1e-5);
-  const std::vector<int64_t> shape = c.shape(0);
-  if (shape.size() < 2) throw Unsupported("BatchNormalization of an input of rank " + std::to_string(shape.size()));
-  if (c.isConstant(0)) throw Unsupported("BatchNormalization of a constant input");
-  const int64_t channels = shape[1];
-  bool constants = true;
-  for (int i = 1; i <= 4; ++i) {
-    if (c.shape(i) != std::vector<int64_t>{channels})
-      throw Unsupported("BatchNormalization input " + std::to_string(i) + " of shape " + shapeText(c.shape(i)) + " for " +
-                        std::to_string(channels) + " channels");
-    constants = constants && c.isConstant(i);
-  }
-  View a, b;
-  if (constants) {
-    const HostTensor &scale = c.constant(1), &bias = c.constant(2), &mean = c.constant(3), &var = c.constant(4);
-    HostTensor at, bt;
-    at.shape = bt.shape = {channels};
-    for (std::size_t k = 0; k < static_cast<std::size_t>(channels); ++k) {
-      at.values.push_back(scale.values[k] / std::sqrt(var.values[k] + eps));
-      bt.values.push_back(bias.values[k] - mean.values[k] * at.values.back());
-    }
-    a = c.graph().addWeight(c.hint("scale"), at, false);
-    b = c.graph().addWeight(c.hint("shift"), bt, false);
-  } else {
-    a = elementwise(c, {c.view(1), c.view(4)}, "x / sqrt(y + " + numberText(eps) + ")", "scale");
-    b = elementwise(c, {elementwise(c, {c.view(3), a}, "x * y", "mean_scaled"), c.view(2)}, "y - x", "shift");
-  }
-  std::vector<int64_t> trailing(shape.size() - 2);
-  std::iota(trailing.begin(), trailing.end(), int64_t{1});
-  const View scaled = elementwise(c, {c.view(0), c.graph().unsqueeze(a, trailing)}, "x * y", "scaled");
-  c.setOutput(0, elementwise(c, {scaled, c.graph().unsqueeze(b, trailing)}, "x + y"));
-}
-
-// GlobalAveragePool / GlobalMaxPool: a reduction over every spatial dimension, kept as 1s.
-void globalPool(OpContext& c, Reduce agg) {
-  const std::vector<int64_t> shape = c.shape(0);
-  if (shape.size() < 3) throw Unsupported("a global pooling of an input of rank " + std::to_string(shape.size()));
-  std::vector<int64_t> axes;
-  int64_t n = 1;
-  for (std::size_t d = 2; d < shape.size(); ++d) {
-    axes.push_back(static_cast<int64_t>(d));
-    n *= shape[d];
-  }
-  const std::string join = agg == Reduce::Sum ? "x / " + numberText(static_cast<double>(n)) : "x";
-  c.setOutput(0, reduce(c, c.view(0), axes, true, join, agg));
-}
-
-// Pad in constant mode: zero pads are the input itself; other pads read the input through
-// a window along each padded axis (ImportGraph::window: the value outside it, negative pads
-// crop), or — where the axis spans several dimensions of its tensor and the value is 0 —
-// place it into the wider tensor with ImportGraph::select (exact: the places outside hold
-// -0, which compares and adds as 0). Other modes are refused.
-void pad(OpContext& c) {
-  const std::string mode = c.stringAttribute("mode", "constant");
-  if (mode != "constant") throw Unsupported("Pad in mode " + eindecomp::quoted(mode));
-  if (c.hasInput(3)) throw Unsupported("Pad with axes");
-  double value = 0.0;
-  if (c.hasInput(2)) {
-    const auto given = c.scalarConstant(2);
-    if (!given) throw Unsupported("Pad with a computed value");
-    value = *given;
-  }
-  const std::vector<int64_t> pads = c.constantInts(1), shape = c.shape(0);
-  const std::size_t r = shape.size();
-  if (pads.size() != 2 * r) throw Unsupported("Pad with " + std::to_string(pads.size()) + " pads for rank " + std::to_string(r));
-  if (c.isConstant(0) && std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; }))
-    return c.setConstant(0, c.constant(0));
-  if (c.isConstant(0)) throw Unsupported("Pad of a constant");
-  View v = c.view(0);
-  for (std::size_t d = 0; d < r; ++d) {
-    const int64_t before = pads[d], after = pads[d + r];
-    if (before == 0 && after == 0) continue;
-    if (shape[d] + before + after <= 0) throw Unsupported("Pad that crops dimension " + std::to_string(d) + " to nothing");
-    const std::string hint = c.hint("pad" + std::to_string(d));
-    if (std::optional<View> w = c.graph().window(v, static_cast<int64_t>(d), -before, shape[d] + before + after, value, hint)) {
-      v = *w;
-      continue;
-    }
-    if (value != 0.0 || before < 0 || after < 0)
-      throw Unsupported("Pad with a value other than 0 or a crop along a dimension the model merged from several");
-    std::vector<int64_t> indices(static_cast<std::size_t>(shape[d]));
-    std::iota(indices.begin(), indices.end(), int64_t{0});
-    v = c.graph().select(v, static_cast<int64_t>(d), indices, shape[d] + before + after, before, hint);
-  }
-  c.setOutput(0, v);
-}
-
 }  // namespace
 
 std::optional<std::string> windowRefusal(const onnx::NodeProto& node, const std::vector<int64_t>& weightShape) {
@@ -649,10 +554,6 @@ void addWindowOperators(std::map<std::string, OpTranslation>& t) {
   t["ConvTranspose"] = convTranspose;
   t["MaxPool"] = [](OpContext& c) { pool(c, Reduce::Max); };
   t["AveragePool"] = [](OpContext& c) { pool(c, Reduce::Sum); };
-  t["GlobalAveragePool"] = [](OpContext& c) { globalPool(c, Reduce::Sum); };
-  t["Pad"] = pad;
-  t["BatchNormalization"] = batchNormalization;
-  t["GlobalMaxPool"] = [](OpContext& c) { globalPool(c, Reduce::Max); };
 }
 
 }  // namespace eindecomp::onnx_import

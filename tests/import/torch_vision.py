@@ -23,7 +23,8 @@ gather) (docs/import.md).
 - An average pooling whose divisor varies by position (count_include_pad=False with
   padding), and a 2x2 max pool after two padded convolutions (taps, not a reshape, as the
   convolutions' windows cannot follow a split) with a Gather of constant columns: eval
-  and `einplan grad` of the first convolution's weight equal to torch. MaxPool's Indices output (return_indices=True): refused
+  and `einplan grad` of the first convolution's weight equal to torch; the same for Pad in
+  modes reflect and edge (F.pad's reflect and replicate) around a convolution. MaxPool's Indices output (return_indices=True): refused
   with exit 2 naming the node, nothing written.
 
 A failure prints the command and its output.
@@ -93,6 +94,18 @@ class PoolAfterTaps(torch.nn.Module):
     def forward(self, x):
         y = torch.nn.functional.max_pool2d(torch.relu(self.c2(torch.relu(self.c1(x)))), 2)
         return y[:, :, :, torch.tensor([3, 0, 2])]
+
+
+class ReflectAndEdgePads(torch.nn.Module):
+    """F.pad in modes reflect and replicate (ONNX's Pad reflect and edge: gathers)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3)
+
+    def forward(self, x):
+        y = self.conv(torch.nn.functional.pad(x, (1, 2, 2, 1), mode="reflect"))
+        return torch.nn.functional.pad(torch.relu(y), (2, 0, 1, 3), mode="replicate")
 
 
 class PoolWithIndices(torch.nn.Module):
@@ -230,6 +243,15 @@ def pool_after_taps(einplan, work):
     return ok & gradients_match(einplan, base, {"c1_weight": model.c1.weight.grad.numpy()})
 
 
+def reflect_and_edge_pads(einplan, work):
+    print("F.pad in modes reflect and replicate around a convolution, opset 17:")
+    model, x, base = ReflectAndEdgePads(), torch.randn(2, 3, 9, 7), os.path.join(work, "pads")
+    ok = imported_and_evaluated(einplan, model, x, base, 17)[1]
+    model.zero_grad()
+    model(x).sum().backward()
+    return ok & gradients_match(einplan, base, {"conv_weight": model.conv.weight.grad.numpy()})
+
+
 def indices_refused(einplan, work):
     print("MaxPool2d(2, return_indices=True):")
     base = os.path.join(work, "indices")
@@ -253,6 +275,7 @@ def main():
     ok &= small_cnn(einplan, eincodegen, work)
     ok &= varying_average(einplan, work)
     ok &= pool_after_taps(einplan, work)
+    ok &= reflect_and_edge_pads(einplan, work)
     ok &= indices_refused(einplan, work)
     if not ok:
         sys.exit("a vision model differs from torch or from its plan, or was not refused as it should be")
