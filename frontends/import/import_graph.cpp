@@ -460,12 +460,22 @@ View ImportGraph::unsqueeze(const View& v, const std::vector<int64_t>& axes) con
 
 std::optional<View> ImportGraph::tryReshape(const View& v, const std::vector<int64_t>& newShape) {
   // A refinement spreads through labels and may fail far from v, halfway: the state before
-  // it is kept whole and put back (a copy per attempt; attempts are per pooling node).
+  // it is kept whole and put back (a copy per attempt; attempts are per tiling pool or
+  // convolution). The weights' values, which no reshape changes, are set aside, not copied
+  // (a ViT's are gigabytes).
+  std::vector<HostTensor> values(tensors_.size());
+  for (std::size_t t = 0; t < tensors_.size(); ++t) values[t] = std::move(tensors_[t].value);
+  const auto putBack = [&] {
+    for (std::size_t t = 0; t < values.size(); ++t) tensors_[t].value = std::move(values[t]);
+  };
   auto saved = std::make_tuple(dims_, labels_, tensors_, nodes_, dirty_, tied_, sliceCache_, stridedCache_, nextSymbol_);
   try {
-    return reshape(v, newShape);
+    View result = reshape(v, newShape);
+    putBack();
+    return result;
   } catch (const Unsupported&) {
     std::tie(dims_, labels_, tensors_, nodes_, dirty_, tied_, sliceCache_, stridedCache_, nextSymbol_) = std::move(saved);
+    putBack();
     return std::nullopt;
   }
 }

@@ -20,19 +20,14 @@
 #include <variant>
 
 #include "frontends/import/onnx_ops.h"
+#include "frontends/import/onnx_windows.h"
 #include "planner/graph/excerpt.h"
 
 namespace eindecomp::onnx_import {
 
-namespace {
+namespace window_rules {
 
-// The window of a Conv or pooling node, from its attributes.
-struct Window {
-  std::vector<int64_t> kernel, strides, pads, dilations;
-  int64_t group = 1;
-  std::string autoPad = "NOTSET";
-  bool ceilMode = false;
-};
+// (Declared, and said what they are, in onnx_windows.h.)
 
 std::vector<int64_t> intsOr(const onnx::NodeProto& node, const std::string& name, std::vector<int64_t> fallback) {
   for (const auto& a : node.attribute())
@@ -40,7 +35,6 @@ std::vector<int64_t> intsOr(const onnx::NodeProto& node, const std::string& name
   return fallback;
 }
 
-// `kernel`: the spatial kernel shape (from kernel_shape, or the weight's shape for Conv).
 Window windowOf(const onnx::NodeProto& node, const std::vector<int64_t>& kernel) {
   Window w;
   w.kernel = intsOr(node, "kernel_shape", kernel);
@@ -62,18 +56,6 @@ std::string listText(const std::vector<int64_t>& v) {
   return s;
 }
 
-bool anyNonZero(const std::vector<int64_t>& v) {
-  return std::any_of(v.begin(), v.end(), [](int64_t x) { return x != 0; });
-}
-
-// Whether the windows tile the input: kernel = stride, no padding, no dilation.
-bool tiles(const Window& w) {
-  const bool dilated = std::any_of(w.dilations.begin(), w.dilations.end(), [](int64_t d) { return d != 1; });
-  const bool autoPadded = w.autoPad != "NOTSET" && w.autoPad != "VALID";
-  return w.strides == w.kernel && !anyNonZero(w.pads) && !dilated && !autoPadded && !w.ceilMode;
-}
-
-// What a window asks that the import cannot give (attributes that make no window), or nothing.
 std::optional<std::string> windowProblem(const Window& w, const std::string& what) {
   const std::size_t r = w.kernel.size();
   if (r == 0) return "a " + what + " without a kernel shape";
@@ -88,11 +70,8 @@ std::optional<std::string> windowProblem(const Window& w, const std::string& wha
   return std::nullopt;
 }
 
-// Per spatial dimension of sizes `in`, the window's output size and padding (ONNX's rules
-// for explicit pads, VALID, SAME_UPPER/LOWER and ceil_mode).
-// `padAfter`, when given, gets each dimension's padding after the input.
 std::vector<ImportGraph::UnfoldWindow> unfoldWindows(const Window& w, const std::vector<int64_t>& in, Reduce padding,
-                                                     std::vector<int64_t>* padAfter = nullptr) {
+                                                     std::vector<int64_t>* padAfter) {
   std::vector<ImportGraph::UnfoldWindow> out;
   const std::size_t r = w.kernel.size();
   for (std::size_t d = 0; d < r; ++d) {
@@ -116,6 +95,61 @@ std::vector<ImportGraph::UnfoldWindow> unfoldWindows(const Window& w, const std:
     if (padAfter) padAfter->push_back(after);
   }
   return out;
+}
+
+TapInput tapInput(OpContext& c, const View& x, const std::vector<ImportGraph::UnfoldWindow>& windows,
+                  const std::vector<int64_t>& tap, double fill, const std::string& suffix) {
+  const std::vector<int64_t> shape = c.graph().shape(x);
+  const std::size_t r = windows.size(), lead = shape.size() - r;
+  View source = x;
+  std::vector<ImportGraph::WindowAxis> axes;
+  bool identity = true;
+  for (std::size_t d = 0; d < r; ++d) {
+    const ImportGraph::UnfoldWindow& u = windows[d];
+    const int64_t at = tap[d] * u.dilation - u.padBefore, phase = ((at % u.stride) + u.stride) % u.stride;
+    const int64_t shift = (at - phase) / u.stride, axis = static_cast<int64_t>(lead + d);
+    if (u.stride > 1) {
+      if (phase >= shape[lead + d]) return {};
+      const std::optional<View> rows = c.graph().strided(source, axis, u.stride, phase, c.hint("phase" + std::to_string(d) + "_" + std::to_string(phase)));
+      if (!rows) return {false, std::nullopt};
+      source = *rows;
+    }
+    identity = identity && shift == 0 && c.graph().shape(source)[static_cast<std::size_t>(axis)] == u.outSize;
+    axes.push_back({axis, shift, u.outSize});
+  }
+  if (identity) return {true, source};
+  const std::optional<View> read = c.graph().window(source, axes, fill, c.hint("window" + suffix));
+  return {read.has_value(), read};
+}
+
+bool nextTap(std::vector<int64_t>& tap, const std::vector<int64_t>& kernel) {
+  for (std::size_t d = kernel.size(); d-- > 0;) {
+    if (++tap[d] < kernel[d]) return true;
+    tap[d] = 0;
+  }
+  return false;
+}
+
+std::string tapSumHint(OpContext& c, std::vector<int64_t> tap, const std::vector<int64_t>& kernel, int64_t t) {
+  return c.hint(nextTap(tap, kernel) ? "taps" + std::to_string(t) : "taps");
+}
+
+}  // namespace window_rules
+
+namespace {
+
+using namespace window_rules;
+
+
+bool anyNonZero(const std::vector<int64_t>& v) {
+  return std::any_of(v.begin(), v.end(), [](int64_t x) { return x != 0; });
+}
+
+// Whether the windows tile the input: kernel = stride, no padding, no dilation.
+bool tiles(const Window& w) {
+  const bool dilated = std::any_of(w.dilations.begin(), w.dilations.end(), [](int64_t d) { return d != 1; });
+  const bool autoPadded = w.autoPad != "NOTSET" && w.autoPad != "VALID";
+  return w.strides == w.kernel && !anyNonZero(w.pads) && !dilated && !autoPadded && !w.ceilMode;
 }
 
 // AveragePool's divisor at each output position: the window's places inside the input
@@ -208,57 +242,6 @@ View groupedWeight(OpContext& c, int64_t groups) {
   split[0] = outs / groups;
   split.insert(split.begin(), groups);
   return c.graph().reshape(c.view(1), split);
-}
-
-// What tap `tap` (one offset per spatial dimension) of windows `windows` reads of x
-// [lead..., D1..Dr]: output position y of dimension d reads s*y + dil*i - pad. With a
-// stride s above 1 that position is phase r = (dil*i - pad) mod s of the dimension (its
-// rows r, r + s, ...: ImportGraph::strided, a copy made once per phase) at y + a, with
-// a = floor((dil*i - pad) / s); so every tap is a window (SPEC 8.1) of x or of one of its
-// phases, shifted by a, `fill` outside it — a copy of the rows it reads, whatever the
-// stride. `read` stays empty where the tap reads only padding (a phase past the input).
-// Not `possible` where an axis spans merged dimensions of its tensor (the callers unfold).
-struct TapInput {
-  bool possible = true;
-  std::optional<View> read;
-};
-TapInput tapInput(OpContext& c, const View& x, const std::vector<ImportGraph::UnfoldWindow>& windows,
-                  const std::vector<int64_t>& tap, double fill, const std::string& suffix) {
-  const std::vector<int64_t> shape = c.graph().shape(x);
-  const std::size_t r = windows.size(), lead = shape.size() - r;
-  View source = x;
-  std::vector<ImportGraph::WindowAxis> axes;
-  bool identity = true;
-  for (std::size_t d = 0; d < r; ++d) {
-    const ImportGraph::UnfoldWindow& u = windows[d];
-    const int64_t at = tap[d] * u.dilation - u.padBefore, phase = ((at % u.stride) + u.stride) % u.stride;
-    const int64_t shift = (at - phase) / u.stride, axis = static_cast<int64_t>(lead + d);
-    if (u.stride > 1) {
-      if (phase >= shape[lead + d]) return {};
-      const std::optional<View> rows = c.graph().strided(source, axis, u.stride, phase, c.hint("phase" + std::to_string(d) + "_" + std::to_string(phase)));
-      if (!rows) return {false, std::nullopt};
-      source = *rows;
-    }
-    identity = identity && shift == 0 && c.graph().shape(source)[static_cast<std::size_t>(axis)] == u.outSize;
-    axes.push_back({axis, shift, u.outSize});
-  }
-  if (identity) return {true, source};
-  const std::optional<View> read = c.graph().window(source, axes, fill, c.hint("window" + suffix));
-  return {read.has_value(), read};
-}
-
-// The next tap of `kernel` (the last dimension fastest); false after the last.
-bool nextTap(std::vector<int64_t>& tap, const std::vector<int64_t>& kernel) {
-  for (std::size_t d = kernel.size(); d-- > 0;) {
-    if (++tap[d] < kernel[d]) return true;
-    tap[d] = 0;
-  }
-  return false;
-}
-
-// The name of the sum after tap t: "taps" for the last (the operator's result).
-std::string tapSumHint(OpContext& c, std::vector<int64_t> tap, const std::vector<int64_t>& kernel, int64_t t) {
-  return c.hint(nextTap(tap, kernel) ? "taps" + std::to_string(t) : "taps");
 }
 
 // A convolution (any stride, dilation, padding and groups) as a sum over its kernel's
@@ -454,85 +437,6 @@ void pool(OpContext& c, Reduce agg) {
   const View sum = c.graph().einsum({xo}, result, joinExpr("x"), agg, c.hint("sum"));
   const View reciprocals = c.graph().addWeight(c.hint("divisors"), std::get<HostTensor>(std::move(divisors)), false);
   c.setOutput(0, elementwise(c, {sum, reciprocals}, "x * y"));
-}
-
-// ConvTranspose: the gradient of a convolution with respect to its input, which is a
-// contraction and a fold — T[n,m,y,i] = sum_c X[n,c,y] W[c,m,i], then each spatial
-// (y, i) summed into h = s*y + d*i - pad (ImportGraph::fold) — with ONNX's output size
-// rules (output_shape, output_padding, auto_pad).
-void convTranspose(OpContext& c) {
-  const std::vector<int64_t> wshape = c.shape(1), xshape = c.shape(0);
-  if (wshape.size() < 3) throw Unsupported("a ConvTranspose weight of rank " + std::to_string(wshape.size()));
-  const std::vector<int64_t> kernel(wshape.begin() + 2, wshape.end());
-  const Window w = windowOf(c.node(), kernel);
-  if (auto why = windowProblem(w, "transposed convolution")) throw Unsupported(*why);
-  const std::size_t r = kernel.size();
-  if (w.kernel != kernel) throw Unsupported("kernel_shape " + listText(w.kernel) + " differs from the weight's " + listText(kernel));
-  if (xshape.size() != r + 2) throw Unsupported("an input of rank " + std::to_string(xshape.size()) + " for a kernel of rank " + std::to_string(r));
-  const int64_t g = w.group, channels = xshape[1], outs = wshape[1] * g;
-  if (g < 1 || channels % g != 0 || wshape[0] != channels)
-    throw Unsupported("group " + std::to_string(g) + " for " + std::to_string(channels) + " input channels and a weight of " + shapeText(wshape));
-  if (c.isConstant(0)) throw Unsupported("a transposed convolution of a constant input");
-  const std::vector<int64_t> extra = intsOr(c.node(), "output_padding", std::vector<int64_t>(r, 0));
-  const std::optional<std::vector<int64_t>> asked = c.intsAttribute("output_shape");
-  if (extra.size() != r || (asked && asked->size() != r)) throw Unsupported("output_padding or output_shape of another rank");
-  std::vector<ImportGraph::UnfoldWindow> windows;
-  std::vector<int64_t> folded;
-  for (std::size_t d = 0; d < r; ++d) {
-    const int64_t span = (w.kernel[d] - 1) * w.dilations[d] + 1, full = w.strides[d] * (xshape[d + 2] - 1) + extra[d] + span;
-    int64_t before = w.pads[d], size = full - w.pads[d] - w.pads[d + r];
-    const bool same = w.autoPad == "SAME_UPPER" || w.autoPad == "SAME_LOWER";
-    if (asked || same) {
-      size = asked ? (*asked)[d] : xshape[d + 2] * w.strides[d];
-      // ONNX's split of the total padding, with Python's floor division: a negative total
-      // (an output_shape larger than the windows reach) pads the output with zeros.
-      const int64_t total = full - size, half = total >= 0 ? total / 2 : -((-total + 1) / 2);
-      before = w.autoPad == "SAME_UPPER" ? half : total - half;
-    } else if (w.autoPad == "VALID") {
-      before = 0;
-      size = full;
-    }
-    if (size < 1) throw Unsupported("a transposed convolution with an output of size " + std::to_string(size));
-    windows.push_back({xshape[d + 2], w.kernel[d], w.strides[d], w.dilations[d], before, Reduce::Sum});
-    folded.push_back(size);
-  }
-  // T[n, (g), m, y1, i1, ...] = sum_c X[n, (g), c, y...] W[(g), c, m, i...]
-  View x = c.view(0), weight = c.view(1);
-  if (g > 1) {
-    std::vector<int64_t> xs = {xshape[0], g, channels / g}, ws = {g, channels / g, wshape[1]};
-    xs.insert(xs.end(), xshape.begin() + 2, xshape.end());
-    ws.insert(ws.end(), kernel.begin(), kernel.end());
-    x = c.graph().reshape(x, xs);
-    weight = c.graph().reshape(weight, ws);
-  }
-  const int n = c.symbol(), group = c.symbol(), cin = c.symbol(), m = c.symbol();
-  ImportGraph::Operand xo{x, g > 1 ? std::vector<int>{n, group, cin} : std::vector<int>{n, cin}};
-  ImportGraph::Operand wo{weight, g > 1 ? std::vector<int>{group, cin, m} : std::vector<int>{cin, m}};
-  std::vector<int> result = g > 1 ? std::vector<int>{n, group, m} : std::vector<int>{n, m};
-  const std::size_t lead = result.size();
-  for (std::size_t d = 0; d < r; ++d) {
-    const int y = c.symbol(), i = c.symbol();
-    xo.symbols.push_back(y);
-    wo.symbols.push_back(i);
-    result.push_back(y);
-    result.push_back(i);
-  }
-  View t = c.graph().einsum({xo, wo}, result, joinExpr("x * y"), Reduce::Sum, c.hint("product"));
-  for (std::size_t d = r; d-- > 0;)  // the last first: earlier pairs keep their axes
-    t = c.graph().fold(t, static_cast<int64_t>(lead + 2 * d), windows[d], folded[d], c.hint(c.hasInput(2) || g > 1 || d > 0 ? "fold" + std::to_string(d) : ""));
-  if (g > 1) {
-    std::vector<int64_t> merged = c.graph().shape(t);
-    merged.erase(merged.begin() + 1);
-    merged[1] = outs;
-    t = c.graph().reshape(t, merged);
-  }
-  if (c.hasInput(2)) {
-    if (c.shape(2) != std::vector<int64_t>{outs}) throw Unsupported("a ConvTranspose bias of shape " + shapeText(c.shape(2)));
-    std::vector<int64_t> trailing(r);
-    std::iota(trailing.begin(), trailing.end(), int64_t{1});
-    t = elementwise(c, {t, c.graph().unsqueeze(c.view(2), trailing)}, "x + y");
-  }
-  c.setOutput(0, t);
 }
 
 }  // namespace

@@ -1,0 +1,69 @@
+// The window rules the importer's convolutions and pools share (onnx_ops_window.cpp
+// defines them; onnx_ops_conv_transpose.cpp uses them too): a node's window from its
+// attributes, ONNX's output sizes and paddings, and what one tap of a window reads.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontends/import/onnx_ops.h"
+
+namespace eindecomp::onnx_import {
+
+namespace window_rules {
+
+// The window of a Conv, ConvTranspose or pooling node, from its attributes.
+struct Window {
+  std::vector<int64_t> kernel, strides, pads, dilations;
+  int64_t group = 1;
+  std::string autoPad = "NOTSET";
+  bool ceilMode = false;
+};
+
+// The node's integer-list attribute `name`, or `fallback`.
+std::vector<int64_t> intsOr(const onnx::NodeProto& node, const std::string& name, std::vector<int64_t> fallback);
+
+// `kernel`: the spatial kernel shape (from kernel_shape, or the weight's shape for Conv).
+Window windowOf(const onnx::NodeProto& node, const std::vector<int64_t>& kernel);
+
+// "3x3", for messages.
+std::string listText(const std::vector<int64_t>& v);
+
+// What a window asks that the import cannot give (attributes that make no window), or nothing.
+std::optional<std::string> windowProblem(const Window& w, const std::string& what);
+
+// Per spatial dimension of sizes `in`, the window's output size and padding (ONNX's rules
+// for explicit pads, VALID, SAME_UPPER/LOWER and ceil_mode).
+// `padAfter`, when given, gets each dimension's padding after the input.
+std::vector<ImportGraph::UnfoldWindow> unfoldWindows(const Window& w, const std::vector<int64_t>& in, Reduce padding,
+                                                     std::vector<int64_t>* padAfter = nullptr);
+
+// What tap `tap` (one offset per spatial dimension) of windows `windows` reads of x
+// [lead..., D1..Dr]: output position y of dimension d reads s*y + dil*i - pad. With a
+// stride s above 1 that position is phase r = (dil*i - pad) mod s of the dimension (its
+// rows r, r + s, ...: ImportGraph::strided, a copy made once per phase) at y + a, with
+// a = floor((dil*i - pad) / s); so every tap is a window (SPEC 8.1) of x or of one of its
+// phases, shifted by a, `fill` outside it — a copy of the rows it reads, whatever the
+// stride. `read` stays empty where the tap reads only padding (a phase past the input).
+// Not `possible` where an axis spans merged dimensions of its tensor (the callers unfold).
+struct TapInput {
+  bool possible = true;
+  std::optional<View> read;
+};
+TapInput tapInput(OpContext& c, const View& x, const std::vector<ImportGraph::UnfoldWindow>& windows,
+                  const std::vector<int64_t>& tap, double fill, const std::string& suffix);
+
+// The next tap of `kernel` (the last dimension fastest); false after the last.
+bool nextTap(std::vector<int64_t>& tap, const std::vector<int64_t>& kernel);
+
+// The name of the sum after tap t: "taps" for the last (the operator's result).
+std::string tapSumHint(OpContext& c, std::vector<int64_t> tap, const std::vector<int64_t>& kernel, int64_t t);
+
+}  // namespace window_rules
+
+// ONNX ConvTranspose (onnx_ops_conv_transpose.cpp).
+void convTranspose(OpContext& c);
+
+}  // namespace eindecomp::onnx_import
