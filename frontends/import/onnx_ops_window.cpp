@@ -1,16 +1,16 @@
-// Convolutions and pooling: Conv (1-3-D, groups), ConvTranspose, MaxPool and AveragePool
-// (Pad, BatchNormalization and global pooling: onnx_ops_vision.cpp). Each spatial
-// dimension becomes a pair (window y, offset i) and the
-// operator one EinSum over the offsets:
+// Convolutions and windowed pooling: Conv (1-3-D, groups, depthwise), MaxPool and
+// AveragePool (ConvTranspose: onnx_ops_conv_transpose.cpp; Pad, BatchNormalization and
+// global pooling: onnx_ops_vision.cpp). Where the windows tile the input (kernel =
+// stride, no padding: a ViT's patchify convolution, a 2x2 pool of stride 2) and the split
+// can reach every node it spreads to, each spatial dimension is a reshape into (window y,
+// offset i) — a view, no data moves — and the operator one EinSum over the offsets:
 //   Conv:  Z[n,o,y,x] = sum_{c,i,j} X[n,c,y,i,x,j] * W[o,c,i,j]  (+ B[o])
 //   Pool:  Z[n,c,y,x] = max or mean over (i,j) of X[n,c,y,i,x,j]
-// When the windows tile the input (kernel = stride, no padding: a ViT's patchify
-// convolution, a 2x2 pool of stride 2) the pair is a reshape — a view, no data moves.
-// Otherwise (a 3x3 convolution with padding 1) each dimension is unfolded by a contraction
-// with a constant 0/1 tensor (ImportGraph::unfold): exact, padding included, but paid in
-// multiply-adds where windowed labels with halos (not built yet) would copy a few rows;
-// the plan counts that work, and the programs do it. Pad (constant 0) places its input into
-// the wider tensor, as a concatenation does. An average whose divisor varies by position
+// Otherwise the operator is a sum (or max) over its kernel's taps, each a window of the
+// input or of one of its stride phases (window_rules::tapInput): the operator's own FLOPs
+// and a copy per tap. Where a spatial axis spans merged dimensions of its tensor, each
+// dimension is unfolded by a contraction with a constant 0/1 tensor (ImportGraph::unfold:
+// exact, paid in multiply-adds). An average whose divisor varies by position
 // (count_include_pad 0 beside padding) multiplies by a constant of reciprocals.
 // windowRefusal names, before any node is translated, attributes that make no window.
 #include <algorithm>
