@@ -62,6 +62,9 @@ std::optional<View> transposedByTaps(OpContext& c, const View& x, const View& we
                                      const std::vector<ImportGraph::UnfoldWindow>& windows, const std::vector<int64_t>& folded) {
   const std::size_t r = windows.size(), lead = grouped ? 3 : 2;
   std::vector<int64_t> kernel, strides, phaseSize;
+  for (const ImportGraph::UnfoldWindow& u : windows) kernel.push_back(u.kernel);
+  if (!fewTaps(kernel)) return std::nullopt;
+  kernel.clear();
   int64_t phases = 1;
   for (std::size_t d = 0; d < r; ++d) {
     const ImportGraph::UnfoldWindow& u = windows[d];

@@ -122,6 +122,16 @@ TapInput tapInput(OpContext& c, const View& x, const std::vector<ImportGraph::Un
   return {read.has_value(), read};
 }
 
+bool fewTaps(const std::vector<int64_t>& kernel) {
+  int64_t taps = 1;
+  for (const int64_t k : kernel) {
+    if (k > kMaxTaps) return false;
+    taps *= k;
+    if (taps > kMaxTaps) return false;
+  }
+  return true;
+}
+
 bool nextTap(std::vector<int64_t>& tap, const std::vector<int64_t>& kernel) {
   for (std::size_t d = kernel.size(); d-- > 0;) {
     if (++tap[d] < kernel[d]) return true;
@@ -253,6 +263,7 @@ View groupedWeight(OpContext& c, int64_t groups) {
 // spatial cut of the input moves only each window's halo rows (SPEC 8.1). Nothing where a
 // spatial axis spans merged dimensions of its tensor (the caller unfolds).
 std::optional<View> convolutionByTaps(OpContext& c, const Window& w, const std::vector<int64_t>& xshape, int64_t outs) {
+  if (!fewTaps(w.kernel)) return std::nullopt;
   const std::size_t r = w.kernel.size();
   const int64_t g = w.group;
   const std::vector<int64_t> in(xshape.begin() + 2, xshape.end());
@@ -312,7 +323,7 @@ std::optional<View> convolutionByTaps(OpContext& c, const Window& w, const std::
 std::optional<View> poolByTaps(OpContext& c, const View& x, const Window& w, Reduce agg) {
   const std::vector<int64_t> shape = c.graph().shape(x);
   const std::size_t r = w.kernel.size();
-  if (shape.size() < r + 1) return std::nullopt;
+  if (shape.size() < r + 1 || !fewTaps(w.kernel)) return std::nullopt;
   const std::vector<int64_t> in(shape.end() - static_cast<std::ptrdiff_t>(r), shape.end());
   const auto windows = unfoldWindows(w, in, agg);
   const double fill = agg == Reduce::Max ? -std::numeric_limits<double>::infinity() : 0.0;

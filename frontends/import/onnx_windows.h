@@ -55,6 +55,12 @@ struct TapInput {
 TapInput tapInput(OpContext& c, const View& x, const std::vector<ImportGraph::UnfoldWindow>& windows,
                   const std::vector<int64_t>& tap, double fill, const std::string& suffix);
 
+// Kernels of more taps than this are not taps (each tap is a few nodes: a 4096-tap kernel
+// is about 16,000): the callers fold or unfold them instead.
+inline constexpr int64_t kMaxTaps = 4096;
+// Whether `kernel` has at most kMaxTaps taps.
+bool fewTaps(const std::vector<int64_t>& kernel);
+
 // The next tap of `kernel` (the last dimension fastest); false after the last.
 bool nextTap(std::vector<int64_t>& tap, const std::vector<int64_t>& kernel);
 
