@@ -211,19 +211,8 @@ void convTranspose(OpContext& c) {
   }
   const std::optional<View> byTaps = tiling ? std::nullopt : transposedByTaps(c, x, weight, g > 1, windows, folded);
   View t = byTaps ? *byTaps : productAndFolds(c, x, weight, g > 1, windows, folded);
-  if (g > 1) {
-    std::vector<int64_t> merged = c.graph().shape(t);
-    merged.erase(merged.begin() + 1);
-    merged[1] = outs;
-    t = c.graph().reshape(t, merged);
-  }
-  if (c.hasInput(2)) {
-    if (c.shape(2) != std::vector<int64_t>{outs}) throw Unsupported("a ConvTranspose bias of shape " + shapeText(c.shape(2)));
-    std::vector<int64_t> trailing(r);
-    std::iota(trailing.begin(), trailing.end(), int64_t{1});
-    t = elementwise(c, {t, c.graph().unsqueeze(c.view(2), trailing)}, "x + y");
-  }
-  c.setOutput(0, t);
+  if (g > 1) t = groupsMerged(c, t, outs);
+  c.setOutput(0, withBias(c, t, outs, r, "ConvTranspose"));
 }
 
 }  // namespace eindecomp::onnx_import

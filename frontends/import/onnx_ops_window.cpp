@@ -122,6 +122,21 @@ TapInput tapInput(OpContext& c, const View& x, const std::vector<ImportGraph::Un
   return {read.has_value(), read};
 }
 
+View groupsMerged(OpContext& c, const View& y, int64_t channels) {
+  std::vector<int64_t> merged = c.graph().shape(y);
+  merged.erase(merged.begin() + 1);
+  merged[1] = channels;
+  return c.graph().reshape(y, merged);
+}
+
+View withBias(OpContext& c, View y, int64_t channels, std::size_t spatialDims, const std::string& what) {
+  if (!c.hasInput(2)) return y;
+  if (c.shape(2) != std::vector<int64_t>{channels}) throw Unsupported("a " + what + " bias of shape " + shapeText(c.shape(2)));
+  std::vector<int64_t> trailing(spatialDims);
+  std::iota(trailing.begin(), trailing.end(), int64_t{1});
+  return elementwise(c, {y, c.graph().unsqueeze(c.view(2), trailing)}, "x + y");
+}
+
 bool fewTaps(const std::vector<int64_t>& kernel) {
   int64_t taps = 1;
   for (const int64_t k : kernel) {
@@ -310,10 +325,7 @@ std::optional<View> convolutionByTaps(OpContext& c, const Window& w, const std::
     ++t;
   } while (nextTap(tap, w.kernel));
   if (!sum || g == 1) return sum;
-  std::vector<int64_t> merged = c.graph().shape(*sum);  // (g, O/g) back into O
-  merged.erase(merged.begin() + 1);
-  merged[1] = outs;
-  return c.graph().reshape(*sum, merged);
+  return groupsMerged(c, *sum, outs);
 }
 
 // MaxPool and AveragePool the same way: per tap a window of the input (tapInput; fill
@@ -360,16 +372,7 @@ void conv(OpContext& c) {
   if (c.isConstant(0)) throw Unsupported("a convolution of a constant input");
   std::optional<View> byTaps;
   if (g == 1 ? !tiledView(c, c.view(0), w) : !tiles(w)) byTaps = convolutionByTaps(c, w, xshape, outs);
-  if (byTaps) {
-    View y = *byTaps;
-    if (c.hasInput(2)) {
-      if (c.shape(2) != std::vector<int64_t>{outs}) throw Unsupported("a Conv bias of shape " + shapeText(c.shape(2)));
-      std::vector<int64_t> trailing(w.kernel.size());
-      std::iota(trailing.begin(), trailing.end(), int64_t{1});
-      y = elementwise(c, {y, c.graph().unsqueeze(c.view(2), trailing)}, "x + y");
-    }
-    return c.setOutput(0, y);
-  }
+  if (byTaps) return c.setOutput(0, withBias(c, *byTaps, outs, w.kernel.size(), "Conv"));
   // Groups: channels as (g, C/g) and outputs as (g, O/g), each group its own contraction.
   View x = c.view(0);
   if (g > 1) {
@@ -398,19 +401,8 @@ void conv(OpContext& c) {
   }
   const bool bias = c.hasInput(2);
   View y = c.graph().einsum({xo, wo}, result, joinExpr("x * y"), Reduce::Sum, c.hint(bias ? "product" : ""));
-  if (g > 1) {  // (g, O/g) merged back into O
-    std::vector<int64_t> merged = c.graph().shape(y);
-    merged.erase(merged.begin() + 1);
-    merged[1] = outs;
-    y = c.graph().reshape(y, merged);
-  }
-  if (bias) {
-    if (c.shape(2) != std::vector<int64_t>{outs}) throw Unsupported("a Conv bias of shape " + shapeText(c.shape(2)));
-    std::vector<int64_t> trailing(w.kernel.size());
-    std::iota(trailing.begin(), trailing.end(), int64_t{1});
-    y = elementwise(c, {y, c.graph().unsqueeze(c.view(2), trailing)}, "x + y");
-  }
-  c.setOutput(0, y);
+  if (g > 1) y = groupsMerged(c, y, outs);
+  c.setOutput(0, withBias(c, y, outs, w.kernel.size(), "Conv"));
 }
 
 // MaxPool and AveragePool: one reduction over the offsets of the windows.

@@ -55,6 +55,14 @@ struct TapInput {
 TapInput tapInput(OpContext& c, const View& x, const std::vector<ImportGraph::UnfoldWindow>& windows,
                   const std::vector<int64_t>& tap, double fill, const std::string& suffix);
 
+// y [n, g, M/g, spatial...] (a grouped convolution's result) with (g, M/g) merged into M:
+// a view.
+View groupsMerged(OpContext& c, const View& y, int64_t channels);
+
+// y [n, M, spatial...] plus the node's bias (input 2, shape [M]) along M where it has
+// one; `what` names the operator in the message for a bias of another shape.
+View withBias(OpContext& c, View y, int64_t channels, std::size_t spatialDims, const std::string& what);
+
 // Kernels of more taps than this are not taps (each tap is a few nodes: a 4096-tap kernel
 // is about 16,000): the callers fold or unfold them instead.
 inline constexpr int64_t kMaxTaps = 4096;

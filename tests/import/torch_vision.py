@@ -178,6 +178,16 @@ def resnet18(einplan, eincodegen, work):
     return ok
 
 
+def evaluated_and_differentiated(einplan, model, x, base, weights):
+    """Imports MODEL at opset 17 and evaluates it (equal to torch), then `einplan grad` of
+    sum(logits) with respect to WEIGHTS (graph input name -> parameter) equal to
+    torch.autograd's gradients."""
+    ok = imported_and_evaluated(einplan, model, x, base, 17)[1]
+    model.zero_grad()
+    model(x).sum().backward()
+    return ok & gradients_match(einplan, base, {name: p.grad.numpy() for name, p in weights.items()})
+
+
 def gradients_match(einplan, base, want):
     """`einplan grad` of sum(logits) with respect to WANT's inputs, evaluated, equal to
     torch.autograd's gradients (WANT: input name -> gradient)."""
@@ -236,20 +246,16 @@ def varying_average(einplan, work):
 
 def pool_after_taps(einplan, work):
     print("MaxPool2d(2) after two padded 3x3 convolutions, a Gather of columns 3, 0, 2, opset 17:")
-    model, x, base = PoolAfterTaps(), torch.randn(1, 2, 8, 8), os.path.join(work, "pool_after_taps")
-    ok = imported_and_evaluated(einplan, model, x, base, 17)[1]
-    model.zero_grad()
-    model(x).sum().backward()
-    return ok & gradients_match(einplan, base, {"c1_weight": model.c1.weight.grad.numpy()})
+    model = PoolAfterTaps()
+    return evaluated_and_differentiated(einplan, model, torch.randn(1, 2, 8, 8), os.path.join(work, "pool_after_taps"),
+                                        {"c1_weight": model.c1.weight})
 
 
 def reflect_and_edge_pads(einplan, work):
     print("F.pad in modes reflect and replicate around a convolution, opset 17:")
-    model, x, base = ReflectAndEdgePads(), torch.randn(2, 3, 9, 7), os.path.join(work, "pads")
-    ok = imported_and_evaluated(einplan, model, x, base, 17)[1]
-    model.zero_grad()
-    model(x).sum().backward()
-    return ok & gradients_match(einplan, base, {"conv_weight": model.conv.weight.grad.numpy()})
+    model = ReflectAndEdgePads()
+    return evaluated_and_differentiated(einplan, model, torch.randn(2, 3, 9, 7), os.path.join(work, "pads"),
+                                        {"conv_weight": model.conv.weight})
 
 
 def indices_refused(einplan, work):
