@@ -165,7 +165,6 @@ namespace {
 
 using namespace window_rules;
 
-
 bool anyNonZero(const std::vector<int64_t>& v) {
   return std::any_of(v.begin(), v.end(), [](int64_t x) { return x != 0; });
 }
