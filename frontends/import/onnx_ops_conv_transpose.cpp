@@ -55,8 +55,8 @@ View productAndFolds(OpContext& c, const View& x, const View& weight, bool group
 // r_i = (d*i - pad) mod s reading x at h' + a_i, a_i = (r_i + pad - d*i) / s. So phase r
 // is the sum, over its taps, of a window of x shifted by a_i times the tap's weight matrix
 // (a contraction over the channels: the transposed convolution's own FLOPs), and the
-// phases are laid side by side: each times a one-hot constant e_r[s] (an outer product),
-// summed, and (h', r) merged into h — a view. Where s does not divide the output size, or
+// phases are laid side by side: each placed by a one-hot constant e_r[s] (where(e, x, -0),
+// an outer product), summed, and (h', r) merged into h — a view. Where s does not divide the output size, or
 // a phase has no tap (a kernel smaller than the stride), nothing: the caller folds.
 std::optional<View> transposedByTaps(OpContext& c, const View& x, const View& weight, bool grouped,
                                      const std::vector<ImportGraph::UnfoldWindow>& windows, const std::vector<int64_t>& folded) {
@@ -139,8 +139,10 @@ std::optional<View> transposedByTaps(OpContext& c, const View& x, const View& we
       std::optional<View> laid;
       for (int64_t k = 0; k < s; ++k) {
         const View& e = oneHots[static_cast<std::size_t>(k)];
-        const View placed = c.graph().einsum({{parts[first + static_cast<std::size_t>(k)], symbols}, {e, {rsym}}}, wide, joinExpr("x * y"),
-                                             Reduce::Sum, c.hint("placed" + std::to_string(d)));
+        // where(e, x, -0), not x * e: an infinite or NaN value stays in its own phase's places
+        // (x + -0 is x in the sum, for every x).
+        const View placed = c.graph().einsum({{parts[first + static_cast<std::size_t>(k)], symbols}, {e, {rsym}}}, wide,
+                                             joinExpr("where(y, x, -0)"), Reduce::Sum, c.hint("placed" + std::to_string(d)));
         laid = laid ? c.graph().einsum({{*laid, wide}, {placed, wide}}, wide, joinExpr("x + y"), Reduce::Sum, c.hint("laid" + std::to_string(d)))
                     : placed;
       }
