@@ -62,18 +62,16 @@ std::optional<View> transposedByTaps(OpContext& c, const View& x, const View& we
                                      const std::vector<ImportGraph::UnfoldWindow>& windows, const std::vector<int64_t>& folded) {
   const std::size_t r = windows.size(), lead = grouped ? 3 : 2;
   std::vector<int64_t> kernel, strides, phaseSize;
-  for (const ImportGraph::UnfoldWindow& u : windows) kernel.push_back(u.kernel);
-  if (!fewTaps(kernel)) return std::nullopt;
-  kernel.clear();
-  int64_t phases = 1;
   for (std::size_t d = 0; d < r; ++d) {
     const ImportGraph::UnfoldWindow& u = windows[d];
     if (folded[d] % u.stride != 0 || u.kernel < u.stride) return std::nullopt;
     kernel.push_back(u.kernel);
     strides.push_back(u.stride);
     phaseSize.push_back(folded[d] / u.stride);
-    phases *= u.stride;
   }
+  if (!fewTaps(kernel)) return std::nullopt;
+  int64_t phases = 1;  // at most the taps (each stride is at most its kernel)
+  for (const int64_t s : strides) phases *= s;
   const int n = c.symbol(), group = c.symbol(), cin = c.symbol(), m = c.symbol();
   std::vector<int> spatial;
   for (std::size_t d = 0; d < r; ++d) spatial.push_back(c.symbol());
@@ -163,14 +161,10 @@ std::optional<View> transposedByTaps(OpContext& c, const View& x, const View& we
 }  // namespace
 
 void convTranspose(OpContext& c) {
+  const Window w = convolutionWindow(c, "ConvTranspose", "transposed convolution");
   const std::vector<int64_t> wshape = c.shape(1), xshape = c.shape(0);
-  if (wshape.size() < 3) throw Unsupported("a ConvTranspose weight of rank " + std::to_string(wshape.size()));
-  const std::vector<int64_t> kernel(wshape.begin() + 2, wshape.end());
-  const Window w = windowOf(c.node(), kernel);
-  if (auto why = windowProblem(w, "transposed convolution")) throw Unsupported(*why);
+  const std::vector<int64_t>& kernel = w.kernel;
   const std::size_t r = kernel.size();
-  if (w.kernel != kernel) throw Unsupported("kernel_shape " + listText(w.kernel) + " differs from the weight's " + listText(kernel));
-  if (xshape.size() != r + 2) throw Unsupported("an input of rank " + std::to_string(xshape.size()) + " for a kernel of rank " + std::to_string(r));
   const int64_t g = w.group, channels = xshape[1], outs = wshape[1] * g;
   if (g < 1 || channels % g != 0 || wshape[0] != channels)
     throw Unsupported("group " + std::to_string(g) + " for " + std::to_string(channels) + " input channels and a weight of " + shapeText(wshape));

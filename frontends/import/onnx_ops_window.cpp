@@ -50,6 +50,18 @@ Window windowOf(const onnx::NodeProto& node, const std::vector<int64_t>& kernel)
   return w;
 }
 
+Window convolutionWindow(OpContext& c, const std::string& op, const std::string& what) {
+  const std::vector<int64_t> wshape = c.shape(1), xshape = c.shape(0);
+  if (wshape.size() < 3) throw Unsupported("a " + op + " weight of rank " + std::to_string(wshape.size()));
+  const std::vector<int64_t> kernel(wshape.begin() + 2, wshape.end());
+  const Window w = windowOf(c.node(), kernel);
+  if (auto why = windowProblem(w, what)) throw Unsupported(*why);
+  if (w.kernel != kernel) throw Unsupported("kernel_shape " + listText(w.kernel) + " differs from the weight's " + listText(kernel));
+  if (xshape.size() != kernel.size() + 2)
+    throw Unsupported("an input of rank " + std::to_string(xshape.size()) + " for a kernel of rank " + std::to_string(kernel.size()));
+  return w;
+}
+
 std::string listText(const std::vector<int64_t>& v) {
   std::string s;
   for (const int64_t x : v) s += (s.empty() ? "" : "x") + std::to_string(x);
@@ -356,14 +368,8 @@ std::optional<View> poolByTaps(OpContext& c, const View& x, const Window& w, Red
 }
 
 void conv(OpContext& c) {
+  const Window w = convolutionWindow(c, "Conv", "convolution");
   const std::vector<int64_t> wshape = c.shape(1), xshape = c.shape(0);
-  if (wshape.size() < 3) throw Unsupported("a Conv weight of rank " + std::to_string(wshape.size()));
-  const std::vector<int64_t> kernel(wshape.begin() + 2, wshape.end());
-  const Window w = windowOf(c.node(), kernel);
-  if (auto why = windowProblem(w, "convolution")) throw Unsupported(*why);
-  if (w.kernel != kernel) throw Unsupported("kernel_shape " + listText(w.kernel) + " differs from the weight's " + listText(kernel));
-  if (xshape.size() != kernel.size() + 2)
-    throw Unsupported("an input of rank " + std::to_string(xshape.size()) + " for a kernel of rank " + std::to_string(kernel.size()));
   const int64_t g = w.group, channels = xshape[1], outs = wshape[0];
   if (g < 1 || channels % g != 0 || outs % g != 0 || wshape[1] * g != channels)
     throw Unsupported("group " + std::to_string(g) + " for " + std::to_string(channels) + " input and " + std::to_string(outs) +

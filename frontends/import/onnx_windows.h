@@ -31,6 +31,12 @@ Window windowOf(const onnx::NodeProto& node, const std::vector<int64_t>& kernel)
 // "3x3", for messages.
 std::string listText(const std::vector<int64_t>& v);
 
+// The window of a Conv or ConvTranspose node (`op`: its operator type; `what`: the words
+// for it in windowProblem's message), its kernel the weight's spatial shape (input 1), after
+// the checks both share: the weight's rank, windowProblem, a kernel_shape equal to the
+// weight's, an input of the kernel's rank plus 2.
+Window convolutionWindow(OpContext& c, const std::string& op, const std::string& what);
+
 // What a window asks that the import cannot give (attributes that make no window), or nothing.
 std::optional<std::string> windowProblem(const Window& w, const std::string& what);
 
