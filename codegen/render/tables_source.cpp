@@ -105,6 +105,10 @@ std::string nodeSource(const NodeProgram& n) {
     s += "    n.operandOrigin = " + lists(n.operandOrigin) + ";\n";
     s += "    n.operandBound = " + lists(n.operandBound) + ";\n";
   }
+  if (!n.operandTap.empty()) {
+    s += "    n.operandTap = " + lists(n.operandTap) + ";\n";
+    s += "    n.operandTapDilation = " + lists(n.operandTapDilation) + ";\n";
+  }
   if (n.fill != 0.0) s += "    n.fill = " + fillSource(n.fill) + ";\n";
   s += "    n.kernel = " + literal(n.kernel) + ";\n";
   return s + "  }();\n";

@@ -413,6 +413,62 @@ class Differentiator {
     return name;
   }
 
+  // The label names node `name` gave the labels of its operand terms and its output
+  // (addNode renames).
+  std::map<Label, Label> namesIn(const std::string& name, const std::vector<Term>& terms, const Labels& output) const {
+    const Node& made = out_.nodes[added_.at(name)];
+    std::map<Label, Label> to;
+    for (std::size_t d = 0; d < output.size(); ++d) to[output[d]] = made.outputLabels[d];
+    for (std::size_t j = 0; j < terms.size(); ++j)
+      for (std::size_t d = 0; d < terms[j].labels.size(); ++d) to[terms[j].labels[d]] = made.operandLabels[j][d];
+    return to;
+  }
+
+  // A convolution (tappedConvolution: Z = sum X * W, X read at a + dilation * t + offset
+  // with t a label of W). W's gradient reads X through the same windows: sum dZ * X. X's
+  // reads dZ the other way: dX[m] = sum dZ[m - dilation * t - offset] * W[t] (a
+  // convolution again, dZ's rows outside it 0), X's extents the sizes of its labels.
+  std::string tapContribution(const Node& n, std::size_t i, const std::string& g, const std::string& base) {
+    const std::size_t k = isWindowed(n, 0) ? 0 : 1, other = 1 - k;
+    const NodeWindows& w = *n.windows;
+    const Labels& lk = n.operandLabels[k];
+    if (i == other) {
+      const std::vector<Term> terms{{g, n.outputLabels}, {n.inputs[k], lk}};
+      const std::string name = addNode(base, terms, n.operandLabels[other], Expr::binary(K::Mul, Expr::x(), Expr::y()),
+                                       Reduce::Sum, n.labelSizes);
+      const std::map<Label, Label> to = namesIn(name, terms, n.operandLabels[other]);
+      NodeWindows back{{{}, w.offsets[k]}, {{}, w.bounds[k]}, w.fill, {{}, {}}, {{}, w.dilations[k]}};
+      for (const Label& t : w.taps[k]) back.taps[1].push_back(t.empty() ? t : to.at(t));
+      out_.nodes[added_.at(name)].windows = std::make_shared<const NodeWindows>(std::move(back));
+      return name;
+    }
+    std::map<Label, int64_t> sizes = n.labelSizes;
+    std::map<Label, std::size_t> dimOf;  // X's windowed labels: their dimension
+    for (std::size_t d = 0; d < lk.size(); ++d) {
+      sizes[lk[d]] = w.bounds[k][d];
+      dimOf[lk[d]] = d;
+    }
+    const std::vector<Term> terms{{g, n.outputLabels}, {n.inputs[other], n.operandLabels[other]}};
+    const std::string name = addNode(base, terms, lk, Expr::binary(K::Mul, Expr::x(), Expr::y()), Reduce::Sum, sizes);
+    const std::map<Label, Label> to = namesIn(name, terms, lk);
+    NodeWindows back;
+    back.offsets.assign(2, {});
+    back.bounds.assign(2, {});
+    back.taps.assign(2, {});
+    back.dilations.assign(2, {});
+    for (const Label& l : n.outputLabels) {
+      const auto it = dimOf.find(l);
+      const std::size_t d = it == dimOf.end() ? 0 : it->second;
+      const bool moved = it != dimOf.end();
+      back.offsets[0].push_back(moved ? -w.offsets[k][d] : 0);
+      back.bounds[0].push_back(n.labelSizes.at(l));
+      back.taps[0].push_back(moved && !w.taps[k][d].empty() ? to.at(w.taps[k][d]) : Label{});
+      back.dilations[0].push_back(moved && !w.taps[k][d].empty() ? -w.dilations[k][d] : 0);
+    }
+    out_.nodes[added_.at(name)].windows = std::make_shared<const NodeWindows>(std::move(back));
+    return name;
+  }
+
   std::optional<std::string> contribution(const Node& n, std::size_t i, const std::string& g) {
     const Labels& li = n.operandLabels[i];
     for (std::size_t a = 0; a < li.size(); ++a)
@@ -421,6 +477,7 @@ class Differentiator {
           throw InputError({n.loc, "node " + quoted(n.name) + ": operand " + std::to_string(i + 1) + " repeats label " + quoted(li[a]) +
                                        " (a diagonal or trace); einplan grad cannot differentiate it — write the diagonal as a product with an identity input"});
     const std::string base = "d_" + n.inputs[i] + "_" + n.name;
+    if (hasTaps(n)) return tapContribution(n, i, g, base);
     if (n.windows) return windowContribution(n, g, base);
     if (isIndexNode(n)) {
       // The ids have no derivative; the values' is the other index operation over the
@@ -481,9 +538,38 @@ bool isWindowCopy(const Node& n) {
   return l.size() == n.outputLabels.size() && !repeatsLabel(l) && sameSet(l, n.outputLabels);
 }
 
+// A convolution the tap rule differentiates: a contraction of two operands, one read
+// through windows with taps, whose windowed labels are each once in it and in the output
+// and not in the other operand, and whose tap labels are the other operand's alone.
+// Any other node with taps is refused (located).
+bool tappedConvolution(const Node& n) {
+  if (!hasTaps(n)) return false;
+  auto refuse = [&](const std::string& why) {
+    throw InputError({n.loc, "node " + quoted(n.name) + ": einplan grad differentiates windows over tap labels only in a "
+                                 "convolution (a product of two operands summed, one read through the windows); " + why});
+  };
+  if (n.inputs.size() != 2 || !isContraction(n)) refuse("this node's join or aggregation is another");
+  if (isWindowed(n, 0) == isWindowed(n, 1)) refuse("both of its operands are read through windows");
+  const std::size_t k = isWindowed(n, 0) ? 0 : 1;
+  const Labels& lk = n.operandLabels[k];
+  const Labels& other = n.operandLabels[1 - k];
+  if (repeatsLabel(lk) || repeatsLabel(n.outputLabels)) refuse("a label repeats");
+  for (std::size_t d = 0; d < lk.size(); ++d) {
+    const bool inOutput = std::find(n.outputLabels.begin(), n.outputLabels.end(), lk[d]) != n.outputLabels.end();
+    const bool inOther = std::find(other.begin(), other.end(), lk[d]) != other.end();
+    const bool moved = n.windows->offsets[k][d] != 0 || !n.windows->taps[k][d].empty();
+    if (moved && (!inOutput || inOther)) refuse("its windowed label " + quoted(lk[d]) + " is not the output's alone");
+    const Label& t = n.windows->taps[k][d];
+    if (!t.empty() && (std::find(other.begin(), other.end(), t) == other.end() ||
+                       std::find(n.outputLabels.begin(), n.outputLabels.end(), t) != n.outputLabels.end()))
+      refuse("its tap label " + quoted(t) + " is not the other operand's alone");
+  }
+  return true;
+}
+
 // Every other windowed node reads its windowed operands from copies made by window nodes
 // of their own (`w<k>_<node>`, placed before it; the same values), so that the rules above
-// meet windows only as copies.
+// meet windows only as copies; a convolution keeps its windows (tapContribution).
 void splitWindows(Graph& g) {
   std::unordered_set<std::string> used;
   std::unordered_map<std::string, int> nextSuffix;
@@ -492,7 +578,7 @@ void splitWindows(Graph& g) {
   std::vector<Node> nodes;
   nodes.reserve(g.nodes.size());
   for (Node& n : g.nodes) {
-    if (n.windows && !isWindowCopy(n)) {
+    if (n.windows && !isWindowCopy(n) && !tappedConvolution(n)) {
       NodeWindows rest = *n.windows;  // what the node keeps: windows on diagonals (refused if differentiated)
       bool kept = false;
       for (std::size_t k = 0; k < n.inputs.size(); ++k) {

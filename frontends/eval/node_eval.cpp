@@ -153,24 +153,43 @@ static std::vector<double> accumulateIndexed(const Node& node, const std::vector
   return accumulators;
 }
 
+// The tap labels of operand k's dimensions (SPEC 8.1: a convolution's), in dimension
+// order, each once; empty when it has none.
+static Labels tapLabels(const Node& node, std::size_t k) {
+  Labels taps;
+  if (!hasTaps(node) || node.windows->taps[k].empty()) return taps;
+  for (const Label& t : node.windows->taps[k])
+    if (!t.empty() && std::find(taps.begin(), taps.end(), t) == taps.end()) taps.push_back(t);
+  return taps;
+}
+
 // Operand k of a windowed node as the node reads it (SPEC 8.1): a tensor with its labels'
-// sizes whose element at i is the operand's at i + offset, or the fill outside it.
+// sizes whose element at i is the operand's at i + offset, or the fill outside it. With
+// tap labels, the tensor has their dimensions too, after its own (an unfold: the element
+// at (i, t) is the operand's at i + dilation * t + offset).
 static Tensor readThroughWindow(const Node& node, std::size_t k, const Tensor& operand) {
   const Labels& labels = node.operandLabels[k];
   const std::vector<int64_t>& offset = node.windows->offsets[k];
   if (operand.shape.size() != labels.size())
     throw std::invalid_argument("node '" + node.name + "': operand " + std::to_string(k) + " does not have the rank its labels give");
+  const Labels taps = tapLabels(node, k);
+  std::vector<int64_t> tapDim(labels.size(), -1);  // per own dimension: the position of its tap label
+  for (std::size_t d = 0; d < labels.size() && !taps.empty(); ++d)
+    if (!node.windows->taps[k][d].empty())
+      tapDim[d] = static_cast<int64_t>(labels.size()) + (std::find(taps.begin(), taps.end(), node.windows->taps[k][d]) - taps.begin());
   Tensor w;
   w.dtype = operand.dtype;
   for (const Label& l : labels) w.shape.push_back(node.labelSizes.at(l));
+  for (const Label& t : taps) w.shape.push_back(node.labelSizes.at(t));
   w.values.assign(static_cast<std::size_t>(elementCount(w.shape)), node.windows->fill);
   const std::vector<int64_t> from = rowMajorStrides(operand.shape);
-  std::vector<int64_t> at(labels.size(), 0);
+  std::vector<int64_t> at(w.shape.size(), 0);
   for (std::size_t e = 0; e < w.values.size(); ++e) {
     int64_t source = 0;
     bool inside = true;
-    for (std::size_t d = 0; d < at.size(); ++d) {
-      const int64_t i = at[d] + offset[d];
+    for (std::size_t d = 0; d < labels.size(); ++d) {
+      int64_t i = at[d] + offset[d];
+      if (tapDim[d] >= 0) i += node.windows->dilations[k][d] * at[static_cast<std::size_t>(tapDim[d])];
       inside = inside && i >= 0 && i < operand.shape[d];
       source += i * from[d];
     }
@@ -183,12 +202,20 @@ static Tensor readThroughWindow(const Node& node, std::size_t k, const Tensor& o
   return w;
 }
 
-Tensor evaluateNode(const Graph& graph, const Node& node, const std::vector<const Tensor*>& given) {
+Tensor evaluateNode(const Graph& graph, const Node& givenNode, const std::vector<const Tensor*>& given) {
   std::vector<Tensor> windowed(given.size());
   std::vector<const Tensor*> operands = given;
+  // A tapped operand is read unfolded, its tap labels appended to its labels.
+  Node unfolded;
+  if (hasTaps(givenNode)) {
+    unfolded = givenNode;
+    for (std::size_t k = 0; k < given.size(); ++k)
+      for (const Label& t : tapLabels(givenNode, k)) unfolded.operandLabels[k].push_back(t);
+  }
+  const Node& node = hasTaps(givenNode) ? unfolded : givenNode;
   for (std::size_t k = 0; k < given.size(); ++k)
-    if (isWindowed(node, k)) {
-      windowed[k] = readThroughWindow(node, k, *given[k]);
+    if (isWindowed(givenNode, k)) {
+      windowed[k] = readThroughWindow(givenNode, k, *given[k]);
       operands[k] = &windowed[k];
     }
   checkOperands(node, operands);

@@ -61,6 +61,9 @@ Parts resolvePartitionRequest(const Node* node, const PartitionRequest& request,
     seen[i] = true;
     if (count <= 0)
       throw InputError({request.loc, "node '" + request.node + "': parts of label '" + label + "' must be positive"});
+    if (count > 1 && einrt::model::cuttableSizes(space)[i] == 1 && space.sizes[i] > 1)
+      throw InputError({request.loc, "node '" + request.node + "': label '" + label +
+                                         "' is a window's tap label (a convolution's kernel), which no partition cuts"});
     if (space.sizes[i] % count != 0)
       throw InputError({request.loc, "node '" + request.node + "': " + std::to_string(count) + " parts do not divide label '" +
                                          label + "' of size " + std::to_string(space.sizes[i])});
@@ -69,8 +72,7 @@ Parts resolvePartitionRequest(const Node* node, const PartitionRequest& request,
   int64_t product = 1;
   for (int64_t d : parts)
     if (__builtin_mul_overflow(product, d, &product)) product = INT64_MAX;
-  int64_t expected = devices;
-  if (largestFeasibleCount(space.sizes, devices) < devices) expected = largestFeasibleCount(space.sizes, devices);
+  const int64_t expected = std::min(devices, largestFeasibleCount(einrt::model::cuttableSizes(space), devices));
   if (product != expected)
     throw InputError({request.loc, "node '" + request.node + "': the parts multiply to " + std::to_string(product) +
                                        " kernel calls, expected " + std::to_string(expected) +

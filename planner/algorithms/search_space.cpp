@@ -46,7 +46,8 @@ OperandSide operandSide(const SearchSpace& s, const NodeSpace& space, const Part
 // other nodes produce, its FLOPs and kernel class (the time objective's compute term) and
 // a pinned partition. Nodes with equal keys share one NodeCandidates.
 using ShapeKey = std::tuple<std::vector<int64_t>, std::vector<std::vector<int>>, std::vector<int>, std::vector<bool>,
-                            int64_t, bool, std::optional<Parts>, std::vector<std::vector<int64_t>>, std::vector<std::vector<int64_t>>>;
+                            int64_t, bool, std::optional<Parts>, std::vector<std::vector<int64_t>>, std::vector<std::vector<int64_t>>,
+                            std::vector<std::vector<int>>, std::vector<std::vector<int64_t>>>;
 
 // The candidates of one node shape (`n` is any node of that shape).
 std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node& n, NodeSpace space,
@@ -54,7 +55,7 @@ std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node&
                                                const PlanOptions& options) {
   auto c = std::make_unique<NodeCandidates>();
   c->space = std::move(space);
-  ViablePartitions viable = viablePartitions(c->space.sizes, options.devices, options.partitionLimit);
+  ViablePartitions viable = viablePartitions(einrt::model::cuttableSizes(c->space), options.devices, options.partitionLimit);
   c->kernelCalls = viable.kernelCalls;
   c->fallback = viable.fallback;
   c->truncated = viable.truncated;
@@ -108,7 +109,7 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
     std::optional<Parts> pin;
     if (pinIt != options.pinned.end()) pin = pinIt->second;
     ShapeKey key{space.sizes, space.operandLabels, space.outputLabels, produced, nodeFlops(n), runsAsGemm(n), pin,
-                 space.operandOrigin, space.operandBound};
+                 space.operandOrigin, space.operandBound, space.operandTap, space.operandTapDilation};
     auto [it, inserted] = shapeOf.emplace(std::move(key), static_cast<int>(s.shapes.size()));
     if (inserted) s.shapes.push_back(nodeCandidates(s, n, std::move(space), produced, pin, options));
     nodeShape[i] = it->second;
@@ -137,8 +138,12 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
         EdgeMatrix m;
         m.bounds = tensorBounds(s.nodes[i]->space, e.operand);
         if (s.nodes[i]->space.windowed(k)) {
-          m.tensorShape = s.nodes[i]->space.operandBound[k];
-          m.origin = s.nodes[i]->space.operandOrigin[k];
+          // Where the window lies (its origin and halo) does not depend on the partition.
+          const NodeSpace& space = s.nodes[i]->space;
+          const einrt::BlockGrid window = einrt::model::operandGrid(space, std::vector<int64_t>(space.sizes.size(), 1), k);
+          m.tensorShape = window.bound;
+          m.origin = window.origin;
+          m.halo = window.halo;
         }
         m.rows = &s.nodes[static_cast<std::size_t>(from)]->outs;
         m.cols = &s.nodes[i]->operandSides[k];
@@ -163,7 +168,7 @@ namespace {
 // An operand read through a window: the canonical placement's traffic (a window's reads
 // are never the producer's blocks; the paper's model counts every element read as moved).
 int64_t windowEdgeCost(SearchSpace& s, EdgeMatrix& m, const OutputSide& side, const OperandSide& consumer) {
-  const einrt::BlockGrid grid{m.bounds, consumer.parts, m.origin, m.tensorShape};
+  const einrt::BlockGrid grid{m.bounds, consumer.parts, m.origin, m.tensorShape, m.halo};
   if (s.model.objective == Objective::Paper) return windowRepartitionCost(grid);
   const einrt::BlockGrid from{m.tensorShape, side.parts};
   std::vector<int> owner(static_cast<std::size_t>(from.blockCount()));

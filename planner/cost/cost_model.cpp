@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "planner/cost/checked_math.h"
+#include "planner/partition/call_geometry.h"
 
 namespace eindecomp {
 
@@ -69,8 +70,12 @@ NodeCost nodeCost(const NodeSpace& space, const Parts& parts, std::size_t dtypeB
     for (int d : dims) n = checkedMul(n, extent[static_cast<std::size_t>(d)], "a block's element count");
     return n;
   };
-  c.nX = space.operandLabels.empty() ? 0 : block(space.operandLabels[0]);
-  c.nY = space.operandLabels.size() < 2 ? 0 : block(space.operandLabels[1]);
+  // A tapped operand's block is its labels' block and the halo (einrt's operandGrid).
+  auto operand = [&](std::size_t k) {
+    return space.tapped(k) ? einrt::model::operandGrid(space, parts, k).blockElements() : block(space.operandLabels[k]);
+  };
+  c.nX = space.operandLabels.empty() ? 0 : operand(0);
+  c.nY = space.operandLabels.size() < 2 ? 0 : operand(1);
   c.nZ = block(space.outputLabels);
   for (int d : space.aggregatedDims) c.nAgg *= parts[d];
   c.join = joinCost(c.kernelCalls, c.nX, c.nY);

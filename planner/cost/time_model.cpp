@@ -55,12 +55,16 @@ CallShape callShape(const NodeSpace& space, const Parts& parts) {
     for (int d : dims) e *= static_cast<double>(c.extent[static_cast<std::size_t>(d)]);
     return e;
   };
-  c.nX = elements(space.operandLabels[0]);
-  if (space.operandLabels.size() > 1) c.nY = elements(space.operandLabels[1]);
+  auto operand = [&](std::size_t k) {  // a tapped operand's block spans its halo too
+    return space.tapped(k) ? static_cast<double>(einrt::model::operandGrid(space, parts, k).blockElements())
+                           : elements(space.operandLabels[k]);
+  };
+  c.nX = operand(0);
+  if (space.operandLabels.size() > 1) c.nY = operand(1);
   c.nZ = elements(space.outputLabels);
   for (int d : space.aggregatedDims) c.reduces = c.reduces || c.extent[static_cast<std::size_t>(d)] > 1;
   if (c.extent.size() <= static_cast<std::size_t>(einrt::program::kMaxLoops)) {
-    c.nest = einrt::program::planLoopNest(c.extent, space.operandLabels, space.outputLabels);
+    c.nest = einrt::model::callLoopNest(space, c.extent);
     if (c.nest->depth > 0) c.runs = c.points / static_cast<double>(c.nest->extent[c.nest->depth - 1]);
   }
   return c;

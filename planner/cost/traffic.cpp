@@ -125,6 +125,7 @@ Traffic TrafficMemo::repartition(const BlockHomes& producer, const std::vector<i
   for (int64_t v : from.parts) mix(v);
   for (int64_t v : consumerGrid.parts) mix(v);
   for (int64_t v : consumerGrid.origin) mix(v);  // a window: where it lies in the tensor
+  for (int64_t v : consumerGrid.halo) mix(v);
   for (int v : owner) mix(v);
   for (int64_t v : callBlock) mix(v);
   for (int v : callRank) mix(v);
@@ -135,12 +136,12 @@ Traffic TrafficMemo::repartition(const BlockHomes& producer, const std::vector<i
   for (const Entry& e : bucket)
     if (e.devices == devices && e.ranksPerNode == nodes.ranksPerNode && e.detail == detail && e.producerShape == from.shape &&
         e.producerParts == from.parts && e.consumerParts == consumerGrid.parts && e.owner == owner && e.callBlock == callBlock &&
-        e.callRank == callRank && e.consumerOrigin == consumerGrid.origin &&
+        e.callRank == callRank && e.consumerOrigin == consumerGrid.origin && e.consumerHalo == consumerGrid.halo &&
         (consumerGrid.origin.empty() || e.consumerShape == consumerGrid.shape))
       return e.traffic;
   const Traffic t = repartitionTraffic(producer, consumerGrid, callBlock, callRank, devices, detail, nodes);
   const std::vector<int64_t> window = consumerGrid.windowed() ? consumerGrid.shape : std::vector<int64_t>{};
-  bucket.push_back({from.shape, from.parts, consumerGrid.parts, window, consumerGrid.origin, owner, callRank, callBlock, devices,
+  bucket.push_back({from.shape, from.parts, consumerGrid.parts, window, consumerGrid.origin, consumerGrid.halo, owner, callRank, callBlock, devices,
                     nodes.ranksPerNode, detail, t});
   return t;
 }

@@ -114,7 +114,7 @@ class TrafficMemo {
  private:
   struct Entry {
     std::vector<int64_t> producerShape, producerParts, consumerParts;
-    std::vector<int64_t> consumerShape, consumerOrigin;  // a window's (else empty)
+    std::vector<int64_t> consumerShape, consumerOrigin, consumerHalo;  // a window's (else empty)
     std::vector<int> owner, callRank;
     std::vector<int64_t> callBlock;
     int64_t devices, ranksPerNode;

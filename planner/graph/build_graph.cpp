@@ -315,7 +315,8 @@ class GraphBuilder {
       lowerEinsum(spec, shapes, dn.einsum, owner);
       graph_.nodes[pos].operandLabels = spec.operands;
       graph_.nodes[pos].outputLabels = spec.output;
-      const std::vector<std::map<Label, int64_t>> windows = readWindows(dn, spec, owner);
+      std::vector<std::map<Label, const DocTap*>> taps;
+      const std::vector<std::map<Label, int64_t>> windows = readWindows(dn, spec, owner, taps);
       std::set<Label> windowedOnly;  // labels met only in windowed dimensions so far
       std::map<Label, LabelOrigin> origins;
       for (std::size_t k = 0; k < spec.operands.size(); ++k) {
@@ -391,14 +392,51 @@ class GraphBuilder {
           }
         }
         w.fill = dn.windows->fill.value_or(0.0);
+        addTaps(node, spec, taps, owner, w);
         node.windows = std::make_shared<const NodeWindows>(std::move(w));
+      }
+    }
+  }
+
+  // The windows' tap labels (a convolution's kernel labels, SPEC 8.1), once the node's
+  // labels have their sizes: each one of the node's labels, none of its own operand's, and
+  // each dilation nonzero within 2^20.
+  static void addTaps(const Node& node, const EinsumSpec& spec, const std::vector<std::map<Label, const DocTap*>>& taps,
+                      const std::string& owner, NodeWindows& w) {
+    bool any = false;
+    for (const auto& t : taps) any = any || !t.empty();
+    if (!any) return;
+    w.taps.assign(spec.operands.size(), {});
+    w.dilations.assign(spec.operands.size(), {});
+    for (std::size_t k = 0; k < spec.operands.size(); ++k) {
+      if (taps[k].empty()) continue;
+      const Labels& labels = spec.operands[k];
+      for (const Label& l : labels) {
+        auto it = taps[k].find(l);
+        w.taps[k].push_back(it == taps[k].end() ? Label{} : it->second->label.text);
+        w.dilations[k].push_back(it == taps[k].end() ? 0 : it->second->dilation.value);
+        if (it == taps[k].end()) continue;
+        const DocTap& tap = *it->second;
+        if (!node.labelSizes.count(tap.label.text))
+          throw InputError({tap.label.loc, owner + ": the window of label " + quoted(l) + " names tap label " +
+                                               quoted(tap.label.text) + ", which the node's einsum does not use"});
+        if (std::find(labels.begin(), labels.end(), tap.label.text) != labels.end())
+          throw InputError({tap.label.loc, owner + ": tap label " + quoted(tap.label.text) + " is a label of operand " +
+                                               std::to_string(k + 1) + " itself; a tap moves a dimension by another operand's "
+                                               "label (a convolution's kernel: {y: {tap: i}} with i in the weights)"});
+        constexpr int64_t kLimit = int64_t{1} << 20;
+        if (tap.dilation.value == 0 || tap.dilation.value > kLimit || tap.dilation.value < -kLimit)
+          throw InputError({tap.dilation.loc, owner + ": the dilation of tap label " + quoted(tap.label.text) + " is " +
+                                                  std::to_string(tap.dilation.value) + "; it must be nonzero and within +-2^20"});
       }
     }
   }
 
   // A node's 'windows' (SPEC 8.1), checked against its lowered einsum: one entry per
   // operand, each label one of that operand's, offsets within 2^40. Empty: no windows.
-  std::vector<std::map<Label, int64_t>> readWindows(const DocNode& dn, const EinsumSpec& spec, const std::string& owner) {
+  // `taps`: per operand, the labels whose window moves with a tap label.
+  std::vector<std::map<Label, int64_t>> readWindows(const DocNode& dn, const EinsumSpec& spec, const std::string& owner,
+                                                    std::vector<std::map<Label, const DocTap*>>& taps) {
     if (!dn.windows) return {};
     if (dn.windows->fill && !dn.windows->given)
       throw InputError({dn.windows->fillLoc, owner + " gives a 'fill' but no 'windows'; the fill is what a window reads outside its tensor"});
@@ -414,8 +452,12 @@ class GraphBuilder {
     if (dn.join && isIndexJoinName(dn.join->text))
       throw InputError({dn.windows->loc, owner + ": a " + dn.join->text + " node reads no operand through a window"});
     std::vector<std::map<Label, int64_t>> windows(docWindows.size());
+    taps.assign(docWindows.size(), {});
     for (std::size_t k = 0; k < docWindows.size(); ++k)
-      for (const DocSize& w : docWindows[k]) {
+      for (std::size_t e = 0; e < docWindows[k].size(); ++e) {
+        const DocSize& w = docWindows[k][e];
+        if (k < dn.windows->taps.size() && e < dn.windows->taps[k].size() && !dn.windows->taps[k][e].label.text.empty())
+          taps[k].emplace(w.label.text, &dn.windows->taps[k][e]);
         const Labels& labels = spec.operands[k];
         if (std::find(labels.begin(), labels.end(), w.label.text) == labels.end())
           throw InputError({w.label.loc, owner + ": 'windows' entry " + std::to_string(k + 1) + " names label " +

@@ -49,10 +49,16 @@ struct InputTensor {
 // Operand k's dimension d is read at `label + offsets[k][d]` (offsets[k] empty: operand k is
 // read as it is), and a position outside the tensor reads `fill`. The tensor's extent there,
 // bounds[k][d], need not be the label's size (a slice, a padded concatenation part).
+// A dimension may also move with a tap label (a convolution, SPEC 8.1): operand k's
+// dimension d is then read at `label + dilations[k][d] * taps[k][d] + offsets[k][d]`.
+// taps is empty where no operand has one, taps[k] empty where operand k has none, and an
+// empty label marks a dimension without one. No partition cuts a tap label.
 struct NodeWindows {
   std::vector<std::vector<int64_t>> offsets;
   std::vector<std::vector<int64_t>> bounds;  // the windowed operands' shapes (else empty)
   double fill = 0.0;
+  std::vector<Labels> taps{};
+  std::vector<std::vector<int64_t>> dilations{};
 };
 
 struct Node {
@@ -107,6 +113,9 @@ inline bool isIndexNode(const Node& n) { return !n.indexLabel.empty(); }
 inline bool isWindowed(const Node& n, std::size_t k) {
   return n.windows && k < n.windows->offsets.size() && !n.windows->offsets[k].empty();
 }
+
+// True when some operand of n is read through a window over a tap label (a convolution).
+inline bool hasTaps(const Node& n) { return n.windows && !n.windows->taps.empty(); }
 
 const Node* findNode(const Graph& g, const std::string& name);
 const InputTensor* findInput(const Graph& g, const std::string& name);

@@ -46,9 +46,17 @@ struct DocSize {
 
 // A node's 'windows' and 'fill' (SPEC 8.1), apart so that a node without them costs one
 // pointer (documents of 300,000 nodes are built from graphs).
+// A window's tap (a convolution, SPEC 8.1): `{y: {tap: i, dilation: 2, offset: -1}}` reads
+// y's dimension at y + 2*i - 1. Empty label: the entry is a plain offset.
+struct DocTap {
+  DocText label;
+  DocInteger dilation{1, {}};
+};
+
 struct DocWindows {
   bool given = false;                        // 'windows' was written
   std::vector<std::vector<DocSize>> offsets;  // per operand, label -> offset (DocSize's integer)
+  std::vector<std::vector<DocTap>> taps;      // per operand, one per offsets entry
   SourceLoc loc;
   std::optional<double> fill;  // what a window reads outside its tensor (absent: 0)
   SourceLoc fillLoc;

@@ -24,6 +24,12 @@ einrt::model::NodeShape nodeShape(const Node& n, const Labels& labels, std::vect
   if (n.windows) {
     s.operandOrigin = n.windows->offsets;
     s.operandBound = n.windows->bounds;
+    if (!n.windows->taps.empty()) {
+      s.operandTap.resize(n.windows->taps.size());
+      s.operandTapDilation = n.windows->dilations;
+      for (std::size_t k = 0; k < n.windows->taps.size(); ++k)
+        for (const Label& t : n.windows->taps[k]) s.operandTap[k].push_back(t.empty() ? -1 : indexOf(labels, t));
+    }
   }
   return s;
 }

@@ -238,6 +238,7 @@ class DocumentReader {
       if (!item.IsMap() && !(item.IsScalar() && kindOf(item) == ScalarKind::Null))
         throw InputError({loc, entry + " must be a mapping from label to offset, such as {j: 64}, not " + typeName(item)});
       std::vector<DocSize>& offsets = node.offsets.emplace_back();
+      std::vector<DocTap>& taps = node.taps.emplace_back();
       if (!item.IsMap()) continue;
       for (const auto& e : item.entries()) {
         const SourceLoc keyLoc = locOf(e.first, loc);
@@ -245,7 +246,22 @@ class DocumentReader {
         for (const auto& o : offsets)
           if (o.label.text == label.text)
             throw InputError({keyLoc, "label " + quoted(label.text) + " appears twice in " + entry});
-        offsets.push_back({std::move(label), readInteger(e.second, locOf(e.second, keyLoc), "the offset of a label in " + entry)});
+        const SourceLoc valueLoc = locOf(e.second, keyLoc);
+        DocTap& tap = taps.emplace_back();
+        tap.dilation.loc = valueLoc;
+        if (!e.second.IsMap()) {
+          offsets.push_back({std::move(label), readInteger(e.second, valueLoc, "the offset of a label in " + entry)});
+          continue;
+        }
+        // {tap: i, dilation: 2, offset: -1}: a convolution's window, read at label + 2*i - 1.
+        const std::string what = "the window of label " + quoted(label.text) + " in " + entry;
+        const DocFields fields = doc_.fields(e.second, {"tap", "dilation", "offset"}, what,
+                                             "a window over a tap label is {tap: LABEL, dilation: INTEGER, offset: INTEGER}");
+        tap.label = readString(fields.require("tap", what, valueLoc), "the 'tap' of " + what);
+        if (const DocField* f = fields.find("dilation")) tap.dilation = readInteger(f->value, f->valueLoc, "the 'dilation' of " + what);
+        DocInteger offset{0, valueLoc};
+        if (const DocField* f = fields.find("offset")) offset = readInteger(f->value, f->valueLoc, "the 'offset' of " + what);
+        offsets.push_back({std::move(label), offset});
       }
     }
   }

@@ -54,17 +54,33 @@ Labels sizedLabels(const Node& n) {
   return out;
 }
 
-// Per operand, (label, offset) of each windowed dimension (a repeated label once); empty
-// lists for operands read as they are. Every dimension of a windowed operand is listed, so
-// the graph reads back the same.
-std::vector<std::vector<std::pair<Label, int64_t>>> windowEntries(const Node& n) {
-  std::vector<std::vector<std::pair<Label, int64_t>>> out(n.operandLabels.size());
+// One windowed dimension as written: `label: offset`, or with a tap label
+// `label: {tap: t, dilation: d, offset: o}`.
+struct WindowEntry {
+  Label label;
+  int64_t offset = 0;
+  Label tap{};
+  int64_t dilation = 1;
+};
+
+// Per operand, each windowed dimension (a repeated label once); empty lists for operands
+// read as they are. Every dimension of a windowed operand is listed, so the graph reads
+// back the same.
+std::vector<std::vector<WindowEntry>> windowEntries(const Node& n) {
+  std::vector<std::vector<WindowEntry>> out(n.operandLabels.size());
   for (std::size_t k = 0; k < n.operandLabels.size(); ++k) {
     if (!isWindowed(n, k)) continue;
+    const bool tapped = hasTaps(n) && !n.windows->taps[k].empty();
     for (std::size_t d = 0; d < n.operandLabels[k].size(); ++d) {
       bool seen = false;
-      for (const auto& e : out[k]) seen = seen || e.first == n.operandLabels[k][d];
-      if (!seen) out[k].emplace_back(n.operandLabels[k][d], n.windows->offsets[k][d]);
+      for (const auto& e : out[k]) seen = seen || e.label == n.operandLabels[k][d];
+      if (seen) continue;
+      WindowEntry e{n.operandLabels[k][d], n.windows->offsets[k][d]};
+      if (tapped && !n.windows->taps[k][d].empty()) {
+        e.tap = n.windows->taps[k][d];
+        e.dilation = n.windows->dilations[k][d];
+      }
+      out[k].push_back(std::move(e));
     }
   }
   return out;
@@ -259,7 +275,15 @@ std::string emittedYaml(const Graph& g) {
       y << YAML::Key << "windows" << YAML::Value << YAML::Flow << YAML::BeginSeq;
       for (const auto& entries : windowEntries(n)) {
         y << YAML::Flow << YAML::BeginMap;
-        for (const auto& [l, offset] : entries) y << YAML::Key << l << YAML::Value << offset;
+        for (const WindowEntry& e : entries) {
+          y << YAML::Key << e.label << YAML::Value;
+          if (e.tap.empty()) {
+            y << e.offset;
+            continue;
+          }
+          y << YAML::Flow << YAML::BeginMap << YAML::Key << "tap" << YAML::Value << e.tap << YAML::Key << "dilation"
+            << YAML::Value << e.dilation << YAML::Key << "offset" << YAML::Value << e.offset << YAML::EndMap;
+        }
         y << YAML::EndMap;
       }
       y << YAML::EndSeq;
@@ -302,7 +326,11 @@ DocNode documentNodeOf(const Node& n, const SourceLoc& at) {
     windows->given = true;
     for (const auto& entries : windowEntries(n)) {
       std::vector<DocSize>& w = windows->offsets.emplace_back();
-      for (const auto& [l, offset] : entries) w.push_back({docText(l, at), {offset, at}});
+      std::vector<DocTap>& taps = windows->taps.emplace_back();
+      for (const WindowEntry& e : entries) {
+        w.push_back({docText(e.label, at), {e.offset, at}});
+        taps.push_back({docText(e.tap, at), {e.dilation, at}});
+      }
     }
     windows->loc = at;
     if (n.windows->fill != 0.0) windows->fill = n.windows->fill;
@@ -370,7 +398,9 @@ std::string writeGraphJson(const Graph& g, const GraphProvenance* provenance) {
       nlohmann::ordered_json windows = nlohmann::ordered_json::array();
       for (const auto& entries : windowEntries(n)) {
         nlohmann::ordered_json w = nlohmann::ordered_json::object();
-        for (const auto& [l, offset] : entries) w[l] = offset;
+        for (const WindowEntry& e : entries)
+          if (e.tap.empty()) w[e.label] = e.offset;
+          else w[e.label] = {{"tap", e.tap}, {"dilation", e.dilation}, {"offset", e.offset}};
         windows.push_back(w);
       }
       node["windows"] = windows;

@@ -19,6 +19,8 @@ einrt::model::NodeTable nodeTable(const Node& node, const NodePlan& np, const No
   n.outputLabels = std::move(space.outputLabels);
   n.operandOrigin = std::move(space.operandOrigin);
   n.operandBound = std::move(space.operandBound);
+  n.operandTap = std::move(space.operandTap);
+  n.operandTapDilation = std::move(space.operandTapDilation);
   n.fill = node.windows ? node.windows->fill : 0.0;
   n.name = node.name;
   n.parts = np.parts;

@@ -177,6 +177,7 @@ struct GemmForm {
 
 std::optional<GemmForm> gemmForm(const Node& n) {
   if (n.operandLabels.size() != 2 || n.agg != Reduce::Sum || !productScale(n.join)) return std::nullopt;
+  if (hasTaps(n)) return std::nullopt;  // a convolution: one operand's rows move with the taps
   if (hasRepeats(n.operandLabels[0]) || hasRepeats(n.operandLabels[1]) || hasRepeats(n.outputLabels)) return std::nullopt;
   GemmForm f{gemmTensors(n), {}};
   f.classes = classifyLabels(f.tensors.x, f.tensors.y, f.tensors.z);

@@ -79,7 +79,7 @@ Plan makePlan(const Graph& g, int64_t devices, const std::string& algorithm, con
     np.labels = s.labels;
     np.parts = nodeParts[i];
     for (int64_t d : np.parts) np.kernelCalls *= d;
-    np.fullCalls = largestFeasibleCount(s.sizes, devices);
+    np.fullCalls = largestFeasibleCount(einrt::model::cuttableSizes(s), devices);
     np.fallback = np.kernelCalls < devices && np.fullCalls < devices;
     np.outputLabels = n.outputLabels;
     np.outputParts = projectParts(np.parts, s.outputLabels);

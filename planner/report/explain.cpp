@@ -123,7 +123,7 @@ std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::s
                                                   }())});
   const auto node = static_cast<std::size_t>(idx);
   const NodeSpace space = nodeSpace(g.nodes[node]);
-  const ViablePartitions viable = viablePartitions(space.sizes, plan.devices);
+  const ViablePartitions viable = viablePartitions(einrt::model::cuttableSizes(space), plan.devices);
   std::vector<Parts> parts;
   std::vector<Placement> placements;
   for (const NodePlan& np : plan.nodes) {

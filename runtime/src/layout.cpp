@@ -58,6 +58,7 @@ Layout Layout::grid(const std::vector<int64_t>& shape, const std::vector<int64_t
 Layout Layout::window(const BlockGrid& grid, const std::vector<std::vector<int>>& owners, std::vector<int64_t>& layoutBlock) {
   const std::size_t dims = grid.dims();
   Layout layout{grid.bound, {}, Holding::Replicas, Reduce::Sum};
+  layout.overlapping = std::any_of(grid.halo.begin(), grid.halo.end(), [](int64_t h) { return h > 0; });
   layoutBlock.assign(static_cast<std::size_t>(grid.blockCount()), -1);
   for (int64_t b = 0; b < grid.blockCount(); ++b) {
     const std::vector<int64_t> c = grid.coords(b);
@@ -67,8 +68,8 @@ Layout Layout::window(const BlockGrid& grid, const std::vector<std::vector<int>>
     for (std::size_t d = 0; d < dims; ++d) {
       block.box.lo[d] = grid.readLo(d, c[d]);
       block.box.hi[d] = grid.readHi(d, c[d]);
-      block.storage.lo[d] = grid.origin[d] + c[d] * grid.extent(d);
-      block.storage.hi[d] = block.storage.lo[d] + grid.extent(d);
+      block.storage.lo[d] = grid.storageLo(d, c[d]);
+      block.storage.hi[d] = block.storage.lo[d] + grid.span(d);
       reads = reads && block.box.hi[d] > block.box.lo[d];
     }
     if (!reads) continue;
@@ -157,6 +158,11 @@ void validate(const Layout& layout, int nranks, const std::string& tensor, bool 
       if (!seen.insert(r).second) throw LayoutError(tensor, name + " lists holder rank " + std::to_string(r) + " twice");
     }
     covered += volume(block.box);
+  }
+  if (layout.overlapping) {
+    if (covered < volume(bound))
+      throw LayoutError(tensor, "blocks cover less than the bound " + toString(bound) + " (they must cover it)");
+    return;
   }
   for (std::size_t a = 0; a < layout.blocks.size(); ++a)
     for (std::size_t b = a + 1; b < layout.blocks.size(); ++b)

@@ -23,12 +23,19 @@ struct BlockGrid {
   // coordinates origin[d] + [0, shape[d]) of a tensor whose extent is bound[d]; what lies
   // outside [0, bound) is the node's fill and is read from nowhere. Empty: the grid covers
   // the tensor itself (origin 0, bound = shape), as every producer's grid does.
-  std::vector<int64_t> origin{}, bound{};
+  // `halo` (a window with a tap label, a convolution's input; empty: none): block c of
+  // dimension d covers origin[d] + [c * extent, (c + 1) * extent + halo[d]), so
+  // neighbouring blocks overlap by the halo, and its buffer is that span.
+  std::vector<int64_t> origin{}, bound{}, halo{};
 
   bool windowed() const { return !origin.empty(); }
 
   std::size_t dims() const { return shape.size(); }
-  int64_t extent(std::size_t d) const { return shape[d] / parts[d]; }  // block extent along d
+  int64_t extent(std::size_t d) const { return shape[d] / parts[d]; }  // block step along d
+  // A block's extent along d: its step and, through a tap label's window, the halo.
+  int64_t span(std::size_t d) const { return extent(d) + (halo.empty() ? 0 : halo[d]); }
+  // The tensor coordinate where coordinate c's block (its buffer) starts along d.
+  int64_t storageLo(std::size_t d, int64_t c) const { return c * extent(d) + (origin.empty() ? 0 : origin[d]); }
   int64_t blockCount() const {
     int64_t n = 1;
     for (int64_t p : parts) n *= p;
@@ -36,12 +43,12 @@ struct BlockGrid {
   }
   int64_t blockElements() const {
     int64_t n = 1;
-    for (std::size_t d = 0; d < shape.size(); ++d) n *= extent(d);
+    for (std::size_t d = 0; d < shape.size(); ++d) n *= span(d);
     return n;
   }
   std::vector<int64_t> blockShape() const {
     std::vector<int64_t> s(shape.size());
-    for (std::size_t d = 0; d < shape.size(); ++d) s[d] = extent(d);
+    for (std::size_t d = 0; d < shape.size(); ++d) s[d] = span(d);
     return s;
   }
   // Grid coordinates of a block (row-major decomposition of its number).
@@ -72,7 +79,7 @@ struct BlockGrid {
   }
   int64_t readHi(std::size_t d, int64_t c) const {
     if (origin.empty()) return (c + 1) * extent(d);
-    const int64_t hi = (c + 1) * extent(d) + origin[d];
+    const int64_t hi = c * extent(d) + span(d) + origin[d];
     return hi > bound[d] ? bound[d] : hi;
   }
   // Elements of block `block` that lie in the tensor: what a call reading it receives or
@@ -110,11 +117,12 @@ inline int64_t blockOfCell(const std::vector<int64_t>& parts, const std::vector<
   return b;
 }
 
-// The grid a node's partition cuts one of its tensors into; `origin` and `bound` (empty, or
-// one per dimension): the window the node reads the tensor through (BlockGrid::origin).
+// The grid a node's partition cuts one of its tensors into; `origin`, `bound` and `halo`
+// (empty, or one per dimension): the window the node reads the tensor through
+// (BlockGrid::origin, BlockGrid::halo).
 inline BlockGrid tensorGrid(const std::vector<int64_t>& labelSizes, const std::vector<int64_t>& parts,
                             const std::vector<int>& labelOfDim, const std::vector<int64_t>& origin = {},
-                            const std::vector<int64_t>& bound = {}) {
+                            const std::vector<int64_t>& bound = {}, const std::vector<int64_t>& halo = {}) {
   BlockGrid g;
   for (int l : labelOfDim) {
     g.shape.push_back(labelSizes[l]);
@@ -122,6 +130,7 @@ inline BlockGrid tensorGrid(const std::vector<int64_t>& labelSizes, const std::v
   }
   g.origin = origin;
   g.bound = bound;
+  g.halo = halo;
   return g;
 }
 

@@ -29,9 +29,13 @@ struct Block {
 
 struct Layout {
   std::vector<int64_t> shape;  // the tensor's bound
-  std::vector<Block> blocks;   // tile the bound exactly, no overlaps
+  std::vector<Block> blocks;   // tile the bound exactly, no overlaps (but see `overlapping`)
   Holding holding = Holding::Replicas;
   Reduce reduce = Reduce::Sum;  // how partial holders combine (Holding::Partial only)
+  // A destination read through a window with a halo (a convolution's input, SPEC 8.1):
+  // neighbouring blocks share their halo rows, each block a buffer of its own that
+  // receives them; its blocks cover the bound at least once instead of tiling it.
+  bool overlapping = false;
 
   // A regular grid: `parts[d]` parts along dimension d (extent not necessarily divisible:
   // the first `shape[d] % parts[d]` parts are one element longer). Blocks are numbered in

@@ -18,12 +18,62 @@ std::vector<int> aggregatedLabels(const NodeShape& n) {
   return out;
 }
 
+std::vector<int64_t> cuttableSizes(const NodeShape& n) {
+  std::vector<int64_t> sizes = n.sizes;
+  for (const auto& taps : n.operandTap)
+    for (int t : taps)
+      if (t >= 0) sizes[static_cast<std::size_t>(t)] = 1;
+  return sizes;
+}
+
+BlockGrid operandGrid(const NodeShape& shape, const std::vector<int64_t>& parts, std::size_t k) {
+  if (!shape.windowed(k)) return tensorGrid(shape.sizes, parts, shape.operandLabels[k]);
+  if (!shape.tapped(k)) return tensorGrid(shape.sizes, parts, shape.operandLabels[k], shape.operandOrigin[k], shape.operandBound[k]);
+  std::vector<int64_t> origin = shape.operandOrigin[k], halo(origin.size(), 0);
+  for (std::size_t d = 0; d < origin.size(); ++d) {
+    const int tap = shape.operandTap[k][d];
+    if (tap < 0) continue;
+    const int64_t reach = shape.operandTapDilation[k][d] * (shape.sizes[static_cast<std::size_t>(tap)] - 1);
+    origin[d] += std::min<int64_t>(0, reach);
+    halo[d] = reach < 0 ? -reach : reach;
+  }
+  return tensorGrid(shape.sizes, parts, shape.operandLabels[k], origin, shape.operandBound[k], halo);
+}
+
+OperandWalk operandWalk(const NodeShape& shape, const std::vector<int64_t>& extent, std::size_t k) {
+  const std::vector<int>& dims = shape.operandLabels[k];
+  if (!shape.tapped(k)) return {program::labelStrides(dims, extent), 0};
+  OperandWalk w{std::vector<int64_t>(extent.size(), 0), 0};
+  int64_t step = 1;
+  for (std::size_t d = dims.size(); d-- > 0;) {
+    const auto label = static_cast<std::size_t>(dims[d]);
+    const int tap = shape.operandTap[k][d];
+    int64_t span = extent[label];
+    w.stride[label] += step;
+    if (tap >= 0) {
+      const int64_t dilation = shape.operandTapDilation[k][d], reach = dilation * (extent[static_cast<std::size_t>(tap)] - 1);
+      span += reach < 0 ? -reach : reach;
+      w.stride[static_cast<std::size_t>(tap)] += dilation * step;
+      if (reach < 0) w.base -= reach * step;
+    }
+    step *= span;
+  }
+  return w;
+}
+
+program::LoopNest callLoopNest(const NodeShape& shape, const std::vector<int64_t>& extent) {
+  const bool tapped = shape.tapped(0) || shape.tapped(1);
+  if (!tapped) return program::planLoopNest(extent, shape.operandLabels, shape.outputLabels);
+  const bool hasY = shape.operandLabels.size() > 1;
+  return program::planLoopNest(extent, operandWalk(shape, extent, 0).stride,
+                               hasY ? operandWalk(shape, extent, 1).stride : std::vector<int64_t>(extent.size(), 0),
+                               program::labelStrides(shape.outputLabels, extent), hasY);
+}
+
 CallGeometry callGeometry(const NodeShape& shape, const std::vector<int64_t>& parts, const std::vector<int>& aggregated) {
   CallGeometry g;
   for (int64_t d : parts) g.calls *= d;
-  for (std::size_t k = 0; k < shape.operandLabels.size(); ++k)
-    g.operandGrid.push_back(shape.windowed(k) ? tensorGrid(shape.sizes, parts, shape.operandLabels[k], shape.operandOrigin[k], shape.operandBound[k])
-                                              : tensorGrid(shape.sizes, parts, shape.operandLabels[k]));
+  for (std::size_t k = 0; k < shape.operandLabels.size(); ++k) g.operandGrid.push_back(operandGrid(shape, parts, k));
   g.outputGrid = tensorGrid(shape.sizes, parts, shape.outputLabels);
   for (int d : aggregated) g.aggParts *= parts[static_cast<std::size_t>(d)];
   g.operandBlock.assign(shape.operandLabels.size(), std::vector<int64_t>(static_cast<std::size_t>(g.calls)));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -14,22 +15,59 @@ namespace einrt::program::detail {
 
 namespace {
 
-// Operand k of node n as the node reads it through its window (SPEC 8.1): the labels'
-// sizes as extents, element i the tensor's at i + origin, the fill outside the tensor.
+// Operand k of node n as one call over the whole node reads it through its window (SPEC
+// 8.1): the window's one block (the labels' sizes as extents, and a tap's halo), element i
+// the tensor's at i + the block's origin, the fill outside the tensor.
 template <class T>
 std::vector<T> readWindow(const NodeTable& n, std::size_t k, const std::vector<T>& tensor) {
-  const std::vector<int>& labels = n.operandLabels[k];
-  const std::vector<int64_t>& origin = n.operandOrigin[k];
-  const std::vector<int64_t>& bound = n.operandBound[k];
-  std::vector<int64_t> shape;
-  for (int l : labels) shape.push_back(n.sizes[static_cast<std::size_t>(l)]);
-  std::vector<T> out(static_cast<std::size_t>(model::blockElements(labels, n.sizes)), static_cast<T>(n.fill));
+  const BlockGrid grid = model::operandGrid(n, std::vector<int64_t>(n.sizes.size(), 1), k);
+  const std::vector<int64_t>& bound = grid.bound;
+  const std::vector<int64_t> shape = grid.blockShape();
+  std::vector<T> out(static_cast<std::size_t>(grid.blockElements()), static_cast<T>(n.fill));
   std::vector<int64_t> at(shape.size(), 0);
   for (std::size_t e = 0; e < out.size(); ++e) {
     int64_t source = 0;
     bool inside = true;
     for (std::size_t d = 0; d < at.size(); ++d) {
-      const int64_t i = at[d] + origin[d];
+      const int64_t i = at[d] + grid.storageLo(d, 0);
+      inside = inside && i >= 0 && i < bound[d];
+      source = source * bound[d] + i;
+    }
+    if (inside) out[e] = tensor[static_cast<std::size_t>(source)];
+    for (std::size_t d = at.size(); d-- > 0;) {
+      if (++at[d] < shape[d]) break;
+      at[d] = 0;
+    }
+  }
+  return out;
+}
+
+// Operand k of node n read through taps (a convolution, SPEC 8.1), unfolded for the plain
+// reference: its labels' sizes and then each tap label's (appended to its labels), the
+// element at (i, t) the tensor's at i + dilation * t + origin, the fill outside.
+template <class T>
+std::vector<T> readUnfolded(const NodeTable& n, std::size_t k, const std::vector<T>& tensor, std::vector<int>& labels) {
+  labels = n.operandLabels[k];
+  const std::size_t own = labels.size();
+  std::vector<std::size_t> tapDim(own, SIZE_MAX);
+  for (std::size_t d = 0; d < own; ++d) {
+    const int tap = n.operandTap[k][d];
+    if (tap < 0) continue;
+    auto at = std::find(labels.begin() + static_cast<std::ptrdiff_t>(own), labels.end(), tap);
+    tapDim[d] = static_cast<std::size_t>(at - labels.begin());
+    if (at == labels.end()) labels.push_back(tap);
+  }
+  std::vector<int64_t> shape;
+  for (int l : labels) shape.push_back(n.sizes[static_cast<std::size_t>(l)]);
+  const std::vector<int64_t>& bound = n.operandBound[k];
+  std::vector<T> out(static_cast<std::size_t>(model::blockElements(labels, n.sizes)), static_cast<T>(n.fill));
+  std::vector<int64_t> at(shape.size(), 0);
+  for (std::size_t e = 0; e < out.size(); ++e) {
+    int64_t source = 0;
+    bool inside = true;
+    for (std::size_t d = 0; d < own; ++d) {
+      int64_t i = at[d] + n.operandOrigin[k][d];
+      if (tapDim[d] != SIZE_MAX) i += n.operandTapDilation[k][d] * at[tapDim[d]];
       inside = inside && i >= 0 && i < bound[d];
       source = source * bound[d] + i;
     }
@@ -121,9 +159,11 @@ std::map<int, std::vector<T>> evaluatePlain(const ProgramSpec<T>& spec, const st
     const NodeTable& n = spec.nodes[i];
     std::vector<T> z(static_cast<std::size_t>(model::blockElements(n.outputLabels, n.sizes)));
     std::vector<std::vector<T>> windows(n.operandTensor.size());  // operands as read through a window
+    std::vector<std::vector<int>> labels = n.operandLabels;        // a tapped one's unfolded labels
     std::vector<const T*> operand;
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
-      if (n.windowed(k)) windows[k] = readWindow(n, k, values.at(n.operandTensor[k]));
+      if (n.tapped(k)) windows[k] = readUnfolded(n, k, values.at(n.operandTensor[k]), labels[k]);
+      else if (n.windowed(k)) windows[k] = readWindow(n, k, values.at(n.operandTensor[k]));
       operand.push_back(n.windowed(k) ? windows[k].data() : values.at(n.operandTensor[k]).data());
     }
     const T* y = operand.size() > 1 ? operand[1] : nullptr;
@@ -133,7 +173,7 @@ std::map<int, std::vector<T>> evaluatePlain(const ProgramSpec<T>& spec, const st
       values[n.outputTensor] = std::move(z);
       continue;
     }
-    spec.kernels.at(i).plain(n.sizes, n.operandLabels, n.outputLabels, operand[0], y, z.data());
+    spec.kernels.at(i).plain(n.sizes, labels, n.outputLabels, operand[0], y, z.data());
     values[n.outputTensor] = std::move(z);
   }
   return values;

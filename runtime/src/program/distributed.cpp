@@ -199,8 +199,8 @@ void DistributedProgram<T>::fillWindowBlock(std::size_t i, std::size_t k, int64_
     for (std::size_t d = 0; d < g.dims(); ++d) {
       inside.lo[d] = g.readLo(d, c[d]);
       inside.hi[d] = g.readHi(d, c[d]);
-      whole.lo[d] = g.origin[d] + c[d] * g.extent(d);
-      whole.hi[d] = whole.lo[d] + g.extent(d);
+      whole.lo[d] = g.storageLo(d, c[d]);
+      whole.hi[d] = whole.lo[d] + g.span(d);
     }
     const einrt::detail::BoxCopy copy = einrt::detail::makeBoxCopy(inside, inside, whole);
     einrt::detail::runCopiesHost({{&copy, reinterpret_cast<const std::byte*>(inRange), reinterpret_cast<std::byte*>(host.data()),

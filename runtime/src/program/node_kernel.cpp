@@ -24,7 +24,9 @@ NodeKernel<T>::NodeKernel(const NodeTable& node, const NodeKernels<T>& kernels, 
     return;
   }
   if (!node.gemm) {
-    nest_ = planLoopNest(extent, node.operandLabels, node.outputLabels);
+    nest_ = model::callLoopNest(node, extent);
+    baseX_ = model::operandWalk(node, extent, 0).base;
+    if (node.operandLabels.size() > 1) baseY_ = model::operandWalk(node, extent, 1).base;
     return;
   }
   const GemmSpec& g = *node.gemm;
@@ -66,7 +68,7 @@ void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
   }
   if (!gemm_) {
     if (!elementwise_) throw std::logic_error("einrt: a node without a GEMM or permutation has no elementwise kernel");
-    elementwise_(nest_, X, Y, Z, accumulate, threads_);
+    elementwise_(nest_, X + baseX_, Y ? Y + baseY_ : Y, Z, accumulate, threads_);
     return;
   }
   auto permute = [&](const Permutation& p, const T* src, T* dst, bool acc) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "buffer.h"
+#include "einrt/model/call_geometry.h"
 #include "einrt/model/gemm_call.h"
 #include "einrt/program/permute.h"
 #include "einrt/program/spec.h"
@@ -38,6 +39,7 @@ class NodeKernel {
   int threads_ = 1;
   ParallelForFn parallelFor_ = nullptr;
   LoopNest nest_;
+  int64_t baseX_ = 0, baseY_ = 0;  // where tap 0 lies in a tapped operand's block (model::operandWalk)
   std::optional<model::GemmCallPlan> gemm_;
   HostGemm<T> hostGemm_;  // gemm_'s call prepared for the rank's threads (host memory)
   double alpha_ = 1.0;

@@ -12,6 +12,7 @@
 
 #include "einrt/block_grid.h"
 #include "einrt/model/tables.h"
+#include "einrt/program/loop_nest.h"
 
 namespace einrt::model {
 
@@ -24,6 +25,27 @@ struct CallGeometry {
   std::vector<int64_t> aggCoordinate;               // [call]: row-major over the aggregated labels
   int64_t aggParts = 1;                             // prod of the aggregated labels' parts
 };
+
+// The grid `parts` cuts operand k of a node into: its labels' blocks, and where the operand
+// is read through a window, the window's origin and the tensor's extent; through a tap
+// label, the origin moved to the tap's lowest reach and the halo its range
+// (|step| * (taps - 1): a convolution's input block is its output block plus the halo).
+BlockGrid operandGrid(const NodeShape& shape, const std::vector<int64_t>& parts, std::size_t k);
+
+// How a call walks operand k's block buffer (blocks of `extent` per iteration label): per
+// label its stride (row-major over the block's extents; through a tap label the tapped
+// dimension spans the halo too, and the tap's stride is its dilation times the
+// dimension's) and `base`, the element of tap 0 (a negative dilation starts at the far end
+// of the span).
+struct OperandWalk {
+  std::vector<int64_t> stride;
+  int64_t base = 0;
+};
+OperandWalk operandWalk(const NodeShape& shape, const std::vector<int64_t>& extent, std::size_t k);
+
+// The loops of one elementwise call over blocks of `extent`: the program's kernel runs it
+// and the planner's time model prices it (program/loop_nest.h), taps included.
+program::LoopNest callLoopNest(const NodeShape& shape, const std::vector<int64_t>& extent);
 
 // `aggregated`: aggregatedLabels(shape), which callers that price many partitions of one
 // node compute once.

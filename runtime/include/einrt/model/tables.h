@@ -71,9 +71,19 @@ struct NodeShape {
   // outside [0, bound[d]) reads the node's fill): per operand, empty (the tensor itself) or
   // the origin and the tensor's extent per dimension. Empty: no operand is windowed.
   std::vector<std::vector<int64_t>> operandOrigin, operandBound;
+  // A window over a tap label (a convolution, SPEC 8.1): operand k's dimension d is read at
+  // `label + operandTapDilation[k][d] * tap + origin[d]`, tap = operandTap[k][d] (-1: none), an
+  // iteration label no partition cuts (cuttableSizes). Empty where no operand has a tap.
+  std::vector<std::vector<int>> operandTap;
+  std::vector<std::vector<int64_t>> operandTapDilation;
 
   bool windowed(std::size_t operand) const { return operand < operandOrigin.size() && !operandOrigin[operand].empty(); }
+  bool tapped(std::size_t operand) const { return operand < operandTap.size() && !operandTap[operand].empty(); }
 };
+
+// The label sizes partitions may divide: every tap label's is 1 (never cut, so that a
+// block of a tapped operand is one interval per dimension: its step plus a halo).
+std::vector<int64_t> cuttableSizes(const NodeShape& n);
 
 // The labels a node aggregates: in some operand, not in the output (ascending, which is
 // their order of first appearance).
