@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
   return einrt::program::runProgram(makeSpec(), argc, argv, &einrt::cudaDevice());
 #else
 #if defined(EINRT_WITH_ONEDNN)
-  // Built with oneDNN (einrt_add_program): bf16 and f16 GEMMs use the matrix units.
+  // Built with oneDNN (einrt_add_program): bf16 and f16 GEMMs use the matrix units, and
+  // convolutions its convolution primitive.
   einrt::program::useOneDnnGemm();
 #endif
 #if defined(EINRT_WITH_LIBXSMM)

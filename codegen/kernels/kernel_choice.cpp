@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <einrt/model/convolution_call.h>
+
+#include "planner/graph/node_space.h"
+
 namespace eindecomp::codegen {
 
 namespace {
@@ -33,6 +37,12 @@ KernelChoice chooseKernel(const Node& n, const std::optional<GemmMapping>& gemm)
                             (n.joinName == "gather" ? "copies the row of each id" : "adds each row into the row of its id") +
                             " along " + n.indexLabel,
             {}};
+  if (hasTaps(n)) {
+    const NodeSpace space = nodeSpace(n);
+    if (einrt::model::convolutionCall(space, isContraction(n), space.sizes))
+      return {"convolution", "a contraction reading its image through taps: oneDNN's convolution primitive where the "
+                             "program has it, else the node's loops", {}};
+  }
   const Labels aggregated = aggregatedLabels(n);
   if (const std::optional<std::vector<int>> order = permutationOrder(n))
     return {"permutation", "a copy into another order of the dimensions, in tiles", *order};

@@ -22,7 +22,7 @@
 namespace eindecomp::codegen {
 
 struct KernelChoice {
-  std::string kind;  // "GEMM", "batched GEMM", "GEMM + permutation", "permutation", "elementwise", "reduction"
+  std::string kind;  // "GEMM", "batched GEMM", "GEMM + permutation", "permutation", "convolution", "elementwise", "reduction"
   std::string why;
   std::vector<int> permutation;  // "permutation": the operand dimension of each output dimension
 };

@@ -7,6 +7,7 @@
 #include <set>
 
 #include <einrt/program/gemm.h>
+#include <einrt/model/convolution_call.h>
 #include <einrt/program/loop_nest.h>
 #include <einrt/program/permute.h>
 #include <einrt/program/streaming_stores.h>
@@ -303,6 +304,28 @@ double indexCallBytes(const CallShape& c, double elementBytes) {
   return 8.0 * c.nX + (c.nZ + rowsMoved) * elementBytes;
 }
 
+// A convolution's call (einrt/model/convolution_call.h), or nothing.
+std::optional<einrt::program::ConvolutionCall> convolutionOf(const Node& n, const NodeSpace& space, const CallShape& c) {
+  if (!hasTaps(n)) return std::nullopt;
+  return einrt::model::convolutionCall(space, isContraction(n), c.extent);
+}
+
+// A convolution call on oneDNN's primitive: its FLOPs at the GEMM grid's rate for the GEMM
+// an im2col would make of it (rows: the batch and output positions, columns: the output
+// channels, depth: the input channels times the taps), and the reorders into and out of
+// oneDNN's layouts around it (the image, the kernel and the result each read and written
+// once, at the elementwise copy's bandwidth).
+double convolutionSeconds(const KernelModel& k, const einrt::program::ConvolutionCall& conv, DType dtype, const CallShape& c) {
+  int64_t rows = conv.batch, depth = conv.inChannels;
+  for (int d = 0; d < conv.spatial; ++d) {
+    rows *= conv.out[d];
+    depth *= conv.kernel[d];
+  }
+  const double rate = k.gemmFlopsPerSecond(dtype, rows, conv.outChannels, depth, false, false, false);
+  const double bytes = static_cast<double>(dtypeSize(dtype));
+  return static_cast<double>(conv.flops()) / rate + 2 * (c.nX + c.nY + c.nZ) * bytes / k.rates(dtype).bandwidth;
+}
+
 // The coarse model: one GEMM rate and one memory bandwidth per rank.
 double coarseCallSeconds(const Machine& m, const Node& n, const CallShape& c, int64_t calls, DType dtype) {
   std::optional<double> own;
@@ -310,7 +333,7 @@ double coarseCallSeconds(const Machine& m, const Node& n, const CallShape& c, in
   else if (dtype == DType::BF16) own = m.flopsBf16PerSecond;
   else if (dtype == DType::F16) own = m.flopsF16PerSecond;
   const double flopRate = own ? *own : m.flopsPerSecond;
-  if (runsAsGemm(n) || !m.memoryBytesPerSecond)
+  if (runsAsGemm(n) || !m.memoryBytesPerSecond || convolutionOf(n, nodeSpace(n), c))
     return static_cast<double>(nodeFlops(n) / std::max<int64_t>(calls, 1)) / flopRate;
   if (isIndexNode(n)) return indexCallBytes(c, static_cast<double>(dtypeSize(dtype))) / *m.memoryBytesPerSecond;
   return (c.nX + c.nY + c.nZ) * static_cast<double>(dtypeSize(dtype)) / *m.memoryBytesPerSecond;
@@ -331,6 +354,8 @@ double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, cons
     return gemmOnPath(k, *g, dtype, planned, resultFromMemory).seconds + permuteSeconds(k, extentsOf(space.operandLabels[0], c), g->mapping.permX, false, bytes) +
            permuteSeconds(k, extentsOf(space.operandLabels[1], c), g->mapping.permY, false, bytes) +
            permuteSeconds(k, extentsOf(space.outputLabels, c), g->mapping.permZ, true, bytes);
+  if (const std::optional<einrt::program::ConvolutionCall> conv = convolutionOf(n, space, c))
+    return convolutionSeconds(k, *conv, dtype, c);
   const ElementwiseRates& r = k.rates(dtype);
   return std::max((c.nX + c.nY + c.nZ) * bytes / elementwiseBandwidth(k, r, c, bytes), computeSeconds(r, n, c));
 }

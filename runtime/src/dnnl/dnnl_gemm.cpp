@@ -95,6 +95,9 @@ bool oneDnnGemm(const GemmCall& g, DType dtype, const void* A, const void* B, vo
 
 }  // namespace
 
-void useOneDnnGemm() { setLowPrecisionGemm(&oneDnnGemm, "onednn"); }
+void useOneDnnGemm() {
+  setLowPrecisionGemm(&oneDnnGemm, "onednn");
+  useOneDnnConvolution();
+}
 
 }  // namespace einrt::program

@@ -1,5 +1,7 @@
 #include "einrt/program/executor.h"
 
+#include "einrt/program/convolution.h"
+
 #include <mpi.h>
 #if defined(__linux__)
 #include <sched.h>
@@ -220,6 +222,7 @@ Report reportOf(const ProgramSpec<T>& spec, const ProgramOptions& opt, const det
   if (device) r.gemmPath = "cublas";
   else if constexpr (kIsTwoByte<T>) r.gemmPath = lowPrecisionGemmPath();
   else r.gemmPath = hostGemmPath();
+  r.convolutionPath = convolutionPath();
   r.iters = opt.iters;
   r.threads = opt.threads;
   r.coresPerRank = cores;

@@ -24,6 +24,7 @@ NodeKernel<T>::NodeKernel(const NodeTable& node, const NodeKernels<T>& kernels, 
     return;
   }
   if (!node.gemm) {
+    if (!device) convolution_ = model::convolutionCall(node, node.contraction, extent);
     nest_ = model::callLoopNest(node, extent);
     baseX_ = model::operandWalk(node, extent, 0).base;
     if (node.operandLabels.size() > 1) baseY_ = model::operandWalk(node, extent, 1).base;
@@ -67,6 +68,14 @@ void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
     return;
   }
   if (!gemm_) {
+    if (convolution_) {
+      const ConvolutionFn provider = convolutionProvider();
+      const T* image = convolution_->image == 0 ? X : Y;
+      const T* kernel = convolution_->image == 0 ? Y : X;
+      const bool ran = provider && provider(*convolution_, dtypeOf<T>(), image, kernel, Z, accumulate);
+      noteConvolutionPath(ran);
+      if (ran) return;
+    }
     if (!elementwise_) throw std::logic_error("einrt: a node without a GEMM or permutation has no elementwise kernel");
     elementwise_(nest_, X + baseX_, Y ? Y + baseY_ : Y, Z, accumulate, threads_);
     return;

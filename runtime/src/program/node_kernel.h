@@ -12,6 +12,7 @@
 
 #include "buffer.h"
 #include "einrt/model/call_geometry.h"
+#include "einrt/model/convolution_call.h"
 #include "einrt/model/gemm_call.h"
 #include "einrt/program/permute.h"
 #include "einrt/program/spec.h"
@@ -45,6 +46,7 @@ class NodeKernel {
   double alpha_ = 1.0;
   std::optional<Permutation> permX_, permY_, permZ_;
   std::optional<Permutation> copy_;  // a permutation node
+  std::optional<ConvolutionCall> convolution_;  // a convolution's call (model::convolutionCall), host memory
   MemoryCounter* counter_ = nullptr;
   Buffer<T> scratchX_, scratchY_, scratchZ_;
 };

@@ -50,6 +50,7 @@ std::string reportJson(const Report& r) {
   s += "  \"backend\": " + quoted(r.backend) + ",\n";
   s += "  \"dtype\": " + quoted(r.dtype) + ",\n";
   s += "  \"gemm_path\": " + quoted(r.gemmPath) + ",\n";
+  if (!r.convolutionPath.empty()) s += "  \"convolution_path\": " + quoted(r.convolutionPath) + ",\n";
   s += "  \"iters\": " + std::to_string(r.iters) + ",\n";
   s += "  \"threads\": " + std::to_string(r.threads) + ",\n";
   s += "  \"cores_per_rank\": " + std::to_string(r.coresPerRank) + ",\n";
@@ -97,6 +98,7 @@ void printReport(const Report& r) {
   std::printf("%s: %d ranks, backend %s, dtype %s, %d iteration(s), %d thread(s) per rank\n", r.program.c_str(), r.ranks,
               r.backend.c_str(), r.dtype.c_str(), r.iters, r.threads);
   if (!r.gemmPath.empty()) std::printf("GEMMs: %s\n", r.gemmPath.c_str());
+  if (!r.convolutionPath.empty()) std::printf("convolutions: %s\n", r.convolutionPath.c_str());
   // Columns as wide as their longest entry, so long node names and kernels stay aligned.
   int nameWidth = 5, kernelWidth = 6;
   for (const NodeReport& n : r.nodes) {

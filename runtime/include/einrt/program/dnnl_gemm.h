@@ -9,7 +9,9 @@
 
 namespace einrt::program {
 
-// Makes oneDNN the low-precision GEMM of this process (gemm.h setLowPrecisionGemm).
+// Makes oneDNN the low-precision GEMM of this process (gemm.h setLowPrecisionGemm) and
+// its convolution provider (convolution.h setConvolution: dnnl_convolution.cpp).
 void useOneDnnGemm();
+void useOneDnnConvolution();
 
 }  // namespace einrt::program

@@ -42,6 +42,7 @@ struct Report {
   // low-precision GEMM's name ("onednn"), "f32-blas" (converted to f32 for the BLAS), both
   // joined by '+', or "" when no GEMM ran.
   std::string gemmPath;
+  std::string convolutionPath;  // what ran the convolutions (program/convolution.h); "": none
   int iters = 1;
   int threads = 1;
   int coresPerRank = 0;  // the fewest cores any rank's CPU affinity allows (0: unknown)
