@@ -135,6 +135,9 @@ class Differentiator {
       }
       grads.emplace_back(w, *g);
       out_.outputs.push_back(*g);
+      // An input an importer split (file_shape: the model's own shape) has its gradient
+      // written in that shape too.
+      out_.nodes[added_.at(*g)].fileShape = fileShapeOf(fwd_, w) == shapeOf(w) ? std::vector<int64_t>{} : fileShapeOf(fwd_, w);
     }
     if (req_.update) appendUpdates(*req_.update, grads);
     // Through the one validation of graph files: whatever was built is checked as any

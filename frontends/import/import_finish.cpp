@@ -164,6 +164,22 @@ ImportGraph::Result ImportGraph::finish(const std::vector<std::pair<std::string,
       }
       windows.fill = info.fill;
     }
+    for (std::size_t k = 0; k < info.operands.size(); ++k) {  // a convolution's taps: one leaf each
+      const Slot& s = info.operands[k];
+      if (s.taps.empty()) continue;
+      windows.taps.resize(info.operands.size());
+      windows.dilations.resize(info.operands.size());
+      for (std::size_t j = 0; j < s.dims.size(); ++j) {
+        const auto tap = s.taps.find(j);
+        for (std::size_t i = 0, leafCount = leaves(s.dims[j]).size(); i < leafCount; ++i) {
+          const std::vector<LabelId> tapLeaves = tap == s.taps.end() ? std::vector<LabelId>{} : labelLeaves(tap->second.first);
+          if (tap != s.taps.end() && (leafCount != 1 || tapLeaves.size() != 1 || !labelNames.count(tapLeaves[0])))
+            throw Unsupported("the taps of convolution " + quoted(node.name) + " were split by a later reshape");
+          windows.taps[k].push_back(tap == s.taps.end() ? Label{} : labelNames.at(tapLeaves[0]));
+          windows.dilations[k].push_back(tap == s.taps.end() ? 0 : tap->second.second);
+        }
+      }
+    }
     if (!windows.offsets.empty()) node.windows = std::make_shared<const NodeWindows>(std::move(windows));
     node.outputLabels = labelsOf(info.output);
     node.join = info.join;

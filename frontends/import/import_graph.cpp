@@ -249,6 +249,9 @@ bool ImportGraph::syncWindowDim(Slot& slot, std::size_t j, int node) {
   const std::vector<int64_t> ds = sizes(dl);
   const std::vector<int64_t> innerD(ds.begin() + 1, ds.end()), innerL(ls.begin() + 1, ls.end());
   if (innerD == innerL) return false;
+  if (slot.taps.count(j))
+    throw Unsupported("a reshape splits a dimension that convolution " + eindecomp::quoted(nodes_[node].hint) +
+                      " reads through its taps");
   auto product = [](const std::vector<int64_t>& v) { return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<>()); };
   const int64_t n = product(ds), e = product(ls), o = slot.window.at(j);
   std::optional<std::vector<int64_t>> inner;
@@ -579,8 +582,23 @@ std::optional<View> ImportGraph::strided(const View& v, int64_t axis, int64_t st
   const View plain = normalized(v);
   const auto key = std::make_tuple(plain.tensor, plain.groups, axis, stride, phase);
   if (const auto it = stridedCache_.find(key); it != stridedCache_.end()) return it->second;
+  // Where the stride divides the axis, the axis viewed as (size / stride, stride) and the
+  // phase read through a window of one along the inner one: a copy of strided rows, where
+  // a gather's calls look up an id per row (a row of one element along the last axis).
+  const int64_t size = shape(v).at(static_cast<std::size_t>(axis));
+  if (size % stride == 0) {
+    std::vector<int64_t> split = shape(v);
+    split[static_cast<std::size_t>(axis)] = size / stride;
+    split.insert(split.begin() + axis + 1, stride);
+    if (const std::optional<View> viewed = tryReshape(v, split))
+      if (const std::optional<View> w = window(*viewed, axis + 1, phase, 1, 0.0, hint)) {
+        const View out = squeeze(*w, {axis + 1});
+        stridedCache_.emplace(key, out);
+        return out;
+      }
+  }
   std::vector<int64_t> ids;
-  for (int64_t h = phase; h < shape(v).at(static_cast<std::size_t>(axis)); h += stride) ids.push_back(h);
+  for (int64_t h = phase; h < size; h += stride) ids.push_back(h);
   const std::optional<View> out = gather(v, axis, ids, {static_cast<int64_t>(ids.size())}, hint);
   stridedCache_.emplace(key, out);
   return out;

@@ -134,6 +134,14 @@ class ImportGraph {
     int64_t axis, offset, outSize;
   };
   std::optional<View> window(const View& v, const std::vector<WindowAxis>& axes, double fill, const std::string& hint);
+  // A convolution node of stride 1 (SPEC 8.1, a window over tap labels): x [N, C, S...]
+  // and w [O, C, K...] make [N, O, out...], where output position y of spatial axis d reads
+  // x at y + dilation * i - padBefore for tap i < K (0 outside x). Nothing where a spatial
+  // axis of x spans several dimensions of its tensor.
+  struct ConvolutionAxis {
+    int64_t outSize, dilation, padBefore;
+  };
+  std::optional<View> convolution(const View& x, const View& w, const std::vector<ConvolutionAxis>& axes, const std::string& hint);
   static constexpr int64_t kMaxBlocks = 64;
   // Elements `indices` of dimension `axis`, as an einsum with a constant 0/1 selection
   // matrix S (S[indices[k], k] = 1) joined by where(S, x, -0) and summed: exact for every
@@ -202,6 +210,9 @@ class ImportGraph {
     // Dimensions read through a window (SPEC 8.1): index into dims -> the offset added to
     // the label's position. Such a dimension and its label stay one leaf each.
     std::map<std::size_t, int64_t> window{};
+    // Of those, the ones that also move with a tap label (a convolution's): index into dims
+    // -> (the tap's label, its dilation). One leaf each, never split.
+    std::map<std::size_t, std::pair<LabelId, int64_t>> taps{};
   };
   struct NodeInfo {
     std::vector<Slot> operands;

@@ -157,6 +157,58 @@ std::optional<View> ImportGraph::window(const View& v, const std::vector<WindowA
   return result;
 }
 
+std::optional<View> ImportGraph::convolution(const View& x, const View& w, const std::vector<ConvolutionAxis>& axes,
+                                             const std::string& hint) {
+  const View nx = normalized(x), nw = normalized(w);
+  const std::size_t r = axes.size();
+  // Each spatial axis: its one dimension of x's tensor (the window's) and w's (the taps').
+  auto realDim = [&](const View& v, std::size_t axis) -> std::optional<DimId> {
+    std::vector<DimId> real;
+    for (const DimId d : v.groups[axis])
+      if (dims_[d].size > 1) real.push_back(d);
+    if (real.size() > 1) return std::nullopt;
+    return real.empty() ? std::optional<DimId>{-1} : real[0];
+  };
+  std::vector<DimId> xDim(r), wDim(r);
+  for (std::size_t d = 0; d < r; ++d) {
+    const std::optional<DimId> a = realDim(nx, 2 + d), b = realDim(nw, 2 + d);
+    if (!a || !b || *a < 0) return std::nullopt;
+    xDim[d] = *a;
+    wDim[d] = *b;
+  }
+  const int n = nextSymbol_++, c = nextSymbol_++, o = nextSymbol_++;
+  std::vector<int> xs{n, c}, ws{o, c}, out{n, o};
+  std::map<int, int64_t> broadcast;
+  for (std::size_t d = 0; d < r; ++d) {
+    const int in = nextSymbol_++, tap = nextSymbol_++, y = nextSymbol_++;
+    xs.push_back(in);
+    ws.push_back(tap);
+    out.push_back(y);
+    broadcast[y] = axes[d].outSize;
+  }
+  const View result = einsum({{x, xs}, {w, ws}}, out, Expr::binary(Expr::Kind::Mul, Expr::x(), Expr::y()), Reduce::Sum, hint, broadcast);
+  // The einsum read x's spatial dimensions with labels of their own; each is now read with
+  // the output's label, through a window over w's tap label.
+  NodeInfo& node = nodes_[static_cast<std::size_t>(tensors_[result.tensor].producer)];
+  const View nr = normalized(result);
+  for (std::size_t d = 0; d < r; ++d) {
+    const std::optional<DimId> outDim = realDim(nr, 2 + d);
+    if (!outDim) return std::nullopt;
+    auto labelAt = [&](const Slot& s, DimId dim) {
+      const std::size_t j = static_cast<std::size_t>(std::find(s.dims.begin(), s.dims.end(), dim) - s.dims.begin());
+      if (j == s.dims.size()) throw std::logic_error("import: a convolution's dimension is not its node's");
+      return std::make_pair(j, s.labels[j]);
+    };
+    const LabelId yLabel = *outDim < 0 ? newLabel(1) : labelAt(node.output, *outDim).second;
+    Slot& xs0 = node.operands[0];
+    const std::size_t j = labelAt(xs0, xDim[d]).first;
+    xs0.labels[j] = yLabel;
+    xs0.window[j] = -axes[d].padBefore;
+    if (wDim[d] >= 0) xs0.taps[j] = {labelAt(node.operands[1], wDim[d]).second, axes[d].dilation};
+  }
+  return result;
+}
+
 View ImportGraph::concat(const std::vector<View>& parts, int64_t axis, const std::string& hint) {
   if (parts.size() == 1) return parts[0];
   {

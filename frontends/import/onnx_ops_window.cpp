@@ -339,6 +339,77 @@ std::optional<View> convolutionByTaps(OpContext& c, const Window& w, const std::
   return groupsMerged(c, *sum, outs);
 }
 
+// A convolution of one group as convolution nodes (ImportGraph::convolution: the input
+// read through windows over the kernel's taps, SPEC 8.1), which programs run on oneDNN's
+// convolution primitive and a spatial cut splits with halos. Stride 1: one node. A stride
+// s > 1 (a window has no step yet) is taken apart by its input's phases: along such an
+// axis tap i reads s*y + d*i - pad, which is phase r = (d*i - pad) mod s at
+// y + floor((d*i - pad) / s); the taps of one phase are every (s/g)-th (g = gcd(s, d))
+// and step d/g through it. Each combination of phases is then one stride-1 convolution of
+// that phase (ImportGraph::strided, shared with the taps and pools reading the same tensor)
+// with the weight's taps of that phase, and the combinations are summed: the convolution's
+// FLOPs, no copy per tap. Nothing where a spatial axis spans merged dimensions.
+std::optional<View> convolutionNode(OpContext& c, const Window& w, const std::vector<int64_t>& xshape) {
+  const std::size_t r = w.kernel.size();
+  const std::vector<int64_t> in(xshape.begin() + 2, xshape.end());
+  const auto windows = unfoldWindows(w, in, Reduce::Sum);
+  struct Phase {
+    int64_t phase, firstTap, taps, tapStep, dilation, shift;
+  };
+  std::vector<std::vector<Phase>> perAxis(r);
+  for (std::size_t d = 0; d < r; ++d) {
+    const ImportGraph::UnfoldWindow& u = windows[d];
+    const int64_t g = std::gcd(u.stride, u.dilation), step = u.stride / g;
+    for (int64_t first = 0; first < std::min(step, u.kernel); ++first) {
+      const int64_t at = u.dilation * first - u.padBefore, phase = ((at % u.stride) + u.stride) % u.stride;
+      const int64_t taps = (u.kernel - first + step - 1) / step, shift = (at - phase) / u.stride;
+      const int64_t length = (in[d] - phase + u.stride - 1) / u.stride, reach = u.dilation / g * (taps - 1);
+      if (phase >= in[d] || shift + (u.outSize - 1) + reach < 0 || shift >= length) continue;  // reads only padding
+      perAxis[d].push_back({phase, first, taps, step, u.dilation / g, shift});
+    }
+    if (perAxis[d].empty()) return std::nullopt;
+  }
+  std::vector<int> symbols;
+  for (std::size_t d = 0; d < r + 2; ++d) symbols.push_back(c.symbol());
+  std::optional<View> sum;
+  std::vector<std::size_t> pick(r, 0);
+  for (int64_t t = 0;; ++t) {
+    View x = c.view(0), weight = c.view(1);
+    std::vector<ImportGraph::ConvolutionAxis> axes;
+    for (std::size_t d = 0; d < r; ++d) {
+      const Phase& p = perAxis[d][pick[d]];
+      const auto axis = static_cast<int64_t>(2 + d);
+      const std::string at = std::to_string(d) + "_" + std::to_string(p.phase);
+      if (windows[d].stride > 1) {
+        const std::optional<View> rows = c.graph().strided(x, axis, windows[d].stride, p.phase, c.hint("phase" + at));
+        if (!rows) return std::nullopt;
+        x = *rows;
+      }
+      if (p.tapStep > 1) {
+        const std::optional<View> taps = c.graph().strided(weight, axis, p.tapStep, p.firstTap, c.hint("weight_phase" + at));
+        if (!taps) return std::nullopt;
+        weight = *taps;
+      }
+      axes.push_back({windows[d].outSize, p.dilation, -p.shift});
+    }
+    const bool last = [&] {
+      for (std::size_t d = r; d-- > 0;) {
+        if (++pick[d] < perAxis[d].size()) return false;
+        pick[d] = 0;
+      }
+      return true;
+    }();
+    const bool one = last && t == 0;
+    const std::optional<View> y =
+        c.graph().convolution(x, weight, axes, c.hint(one ? (c.hasInput(2) ? "product" : "") : "phases" + std::to_string(t)));
+    if (!y) return std::nullopt;
+    sum = sum ? c.graph().einsum({{*sum, symbols}, {*y, symbols}}, symbols, joinExpr("x + y"), Reduce::Sum,
+                                 c.hint(last ? (c.hasInput(2) ? "product" : "") : "phase_sum" + std::to_string(t)))
+              : *y;
+    if (last) return sum;
+  }
+}
+
 // MaxPool and AveragePool the same way: per tap a window of the input (tapInput; fill
 // -inf for a maximum, 0 for a sum), joined by max or add — copies and one comparison or
 // addition per tap and element, where an unfold would cost a multiply-add per input
@@ -375,8 +446,10 @@ void conv(OpContext& c) {
     throw Unsupported("group " + std::to_string(g) + " for " + std::to_string(channels) + " input and " + std::to_string(outs) +
                       " output channels");
   if (c.isConstant(0)) throw Unsupported("a convolution of a constant input");
+  const bool tiled = g == 1 ? tiledView(c, c.view(0), w).has_value() : tiles(w);
   std::optional<View> byTaps;
-  if (g == 1 ? !tiledView(c, c.view(0), w) : !tiles(w)) byTaps = convolutionByTaps(c, w, xshape, outs);
+  if (!tiled && g == 1) byTaps = convolutionNode(c, w, xshape);
+  if (!tiled && !byTaps) byTaps = convolutionByTaps(c, w, xshape, outs);
   if (byTaps) return c.setOutput(0, withBias(c, *byTaps, outs, w.kernel.size(), "Conv"));
   // Groups: channels as (g, C/g) and outputs as (g, O/g), each group its own contraction.
   View x = c.view(0);

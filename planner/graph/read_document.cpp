@@ -254,13 +254,13 @@ class DocumentReader {
           continue;
         }
         // {tap: i, dilation: 2, offset: -1}: a convolution's window, read at label + 2*i - 1.
-        const std::string what = "the window of label " + quoted(label.text) + " in " + entry;
+        const std::string what = "window of label " + quoted(label.text) + " in " + entry;
         const DocFields fields = doc_.fields(e.second, {"tap", "dilation", "offset"}, what,
                                              "a window over a tap label is {tap: LABEL, dilation: INTEGER, offset: INTEGER}");
-        tap.label = readString(fields.require("tap", what, valueLoc), "the 'tap' of " + what);
-        if (const DocField* f = fields.find("dilation")) tap.dilation = readInteger(f->value, f->valueLoc, "the 'dilation' of " + what);
+        tap.label = readString(fields.require("tap", "the " + what, valueLoc), "the 'tap' of the " + what);
+        if (const DocField* f = fields.find("dilation")) tap.dilation = readInteger(f->value, f->valueLoc, "the 'dilation' of the " + what);
         DocInteger offset{0, valueLoc};
-        if (const DocField* f = fields.find("offset")) offset = readInteger(f->value, f->valueLoc, "the 'offset' of " + what);
+        if (const DocField* f = fields.find("offset")) offset = readInteger(f->value, f->valueLoc, "the 'offset' of the " + what);
         offsets.push_back({std::move(label), offset});
       }
     }

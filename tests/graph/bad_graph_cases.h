@@ -415,6 +415,20 @@ inline const std::vector<BadGraphCase>& badGraphCases() {
        "inputs:\n  - {name: ids, shape: [2, 3], dtype: i32}\n  - {name: E, shape: [10, 4]}\nnodes:\n"
        "  - {name: Z, einsum: \"bs,vd->bsd\", join: gather, inputs: [ids, E], windows: [{}, {d: 1}], sizes: {d: 2}}\n",
        5, 78, {"a gather node reads no operand through a window"}},
+      // Windows over tap labels (a convolution's): the tap one of the node's labels and not
+      // its own operand's, a nonzero dilation, no other field.
+      {"tap_unknown.yaml",
+       "inputs: {X: [2, 8], W: [4, 3]}\nnodes:\n  - {name: Z, einsum: \"cy,oi->oy\", inputs: [X, W], windows: [{y: {tap: k}}, {}], sizes: {y: 6}}\n",
+       3, 72, {"names tap label 'k', which the node's einsum does not use"}},
+      {"tap_own.yaml",
+       "inputs: {X: [2, 8], W: [4, 3]}\nnodes:\n  - {name: Z, einsum: \"cy,oi->oy\", inputs: [X, W], windows: [{y: {tap: c}}, {}], sizes: {y: 6}}\n",
+       3, 72, {"tap label 'c' is a label of operand 1 itself"}},
+      {"tap_dilation.yaml",
+       "inputs: {X: [2, 8], W: [4, 3]}\nnodes:\n  - {name: Z, einsum: \"cy,oi->oy\", inputs: [X, W], windows: [{y: {tap: i, dilation: 0}}, {}], sizes: {y: 6}}\n",
+       3, 85, {"the dilation of tap label 'i' is 0"}},
+      {"tap_field.yaml",
+       "inputs: {X: [2, 8], W: [4, 3]}\nnodes:\n  - {name: Z, einsum: \"cy,oi->oy\", inputs: [X, W], windows: [{y: {tap: i, step: 2}}, {}], sizes: {y: 6}}\n",
+       3, 75, {"unknown field 'step' in the window of label 'y'", "{tap: LABEL, dilation: INTEGER, offset: INTEGER}"}},
       {"window_not_list.yaml",
        "inputs: {A: [4, 8]}\nnodes:\n  - {name: Z, einsum: \"ij->ij\", inputs: [A], windows: {j: 1}}\n",
        3, 55, {"must be a list with one mapping from label to offset per input"}},

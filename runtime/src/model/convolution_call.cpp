@@ -34,14 +34,14 @@ std::optional<program::ConvolutionCall> convolutionCall(const NodeShape& shape, 
     const auto inX = std::count(x.begin(), x.end(), label), inW = std::count(w.begin(), w.end(), label),
                inZ = std::count(z.begin(), z.end(), label);
     if (inX > 1 || inW > 1 || inZ > 1) return std::nullopt;
+    const auto dim = static_cast<std::size_t>(std::find(x.begin(), x.end(), label) - x.begin());
+    if (extent[l] == 1 && !(inX && taps[dim] >= 0)) continue;  // a dimension of 1: no class needed
     if (std::find(taps.begin(), taps.end(), label) != taps.end()) {
       if (inX || inZ || !inW) return std::nullopt;
       continue;
     }
     if (inX && inZ && !inW) {
-      const auto dim = static_cast<std::size_t>(std::find(x.begin(), x.end(), label) - x.begin());
-      if (taps[dim] >= 0) spatial.push_back(label);
-      else if (!once(batch, label)) return std::nullopt;
+      if (taps[dim] >= 0 || !once(batch, label)) spatial.push_back(label);  // a second batch label: a spatial one of 1 tap
     } else if (inX && inW && !inZ) {
       if (!once(in, label)) return std::nullopt;
     } else if (inW && inZ && !inX) {
@@ -71,14 +71,14 @@ std::optional<program::ConvolutionCall> convolutionCall(const NodeShape& shape, 
     const int a = spatial[s];
     const auto dim = static_cast<std::size_t>(std::find(x.begin(), x.end(), a) - x.begin());
     const int t = taps[dim];
-    const int64_t dilation = dilations[dim];
+    const int64_t dilation = t < 0 ? 1 : dilations[dim];
     if (dilation <= 0) return std::nullopt;  // a flipped kernel: the node's loops
-    c.kernel[s] = extent[static_cast<std::size_t>(t)];
+    c.kernel[s] = t < 0 ? 1 : extent[static_cast<std::size_t>(t)];
     c.out[s] = extent[static_cast<std::size_t>(a)];
     c.dilation[s] = dilation;
     c.in[s] = c.out[s] + dilation * (c.kernel[s] - 1);
     c.imageStride[2 + s] = walk.stride[static_cast<std::size_t>(a)];
-    c.kernelStride[2 + s] = kernelStride[static_cast<std::size_t>(t)];
+    c.kernelStride[2 + s] = t < 0 ? 1 : kernelStride[static_cast<std::size_t>(t)];
     c.resultStride[2 + s] = resultStride[static_cast<std::size_t>(a)];
   }
   return c;
