@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A CNN on one large image (issue "Convolutions": batch 1, 2048 x 2048), imported from
 torch, planned by `einplan plan` for p ranks, emitted, built (-O3) and run: which labels
-the plan cuts in each convolution, and the bytes every window node moves (the halo rows a
+the plan cuts in each convolution node, and the bytes each receives (the halo rows a
 spatial cut exchanges) as the plan counts them and as the program measures them.
 
 The network: four 3x3 convolutions (3 -> 16 -> 16, a 2x2 max pool, 16 -> 16 -> 8
@@ -13,7 +13,6 @@ The program's output is compared with torch's (relative 1e-5).
 usage: bench/spatial_cnn/run.py --build build [--image 2048] [--ranks 4]
 """
 import argparse
-import collections
 import json
 import os
 import re
@@ -80,28 +79,20 @@ def main():
     r = json.load(open(report))
     print(f"CNN on 1 x 3 x {args.image} x {args.image} (4 convolutions 3x3, a 2x2 max pool), p = {args.ranks}; "
           f"output vs torch: max relative error {err:.1e}")
-    # Per convolution: the labels its taps' windows cut (from the plan), and the bytes its
-    # windows moved, planned and measured.
+    # Per convolution node (its input read through windows over the kernel's taps): the
+    # labels its plan cuts, and the bytes it received (the halo rows), planned and measured.
     graph = {n["name"]: n for n in __import__("yaml").safe_load(open(base + ".yaml"))["nodes"]}
     parts = {n["name"]: n["partition"] for n in plan["nodes"]}
-    moved = collections.defaultdict(lambda: [0, 0, 0, None])
+    print("| convolution | its plan cuts | bytes planned | measured |")
+    print("|---|---|---|---|")
     for n in r["nodes"]:
-        name = n["name"]
-        if "_window_tap" not in name:
+        if n["kernel"] != "convolution":
             continue
-        conv = re.sub(r"(_Conv_output_0)?_window_tap\d+$", "", name)
-        m = moved[conv]
-        m[0] += n["bytes_sent"]
-        m[1] += n["bytes_predicted"]
-        m[2] += 1
-        labels = graph[name]["einsum"].split("->")[1]  # the window's output: [n, c, y, x]
+        name = n["name"]
+        labels = graph[name]["einsum"].split("->")[1]  # the result: [n, o, y, x]
         cut = ", ".join(f"{what} / {parts[name].get(l, 1)}" for what, l in zip(("batch", "channels", "rows", "columns"), labels)
                         if parts[name].get(l, 1) > 1)
-        m[3] = m[3] or cut
-    print("| convolution | its windows cut | windows | window bytes planned | measured |")
-    print("|---|---|---|---|---|")
-    for conv, (sent, predicted, count, cut) in moved.items():
-        print(f"| {conv} | {cut} | {count} | {predicted} | {sent} |")
+        print(f"| {re.sub(r'_Conv_output_0(_product)?$', '', name)} | {cut} | {n['bytes_predicted']} | {n['bytes_sent']} |")
     same = r["bytes_sent"] == r["bytes_predicted"] and r["peak_bytes_per_rank"] == r["peak_bytes_predicted_per_rank"]
     print(f"whole program: bytes {r['bytes_sent']} measured / {r['bytes_predicted']} planned, peaks "
           f"{r['peak_bytes_per_rank']} / {r['peak_bytes_predicted_per_rank']} planned, {r['time_s'] * 1e3:.0f} ms  "

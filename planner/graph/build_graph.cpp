@@ -492,6 +492,26 @@ class GraphBuilder {
     int64_t totalFlops = 0;
     for (const auto& n : graph_.nodes) {
       checkTensor(n.name, outputShape(n), n.loc, elementBytes);
+      // A tapped operand's whole window (one call over the node: each dimension its
+      // label's size and the halo) is a buffer of its own.
+      for (std::size_t k = 0; hasTaps(n) && k < n.windows->taps.size(); ++k) {
+        if (n.windows->taps[k].empty()) continue;
+        std::vector<int64_t> span;
+        for (std::size_t d = 0; d < n.operandLabels[k].size(); ++d) {
+          int64_t e = n.labelSizes.at(n.operandLabels[k][d]);
+          const Label& tap = n.windows->taps[k][d];
+          if (!tap.empty()) {
+            int64_t halo = 0;
+            const int64_t dilation = n.windows->dilations[k][d];
+            if (__builtin_mul_overflow(dilation < 0 ? -dilation : dilation, n.labelSizes.at(tap) - 1, &halo) ||
+                __builtin_add_overflow(e, halo, &e))
+              throw InputError({n.loc, "node " + quoted(n.name) + ": the window of operand " + std::to_string(k + 1) +
+                                           " spans more than 2^63 rows"});
+          }
+          span.push_back(e);
+        }
+        checkTensor("the window of operand " + std::to_string(k + 1) + " of " + n.name, span, n.loc, elementBytes);
+      }
       // A node with three or more operands never runs as one loop nest: the contraction-path
       // optimizer (planner/paths) splits it into binary steps and counts their FLOPs in 128
       // bits, so its naive count (which may exceed 64 bits, e.g. the TRN network) is not checked.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "einrt/half.h"
 #include "einrt/program/loop_nest.h"  // labelStrides
@@ -17,10 +18,23 @@ IndexKernel<T>::IndexKernel(const NodeTable& node, const TensorSpec& ids, const 
   zStride_ = labelStrides(node.outputLabels, extent);
   outputElements_ = model::blockElements(node.outputLabels, extent);
   // The selected label is no loop: the ids pick its position (its extent stays for the
-  // offsets of y or Z, whose strides along it are kept).
-  for (int l = static_cast<int>(extent.size()); l-- > 0;)
-    if (l != selected_ && idStride_[static_cast<std::size_t>(l)] == 0) {
-      inner_ = l;
+  // offsets of y or Z, whose strides along it are kept). The others loop in the output's
+  // order (labels it sums over outside, then its strides descending), so that a call
+  // writes its block plane by plane: the label order walked a phase gather's output (ids
+  // along its last dimension) once per id. The innermost label the ids do not vary along
+  // is a run under one id (a phase along the last dimension: a column of its plane, the
+  // plane in cache).
+  for (int l = 0; l < static_cast<int>(extent.size()); ++l)
+    if (l != selected_) order_.push_back(l);
+  auto key = [&](int l) {
+    const auto i = static_cast<std::size_t>(l);
+    return std::make_tuple(zStride_[i] != 0, -zStride_[i], -yStride_[i]);
+  };
+  std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return key(a) < key(b); });
+  for (std::size_t k = order_.size(); k-- > 0;)
+    if (idStride_[static_cast<std::size_t>(order_[k])] == 0) {
+      inner_ = order_[k];
+      order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(k));
       break;
     }
 }
@@ -42,13 +56,10 @@ void IndexKernel<T>::runWith(const I* ids, const T* Y, T* Z, const std::vector<i
   const int64_t run = inner_ >= 0 ? extent_[static_cast<std::size_t>(inner_)] : 1;
   const int64_t yRun = inner_ >= 0 ? yStride_[static_cast<std::size_t>(inner_)] : 0;
   const int64_t zRun = inner_ >= 0 ? zStride_[static_cast<std::size_t>(inner_)] : 0;
-  // The odometer over every label but the selected one and the inner run.
-  std::vector<int64_t> loops(extent_.size()), point(extent_.size(), 0);
+  // The odometer over every label but the selected one and the inner run, in order_.
+  std::vector<int64_t> point(extent_.size(), 0);
   int64_t points = 1;
-  for (std::size_t l = 0; l < extent_.size(); ++l) {
-    loops[l] = static_cast<int>(l) == selected_ || static_cast<int>(l) == inner_ ? 1 : extent_[l];
-    points *= loops[l];
-  }
+  for (const int l : order_) points *= extent_[static_cast<std::size_t>(l)];
   int64_t idAt = 0, yAt = 0, zAt = 0;
   for (int64_t n = 0; n < points; ++n) {
     const auto id = static_cast<int64_t>(ids[idAt]);
@@ -58,9 +69,10 @@ void IndexKernel<T>::runWith(const I* ids, const T* Y, T* Z, const std::vector<i
       T* z = Z + zAt + (id - first) * zStep;
       for (int64_t i = 0; i < run; ++i) z[i * zRun] = T(static_cast<C>(z[i * zRun]) + static_cast<C>(y[i * yRun]));
     }
-    for (std::size_t d = extent_.size(); d-- > 0;) {
-      const bool wraps = ++point[d] == loops[d];
-      const int64_t step = wraps ? 1 - loops[d] : 1;
+    for (std::size_t k = order_.size(); k-- > 0;) {
+      const auto d = static_cast<std::size_t>(order_[k]);
+      const bool wraps = ++point[d] == extent_[d];
+      const int64_t step = wraps ? 1 - extent_[d] : 1;
       if (wraps) point[d] = 0;
       idAt += step * idStride_[d];
       yAt += step * yStride_[d];

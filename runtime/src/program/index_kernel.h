@@ -66,6 +66,7 @@ class IndexKernel {
   int64_t range_ = 0;                  // the selected label's whole size
   std::vector<int64_t> extent_;        // per label; 1 along the selected label
   std::vector<int64_t> idStride_, yStride_, zStride_;  // per label, in the call's blocks
+  std::vector<int> order_;             // the labels looped over, outer first (not selected_, inner_)
   int inner_ = -1;                     // a label in neither the ids nor selected: the inner run
   int64_t outputElements_ = 0;
 };
