@@ -41,14 +41,19 @@ IndexKernel<T>::IndexKernel(const NodeTable& node, const TensorSpec& ids, const 
 
 template <class T>
 void IndexKernel<T>::run(const void* ids, const T* Y, T* Z, bool accumulate, const std::vector<int64_t>& offset) const {
-  if (!accumulate) std::fill(Z, Z + outputElements_, T(0.0f));
-  if (idType_ == DType::I32) runWith(static_cast<const int32_t*>(ids), Y, Z, offset);
-  else runWith(static_cast<const int64_t*>(ids), Y, Z, offset);
+  // A gather whose call holds every row of the table writes each output element once, from
+  // its id's row: no zeros first, no addition. (Cut along the rows, a call's output is a
+  // partial sum, zero where the id's row is another call's.)
+  const auto v = static_cast<std::size_t>(selected_);
+  const bool assigns = !accumulate && zStride_[v] == 0 && offset[v] == 0 && extent_[v] == range_;
+  if (!accumulate && !assigns) std::fill(Z, Z + outputElements_, T(0.0f));
+  if (idType_ == DType::I32) runWith(static_cast<const int32_t*>(ids), Y, Z, offset, assigns);
+  else runWith(static_cast<const int64_t*>(ids), Y, Z, offset, assigns);
 }
 
 template <class T>
 template <class I>
-void IndexKernel<T>::runWith(const I* ids, const T* Y, T* Z, const std::vector<int64_t>& offset) const {
+void IndexKernel<T>::runWith(const I* ids, const T* Y, T* Z, const std::vector<int64_t>& offset, bool assigns) const {
   using C = Compute<T>;
   const auto v = static_cast<std::size_t>(selected_);
   const int64_t first = offset[v], last = offset[v] + extent_[v];  // this call's ids
@@ -67,7 +72,10 @@ void IndexKernel<T>::runWith(const I* ids, const T* Y, T* Z, const std::vector<i
     if (id >= first && id < last) {
       const T* y = Y + yAt + (id - first) * yStep;
       T* z = Z + zAt + (id - first) * zStep;
-      for (int64_t i = 0; i < run; ++i) z[i * zRun] = T(static_cast<C>(z[i * zRun]) + static_cast<C>(y[i * yRun]));
+      if (assigns)
+        for (int64_t i = 0; i < run; ++i) z[i * zRun] = y[i * yRun];
+      else
+        for (int64_t i = 0; i < run; ++i) z[i * zRun] = T(static_cast<C>(z[i * zRun]) + static_cast<C>(y[i * yRun]));
     }
     for (std::size_t k = order_.size(); k-- > 0;) {
       const auto d = static_cast<std::size_t>(order_[k]);

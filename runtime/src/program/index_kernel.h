@@ -56,7 +56,7 @@ class IndexKernel {
 
  private:
   template <class I>
-  void runWith(const I* ids, const T* Y, T* Z, const std::vector<int64_t>& offset) const;
+  void runWith(const I* ids, const T* Y, T* Z, const std::vector<int64_t>& offset, bool assigns) const;
   [[noreturn]] void outOfRange(int64_t id, const std::vector<int64_t>& point, const std::vector<int64_t>& offset) const;
 
   DType idType_ = DType::I64;
