@@ -15,21 +15,20 @@ namespace einrt::program::detail {
 
 namespace {
 
-// Operand k of node n as one call over the whole node reads it through its window (SPEC
-// 8.1): the window's one block (the labels' sizes as extents, and a tap's halo), element i
-// the tensor's at i + the block's origin, the fill outside the tensor.
-template <class T>
-std::vector<T> readWindow(const NodeTable& n, std::size_t k, const std::vector<T>& tensor) {
-  const BlockGrid grid = model::operandGrid(n, std::vector<int64_t>(n.sizes.size(), 1), k);
-  const std::vector<int64_t>& bound = grid.bound;
-  const std::vector<int64_t> shape = grid.blockShape();
-  std::vector<T> out(static_cast<std::size_t>(grid.blockElements()), static_cast<T>(n.fill));
+// A buffer of `shape` (row-major) whose element at index `at` is the tensor's (extents
+// `bound`) at position(at, d) along each of its dimensions d, or the node's fill outside it.
+template <class T, class Position>
+std::vector<T> readThrough(const NodeTable& n, const std::vector<T>& tensor, const std::vector<int64_t>& bound,
+                           const std::vector<int64_t>& shape, Position position) {
+  int64_t elements = 1;
+  for (int64_t e : shape) elements *= e;
+  std::vector<T> out(static_cast<std::size_t>(elements), static_cast<T>(n.fill));
   std::vector<int64_t> at(shape.size(), 0);
   for (std::size_t e = 0; e < out.size(); ++e) {
     int64_t source = 0;
     bool inside = true;
-    for (std::size_t d = 0; d < at.size(); ++d) {
-      const int64_t i = at[d] + grid.storageLo(d, 0);
+    for (std::size_t d = 0; d < bound.size(); ++d) {
+      const int64_t i = position(at, d);
       inside = inside && i >= 0 && i < bound[d];
       source = source * bound[d] + i;
     }
@@ -42,9 +41,19 @@ std::vector<T> readWindow(const NodeTable& n, std::size_t k, const std::vector<T
   return out;
 }
 
+// Operand k of node n as one call over the whole node reads it through its window (SPEC
+// 8.1): the window's one block (the labels' sizes as extents, and a tap's halo), element i
+// the tensor's at i + the block's origin.
+template <class T>
+std::vector<T> readWindow(const NodeTable& n, std::size_t k, const std::vector<T>& tensor) {
+  const BlockGrid grid = model::operandGrid(n, std::vector<int64_t>(n.sizes.size(), 1), k);
+  return readThrough(n, tensor, grid.bound, grid.blockShape(),
+                     [&](const std::vector<int64_t>& at, std::size_t d) { return at[d] + grid.storageLo(d, 0); });
+}
+
 // Operand k of node n read through taps (a convolution, SPEC 8.1), unfolded for the plain
 // reference: its labels' sizes and then each tap label's (appended to its labels), the
-// element at (i, t) the tensor's at i + dilation * t + origin, the fill outside.
+// element at (i, t) the tensor's at i + dilation * t + origin.
 template <class T>
 std::vector<T> readUnfolded(const NodeTable& n, std::size_t k, const std::vector<T>& tensor, std::vector<int>& labels) {
   labels = n.operandLabels[k];
@@ -59,25 +68,10 @@ std::vector<T> readUnfolded(const NodeTable& n, std::size_t k, const std::vector
   }
   std::vector<int64_t> shape;
   for (int l : labels) shape.push_back(n.sizes[static_cast<std::size_t>(l)]);
-  const std::vector<int64_t>& bound = n.operandBound[k];
-  std::vector<T> out(static_cast<std::size_t>(model::blockElements(labels, n.sizes)), static_cast<T>(n.fill));
-  std::vector<int64_t> at(shape.size(), 0);
-  for (std::size_t e = 0; e < out.size(); ++e) {
-    int64_t source = 0;
-    bool inside = true;
-    for (std::size_t d = 0; d < own; ++d) {
-      int64_t i = at[d] + n.operandOrigin[k][d];
-      if (tapDim[d] != SIZE_MAX) i += n.operandTapDilation[k][d] * at[tapDim[d]];
-      inside = inside && i >= 0 && i < bound[d];
-      source = source * bound[d] + i;
-    }
-    if (inside) out[e] = tensor[static_cast<std::size_t>(source)];
-    for (std::size_t d = at.size(); d-- > 0;) {
-      if (++at[d] < shape[d]) break;
-      at[d] = 0;
-    }
-  }
-  return out;
+  return readThrough(n, tensor, n.operandBound[k], shape, [&](const std::vector<int64_t>& at, std::size_t d) {
+    const int64_t i = at[d] + n.operandOrigin[k][d];
+    return tapDim[d] == SIZE_MAX ? i : i + n.operandTapDilation[k][d] * at[tapDim[d]];
+  });
 }
 
 template <class T>
