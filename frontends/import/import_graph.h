@@ -136,12 +136,14 @@ class ImportGraph {
   std::optional<View> window(const View& v, const std::vector<WindowAxis>& axes, double fill, const std::string& hint);
   // A convolution node of stride 1 (SPEC 8.1, a window over tap labels): x [N, C, S...]
   // and w [O, C, K...] make [N, O, out...], where output position y of spatial axis d reads
-  // x at y + dilation * i - padBefore for tap i < K (0 outside x). Nothing where a spatial
-  // axis of x spans several dimensions of its tensor.
+  // x at y + dilation * i - padBefore for tap i < K (0 outside x); `grouped`: x [N, G, C,
+  // S...] and w [G, O, C, K...] make [N, G, O, out...]. Nothing where a spatial axis of x
+  // spans several dimensions of its tensor.
   struct ConvolutionAxis {
     int64_t outSize, dilation, padBefore;
   };
-  std::optional<View> convolution(const View& x, const View& w, const std::vector<ConvolutionAxis>& axes, const std::string& hint);
+  std::optional<View> convolution(const View& x, const View& w, const std::vector<ConvolutionAxis>& axes, const std::string& hint,
+                                  bool grouped = false);
   static constexpr int64_t kMaxBlocks = 64;
   // Elements `indices` of dimension `axis`, as an einsum with a constant 0/1 selection
   // matrix S (S[indices[k], k] = 1) joined by where(S, x, -0) and summed: exact for every

@@ -158,9 +158,9 @@ std::optional<View> ImportGraph::window(const View& v, const std::vector<WindowA
 }
 
 std::optional<View> ImportGraph::convolution(const View& x, const View& w, const std::vector<ConvolutionAxis>& axes,
-                                             const std::string& hint) {
+                                             const std::string& hint, bool grouped) {
   const View nx = normalized(x), nw = normalized(w);
-  const std::size_t r = axes.size();
+  const std::size_t r = axes.size(), lead = grouped ? 3 : 2;  // dimensions before the spatial ones
   // Each spatial axis: its one dimension of x's tensor (the window's) and w's (the taps').
   auto realDim = [&](const View& v, std::size_t axis) -> std::optional<DimId> {
     std::vector<DimId> real;
@@ -171,13 +171,14 @@ std::optional<View> ImportGraph::convolution(const View& x, const View& w, const
   };
   std::vector<DimId> xDim(r), wDim(r);
   for (std::size_t d = 0; d < r; ++d) {
-    const std::optional<DimId> a = realDim(nx, 2 + d), b = realDim(nw, 2 + d);
+    const std::optional<DimId> a = realDim(nx, lead + d), b = realDim(nw, lead + d);
     if (!a || !b || *a < 0) return std::nullopt;
     xDim[d] = *a;
     wDim[d] = *b;
   }
-  const int n = nextSymbol_++, c = nextSymbol_++, o = nextSymbol_++;
+  const int n = nextSymbol_++, c = nextSymbol_++, o = nextSymbol_++, g = nextSymbol_++;
   std::vector<int> xs{n, c}, ws{o, c}, out{n, o};
+  if (grouped) xs = {n, g, c}, ws = {g, o, c}, out = {n, g, o};
   std::map<int, int64_t> broadcast;
   for (std::size_t d = 0; d < r; ++d) {
     const int in = nextSymbol_++, tap = nextSymbol_++, y = nextSymbol_++;
@@ -192,7 +193,7 @@ std::optional<View> ImportGraph::convolution(const View& x, const View& w, const
   NodeInfo& node = nodes_[static_cast<std::size_t>(tensors_[result.tensor].producer)];
   const View nr = normalized(result);
   for (std::size_t d = 0; d < r; ++d) {
-    const std::optional<DimId> outDim = realDim(nr, 2 + d);
+    const std::optional<DimId> outDim = realDim(nr, lead + d);
     if (!outDim) return std::nullopt;
     auto labelAt = [&](const Slot& s, DimId dim) {
       const std::size_t j = static_cast<std::size_t>(std::find(s.dims.begin(), s.dims.end(), dim) - s.dims.begin());

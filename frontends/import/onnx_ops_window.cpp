@@ -339,7 +339,7 @@ std::optional<View> convolutionByTaps(OpContext& c, const Window& w, const std::
   return groupsMerged(c, *sum, outs);
 }
 
-// A convolution of one group as convolution nodes (ImportGraph::convolution: the input
+// A convolution as convolution nodes (ImportGraph::convolution: the input
 // read through windows over the kernel's taps, SPEC 8.1), which programs run on oneDNN's
 // convolution primitive and a spatial cut splits with halos. Stride 1: one node. A stride
 // s > 1 (a window has no step yet) is taken apart by its input's phases: along such an
@@ -348,9 +348,19 @@ std::optional<View> convolutionByTaps(OpContext& c, const Window& w, const std::
 // and step d/g through it. Each combination of phases is then one stride-1 convolution of
 // that phase (ImportGraph::strided, shared with the taps and pools reading the same tensor)
 // with the weight's taps of that phase, and the combinations are summed: the convolution's
-// FLOPs, no copy per tap. Nothing where a spatial axis spans merged dimensions.
-std::optional<View> convolutionNode(OpContext& c, const Window& w, const std::vector<int64_t>& xshape) {
+// FLOPs, no copy per tap. Groups: channels as (G, C/G) and outputs as (G, O/G), each group
+// its own convolution in one node (depthwise: C/G = 1). Nothing where a spatial axis spans
+// merged dimensions.
+std::optional<View> convolutionNode(OpContext& c, const Window& w, const std::vector<int64_t>& xshape, int64_t outs) {
   const std::size_t r = w.kernel.size();
+  const int64_t groups = w.group;
+  const std::size_t lead = groups > 1 ? 3 : 2;  // [N, (G,) C, S...] and [(G,) O, C, K...]
+  View image = c.view(0);
+  if (groups > 1) {  // channels as (G, C/G), outputs as (G, O/G): ImportGraph::convolution's grouped form
+    std::vector<int64_t> split = {xshape[0], groups, xshape[1] / groups};
+    split.insert(split.end(), xshape.begin() + 2, xshape.end());
+    image = c.graph().reshape(image, split);
+  }
   const std::vector<int64_t> in(xshape.begin() + 2, xshape.end());
   const auto windows = unfoldWindows(w, in, Reduce::Sum);
   struct Phase {
@@ -370,15 +380,15 @@ std::optional<View> convolutionNode(OpContext& c, const Window& w, const std::ve
     if (perAxis[d].empty()) return std::nullopt;
   }
   std::vector<int> symbols;
-  for (std::size_t d = 0; d < r + 2; ++d) symbols.push_back(c.symbol());
+  for (std::size_t d = 0; d < r + lead; ++d) symbols.push_back(c.symbol());
   std::optional<View> sum;
   std::vector<std::size_t> pick(r, 0);
   for (int64_t t = 0;; ++t) {
-    View x = c.view(0), weight = c.view(1);
+    View x = image, weight = groupedWeight(c, groups);
     std::vector<ImportGraph::ConvolutionAxis> axes;
     for (std::size_t d = 0; d < r; ++d) {
       const Phase& p = perAxis[d][pick[d]];
-      const auto axis = static_cast<int64_t>(2 + d);
+      const auto axis = static_cast<int64_t>(lead + d);
       const std::string at = std::to_string(d) + "_" + std::to_string(p.phase);
       if (windows[d].stride > 1) {
         const std::optional<View> rows = c.graph().strided(x, axis, windows[d].stride, p.phase, c.hint("phase" + at));
@@ -400,13 +410,14 @@ std::optional<View> convolutionNode(OpContext& c, const Window& w, const std::ve
       return true;
     }();
     const bool one = last && t == 0;
+    const bool bias = c.hasInput(2);  // the bias's node takes the output's name
     const std::optional<View> y =
-        c.graph().convolution(x, weight, axes, c.hint(one ? (c.hasInput(2) ? "product" : "") : "phases" + std::to_string(t)));
+        c.graph().convolution(x, weight, axes, c.hint(one ? (bias ? "product" : "") : "phases" + std::to_string(t)), groups > 1);
     if (!y) return std::nullopt;
     sum = sum ? c.graph().einsum({{*sum, symbols}, {*y, symbols}}, symbols, joinExpr("x + y"), Reduce::Sum,
-                                 c.hint(last ? (c.hasInput(2) ? "product" : "") : "phase_sum" + std::to_string(t)))
+                                 c.hint(last ? (bias ? "product" : "") : "phase_sum" + std::to_string(t)))
               : *y;
-    if (last) return sum;
+    if (last) return groups > 1 ? groupsMerged(c, *sum, outs) : *sum;
   }
 }
 
@@ -448,7 +459,7 @@ void conv(OpContext& c) {
   if (c.isConstant(0)) throw Unsupported("a convolution of a constant input");
   const bool tiled = g == 1 ? tiledView(c, c.view(0), w).has_value() : tiles(w);
   std::optional<View> byTaps;
-  if (!tiled && g == 1) byTaps = convolutionNode(c, w, xshape);
+  if (!tiled) byTaps = convolutionNode(c, w, xshape, outs);
   if (!tiled && !byTaps) byTaps = convolutionByTaps(c, w, xshape, outs);
   if (byTaps) return c.setOutput(0, withBias(c, *byTaps, outs, w.kernel.size(), "Conv"));
   // Groups: channels as (g, C/g) and outputs as (g, O/g), each group its own contraction.

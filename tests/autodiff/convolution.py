@@ -6,7 +6,7 @@ respect to the image and both kernels, evaluated (`einplan eval`) and compared w
 torch.autograd of the same network in float64 (relative 1e-5); then the gradient graph
 (its convolutions read the upstream gradient through windows of negated dilations, and
 the kernels' gradients read the image through the forward windows) planned, emitted and
-run at each given p by tests/codegen/run_programs.py: outputs equal `einplan eval`'s,
+run at each given p (3 in make test) by tests/codegen/run_programs.py: outputs equal `einplan eval`'s,
 bytes and peaks equal to the plan, --check against plain loops.
 
 A failure prints the command and its output.

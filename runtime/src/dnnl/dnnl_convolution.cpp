@@ -63,9 +63,16 @@ std::shared_ptr<Prepared> prepare(const ConvolutionCall& c, DType dtype, bool ac
   auto strides = [&](const int64_t* st) { return dims(st, st + 2 + s); };
   const auto dt = dataType(dtype);
   auto p = std::make_shared<Prepared>();
-  p->image = dnnl::memory::desc(shape(c.batch, c.inChannels, c.in), dt, strides(c.imageStride));
-  p->kernel = dnnl::memory::desc(shape(c.outChannels, c.inChannels, c.kernel), dt, strides(c.kernelStride));
-  p->result = dnnl::memory::desc(shape(c.batch, c.outChannels, c.out), dt, strides(c.resultStride));
+  p->image = dnnl::memory::desc(shape(c.batch, c.groups * c.inChannels, c.in), dt, strides(c.imageStride));
+  p->result = dnnl::memory::desc(shape(c.batch, c.groups * c.outChannels, c.out), dt, strides(c.resultStride));
+  if (c.groups == 1) {
+    p->kernel = dnnl::memory::desc(shape(c.outChannels, c.inChannels, c.kernel), dt, strides(c.kernelStride));
+  } else {  // oneDNN's grouped weights: [groups, out, in, k...]
+    dims d = shape(c.outChannels, c.inChannels, c.kernel), st = strides(c.kernelStride);
+    d.insert(d.begin(), c.groups);
+    st.insert(st.begin(), c.kernelGroupStride);
+    p->kernel = dnnl::memory::desc(d, dt, st);
+  }
   const auto any = dnnl::memory::format_tag::any;
   dims ones(static_cast<std::size_t>(s), 1), zeros(static_cast<std::size_t>(s), 0), dilates;
   for (int i = 0; i < s; ++i) dilates.push_back(c.dilation[i] - 1);  // oneDNN counts the gaps
@@ -106,7 +113,8 @@ bool oneDnnConvolution(const ConvolutionCall& c, DType dtype, const void* image,
                        bool accumulate) {
   if (dtype != DType::F32 && dtype != DType::BF16 && dtype != DType::F16) return false;
   const int threads = gemmThreads();
-  std::vector<int64_t> key{static_cast<int64_t>(dtype), accumulate, threads, c.spatial, c.batch, c.inChannels, c.outChannels};
+  std::vector<int64_t> key{static_cast<int64_t>(dtype), accumulate, threads, c.spatial, c.batch, c.inChannels, c.outChannels,
+                           c.groups, c.kernelGroupStride};
   for (int i = 0; i < 3; ++i) key.insert(key.end(), {c.in[i], c.kernel[i], c.out[i], c.dilation[i]});
   for (int i = 0; i < 5; ++i) key.insert(key.end(), {c.imageStride[i], c.kernelStride[i], c.resultStride[i]});
   Engine& e = engine();

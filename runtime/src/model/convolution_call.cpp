@@ -22,7 +22,7 @@ std::optional<program::ConvolutionCall> convolutionCall(const NodeShape& shape, 
 
   program::ConvolutionCall c;
   c.image = image;
-  int batch = -1, in = -1, out = -1;
+  int batch = -1, in = -1, out = -1, group = -1;
   std::vector<int> spatial;
   auto once = [](int& slot, int label) {  // one label per class
     if (slot >= 0) return false;
@@ -46,6 +46,8 @@ std::optional<program::ConvolutionCall> convolutionCall(const NodeShape& shape, 
       if (!once(in, label)) return std::nullopt;
     } else if (inW && inZ && !inX) {
       if (!once(out, label)) return std::nullopt;
+    } else if (inX && inW && inZ) {
+      if (!once(group, label)) return std::nullopt;
     } else {
       return std::nullopt;
     }
@@ -67,6 +69,18 @@ std::optional<program::ConvolutionCall> convolutionCall(const NodeShape& shape, 
   c.kernelStride[1] = strideIn(kernelStride, in, 1);
   c.resultStride[0] = strideIn(resultStride, batch, 1);
   c.resultStride[1] = strideIn(resultStride, out, 1);
+  if (group >= 0) {
+    // One channel dimension of groups x channels in the image and the result: the group's
+    // stride there is its channels' extent times theirs (a depthwise convolution's one
+    // channel per group: the group's own stride).
+    const auto g = static_cast<std::size_t>(group);
+    c.groups = extent[g];
+    c.imageStride[1] = in >= 0 ? walk.stride[static_cast<std::size_t>(in)] : walk.stride[g];
+    c.resultStride[1] = out >= 0 ? resultStride[static_cast<std::size_t>(out)] : resultStride[g];
+    if (walk.stride[g] != c.inChannels * c.imageStride[1] || resultStride[g] != c.outChannels * c.resultStride[1])
+      return std::nullopt;
+    c.kernelGroupStride = kernelStride[g];
+  }
   for (std::size_t s = 0; s < spatial.size(); ++s) {
     const int a = spatial[s];
     const auto dim = static_cast<std::size_t>(std::find(x.begin(), x.end(), a) - x.begin());

@@ -1,6 +1,6 @@
 // Convolution calls (SPEC 8.1, einrt/model/convolution_call.h): random 1-D and 2-D
 // convolutions (batch 1-3, channels 1-5, outputs 1-4, output extents 1-6, kernels 1-3,
-// dilations 1-2, a second batch label that is a spatial one of one tap) run by the node's
+// dilations 1-2, a second batch label that is a spatial one of one tap, 2-3 groups) run by the node's
 // loops (model::callLoopNest over model::operandWalk) and, where einrt has oneDNN, by its
 // convolution primitive (program/convolution.h), each with and without accumulate, against
 // naive loops written here over the image buffer's own indices. Also which nodes are no
@@ -36,10 +36,12 @@ struct SumMul {
 struct ConvNode {
   model::NodeShape shape;
   std::vector<int64_t> out, kernel, dilation;
-  int64_t batch, in, outs, b;
+  int64_t batch, in, outs, b, groups = 1;
 };
 
-ConvNode randomNode(std::mt19937& rng, bool twoBatch) {
+// `grouped`: a label g of 2-3 groups in all three, just outside the channels: the image
+// [n, g, c, y...], the kernel [g, o, c, i...], the result [n, g, o, y...].
+ConvNode randomNode(std::mt19937& rng, bool twoBatch, bool grouped = false) {
   auto pick = [&](int lo, int hi) { return static_cast<int64_t>(lo + static_cast<int>(rng() % static_cast<unsigned>(hi - lo + 1))); };
   ConvNode c;
   const int spatial = twoBatch ? 1 : static_cast<int>(pick(1, 2));
@@ -50,6 +52,14 @@ ConvNode randomNode(std::mt19937& rng, bool twoBatch) {
   if (twoBatch) {
     x.push_back(3);
     z.push_back(3);
+  }
+  if (grouped) {
+    c.groups = pick(2, 3);
+    const int g = static_cast<int>(s.sizes.size());
+    s.sizes.push_back(c.groups);
+    x.push_back(g);
+    z.push_back(g);
+    w.insert(w.begin(), g);
   }
   x.push_back(1);
   z.push_back(2);
@@ -90,8 +100,8 @@ std::vector<double> naive(const ConvNode& c, const std::vector<float>& image, co
   }
   int64_t spanPoints = 1;
   for (int64_t e : span) spanPoints *= e;
-  std::vector<double> z(static_cast<std::size_t>(c.batch * c.b * c.outs * outPoints), 0.0);
-  for (int64_t n = 0; n < c.batch * c.b; ++n)
+  std::vector<double> z(static_cast<std::size_t>(c.batch * c.b * c.groups * c.outs * outPoints), 0.0);
+  for (int64_t ng = 0; ng < c.batch * c.b * c.groups; ++ng)
     for (int64_t o = 0; o < c.outs; ++o)
       for (int64_t p = 0; p < outPoints; ++p)
         for (int64_t ch = 0; ch < c.in; ++ch)
@@ -106,9 +116,10 @@ std::vector<double> naive(const ConvNode& c, const std::vector<float>& image, co
               at = at * span[d] + pos[d] + c.dilation[d] * tap[d];
               tapAt = tapAt * c.kernel[d] + tap[d];
             }
-            z[static_cast<std::size_t>((n * c.outs + o) * outPoints + p)] +=
-                static_cast<double>(image[static_cast<std::size_t>((n * c.in + ch) * spanPoints + at)]) *
-                kernel[static_cast<std::size_t>((o * c.in + ch) * taps + tapAt)];
+            const int64_t g = ng % c.groups;  // (n, g) and (g, o) are each one index here
+            z[static_cast<std::size_t>((ng * c.outs + o) * outPoints + p)] +=
+                static_cast<double>(image[static_cast<std::size_t>((ng * c.in + ch) * spanPoints + at)]) *
+                kernel[static_cast<std::size_t>(((g * c.outs + o) * c.in + ch) * taps + tapAt)];
           }
   return z;
 }
@@ -130,11 +141,12 @@ TEST_CASE("convolution calls: the node's loops and oneDNN's primitive equal naiv
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> value(-1, 1);
   for (int c = 0; c < 60; ++c) {
-    const ConvNode node = randomNode(rng, c % 4 == 3);
+    const ConvNode node = randomNode(rng, c % 4 == 3, c % 3 == 1);
     const model::NodeShape& s = node.shape;
     const model::OperandWalk walk = model::operandWalk(s, s.sizes, 0);
     const int64_t imageElements = model::operandGrid(s, std::vector<int64_t>(s.sizes.size(), 1), 0).blockElements();
-    std::vector<float> image(static_cast<std::size_t>(imageElements)), kernel(static_cast<std::size_t>(node.outs * node.in));
+    std::vector<float> image(static_cast<std::size_t>(imageElements)),
+        kernel(static_cast<std::size_t>(node.groups * node.outs * node.in));
     for (int64_t k : node.kernel) kernel.resize(kernel.size() * static_cast<std::size_t>(k));
     for (float& v : image) v = value(rng);
     for (float& v : kernel) v = value(rng);
@@ -148,6 +160,7 @@ TEST_CASE("convolution calls: the node's loops and oneDNN's primitive equal naiv
     CHECK(worst(loops, want) < 1e-5);
     const std::optional<program::ConvolutionCall> call = model::convolutionCall(s, true, s.sizes);
     REQUIRE(call.has_value());
+    CHECK(call->groups == node.groups);
     CHECK(call->flops() == static_cast<int64_t>(2 * want.size() * node.in) * [&] {
       int64_t t = 1;
       for (int64_t k : node.kernel) t *= k;

@@ -2,9 +2,10 @@
 // A node is one when it is a contraction of two operands of which one, the image, is read
 // through windows over tap labels, and each of its labels is of one class: batch (image
 // and result), input channel (image and kernel, summed), output channel (kernel and
-// result), spatial (image, through a tap, and result) or tap (kernel alone); at most one
-// label of each but the spatial (one to three; a second batch label is a spatial one of
-// one tap), every dilation positive. The program runs
+// result), group (all three), spatial (image, through a tap, and result) or tap (kernel
+// alone); at most one label of each but the spatial (one to three; a second batch label
+// is a spatial one of one tap), every dilation positive, and a group label just outside
+// the channels in the image and the result (one dimension of groups x channels there). The program runs
 // such a call through the registered provider and the planner's time model prices it as
 // one; every other call with taps runs the node's loops (callLoopNest).
 #pragma once

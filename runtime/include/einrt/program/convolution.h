@@ -17,6 +17,11 @@ namespace einrt::program {
 
 struct ConvolutionCall {
   int spatial = 0;                           // spatial dimensions, 1 to 3
+  // Channels in `groups` groups (a grouped or depthwise convolution): inChannels and
+  // outChannels per group; the image's and the result's channels are group-major (one
+  // dimension of groups x channels, its stride the channels'), the kernel's group stride
+  // apart (kernelGroupStride).
+  int64_t groups = 1, kernelGroupStride = 0;
   int64_t batch = 1, inChannels = 1, outChannels = 1;
   int64_t in[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, out[3] = {1, 1, 1}, dilation[3] = {1, 1, 1};
   // Element strides: the image's [N, C, in...], the kernel's [O, C, k...], the result's
@@ -24,7 +29,7 @@ struct ConvolutionCall {
   int64_t imageStride[5] = {}, kernelStride[5] = {}, resultStride[5] = {};
   int image = 0;                             // which operand is the image (0: X, 1: Y)
   int64_t flops() const {
-    int64_t f = 2 * batch * inChannels * outChannels;
+    int64_t f = 2 * batch * groups * inChannels * outChannels;
     for (int d = 0; d < spatial; ++d) f *= out[d] * kernel[d];
     return f;
   }
