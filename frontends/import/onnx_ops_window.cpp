@@ -425,6 +425,12 @@ std::optional<View> convolutionNode(OpContext& c, const Window& w, const std::ve
 // -inf for a maximum, 0 for a sum), joined by max or add — copies and one comparison or
 // addition per tap and element, where an unfold would cost a multiply-add per input
 // position. Nothing where a spatial axis spans merged dimensions (the caller unfolds).
+// The maximum of the taps so far (x) and the next (y) as torch's max pool takes it: on a
+// tie the earlier tap (x) is the maximum, so the gradient goes to the window's first
+// maximal position (where max(x, y) splits it; docs/grad.md). Through infinities too:
+// y - x is -inf, +inf or NaN there, and max(., 0) leaves a positive difference alone.
+constexpr const char* kFirstMax = "where(max(y - x, 0), y, x)";
+
 std::optional<View> poolByTaps(OpContext& c, const View& x, const Window& w, Reduce agg) {
   const std::vector<int64_t> shape = c.graph().shape(x);
   const std::size_t r = w.kernel.size();
@@ -442,7 +448,7 @@ std::optional<View> poolByTaps(OpContext& c, const View& x, const Window& w, Red
     if (!shifted.possible) return std::nullopt;
     if (shifted.read)
       acc = acc ? c.graph().einsum({{*acc, symbols}, {*shifted.read, symbols}}, symbols,
-                                   joinExpr(agg == Reduce::Max ? "max(x, y)" : "x + y"), Reduce::Sum, tapSumHint(c, tap, w.kernel, t))
+                                   joinExpr(agg == Reduce::Max ? kFirstMax : "x + y"), Reduce::Sum, tapSumHint(c, tap, w.kernel, t))
                 : *shifted.read;
     ++t;
   } while (nextTap(tap, w.kernel));

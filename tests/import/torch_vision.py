@@ -108,6 +108,14 @@ class ReflectAndEdgePads(torch.nn.Module):
         return torch.nn.functional.pad(torch.relu(y), (2, 0, 1, 3), mode="replicate")
 
 
+class TiedPool(torch.nn.Module):
+    """A 3x3 max pool of stride 2 (taps over phases) of an input of few distinct values:
+    windows with several maximal taps, whose gradient torch gives to the first."""
+
+    def forward(self, x):
+        return torch.nn.functional.max_pool2d(x, 3, stride=2, padding=1)
+
+
 class PoolWithIndices(torch.nn.Module):
     def forward(self, x):
         return torch.nn.functional.max_pool2d(x, 2, return_indices=True)[1].float()
@@ -258,6 +266,16 @@ def reflect_and_edge_pads(einplan, work):
                                         {"conv_weight": model.conv.weight})
 
 
+def tied_pool(einplan, work):
+    print("MaxPool2d(3, stride 2, padding 1) of an input with ties, opset 17:")
+    x = torch.round(torch.randn(2, 3, 9, 11) * 1.5)
+    base = os.path.join(work, "tied_pool")
+    ok = imported_and_evaluated(einplan, TiedPool(), x, base, 17)[1]
+    images = x.clone().requires_grad_(True)
+    TiedPool()(images).sum().backward()
+    return ok & gradients_match(einplan, base, {"images": images.grad.numpy()})
+
+
 def indices_refused(einplan, work):
     print("MaxPool2d(2, return_indices=True):")
     base = os.path.join(work, "indices")
@@ -282,6 +300,7 @@ def main():
     ok &= varying_average(einplan, work)
     ok &= pool_after_taps(einplan, work)
     ok &= reflect_and_edge_pads(einplan, work)
+    ok &= tied_pool(einplan, work)
     ok &= indices_refused(einplan, work)
     if not ok:
         sys.exit("a vision model differs from torch or from its plan, or was not refused as it should be")
