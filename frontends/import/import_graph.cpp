@@ -578,30 +578,4 @@ std::optional<View> ImportGraph::gather(const View& data, int64_t axis, const st
   return gather(data, axis, idsView, hint);
 }
 
-std::optional<View> ImportGraph::strided(const View& v, int64_t axis, int64_t stride, int64_t phase, const std::string& hint) {
-  const View plain = normalized(v);
-  const auto key = std::make_tuple(plain.tensor, plain.groups, axis, stride, phase);
-  if (const auto it = stridedCache_.find(key); it != stridedCache_.end()) return it->second;
-  // Where the stride divides the axis, the axis viewed as (size / stride, stride) and the
-  // phase read through a window of one along the inner one: a copy of strided rows, where
-  // a gather's calls look up an id per row (a row of one element along the last axis).
-  const int64_t size = shape(v).at(static_cast<std::size_t>(axis));
-  if (size % stride == 0) {
-    std::vector<int64_t> split = shape(v);
-    split[static_cast<std::size_t>(axis)] = size / stride;
-    split.insert(split.begin() + axis + 1, stride);
-    if (const std::optional<View> viewed = tryReshape(v, split))
-      if (const std::optional<View> w = window(*viewed, axis + 1, phase, 1, 0.0, hint)) {
-        const View out = squeeze(*w, {axis + 1});
-        stridedCache_.emplace(key, out);
-        return out;
-      }
-  }
-  std::vector<int64_t> ids;
-  for (int64_t h = phase; h < size; h += stride) ids.push_back(h);
-  const std::optional<View> out = gather(v, axis, ids, {static_cast<int64_t>(ids.size())}, hint);
-  stridedCache_.emplace(key, out);
-  return out;
-}
-
 }  // namespace eindecomp::onnx_import
