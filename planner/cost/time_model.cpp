@@ -327,13 +327,13 @@ double convolutionSeconds(const KernelModel& k, const einrt::program::Convolutio
 }
 
 // The coarse model: one GEMM rate and one memory bandwidth per rank.
-double coarseCallSeconds(const Machine& m, const Node& n, const CallShape& c, int64_t calls, DType dtype) {
+double coarseCallSeconds(const Machine& m, const Node& n, const NodeSpace& space, const CallShape& c, int64_t calls, DType dtype) {
   std::optional<double> own;
   if (dtype == DType::F64) own = m.flopsF64PerSecond;
   else if (dtype == DType::BF16) own = m.flopsBf16PerSecond;
   else if (dtype == DType::F16) own = m.flopsF16PerSecond;
   const double flopRate = own ? *own : m.flopsPerSecond;
-  if (runsAsGemm(n) || !m.memoryBytesPerSecond || convolutionOf(n, nodeSpace(n), c))
+  if (runsAsGemm(n) || !m.memoryBytesPerSecond || convolutionOf(n, space, c))
     return static_cast<double>(nodeFlops(n) / std::max<int64_t>(calls, 1)) / flopRate;
   if (isIndexNode(n)) return indexCallBytes(c, static_cast<double>(dtypeSize(dtype))) / *m.memoryBytesPerSecond;
   return (c.nX + c.nY + c.nZ) * static_cast<double>(dtypeSize(dtype)) / *m.memoryBytesPerSecond;
@@ -344,7 +344,7 @@ double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, cons
   const CallShape c = callShape(space, parts);
   int64_t calls = 1;
   for (int64_t d : parts) calls *= d;
-  if (!m.kernels) return coarseCallSeconds(m, n, c, calls, dtype);
+  if (!m.kernels) return coarseCallSeconds(m, n, space, c, calls, dtype);
   const KernelModel& k = *m.kernels;
   const double bytes = static_cast<double>(dtypeSize(dtype));
   if (isIndexNode(n)) return indexCallBytes(c, bytes) / k.rates(dtype).bandwidth;

@@ -26,14 +26,24 @@ std::vector<int64_t> cuttableSizes(const NodeShape& n) {
   return sizes;
 }
 
+namespace {
+
+// How far operand k's dimension d reaches past its label's block through its tap (over
+// taps of `sizes`): dilation * (taps - 1), negative for a negative dilation, 0 without a
+// tap. The halo is its magnitude; a negative reach moves the block's origin down by it.
+int64_t tapReach(const NodeShape& shape, const std::vector<int64_t>& sizes, std::size_t k, std::size_t d) {
+  const int tap = shape.operandTap[k][d];
+  return tap < 0 ? 0 : shape.operandTapDilation[k][d] * (sizes[static_cast<std::size_t>(tap)] - 1);
+}
+
+}  // namespace
+
 BlockGrid operandGrid(const NodeShape& shape, const std::vector<int64_t>& parts, std::size_t k) {
   if (!shape.windowed(k)) return tensorGrid(shape.sizes, parts, shape.operandLabels[k]);
   if (!shape.tapped(k)) return tensorGrid(shape.sizes, parts, shape.operandLabels[k], shape.operandOrigin[k], shape.operandBound[k]);
   std::vector<int64_t> origin = shape.operandOrigin[k], halo(origin.size(), 0);
   for (std::size_t d = 0; d < origin.size(); ++d) {
-    const int tap = shape.operandTap[k][d];
-    if (tap < 0) continue;
-    const int64_t reach = shape.operandTapDilation[k][d] * (shape.sizes[static_cast<std::size_t>(tap)] - 1);
+    const int64_t reach = tapReach(shape, shape.sizes, k, d);
     origin[d] += std::min<int64_t>(0, reach);
     halo[d] = reach < 0 ? -reach : reach;
   }
@@ -48,15 +58,11 @@ OperandWalk operandWalk(const NodeShape& shape, const std::vector<int64_t>& exte
   for (std::size_t d = dims.size(); d-- > 0;) {
     const auto label = static_cast<std::size_t>(dims[d]);
     const int tap = shape.operandTap[k][d];
-    int64_t span = extent[label];
+    const int64_t reach = tapReach(shape, extent, k, d);
     w.stride[label] += step;
-    if (tap >= 0) {
-      const int64_t dilation = shape.operandTapDilation[k][d], reach = dilation * (extent[static_cast<std::size_t>(tap)] - 1);
-      span += reach < 0 ? -reach : reach;
-      w.stride[static_cast<std::size_t>(tap)] += dilation * step;
-      if (reach < 0) w.base -= reach * step;
-    }
-    step *= span;
+    if (tap >= 0) w.stride[static_cast<std::size_t>(tap)] += shape.operandTapDilation[k][d] * step;
+    if (reach < 0) w.base -= reach * step;
+    step *= extent[label] + (reach < 0 ? -reach : reach);
   }
   return w;
 }
