@@ -57,6 +57,8 @@ class IndexKernel {
  private:
   template <class I>
   void runWith(const I* ids, const T* Y, T* Z, const std::vector<int64_t>& offset, bool assigns) const;
+  template <class I>
+  bool runProgression(const I* ids, const T* Y, T* Z, const std::vector<int64_t>& offset, bool assigns) const;
   [[noreturn]] void outOfRange(int64_t id, const std::vector<int64_t>& point, const std::vector<int64_t>& offset) const;
 
   DType idType_ = DType::I64;
@@ -68,6 +70,10 @@ class IndexKernel {
   std::vector<int64_t> idStride_, yStride_, zStride_;  // per label, in the call's blocks
   std::vector<int> order_;             // the labels looped over, outer first (not selected_, inner_)
   int inner_ = -1;                     // a label in neither the ids nor selected: the inner run
+  // One-dimensional ids along the output's innermost label (a phase gather along the last
+  // dimension): that label, and every other label but the selected one, outer first.
+  int progression_ = -1;
+  std::vector<int> progressionOrder_;
   int64_t outputElements_ = 0;
 };
 
