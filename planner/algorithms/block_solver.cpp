@@ -72,12 +72,17 @@ Block emptyBlock(std::size_t nodeCount) {
 
 void solveBlock(SearchSpace& s, const Block& block, std::vector<int>& choice) {
   const std::size_t n = s.nodes.size();
-  std::vector<std::vector<int64_t>> best(n);       // M[v, c]
-  std::vector<std::vector<int64_t>> bestOut(n);    // Mout[v, z]
-  std::vector<std::vector<int>> argOut(n);         // candidate achieving Mout[v, z]
-  std::vector<std::vector<int>> argProducer(s.edges.size());  // tree edge: producer layout z per consumer layout
-  std::vector<int64_t> incoming;
-  std::vector<std::pair<int64_t, int>> sorted;  // a producer's (table, output layout), ascending
+  BlockSolverTables& tables = s.solverTables;  // every entry read below is written first
+  tables.best.resize(n);
+  tables.bestOut.resize(n);
+  tables.argOut.resize(n);
+  tables.argProducer.resize(s.edges.size());
+  std::vector<std::vector<int64_t>>& best = tables.best;        // M[v, c]
+  std::vector<std::vector<int64_t>>& bestOut = tables.bestOut;  // Mout[v, z]
+  std::vector<std::vector<int>>& argOut = tables.argOut;        // candidate achieving Mout[v, z]
+  std::vector<std::vector<int>>& argProducer = tables.argProducer;  // tree edge: producer layout z per consumer layout
+  std::vector<int64_t>& incoming = tables.incoming;
+  std::vector<std::pair<int64_t, int>>& sorted = tables.sorted;  // a producer's (table, output layout), ascending
   for (std::size_t v = 0; v < n; ++v) {
     if (!block.free[v]) continue;
     NodeCandidates& node = *s.nodes[v];

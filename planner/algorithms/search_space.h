@@ -82,6 +82,17 @@ struct EdgeMatrix {
   std::vector<std::unique_ptr<RankBlockCoordinates>> owned, read;
 };
 
+// The dynamic program's tables (block_solver.cpp: M, Mout and their arguments per node,
+// the chosen producer layouts per tree edge), kept between solves: a descent solves the
+// whole graph thousands of times (a layout of each multi-consumer node at a time), and
+// reusing the tables' memory instead of allocating it again halved a --mem-limit search.
+struct BlockSolverTables {
+  std::vector<std::vector<int64_t>> best, bestOut;
+  std::vector<std::vector<int>> argOut, argProducer;
+  std::vector<int64_t> incoming;
+  std::vector<std::pair<int64_t, int>> sorted;
+};
+
 struct SearchSpace {
   ObjectiveModel model;              // the terms it adds up (objective_model.h)
   std::vector<int> ranks;            // 0 .. devices-1: the canonical placement's call ranks
@@ -92,6 +103,7 @@ struct SearchSpace {
   std::vector<std::vector<int>> inEdges, outEdges;  // edge indices per node
   std::vector<EdgeMatrix> matrices;
   std::vector<std::string> notes;  // fallbacks and truncations, for the report
+  BlockSolverTables solverTables;  // one solve at a time per search space
 };
 
 // Throws InputError (exit 2) for nodes with other than 1 or 2 operands.
