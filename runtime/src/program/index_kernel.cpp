@@ -127,7 +127,9 @@ void IndexKernel<T>::runWith(const I* ids, const T* Y, T* Z, const std::vector<i
     if (id >= first && id < last) {
       const T* y = Y + yAt + (id - first) * yStep;
       T* z = Z + zAt + (id - first) * zStep;
-      if (assigns)
+      if (assigns && zRun == 1 && yRun == 1)
+        std::memcpy(static_cast<void*>(z), static_cast<const void*>(y), static_cast<std::size_t>(run) * sizeof(T));
+      else if (assigns)
         for (int64_t i = 0; i < run; ++i) z[i * zRun] = y[i * yRun];
       else
         for (int64_t i = 0; i < run; ++i) z[i * zRun] = T(static_cast<C>(z[i * zRun]) + static_cast<C>(y[i * yRun]));
