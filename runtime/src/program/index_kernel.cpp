@@ -9,6 +9,24 @@
 
 namespace einrt::program::detail {
 
+namespace {
+
+// z[i * zs] = y[i * ys] for i < n (assign), else z[i * zs] += y[i * ys]: one run of a gather
+// under one id, or one line of a strided copy; contiguous on both sides and assigned, a
+// memcpy.
+template <class T>
+void copyLine(T* z, int64_t zs, const T* y, int64_t ys, int64_t n, bool assign) {
+  using C = Compute<T>;
+  if (assign && zs == 1 && ys == 1)
+    std::memcpy(static_cast<void*>(z), static_cast<const void*>(y), static_cast<std::size_t>(n) * sizeof(T));
+  else if (assign)
+    for (int64_t i = 0; i < n; ++i) z[i * zs] = y[i * ys];
+  else
+    for (int64_t i = 0; i < n; ++i) z[i * zs] = T(static_cast<C>(z[i * zs]) + static_cast<C>(y[i * ys]));
+}
+
+}  // namespace
+
 template <class T>
 IndexKernel<T>::IndexKernel(const NodeTable& node, const TensorSpec& ids, const std::vector<int64_t>& extent)
     : idType_(ids.indexType.value_or(DType::I64)), idsName_(ids.name), idLabels_(node.operandLabels.at(0)),
@@ -72,7 +90,6 @@ template <class T>
 template <class I>
 bool IndexKernel<T>::runProgression(const I* ids, const T* Y, T* Z, const std::vector<int64_t>& offset, bool assigns) const {
   if (progression_ < 0) return false;
-  using C = Compute<T>;
   const auto l = static_cast<std::size_t>(progression_), v = static_cast<std::size_t>(selected_);
   const int64_t count = extent_[l], idStep = idStride_[l];
   const int64_t start = static_cast<int64_t>(ids[0]), step = count > 1 ? static_cast<int64_t>(ids[idStep]) - start : 0;
@@ -85,23 +102,10 @@ bool IndexKernel<T>::runProgression(const I* ids, const T* Y, T* Z, const std::v
   std::vector<int64_t> point(extent_.size(), 0);
   int64_t lines = 1;
   for (const int d : progressionOrder_) lines *= extent_[static_cast<std::size_t>(d)];
-  int64_t yAt = 0, zAt = 0;
+  int64_t idAt = 0, yAt = 0, zAt = 0;  // (idAt unused: the line's ids are the progression)
   for (int64_t n = 0; n < lines; ++n) {
-    const T* y = Y + yAt + yFirst;
-    T* z = Z + zAt + zFirst;
-    if (assigns)
-      for (int64_t k = 0; k < count; ++k) z[k * zLine] = y[k * yLine];
-    else
-      for (int64_t k = 0; k < count; ++k) z[k * zLine] = T(static_cast<C>(z[k * zLine]) + static_cast<C>(y[k * yLine]));
-    for (std::size_t k = progressionOrder_.size(); k-- > 0;) {
-      const auto d = static_cast<std::size_t>(progressionOrder_[k]);
-      const bool wraps = ++point[d] == extent_[d];
-      const int64_t back = wraps ? 1 - extent_[d] : 1;
-      if (wraps) point[d] = 0;
-      yAt += back * yStride_[d];
-      zAt += back * zStride_[d];
-      if (!wraps) break;
-    }
+    copyLine(Z + zAt + zFirst, zLine, Y + yAt + yFirst, yLine, count, assigns);
+    advance(progressionOrder_, point, idAt, yAt, zAt);
   }
   return true;
 }
@@ -109,7 +113,6 @@ bool IndexKernel<T>::runProgression(const I* ids, const T* Y, T* Z, const std::v
 template <class T>
 template <class I>
 void IndexKernel<T>::runWith(const I* ids, const T* Y, T* Z, const std::vector<int64_t>& offset, bool assigns) const {
-  using C = Compute<T>;
   const auto v = static_cast<std::size_t>(selected_);
   const int64_t first = offset[v], last = offset[v] + extent_[v];  // this call's ids
   const int64_t yStep = yStride_[v], zStep = zStride_[v];
@@ -124,26 +127,22 @@ void IndexKernel<T>::runWith(const I* ids, const T* Y, T* Z, const std::vector<i
   for (int64_t n = 0; n < points; ++n) {
     const auto id = static_cast<int64_t>(ids[idAt]);
     if (id < 0 || id >= range_) outOfRange(id, point, offset);
-    if (id >= first && id < last) {
-      const T* y = Y + yAt + (id - first) * yStep;
-      T* z = Z + zAt + (id - first) * zStep;
-      if (assigns && zRun == 1 && yRun == 1)
-        std::memcpy(static_cast<void*>(z), static_cast<const void*>(y), static_cast<std::size_t>(run) * sizeof(T));
-      else if (assigns)
-        for (int64_t i = 0; i < run; ++i) z[i * zRun] = y[i * yRun];
-      else
-        for (int64_t i = 0; i < run; ++i) z[i * zRun] = T(static_cast<C>(z[i * zRun]) + static_cast<C>(y[i * yRun]));
-    }
-    for (std::size_t k = order_.size(); k-- > 0;) {
-      const auto d = static_cast<std::size_t>(order_[k]);
-      const bool wraps = ++point[d] == extent_[d];
-      const int64_t step = wraps ? 1 - extent_[d] : 1;
-      if (wraps) point[d] = 0;
-      idAt += step * idStride_[d];
-      yAt += step * yStride_[d];
-      zAt += step * zStride_[d];
-      if (!wraps) break;
-    }
+    if (id >= first && id < last) copyLine(Z + zAt + (id - first) * zStep, zRun, Y + yAt + (id - first) * yStep, yRun, run, assigns);
+    advance(order_, point, idAt, yAt, zAt);
+  }
+}
+
+template <class T>
+void IndexKernel<T>::advance(const std::vector<int>& order, std::vector<int64_t>& point, int64_t& idAt, int64_t& yAt, int64_t& zAt) const {
+  for (std::size_t k = order.size(); k-- > 0;) {
+    const auto d = static_cast<std::size_t>(order[k]);
+    const bool wraps = ++point[d] == extent_[d];
+    const int64_t step = wraps ? 1 - extent_[d] : 1;
+    if (wraps) point[d] = 0;
+    idAt += step * idStride_[d];
+    yAt += step * yStride_[d];
+    zAt += step * zStride_[d];
+    if (!wraps) break;
   }
 }
 

@@ -59,6 +59,9 @@ class IndexKernel {
   void runWith(const I* ids, const T* Y, T* Z, const std::vector<int64_t>& offset, bool assigns) const;
   template <class I>
   bool runProgression(const I* ids, const T* Y, T* Z, const std::vector<int64_t>& offset, bool assigns) const;
+  // One step of the odometer `point` over `order` (innermost last), each offset moved by
+  // its tensor's strides.
+  void advance(const std::vector<int>& order, std::vector<int64_t>& point, int64_t& idAt, int64_t& yAt, int64_t& zAt) const;
   [[noreturn]] void outOfRange(int64_t id, const std::vector<int64_t>& point, const std::vector<int64_t>& offset) const;
 
   DType idType_ = DType::I64;
