@@ -85,7 +85,8 @@ struct EdgeMatrix {
 // The dynamic program's tables (block_solver.cpp: M, Mout and their arguments per node,
 // the chosen producer layouts per tree edge), kept between solves: a descent solves the
 // whole graph thousands of times (a layout of each multi-consumer node at a time), and
-// reusing the tables' memory instead of allocating it again halved a --mem-limit search.
+// reusing the tables' memory instead of allocating it again took a small training step's
+// --mem-limit search with recompute from 9.6 to 6.9 s.
 struct BlockSolverTables {
   std::vector<std::vector<int64_t>> best, bestOut;
   std::vector<std::vector<int>> argOut, argProducer;
