@@ -82,8 +82,8 @@ void IndexKernel<T>::run(const void* ids, const T* Y, T* Z, bool accumulate, con
 
 // The call's ids along progression_ are first + step * k, all among this call's rows: then
 // element k of every line along that label reads (or, a scatter, writes) the row
-// first + step * k, a strided copy the compiler vectorizes, instead of an id lookup and a
-// run of one per element (a stride-2 convolution's phase gathers in ResNet-18: the ids
+// first + step * k: one strided line copy per line, instead of an id lookup and a run of
+// one per element (a stride-2 convolution's phase gathers in ResNet-18: the ids
 // along the image's last dimension). Returns false, having done nothing, otherwise (ids
 // out of range included: runWith names the first).
 template <class T>
