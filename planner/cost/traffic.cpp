@@ -455,10 +455,23 @@ Traffic aggregationTraffic(const CallGeometry& g, const std::vector<int>& callRa
   for (std::size_t c = 0; c < callRank.size() && allLocal; ++c)
     allLocal = callRank[c] == blockOwner[static_cast<std::size_t>(g.outputBlock[c])];
   if (allLocal) return {};
-  std::vector<std::pair<int, int64_t>> partials;  // (rank holding a partial, output block), by rank
-  partials.reserve(callRank.size());
-  for (std::size_t c = 0; c < callRank.size(); ++c) partials.emplace_back(callRank[c], g.outputBlock[c]);
-  std::sort(partials.begin(), partials.end());
+  // (rank holding a partial, output block), by rank and then block, each pair once: placed
+  // by a counting sort over the ranks, each rank's few blocks sorted among themselves (this
+  // runs for every candidate partition that cuts an aggregated label: a comparison sort of
+  // every call was 40 % of the samples of planning one node of 20 labels at p = 65536,
+  // 12.0 s, now 10.6).
+  const std::size_t ranks = static_cast<std::size_t>(std::max<int64_t>(devices, *std::max_element(callRank.begin(), callRank.end()) + 1));
+  std::vector<int64_t> at(ranks + 1, 0);
+  for (const int r : callRank) ++at[static_cast<std::size_t>(r) + 1];
+  for (std::size_t r = 0; r < ranks; ++r) at[r + 1] += at[r];
+  std::vector<std::pair<int, int64_t>> partials(callRank.size());
+  {
+    std::vector<int64_t> next(at.begin(), at.end() - 1);
+    for (std::size_t c = 0; c < callRank.size(); ++c)
+      partials[static_cast<std::size_t>(next[static_cast<std::size_t>(callRank[c])]++)] = {callRank[c], g.outputBlock[c]};
+  }
+  for (std::size_t r = 0; r < ranks; ++r)
+    if (at[r + 1] - at[r] > 1) std::sort(partials.begin() + at[r], partials.begin() + at[r + 1]);
   partials.erase(std::unique(partials.begin(), partials.end()), partials.end());
   Traffic t;
   const int64_t blockElements = g.outputGrid.blockElements();
