@@ -22,20 +22,29 @@ constexpr std::size_t kColumnsForTwoThreads = 64;
 // the producer's (table, layout), ascending by table. Producer layouts in that order: an
 // edge costs at least 0, so once a table alone reaches the best sum found, no later
 // layout can beat it (an equal sum wins only from a lower layout index, as in a scan by
-// index), and the edge costs beyond it are never computed. Each column's cached costs are
-// read through one pointer: this loop is most of a search once the costs are known.
+// index), and the edge costs beyond it are never computed; nor is that of a layout
+// whose table plus a floor under its edge cost (knownEdgeCost) cannot beat the best sum
+// found, which leaves the same minimum and the same layout. This loop is most of a
+// search once the costs are known: what is known is read inline (knownEdgeCost).
 void bestProducers(SearchSpace& s, const SearchEdge& e, const std::vector<std::pair<int64_t, int>>& sorted, std::vector<int>& arg,
                    std::vector<int64_t>& incoming) {
   EdgeMatrix& matrix = s.matrices[static_cast<std::size_t>(e.matrix)];
-  const std::size_t rows = matrix.rows->size(), layouts = incoming.size();
+  const std::size_t layouts = incoming.size();
   auto column = [&](std::size_t j) {
     int64_t b = kUnreachable;
     int best = -1;
-    const int64_t* cost = matrix.cost.empty() ? nullptr : matrix.cost.data() + j * rows;
     for (const auto& [table, z] : sorted) {
       if (table > b || (table == b && z > best)) break;
-      const int64_t cached = cost ? cost[z] : -1;
-      const int64_t cand = checkedAdd(table, cached >= 0 ? cached : uncachedEdgeCost(s, e, z, static_cast<int>(j)), "plan cost");
+      bool exact = false;
+      const int64_t known = knownEdgeCost(s, e, z, static_cast<int>(j), exact);
+      if (!exact && best >= 0) {  // first the floors: they settle most pairs
+        auto loses = [&](int64_t floor) {
+          const int64_t least = checkedAdd(table, floor, "plan cost");
+          return least > b || (least == b && z > best);
+        };
+        if (loses(known) || loses(tightEdgeFloor(s, e, z, static_cast<int>(j)))) continue;
+      }
+      const int64_t cand = checkedAdd(table, exact ? known : uncachedEdgeCost(s, e, z, static_cast<int>(j)), "plan cost");
       if (cand < b || (cand == b && z < best)) {
         b = cand;
         best = z;

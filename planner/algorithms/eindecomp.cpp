@@ -18,6 +18,7 @@
 //    over the output layouts of the multi-consumer nodes follows (each step an exact DP
 //    over the decoupled in-trees).
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "planner/algorithms/block_solver.h"
@@ -136,9 +137,29 @@ std::vector<int> forestStart(SearchSpace& s, const std::vector<std::vector<int>>
 }
 
 // Cost of node v under candidate c with every other node as in `choice`: its join + agg
-// and every edge touching it (all other nodes chosen, so this is exact).
-int64_t costAround(SearchSpace& s, const std::vector<int>& choice, int v, int c) {
+// and every edge touching it (all other nodes chosen, so this is exact). Where what is
+// known of it without pricing its edges (knownEdgeCost: their cached costs or floors)
+// already reaches `beat`, that sum instead: it cannot beat `beat` either.
+int64_t costAround(SearchSpace& s, const std::vector<int>& choice, int v, int c,
+                   int64_t beat = std::numeric_limits<int64_t>::max()) {
   const NodeCandidates& node = *s.nodes[v];
+  // The floors first, the quick then the tight: most candidates lose on them.
+  for (int tight = 0; tight < 2 && beat < std::numeric_limits<int64_t>::max(); ++tight) {
+    auto floor = [&](const SearchEdge& e, int out, int in) {
+      bool exact = false;
+      return tight ? tightEdgeFloor(s, e, out, in) : knownEdgeCost(s, e, out, in, exact);
+    };
+    int64_t least = node.local[c];
+    for (int ei : s.inEdges[v]) {
+      const SearchEdge& e = s.edges[ei];
+      least = checkedAdd(least, floor(e, s.nodes[e.from]->outIndex[choice[e.from]], node.operandIndex[e.operand][c]), "plan cost");
+    }
+    for (int ei : s.outEdges[v]) {
+      const SearchEdge& e = s.edges[ei];
+      least = checkedAdd(least, floor(e, node.outIndex[c], s.nodes[e.to]->operandIndex[e.operand][choice[e.to]]), "plan cost");
+    }
+    if (least >= beat) return least;
+  }
   int64_t cost = node.local[c];
   for (int ei : s.inEdges[v]) {
     const SearchEdge& e = s.edges[ei];
@@ -208,7 +229,7 @@ int64_t descend(SearchSpace& s, std::vector<int>& choice, const std::vector<std:
       const int current = choice[v];
       int64_t currentCost = costAround(s, choice, static_cast<int>(v), current), bestCost = currentCost;
       for (std::size_t c = 0; c < s.nodes[v]->parts.size(); ++c) {
-        int64_t around = costAround(s, choice, static_cast<int>(v), static_cast<int>(c));
+        int64_t around = costAround(s, choice, static_cast<int>(v), static_cast<int>(c), bestCost);
         if (around < bestCost) {
           bestCost = around;
           choice[v] = static_cast<int>(c);

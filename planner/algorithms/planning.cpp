@@ -289,19 +289,20 @@ bool runsFullCalls(const SearchSpace& s, const std::vector<Parts>& parts) {
   return true;
 }
 
-// Whether partitions are sure to cost more than a plan that fits, under the traffic
-// objective, by trafficLowerBound — then they need no placing and pricing (a baseline's
-// partitions beside the search's: at p = 1024 each pricing takes a large model a second).
-// Only where every call has a rank of its own (no pinned placement, no node above p calls),
-// as the bound assumes.
-bool cannotBeatOnTraffic(const Graph& g, const PlanOptions& options, const ObjectiveModel& model, const PlanCost& best,
-                         const std::vector<Parts>& parts) {
-  if (options.objective != Objective::Traffic || !options.pinnedPlacements.empty() || !model.fits(best)) return false;
+// Whether partitions are sure to cost more than a plan that fits, under the traffic or
+// the time objective, by trafficLowerBound or timeLowerBound — then they need no placing
+// and pricing (a baseline's partitions beside the search's: at p = 1024 each pricing takes
+// a large model a second). Only where every call has a rank of its own (no pinned
+// placement, no node above p calls), as the bounds assume.
+bool cannotBeat(const Graph& g, const PlanOptions& options, const ObjectiveModel& model, const PlanCost& best,
+                const std::vector<Parts>& parts) {
+  if (options.objective == Objective::Paper || !options.pinnedPlacements.empty() || !model.fits(best)) return false;
   for (const Parts& p : parts) {
     int64_t calls = 1;
     for (int64_t d : p) calls *= d;
     if (calls > options.devices) return false;
   }
+  if (options.objective == Objective::Time) return timeLowerBound(g, parts, *options.machine, options.devices) > model.total(best);
   const int64_t bound = checkedMul(trafficLowerBound(g, parts), static_cast<int64_t>(dtypeSize(g.dtype)), "traffic bound");
   return bound > model.total(best);
 }
@@ -517,7 +518,7 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
         priced.push_back(b.parts);
         // (Against the search's plan: a baseline returned below only lowers the best, so
         // one this skips could not have been returned after it either.)
-        if (cannotBeatOnTraffic(g, options, model, best.cost, b.parts)) continue;
+        if (cannotBeat(g, options, model, best.cost, b.parts)) continue;
       } catch (const InputError& e) {
         if (e.exitCode() == kExitNoPlan) continue;
         b.error = std::current_exception();

@@ -218,6 +218,38 @@ int64_t uncachedEdgeCost(SearchSpace& s, const SearchEdge& e, int out, int in) {
   return m.cell(out, in) = computeEdgeCost(s, m, out, in);
 }
 
+namespace {
+
+// A floor kept in a cell: -2 - (2 floor + tight).
+int64_t floorCell(int64_t floor, bool tight) { return -2 - (2 * floor + (tight ? 1 : 0)); }
+
+}  // namespace
+
+int64_t firstEdgeFloor(SearchSpace& s, const SearchEdge& e, int out, int in) {
+  EdgeMatrix& m = s.matrices[static_cast<std::size_t>(e.matrix)];
+  int64_t* cell = m.cost.empty() ? nullptr : &m.cell(out, in);
+  if (!m.origin.empty() || !s.model.hasCanonicalEdgeTerm()) return 0;
+  const OutputSide& producer = (*m.rows)[static_cast<std::size_t>(out)];
+  const OperandSide& consumer = (*m.cols)[static_cast<std::size_t>(in)];
+  const int64_t floor = s.model.canonicalEdgeFloor(m.bounds, producer.parts, producer.ownerStride, consumer.parts,
+                                                   static_cast<int64_t>(consumer.readByRank.size()));
+  if (cell) *cell = floorCell(floor, false);
+  return floor;
+}
+
+int64_t tightEdgeFloor(SearchSpace& s, const SearchEdge& e, int out, int in) {
+  EdgeMatrix& m = s.matrices[static_cast<std::size_t>(e.matrix)];
+  int64_t* cell = m.cost.empty() ? nullptr : &m.cell(out, in);
+  if (cell && *cell >= 0) return *cell;
+  if (cell && *cell <= -2 && (-2 - *cell) % 2 == 1) return (-2 - *cell) / 2;
+  if (!m.origin.empty() || !s.model.hasCanonicalEdgeTerm()) return 0;
+  const OutputSide& producer = (*m.rows)[static_cast<std::size_t>(out)];
+  const OperandSide& consumer = (*m.cols)[static_cast<std::size_t>(in)];
+  const int64_t floor = s.model.canonicalEdgeGroupFloor(m.bounds, producer.parts, producer.ownerStride, consumer.parts, consumer.readByRank);
+  if (cell) *cell = floorCell(floor, true);
+  return floor;
+}
+
 bool prepareConcurrentEdgeCosts(SearchSpace& s, const SearchEdge& e) {
   EdgeMatrix& m = s.matrices[static_cast<std::size_t>(e.matrix)];
   if (m.cost.empty()) return false;

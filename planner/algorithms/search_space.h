@@ -73,7 +73,9 @@ struct EdgeMatrix {
   const std::vector<OutputSide>* rows = nullptr;
   const std::vector<OperandSide>* cols = nullptr;
   // Column by column (a consumer side's costs from every producer layout together: the
-  // dynamic program scans a column at a time), -1 until computed; empty when too large to cache.
+  // dynamic program scans a column at a time), -1 until computed, or -2 - (2 f + tight)
+  // once only a floor f under it is known (knownEdgeCost; tight: tightEdgeFloor's);
+  // empty when too large to cache.
   std::vector<int64_t> cost;
   int64_t& cell(int out, int in) { return cost[static_cast<std::size_t>(in) * rows->size() + static_cast<std::size_t>(out)]; }
   std::vector<std::unique_ptr<BlockHomes>> homes;  // per row, made when first needed (time)
@@ -114,6 +116,21 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options);
 // once (uncachedEdgeCost) and then read from the edge's matrix. Inline: the dynamic
 // program reads hundreds of millions of cells on a large model.
 int64_t uncachedEdgeCost(SearchSpace& s, const SearchEdge& e, int out, int in);
+// What is known of edgeCost(s, e, out, in) without pricing it: the cost where it is
+// cached (`exact` set), else a floor under it from the two layouts alone, in O(dims)
+// where a price is a pass over the ranks (0 where none is known: windows, the paper
+// objective), kept in the cell. The search prices a pair only when its floor could win.
+int64_t firstEdgeFloor(SearchSpace& s, const SearchEdge& e, int out, int in);
+inline int64_t knownEdgeCost(SearchSpace& s, const SearchEdge& e, int out, int in, bool& exact) {
+  EdgeMatrix& m = s.matrices[static_cast<std::size_t>(e.matrix)];
+  const int64_t cell = m.cost.empty() ? -1 : m.cell(out, in);
+  exact = cell >= 0;
+  if (exact) return cell;
+  return cell <= -2 ? (-2 - cell) / 2 : firstEdgeFloor(s, e, out, in);
+}
+// A tighter floor than knownEdgeCost's first (the objective's group floor, O(ranks per
+// node x dims)), kept in the cell; for a pair whose first floor did not settle it.
+int64_t tightEdgeFloor(SearchSpace& s, const SearchEdge& e, int out, int in);
 inline int64_t edgeCost(SearchSpace& s, const SearchEdge& e, int out, int in) {
   EdgeMatrix& m = s.matrices[static_cast<std::size_t>(e.matrix)];
   if (!m.cost.empty()) {

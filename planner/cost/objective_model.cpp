@@ -1,5 +1,7 @@
 #include "planner/cost/objective_model.h"
 
+#include <algorithm>
+
 #include "planner/cost/checked_math.h"
 #include "planner/cost/cost_model.h"
 #include "planner/cost/time_model.h"
@@ -49,6 +51,28 @@ int64_t ObjectiveModel::canonicalEdgeTerm(const einrt::BlockGrid& producer, cons
   if (objective == Objective::Time)
     return phasePicoseconds(*machine, canonicalRepartitionTraffic(producer, owned, consumer, read, devices, nodes()), elementBytes());
   return checkedMul(canonicalRepartitionElements(producer, owned, consumer, read), elementBytes(), "traffic bytes");
+}
+
+int64_t ObjectiveModel::canonicalEdgeFloor(const std::vector<int64_t>& bounds, const Parts& producerParts, int64_t ownerStride,
+                                           const Parts& consumerParts, int64_t readers) const {
+  if (objective == Objective::Paper) return 0;
+  const einrt::RankNodes n = nodes();
+  const bool cluster = n.spansNodes(devices);
+  const RepartitionFloor f = repartitionFloor(bounds, producerParts, consumerParts, readers, cluster ? n.ranksPerNode : 0, ownerStride);
+  if (objective == Objective::Time) {
+    return std::max(phaseFloorPicoseconds(*machine, f.reader, elementBytes(), cluster, n.ranksPerNode),
+                    phaseFloorPicoseconds(*machine, f.holder, elementBytes(), cluster, n.ranksPerNode));
+  }
+  return checkedMul(f.elements, elementBytes(), "traffic bytes");
+}
+
+int64_t ObjectiveModel::canonicalEdgeGroupFloor(const std::vector<int64_t>& bounds, const Parts& producerParts, int64_t ownerStride,
+                                                const Parts& consumerParts, const std::vector<int64_t>& readByRank) const {
+  const int64_t floor = canonicalEdgeFloor(bounds, producerParts, ownerStride, consumerParts, static_cast<int64_t>(readByRank.size()));
+  if (objective != Objective::Time) return floor;
+  const Traffic first = firstGroupRepartitionTraffic(einrt::BlockGrid{bounds, producerParts}, ownerStride,
+                                                     einrt::BlockGrid{bounds, consumerParts}, readByRank, devices, nodes());
+  return std::max(floor, phasePicoseconds(*machine, first, elementBytes()));
 }
 
 int64_t ObjectiveModel::total(const PlanCost& c) const {

@@ -61,6 +61,15 @@ struct ObjectiveModel {
   bool hasCanonicalEdgeTerm() const { return objective != Objective::Paper; }
   int64_t canonicalEdgeTerm(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
                             const einrt::BlockGrid& consumer, const RankBlockCoordinates& read) const;
+  // A floor under canonicalEdgeTerm from the two layouts alone (traffic.h's
+  // repartitionFloor): what the search compares before it prices a pair.
+  int64_t canonicalEdgeFloor(const std::vector<int64_t>& bounds, const Parts& producerParts, int64_t ownerStride,
+                             const Parts& consumerParts, int64_t readers) const;
+  // A tighter floor where the objective has one: under the time objective the phase of the
+  // first group of ranks' loads (traffic.h's firstGroupRepartitionTraffic), in O(ranks per
+  // node x dims); else canonicalEdgeFloor's.
+  int64_t canonicalEdgeGroupFloor(const std::vector<int64_t>& bounds, const Parts& producerParts, int64_t ownerStride,
+                                  const Parts& consumerParts, const std::vector<int64_t>& readByRank) const;
 
   // The whole plan: what the objective minimizes (its unit above).
   int64_t total(const PlanCost& c) const;

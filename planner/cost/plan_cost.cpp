@@ -114,30 +114,76 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   return pc;
 }
 
-int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts) {
-  const char* what = "traffic bound";
+namespace {
+
+// The floors of a plan's phases under any placement that runs each call on a rank of its
+// own, node by node and edge by edge: what trafficLowerBound and timeLowerBound add up.
+template <class NodeFloor, class EdgeFloor>
+void forEachPhaseFloor(const Graph& g, const std::vector<Parts>& parts, NodeFloor&& node, EdgeFloor&& edge) {
   const GraphIndex index(g);
   std::vector<NodeSpace> spaces;
   spaces.reserve(g.nodes.size());
   for (const Node& n : g.nodes) spaces.push_back(nodeSpace(n));
-  int64_t bound = 0;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const NodeSpace& space = spaces[i];
     int64_t calls = 1;
     for (int64_t d : parts[i]) calls *= d;
+    // A node's partial results: each output block's (calls / blocks) partials on as many
+    // ranks, all but one sent to the block's owner.
     const einrt::BlockGrid out = einrt::tensorGrid(space.sizes, parts[i], space.outputLabels);
-    bound = checkedAdd(bound, checkedMul(calls - out.blockCount(), out.blockElements(), what), what);
+    node(calls / out.blockCount(), out.blockElements(), calls - out.blockCount());
     for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
       const int from = index.nodeIndex(g.nodes[i].inputs[k]);
       if (from < 0 || space.windowed(k)) continue;  // graph inputs are free; a window's reads count 0 here
       const NodeSpace& producer = spaces[static_cast<std::size_t>(from)];
       const einrt::BlockGrid read = einrt::tensorGrid(space.sizes, parts[i], space.operandLabels[k]);
       const einrt::BlockGrid owned = einrt::tensorGrid(producer.sizes, parts[static_cast<std::size_t>(from)], producer.outputLabels);
-      int64_t nI = 1;  // the largest overlap of a read block with one owned block
-      for (std::size_t d = 0; d < read.dims(); ++d) nI *= std::min(read.extent(d), owned.extent(d));
-      bound = checkedAdd(bound, checkedMul(calls, read.blockElements() - nI, what), what);
+      edge(read.shape, owned.parts, read.parts, calls);
     }
   }
+}
+
+}  // namespace
+
+int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts) {
+  const char* what = "traffic bound";
+  int64_t bound = 0;
+  forEachPhaseFloor(
+      g, parts,
+      [&](int64_t, int64_t blockElements, int64_t partialsSent) {
+        bound = checkedAdd(bound, checkedMul(partialsSent, blockElements, what), what);
+      },
+      [&](const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers) {
+        bound = checkedAdd(bound, repartitionFloor(shape, producer, consumer, readers, 0, std::nullopt).elements, what);
+      });
+  return bound;
+}
+
+int64_t timeLowerBound(const Graph& g, const std::vector<Parts>& parts, const Machine& m, int64_t devices) {
+  const char* what = "estimated time";
+  const int64_t elementBytes = static_cast<int64_t>(dtypeSize(g.dtype));
+  const einrt::RankNodes nodes = m.rankNodes();
+  const bool cluster = nodes.spansNodes(devices);
+  const int64_t ranksPerNode = cluster ? nodes.ranksPerNode : 0;
+  int64_t bound = 0;
+  auto add = [&](const RankFloor& a, const RankFloor& b) {
+    bound = checkedAdd(bound, std::max(phaseFloorPicoseconds(m, a, elementBytes, cluster, ranksPerNode),
+                                       phaseFloorPicoseconds(m, b, elementBytes, cluster, ranksPerNode)), what);
+  };
+  forEachPhaseFloor(
+      g, parts,
+      [&](int64_t partials, int64_t blockElements, int64_t) {
+        if (partials <= 1) return;
+        // The owner receives the other partials, from as many ranks; past a node's ranks
+        // some come from other nodes. A sender sends one.
+        const int64_t far = ranksPerNode > 0 ? std::max<int64_t>(0, partials - ranksPerNode) : 0;
+        add({checkedMul(partials - 1, blockElements, what), checkedMul(far, blockElements, what), partials - 1},
+            {blockElements, ranksPerNode > 0 && partials > ranksPerNode ? blockElements : 0, 1});
+      },
+      [&](const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers) {
+        const RepartitionFloor f = repartitionFloor(shape, producer, consumer, readers, ranksPerNode, std::nullopt);
+        add(f.reader, f.holder);
+      });
   return bound;
 }
 

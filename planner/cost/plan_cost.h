@@ -72,9 +72,15 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
 // kernel call runs on a rank of its own (the canonical and matched rules: pinned calls may
 // share one): a rank then owns at most one block of each node's output, so a call reading
 // a block of nC elements receives at least nC - nI of it (nI: the largest overlap of that
-// block with one producer block), and a node's partial results move exactly (calls - output
+// block with one producer block; all of it where the readers outnumber the blocks' holders:
+// traffic.h's repartitionFloor), and a node's partial results move exactly (calls - output
 // blocks) x block elements. The planner skips pricing partitions whose bound exceeds the
 // plan it already has (planning.cpp); the bound reads no placement, so it costs O(nodes).
 int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts);
+// The same for costPlan's estimated time on machine `m` (picoseconds): every edge's and
+// every node's exchange at the floor of its busiest rank's phase (traffic.h's
+// repartitionFloor, time_model.h's phaseFloorPicoseconds); the kernels' time counts 0
+// (fused groups are priced together). The time objective skips pricing partitions by it.
+int64_t timeLowerBound(const Graph& g, const std::vector<Parts>& parts, const Machine& m, int64_t devices);
 
 }  // namespace eindecomp

@@ -390,6 +390,22 @@ int64_t phasePicoseconds(const Machine& m, const Traffic& t, int64_t elementByte
                        linkSeconds(t.interNode, m.interNodeLatencySeconds, m.interNodeBandwidthBytesPerSecond, elementBytes));
 }
 
+int64_t phaseFloorPicoseconds(const Machine& m, const RankFloor& r, int64_t elementBytes, bool onCluster, int64_t ranksPerNode) {
+  if (r.elements <= 0) return 0;
+  const double bytes = static_cast<double>(r.elements) * static_cast<double>(elementBytes), messages = static_cast<double>(r.messages);
+  double seconds = m.latencySeconds * messages + bytes / m.bandwidthBytesPerSecond;
+  if (onCluster) {
+    const double farBytes = static_cast<double>(r.farElements) * static_cast<double>(elementBytes);
+    const double farMessages = std::max(messages - static_cast<double>(ranksPerNode - 1), r.farElements > 0 ? 1.0 : 0.0);
+    const double latency = m.interNodeLatencySeconds * farMessages +
+                           std::min(m.latencySeconds, m.interNodeLatencySeconds) * (messages - farMessages);
+    seconds = latency + farBytes / m.interNodeBandwidthBytesPerSecond +
+              (bytes - farBytes) / std::max(m.bandwidthBytesPerSecond, m.interNodeBandwidthBytesPerSecond);
+  }
+  // Below the price by a rounding's margin: the price adds two links' seconds in floating point.
+  return std::max<int64_t>(0, toPicoseconds(seconds * (1 - 1e-9)) - 1);
+}
+
 namespace {
 
 // The executor's own step on a rank that runs calls of the node (the kernel model's `step`).

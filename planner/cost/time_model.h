@@ -50,8 +50,15 @@
 
 namespace eindecomp {
 
-
 int64_t phasePicoseconds(const Machine& m, const Traffic& t, int64_t elementBytes);
+// A floor under phasePicoseconds for a phase in which one rank sends or receives at
+// least `r.elements` elements (`r.farElements` of them across nodes) in at least
+// `r.messages` messages over its links together (`onCluster`: the ranks span nodes, of
+// `ranksPerNode` each; else all is on one link): the far elements on the inter-node link,
+// the rest on the cheaper one, and as many messages on the link of lower latency as it
+// can carry (a rank has ranksPerNode - 1 partners on its node). Used to skip pricing
+// what cannot win, never as a price.
+int64_t phaseFloorPicoseconds(const Machine& m, const RankFloor& r, int64_t elementBytes, bool onCluster, int64_t ranksPerNode);
 
 // The time of `calls` kernel calls of node `n` under partition `parts` (the busiest
 // rank's), unfused.

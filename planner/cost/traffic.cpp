@@ -216,6 +216,44 @@ int64_t canonicalRepartitionElements(const einrt::BlockGrid& producer, const Ran
   return checkedMul(static_cast<int64_t>(readers), consumer.blockElements(), "repartition traffic") - kept;
 }
 
+RepartitionFloor repartitionFloor(const std::vector<int64_t>& shape, const std::vector<int64_t>& producerParts,
+                                  const std::vector<int64_t>& consumerParts, int64_t readers, int64_t ranksPerNode,
+                                  std::optional<int64_t> ownerStride) {
+  int64_t readBlock = 1, ownedBlock = 1, kept = 1, producerBlocks = 1, consumerBlocks = 1, ownersMet = 1, blocksMet = 1;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    const int64_t ec = shape[d] / consumerParts[d], ep = shape[d] / producerParts[d];
+    readBlock *= ec, ownedBlock *= ep, kept *= std::min(ec, ep);
+    producerBlocks *= producerParts[d], consumerBlocks *= consumerParts[d];
+    ownersMet *= (ec + ep - 1) / ep, blocksMet *= (ep + ec - 1) / ec;
+  }
+  RepartitionFloor f;
+  if (readers <= 0) return f;
+  // Readers that hold a block, and the holders a node can have: canonically the ranks 0,
+  // s, 2s, ..., (blocks - 1) s; else at most one block per rank.
+  int64_t holdingReaders = std::min(readers, producerBlocks), nodeHolders = std::min(producerBlocks, ranksPerNode);
+  if (ownerStride) {
+    const int64_t s = *ownerStride;
+    holdingReaders = (std::min(readers, (producerBlocks - 1) * s + 1) + s - 1) / s;
+    nodeHolders = std::min(producerBlocks, (ranksPerNode + s - 1) / s);
+  }
+  const int64_t readersPerBlock = readers / consumerBlocks;
+  f.elements = checkedMul(readers, readBlock, "repartition traffic") - holdingReaders * kept;
+  if (holdingReaders < readers) f.reader = {readBlock, 0, ownersMet};
+  else f.reader = {readBlock - kept, 0, ownersMet - 1};
+  const int64_t sends = checkedMul(readersPerBlock, ownedBlock, "repartition traffic");
+  f.holder = {sends - kept, 0, readersPerBlock * blocksMet - 1};
+  if (ranksPerNode > 0) {
+    f.reader.farElements = readBlock - std::min(readBlock, nodeHolders * kept);
+    f.holder.farElements = sends - std::min(sends, ranksPerNode * kept);
+  }
+  for (RankFloor* r : {&f.reader, &f.holder}) {
+    if (r->elements <= 0) *r = {};
+    else r->messages = std::max<int64_t>(r->messages, 1);
+    r->farElements = std::min(r->farElements, r->elements);
+  }
+  return f;
+}
+
 namespace {
 
 // How many intervals of extent `other` the interval `i` of extent `mine` meets, for every i
@@ -392,17 +430,24 @@ bool nearLoads(const RankBlockCoordinates& owned, const RankBlockCoordinates& re
   return true;
 }
 
+// The ranks taken together: a node on a cluster, else a run of 64 ranks (in cache).
+std::size_t rankGroup(const einrt::RankNodes& nodes, int64_t devices) {
+  return nodes.spansNodes(devices) ? static_cast<std::size_t>(nodes.ranksPerNode) : std::size_t{64};
+}
+
 // Per group of ranks (a node on a cluster, else a run of 64 ranks, in cache) the
 // loads of every rank, folded into the traffic's busiest figures as they come: no
 // per-rank array over all p ranks.
+// (`allReaders`: the consumer's reading ranks, of which `read` may give the first few only.)
 void rankLoads(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned, const einrt::BlockGrid& consumer,
-               const RankBlockCoordinates& read, int64_t devices, const einrt::RankNodes& nodes, Traffic& t) {
+               const RankBlockCoordinates& read, std::size_t allReaders, int64_t devices, const einrt::RankNodes& nodes,
+               Traffic& t) {
   const auto P = static_cast<std::size_t>(devices);
   const std::size_t readers = read.ranks(), holders = owned.ranks();
-  const MetTables met = metTables(producer, consumer, readers);
+  const MetTables met = metTables(producer, consumer, allReaders);
   const int64_t readElements = consumer.blockElements(), sendElements = met.readersPerBlock * producer.blockElements();
   const bool cluster = nodes.spansNodes(devices);
-  const std::size_t K = cluster ? static_cast<std::size_t>(nodes.ranksPerNode) : std::size_t{64};
+  const std::size_t K = rankGroup(nodes, devices);
   GroupLoads g(K, cluster);
   LinkLoad* link[2] = {&t.intraNode, &t.interNode};
   for (std::size_t first = 0; first < P && (first < readers || first < holders); first += K) {
@@ -442,7 +487,29 @@ Traffic canonicalRepartitionTraffic(const einrt::BlockGrid& producer, const Rank
                                     const einrt::BlockGrid& consumer, const RankBlockCoordinates& read, int64_t devices,
                                     const einrt::RankNodes& nodes) {
   Traffic t;
-  rankLoads(producer, owned, consumer, read, devices, nodes, t);
+  rankLoads(producer, owned, consumer, read, read.ranks(), devices, nodes, t);
+  return t;
+}
+
+Traffic firstGroupRepartitionTraffic(const einrt::BlockGrid& producer, int64_t ownerStride, const einrt::BlockGrid& consumer,
+                                     const std::vector<int64_t>& readByRank, int64_t devices, const einrt::RankNodes& nodes) {
+  const std::size_t K = std::min(rankGroup(nodes, devices), static_cast<std::size_t>(devices));
+  const RankBlockCoordinates read =
+      rankBlockCoordinates(consumer, std::vector<int64_t>(readByRank.begin(), readByRank.begin() + static_cast<std::ptrdiff_t>(std::min(K, readByRank.size()))));
+  // The canonical owners among those ranks: rank b * ownerStride holds block b.
+  const int64_t holders = std::min<int64_t>(static_cast<int64_t>(K), (producer.blockCount() - 1) * ownerStride + 1);
+  RankBlockCoordinates owned;
+  owned.ownerStride = ownerStride;
+  owned.byDim.assign(producer.dims(), std::vector<int32_t>(static_cast<std::size_t>(holders), -1));
+  for (int64_t r = 0; r < holders; r += ownerStride) {
+    int64_t b = r / ownerStride;
+    for (std::size_t d = producer.dims(); d-- > 0;) {
+      owned.byDim[d][static_cast<std::size_t>(r)] = static_cast<int32_t>(b % producer.parts[d]);
+      b /= producer.parts[d];
+    }
+  }
+  Traffic t;
+  rankLoads(producer, owned, consumer, read, readByRank.size(), devices, nodes, t);
   return t;
 }
 

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <einrt/block_grid.h>
@@ -86,6 +87,33 @@ RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid, int64_t
 int64_t canonicalRepartitionElements(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
                                      const einrt::BlockGrid& consumer, const RankBlockCoordinates& read);
 
+// A floor under a repartition's counts from the two layouts alone, in O(dims) where the
+// counts are O(ranks x dims): the search skips a pair of layouts whose floor already
+// loses to the best sum found, so that most pairs are never counted, and planning skips
+// pricing partitions whose floor already loses to the best plan. It holds for any
+// placement that runs each call on a rank of its own (the producer's blocks then live on
+// as many distinct ranks), or for the canonical one (`ownerStride`: rank b * s holds block
+// b; tighter). A reading rank keeps at most the product over dimensions of the smaller of
+// the two block extents (`kept`), and meets at least the product of ceil(read extent /
+// owned extent) blocks (a message from each owner, less its own); with more readers than
+// holders among them, a reader keeps nothing. A holder sends its block to the readers of
+// each consumer block it meets, less what it keeps. On a cluster a node's ranks hold at
+// most `kept` each of a read block (or read as much of an owned one): the rest of it
+// crosses the network. `readers`: the consumer's calls (ranks 0..readers-1 in the
+// canonical placement); `ranksPerNode`: 0 on one node.
+struct RankFloor {
+  int64_t elements = 0;     // sent or received, both links together
+  int64_t farElements = 0;  // of those, at least this many over the inter-node link
+  int64_t messages = 0;
+};
+struct RepartitionFloor {
+  int64_t elements = 0;      // under the total (repartitionTraffic's elements)
+  RankFloor reader, holder;  // one reading rank's received, one holding rank's sent
+};
+RepartitionFloor repartitionFloor(const std::vector<int64_t>& shape, const std::vector<int64_t>& producerParts,
+                                  const std::vector<int64_t>& consumerParts, int64_t readers, int64_t ranksPerNode,
+                                  std::optional<int64_t> ownerStride);
+
 // The same repartition per rank and link (the time objective's fast path): exactly
 // repartitionTraffic(..., PerRank, nodes) with the canonical homes, given that every block
 // of the consumer's grid is read by the same number of ranks (as a node's calls read the
@@ -98,6 +126,14 @@ int64_t canonicalRepartitionElements(const einrt::BlockGrid& producer, const Ran
 Traffic canonicalRepartitionTraffic(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
                                     const einrt::BlockGrid& consumer, const RankBlockCoordinates& read, int64_t devices,
                                     const einrt::RankNodes& nodes);
+
+// The same count over the first group of ranks only (the first node on a cluster, else
+// ranks 0..63), from the layouts and the consumer's reads: every figure it gives is at
+// most the whole count's (the busiest rank is at least as loaded as any of these), at a
+// node's share of the cost, and on a machine whose nodes are alike it is often the whole
+// count's busiest. The search's floor under a repartition's phase (time objective).
+Traffic firstGroupRepartitionTraffic(const einrt::BlockGrid& producer, int64_t ownerStride, const einrt::BlockGrid& consumer,
+                                     const std::vector<int64_t>& readByRank, int64_t devices, const einrt::RankNodes& nodes);
 
 // repartitionTraffic, remembered: a graph's repeated layers (LLaMA-65B: 80 of them) price
 // the same edges under the same layouts and placements again and again, each an

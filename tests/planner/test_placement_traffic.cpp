@@ -19,6 +19,7 @@
 #include <einrt/traffic.h>
 
 #include "planner/cost/plan_cost.h"
+#include "planner/cost/time_model.h"
 #include "random_graphs.h"
 #include "planner/cost/traffic.h"
 #include "planner/graph/load.h"
@@ -322,6 +323,44 @@ TEST_CASE("the search's canonical repartition count equals an element-by-element
   }
 }
 
+namespace {
+
+// A cluster whose links differ (latency and bandwidth both), or one node.
+Machine floorMachine(const einrt::RankNodes& nodes) {
+  Machine m;
+  m.latencySeconds = 3e-6, m.bandwidthBytesPerSecond = 300e9, m.flopsPerSecond = 1e12;
+  if (nodes.ranksPerNode > 0) m.ranksPerNode = nodes.ranksPerNode;
+  m.interNodeLatencySeconds = 6e-6, m.interNodeBandwidthBytesPerSecond = 25e9;
+  return m;
+}
+
+// The search's floors (traffic.h repartitionFloor, firstGroupRepartitionTraffic;
+// time_model.h phaseFloorPicoseconds) under the exact count `want` of the canonical
+// placement, with and without the canonical rule's owner stride.
+void checkFloorsUnder(const Traffic& want, const einrt::BlockGrid& producer, int64_t stride, const einrt::BlockGrid& consumer,
+                      const std::vector<int64_t>& read, int64_t devices, const einrt::RankNodes& nodes) {
+  const Machine m = floorMachine(nodes);
+  const bool cluster = nodes.spansNodes(devices);
+  const int64_t perNode = cluster ? nodes.ranksPerNode : 0, readers = static_cast<int64_t>(read.size());
+  const int64_t phase = phasePicoseconds(m, want, 4);
+  for (const std::optional<int64_t> s : {std::optional<int64_t>(stride), std::optional<int64_t>()}) {
+    const RepartitionFloor f = repartitionFloor(producer.shape, producer.parts, consumer.parts, readers, perNode, s);
+    CHECK(f.elements <= want.elements);
+    CHECK(phaseFloorPicoseconds(m, f.reader, 4, cluster, nodes.ranksPerNode) <= phase);
+    CHECK(phaseFloorPicoseconds(m, f.holder, 4, cluster, nodes.ranksPerNode) <= phase);
+  }
+  const Traffic first = firstGroupRepartitionTraffic(producer, stride, consumer, read, devices, nodes);
+  CHECK(first.elements <= want.elements);
+  CHECK(first.interNodeElements <= want.interNodeElements);
+  for (auto [a, b] : {std::pair{first.intraNode, want.intraNode}, std::pair{first.interNode, want.interNode}}) {
+    CHECK(a.busiestElements <= b.busiestElements);
+    CHECK(a.busiestMessages <= b.busiestMessages);
+  }
+  CHECK(phasePicoseconds(m, first, 4) <= phase);
+}
+
+}  // namespace
+
 TEST_CASE("the search's canonical per-rank repartition equals repartitionTraffic's, link by link") {
   // Rank r owns producer block r and reads consumer block read[r]; every consumer block is
   // read by the same number of ranks (as a node's calls read an operand's blocks).
@@ -358,6 +397,7 @@ TEST_CASE("the search's canonical per-rank repartition equals repartitionTraffic
     CAPTURE(nodes.ranksPerNode);
     CAPTURE(stride);
     CHECK(canonicalRepartitionElements(producer, owns, consumer, reads) == want.elements);
+    checkFloorsUnder(want, producer, stride, consumer, read, devices, nodes);
     CHECK(got.elements == want.elements);
     CHECK(got.interNodeElements == want.interNodeElements);
     CHECK(got.intraNode.busiestElements == want.intraNode.busiestElements);
@@ -367,13 +407,13 @@ TEST_CASE("the search's canonical per-rank repartition equals repartitionTraffic
   }
 }
 
-TEST_CASE("the traffic bound the planner skips pricing by never exceeds a plan's traffic with a rank per call") {
+TEST_CASE("the traffic and time bounds the planner skips pricing by never exceed a plan's with a rank per call") {
   // planner/cost/plan_cost.h trafficLowerBound: for random partitions placed by both rules,
   // on one node and on nodes of two ranks, and by random distinct ranks per call.
   const unsigned seed = 2718;
   std::cout << "traffic bound seed " << seed << "\n";
   std::mt19937 rng(seed);
-  int tight = 0, positive = 0;
+  int tight = 0, positive = 0, timeTight = 0;
   std::vector<Graph> graphs{loadGraphText(kChain, "test.yaml", GraphFormat::Yaml), loadGraphText(kBatched, "test.yaml", GraphFormat::Yaml)};
   testing::RandomGraphs random{std::mt19937(seed), 0, {}};
   for (int k = 0; k < 6; ++k) graphs.push_back(random.make(4 + k % 3, k % 2 == 1));  // in-trees and DAGs
@@ -402,6 +442,15 @@ TEST_CASE("the traffic bound the planner skips pricing by never exceeds a plan's
           CAPTURE(devices);
           CHECK(bound <= elements);
           tight += bound == elements;
+          // timeLowerBound, on one node and on nodes of two ranks, under the same placement.
+          for (const einrt::RankNodes nodes : {einrt::RankNodes{}, einrt::RankNodes{2}}) {
+            const Machine m = floorMachine(nodes);
+            Plan plan = makePlan(g, devices, "b", parts, placement);
+            plan.ranksPerNode = nodes.ranksPerNode;
+            const int64_t time = *costPlan(g, plan, m, MemoryDetail::None).timePs;
+            CHECK(timeLowerBound(g, parts, m, devices) <= time);
+            timeTight += timeLowerBound(g, parts, m, devices) > time / 2;
+          }
         }
         positive += bound > 0;
       }
@@ -410,4 +459,5 @@ TEST_CASE("the traffic bound the planner skips pricing by never exceeds a plan's
   // Not vacuous: the bound is often exact and often above zero.
   CHECK(tight > 40);
   CHECK(positive > 40);
+  CHECK(timeTight > 40);  // the time bound: within half of the plan's time often
 }
