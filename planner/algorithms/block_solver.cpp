@@ -24,27 +24,31 @@ constexpr std::size_t kColumnsForTwoThreads = 64;
 // layout can beat it (an equal sum wins only from a lower layout index, as in a scan by
 // index), and the edge costs beyond it are never computed; nor is that of a layout
 // whose table plus a floor under its edge cost (knownEdgeCost) cannot beat the best sum
-// found, which leaves the same minimum and the same layout. This loop is most of a
-// search once the costs are known: what is known is read inline (knownEdgeCost).
-void bestProducers(SearchSpace& s, const SearchEdge& e, const std::vector<std::pair<int64_t, int>>& sorted, std::vector<int>& arg,
-                   std::vector<int64_t>& incoming) {
+// found, which leaves the same minimum and the same layout. Each column's cached costs
+// are read through one pointer: this loop is most of a search once the costs are known.
+void solveColumns(SearchSpace& s, const SearchEdge& e, const std::vector<std::pair<int64_t, int>>& sorted, std::vector<int>& arg,
+                  std::vector<int64_t>& incoming) {
   EdgeMatrix& matrix = s.matrices[static_cast<std::size_t>(e.matrix)];
   const std::size_t layouts = incoming.size();
   auto column = [&](std::size_t j) {
     int64_t b = kUnreachable;
     int best = -1;
+    const int64_t* cost = matrix.cost.empty() ? nullptr : matrix.cost.data() + j * matrix.rows->size();
     for (const auto& [table, z] : sorted) {
       if (table > b || (table == b && z > best)) break;
-      bool exact = false;
-      const int64_t known = knownEdgeCost(s, e, z, static_cast<int>(j), exact);
-      if (!exact && best >= 0) {  // first the floors: they settle most pairs
-        auto loses = [&](int64_t floor) {
-          const int64_t least = checkedAdd(table, floor, "plan cost");
-          return least > b || (least == b && z > best);
-        };
-        if (loses(known) || loses(tightEdgeFloor(s, e, z, static_cast<int>(j)))) continue;
+      int64_t price = cost ? cost[z] : -1;  // cached (or a floor's cell: below -1)
+      if (price < 0) {
+        if (best >= 0) {  // first the floors: they settle most pairs
+          auto loses = [&](int64_t floor) {
+            const int64_t least = checkedAdd(table, floor, "plan cost");
+            return least > b || (least == b && z > best);
+          };
+          bool exact = false;
+          if (loses(knownEdgeCost(s, e, z, static_cast<int>(j), exact)) || loses(tightEdgeFloor(s, e, z, static_cast<int>(j)))) continue;
+        }
+        price = uncachedEdgeCost(s, e, z, static_cast<int>(j));
       }
-      const int64_t cand = checkedAdd(table, exact ? known : uncachedEdgeCost(s, e, z, static_cast<int>(j)), "plan cost");
+      const int64_t cand = checkedAdd(table, price, "plan cost");
       if (cand < b || (cand == b && z < best)) {
         b = cand;
         best = z;
@@ -67,6 +71,22 @@ void bestProducers(SearchSpace& s, const SearchEdge& e, const std::vector<std::p
   });
   for (std::size_t j = 0; j < layouts; j += 2) column(j);
   odd.get();
+}
+
+// solveColumns, answered from the matrix's remembered answers where the tables are equal.
+void bestProducers(SearchSpace& s, const SearchEdge& e, const std::vector<std::pair<int64_t, int>>& sorted, std::vector<int>& arg,
+                   std::vector<int64_t>& incoming) {
+  std::vector<EdgeMatrix::Answer>& answers = s.matrices[static_cast<std::size_t>(e.matrix)].answers;
+  for (std::size_t a = answers.size(); a-- > 0;) {
+    if (answers[a].sorted != sorted) continue;
+    arg = answers[a].arg;
+    incoming = answers[a].incoming;
+    std::rotate(answers.begin() + static_cast<std::ptrdiff_t>(a), answers.begin() + static_cast<std::ptrdiff_t>(a) + 1, answers.end());
+    return;
+  }
+  solveColumns(s, e, sorted, arg, incoming);
+  if (answers.size() == kRememberedAnswers) answers.erase(answers.begin());
+  answers.push_back({sorted, arg, incoming});
 }
 
 }  // namespace

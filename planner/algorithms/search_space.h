@@ -82,7 +82,21 @@ struct EdgeMatrix {
   // The traffic objective's fast path (traffic.h, canonical placement): per row the block
   // coordinates each rank owns, per column those it reads, made when first needed.
   std::vector<std::unique_ptr<RankBlockCoordinates>> owned, read;
+  // The dynamic program's last answers on this matrix (block_solver.cpp bestProducers): a
+  // producer's tables in ascending order and, per column, the best producer layout and
+  // sum. A model's repeated layers meet equal tables again and again (LLaMA-65B under
+  // --mem-limit: 87 % of the calls), and the costs an answer reads never change, so equal
+  // tables give the equal answer. Most recent last.
+  struct Answer {
+    std::vector<std::pair<int64_t, int>> sorted;
+    std::vector<int> arg;
+    std::vector<int64_t> incoming;
+  };
+  std::vector<Answer> answers;
 };
+
+// How many answers each edge matrix keeps.
+inline constexpr std::size_t kRememberedAnswers = 8;
 
 // The dynamic program's tables (block_solver.cpp: M, Mout and their arguments per node,
 // the chosen producer layouts per tree edge), kept between solves: a descent solves the
