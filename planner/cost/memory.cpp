@@ -44,11 +44,14 @@ void repartitionStaging(const einrt::BlockGrid& grid, const std::vector<RankBloc
   const auto P = static_cast<std::size_t>(devices);
   RankBytes sent(P, 0), received(P, 0);
   const BlockHomes homes(from, owner, devices);
-  // Received: the block but for the pieces this rank owns itself.
+  // Received: the block but for the pieces this rank owns itself (`kept`, per read).
+  std::vector<int64_t> kept;
+  kept.reserve(reads.size());
   for (const auto& [rank, block] : reads) {
     int64_t local = 0;
     for (const int64_t* o = homes.ownedBegin(rank); o != homes.ownedEnd(rank); ++o)
       local += einrt::overlapElements(grid, block, from, *o);
+    kept.push_back(local);
     add(received, rank, checkedMul(grid.readElements(block) - local, E, kWhat));  // a window's fill is not received
   }
   // Sent: each piece of a block goes to every rank reading it but its owner. The pieces
@@ -63,12 +66,10 @@ void repartitionStaging(const einrt::BlockGrid& grid, const std::vector<RankBloc
   if (uniform) {
     // Every block read by the same number R of ranks: the consumer's blocks tile the
     // tensor, so each producer block o is read R times over, |o| elements each time,
-    // less what its owner reads of it itself. O(ranks), where an all-to-all between
-    // orthogonal layouts has ranks x ranks pieces.
+    // less what its owner reads of it itself (what the reads kept). O(ranks), where an
+    // all-to-all between orthogonal layouts has ranks x ranks pieces.
     const int64_t times = readCount.empty() ? 0 : readCount[0];
-    for (const auto& [rank, block] : reads)
-      for (const int64_t* o = homes.ownedBegin(rank); o != homes.ownedEnd(rank); ++o)
-        add(sent, rank, -checkedMul(einrt::overlapElements(grid, block, from, *o), E, kWhat));
+    for (std::size_t i = 0; i < reads.size(); ++i) add(sent, reads[i].first, -checkedMul(kept[i], E, kWhat));
     for (int64_t o = 0; o < from.blockCount(); ++o)
       add(sent, owner[static_cast<std::size_t>(o)], checkedMul(checkedMul(times, from.blockElements(), kWhat), E, kWhat));
     readers.clear();
