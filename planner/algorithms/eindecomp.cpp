@@ -137,39 +137,32 @@ std::vector<int> forestStart(SearchSpace& s, const std::vector<std::vector<int>>
 }
 
 // Cost of node v under candidate c with every other node as in `choice`: its join + agg
-// and every edge touching it (all other nodes chosen, so this is exact). Where what is
-// known of it without pricing its edges (knownEdgeCost: their cached costs or floors)
-// already reaches `beat`, that sum instead: it cannot beat `beat` either.
+// and every edge touching it (all other nodes chosen, so this is exact). Where `beat` is
+// given, the edges' floors come first (knownEdgeCost's, then tightEdgeFloor's): where their
+// sum already reaches `beat`, that sum instead, as the exact cost cannot beat it either.
 int64_t costAround(SearchSpace& s, const std::vector<int>& choice, int v, int c,
                    int64_t beat = std::numeric_limits<int64_t>::max()) {
   const NodeCandidates& node = *s.nodes[v];
-  // The floors first, the quick then the tight: most candidates lose on them.
-  for (int tight = 0; tight < 2 && beat < std::numeric_limits<int64_t>::max(); ++tight) {
-    auto floor = [&](const SearchEdge& e, int out, int in) {
-      bool exact = false;
-      return tight ? tightEdgeFloor(s, e, out, in) : knownEdgeCost(s, e, out, in, exact);
-    };
-    int64_t least = node.local[c];
+  enum Pass { QuickFloors, TightFloors, Exact };
+  auto edge = [&](Pass pass, const SearchEdge& e, int out, int in) {
+    bool exact = false;
+    if (pass == QuickFloors) return knownEdgeCost(s, e, out, in, exact);
+    return pass == TightFloors ? tightEdgeFloor(s, e, out, in) : edgeCost(s, e, out, in);
+  };
+  for (Pass pass : {QuickFloors, TightFloors, Exact}) {
+    if (pass != Exact && beat == std::numeric_limits<int64_t>::max()) continue;
+    int64_t cost = node.local[c];
     for (int ei : s.inEdges[v]) {
       const SearchEdge& e = s.edges[ei];
-      least = checkedAdd(least, floor(e, s.nodes[e.from]->outIndex[choice[e.from]], node.operandIndex[e.operand][c]), "plan cost");
+      cost = checkedAdd(cost, edge(pass, e, s.nodes[e.from]->outIndex[choice[e.from]], node.operandIndex[e.operand][c]), "plan cost");
     }
     for (int ei : s.outEdges[v]) {
       const SearchEdge& e = s.edges[ei];
-      least = checkedAdd(least, floor(e, node.outIndex[c], s.nodes[e.to]->operandIndex[e.operand][choice[e.to]]), "plan cost");
+      cost = checkedAdd(cost, edge(pass, e, node.outIndex[c], s.nodes[e.to]->operandIndex[e.operand][choice[e.to]]), "plan cost");
     }
-    if (least >= beat) return least;
+    if (pass == Exact || cost >= beat) return cost;
   }
-  int64_t cost = node.local[c];
-  for (int ei : s.inEdges[v]) {
-    const SearchEdge& e = s.edges[ei];
-    cost = checkedAdd(cost, edgeCost(s, e, s.nodes[e.from]->outIndex[choice[e.from]], node.operandIndex[e.operand][c]), "plan cost");
-  }
-  for (int ei : s.outEdges[v]) {
-    const SearchEdge& e = s.edges[ei];
-    cost = checkedAdd(cost, edgeCost(s, e, node.outIndex[c], s.nodes[e.to]->operandIndex[e.operand][choice[e.to]]), "plan cost");
-  }
-  return cost;
+  return beat;  // not reached: the exact pass returns
 }
 
 // The nodes whose choices a re-solve of `nodes` depends on: themselves and every node

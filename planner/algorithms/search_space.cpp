@@ -1,5 +1,7 @@
 #include "planner/algorithms/search_space.h"
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -220,8 +222,10 @@ int64_t uncachedEdgeCost(SearchSpace& s, const SearchEdge& e, int out, int in) {
 
 namespace {
 
-// A floor kept in a cell: -2 - (2 floor + tight).
-int64_t floorCell(int64_t floor, bool tight) { return -2 - (2 * floor + (tight ? 1 : 0)); }
+// A floor kept in a cell: -2 - (2 floor + tight). A floor too large for that is kept as
+// the largest that fits (still a floor).
+constexpr int64_t kLargestKeptFloor = (std::numeric_limits<int64_t>::max() - 3) / 2;
+int64_t floorCell(int64_t floor, bool tight) { return -2 - (2 * std::min(floor, kLargestKeptFloor) + (tight ? 1 : 0)); }
 
 }  // namespace
 
@@ -234,7 +238,7 @@ int64_t firstEdgeFloor(SearchSpace& s, const SearchEdge& e, int out, int in) {
   const int64_t floor = s.model.canonicalEdgeFloor(m.bounds, producer.parts, producer.ownerStride, consumer.parts,
                                                    static_cast<int64_t>(consumer.readByRank.size()));
   if (cell) *cell = floorCell(floor, false);
-  return floor;
+  return std::min(floor, kLargestKeptFloor);
 }
 
 int64_t tightEdgeFloor(SearchSpace& s, const SearchEdge& e, int out, int in) {
@@ -247,7 +251,7 @@ int64_t tightEdgeFloor(SearchSpace& s, const SearchEdge& e, int out, int in) {
   const OperandSide& consumer = (*m.cols)[static_cast<std::size_t>(in)];
   const int64_t floor = s.model.canonicalEdgeGroupFloor(m.bounds, producer.parts, producer.ownerStride, consumer.parts, consumer.readByRank);
   if (cell) *cell = floorCell(floor, true);
-  return floor;
+  return std::min(floor, kLargestKeptFloor);
 }
 
 bool prepareConcurrentEdgeCosts(SearchSpace& s, const SearchEdge& e) {
