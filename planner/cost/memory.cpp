@@ -57,13 +57,14 @@ void repartitionStaging(const einrt::BlockGrid& grid, const std::vector<RankBloc
   // Sent: each piece of a block goes to every rank reading it but its owner. The pieces
   // of a block are found once, however many ranks read it (a replicated operand read by
   // every rank would otherwise cost ranks x blocks overlap tests).
-  std::vector<std::pair<int64_t, int>> readers;  // (block, rank), by block
-  for (const auto& [rank, block] : reads) readers.emplace_back(block, rank);
-  std::sort(readers.begin(), readers.end());
   std::vector<int64_t> readCount(static_cast<std::size_t>(grid.blockCount()), 0);
-  for (const auto& [block, rank] : readers) ++readCount[static_cast<std::size_t>(block)];
+  for (const auto& [rank, block] : reads) ++readCount[static_cast<std::size_t>(block)];
   const bool uniform = !grid.windowed() && std::adjacent_find(readCount.begin(), readCount.end(), std::not_equal_to<>()) == readCount.end();
-  if (uniform) {
+  std::vector<std::pair<int64_t, int>> readers;  // (block, rank), by block: where the blocks are not read alike
+  if (!uniform) {
+    for (const auto& [rank, block] : reads) readers.emplace_back(block, rank);
+    std::sort(readers.begin(), readers.end());
+  } else {
     // Every block read by the same number R of ranks: the consumer's blocks tile the
     // tensor, so each producer block o is read R times over, |o| elements each time,
     // less what its owner reads of it itself (what the reads kept). O(ranks), where an
@@ -72,7 +73,6 @@ void repartitionStaging(const einrt::BlockGrid& grid, const std::vector<RankBloc
     for (std::size_t i = 0; i < reads.size(); ++i) add(sent, reads[i].first, -checkedMul(kept[i], E, kWhat));
     for (int64_t o = 0; o < from.blockCount(); ++o)
       add(sent, owner[static_cast<std::size_t>(o)], checkedMul(checkedMul(times, from.blockElements(), kWhat), E, kWhat));
-    readers.clear();
   }
   for (std::size_t first = 0; first < readers.size();) {
     std::size_t last = first;
