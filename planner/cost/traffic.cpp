@@ -159,14 +159,16 @@ RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const st
   return c;
 }
 
-RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid, int64_t ownerStride) {
-  std::vector<int64_t> blocks(static_cast<std::size_t>(grid.blockCount()));
+RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid, int64_t ownerStride, int64_t rankEnd) {
+  // The ranks 0 .. rankEnd - 1, past the last holder (blockCount - 1) * stride none.
+  const int64_t ranks = std::min(rankEnd, (grid.blockCount() - 1) * ownerStride + 1);
+  std::vector<int64_t> blocks(static_cast<std::size_t>((ranks + ownerStride - 1) / ownerStride));
   for (std::size_t b = 0; b < blocks.size(); ++b) blocks[b] = static_cast<int64_t>(b);
   RankBlockCoordinates c = rankBlockCoordinates(grid, blocks);
   if (ownerStride == 1) return c;
   c.ownerStride = ownerStride;
   for (auto& coordinates : c.byDim) {
-    std::vector<int32_t> spread(static_cast<std::size_t>((grid.blockCount() - 1) * ownerStride + 1), -1);
+    std::vector<int32_t> spread(static_cast<std::size_t>(ranks), -1);
     for (std::size_t b = 0; b < coordinates.size(); ++b) spread[b * static_cast<std::size_t>(ownerStride)] = coordinates[b];
     coordinates = std::move(spread);
   }
@@ -496,18 +498,7 @@ Traffic firstGroupRepartitionTraffic(const einrt::BlockGrid& producer, int64_t o
   const std::size_t K = std::min(rankGroup(nodes, devices), static_cast<std::size_t>(devices));
   const RankBlockCoordinates read =
       rankBlockCoordinates(consumer, std::vector<int64_t>(readByRank.begin(), readByRank.begin() + static_cast<std::ptrdiff_t>(std::min(K, readByRank.size()))));
-  // The canonical owners among those ranks: rank b * ownerStride holds block b.
-  const int64_t holders = std::min<int64_t>(static_cast<int64_t>(K), (producer.blockCount() - 1) * ownerStride + 1);
-  RankBlockCoordinates owned;
-  owned.ownerStride = ownerStride;
-  owned.byDim.assign(producer.dims(), std::vector<int32_t>(static_cast<std::size_t>(holders), -1));
-  for (int64_t r = 0; r < holders; r += ownerStride) {
-    int64_t b = r / ownerStride;
-    for (std::size_t d = producer.dims(); d-- > 0;) {
-      owned.byDim[d][static_cast<std::size_t>(r)] = static_cast<int32_t>(b % producer.parts[d]);
-      b /= producer.parts[d];
-    }
-  }
+  const RankBlockCoordinates owned = ownedBlockCoordinates(producer, ownerStride, static_cast<int64_t>(K));
   Traffic t;
   rankLoads(producer, owned, consumer, read, readByRank.size(), devices, nodes, t);
   return t;

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -82,8 +83,10 @@ struct RankBlockCoordinates {
 // blockOfRank[r]: the block rank r owns or reads.
 RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const std::vector<int64_t>& blockOfRank);
 // The canonical owners: rank b * ownerStride owns block b, for every block of `grid`
-// (the ranks between own none: coordinate -1, which meets no block).
-RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid, int64_t ownerStride = 1);
+// (the ranks between own none: coordinate -1, which meets no block); of the ranks below
+// `rankEnd` only, where given.
+RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid, int64_t ownerStride = 1,
+                                           int64_t rankEnd = std::numeric_limits<int64_t>::max());
 int64_t canonicalRepartitionElements(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
                                      const einrt::BlockGrid& consumer, const RankBlockCoordinates& read);
 
