@@ -47,56 +47,76 @@ struct Benefits {
 // product). Reads at different coordinates often meet alike — an operand cut where its
 // producer is not (LLaMA's keys read by heads from a producer cut by sequence) — and then
 // share one list without walking their overlaps again. Each dimension's distinct
-// (coordinate, overlap) lists get ids; a call's key is its reads' ids.
+// (coordinate, overlap) lists get ids, each operand block the mixed-radix number of its
+// dimensions' ids, and each call the number of its operands' (an integer per call: at
+// p = 1024 a plan places millions of calls, and a key of its own per call was most of the
+// placement's time).
 class OverlapKeys {
  public:
-  OverlapKeys(const CallGeometry& g, const std::vector<std::optional<ProducerBlocks>>& producers) : g_(g) {
+  OverlapKeys(const CallGeometry& g, const std::vector<std::optional<ProducerBlocks>>& producers)
+      : codes_(static_cast<std::size_t>(g.calls), 0) {
+    int64_t distinct = 1;  // codes are below it
     for (std::size_t k = 0; k < producers.size(); ++k) {
       if (!producers[k]) continue;
-      operands_.push_back(k);
-      const einrt::BlockGrid& to = g.operandGrid[k];
-      const einrt::BlockGrid& from = producers[k]->grid;
-      std::vector<std::vector<int>> ids(to.dims());
-      for (std::size_t d = 0; d < to.dims(); ++d) {
-        std::map<std::vector<std::pair<int64_t, int64_t>>, int> idOf;
-        const int64_t ep = from.extent(d);
-        for (int64_t x = 0; x < to.parts[d]; ++x) {
-          std::vector<std::pair<int64_t, int64_t>> met;  // (producer coordinate, overlap)
-          const int64_t lo = to.readLo(d, x), hi = to.readHi(d, x);  // the tensor interval it reads
-          for (int64_t y = lo / ep; hi > lo && y < from.parts[d] && y * ep < hi; ++y)
-            met.emplace_back(y, std::min(hi, (y + 1) * ep) - std::max(lo, y * ep));
-          ids[d].push_back(idOf.emplace(std::move(met), static_cast<int>(idOf.size())).first->second);
-        }
-      }
-      ids_.push_back(std::move(ids));
+      int64_t radix = 0;
+      const std::vector<int64_t> blockCode = operandBlockCodes(g.operandGrid[k], producers[k]->grid, radix);
+      if (distinct > std::numeric_limits<int64_t>::max() / radix) distinct = renumber();
+      for (std::size_t c = 0; c < codes_.size(); ++c)
+        codes_[c] = codes_[c] * radix + blockCode[static_cast<std::size_t>(g.operandBlock[k][c])];
+      distinct *= radix;
     }
   }
-  std::vector<int> of(std::size_t call) const {
-    std::vector<int> key;
-    for (std::size_t o = 0; o < operands_.size(); ++o) {
-      const einrt::BlockGrid& to = g_.operandGrid[operands_[o]];
-      int64_t block = g_.operandBlock[operands_[o]][call];
-      const std::size_t first = key.size();
-      key.resize(first + to.dims());
-      for (std::size_t d = to.dims(); d-- > 0;) {  // row-major: the last dimension varies fastest
-        key[first + d] = ids_[o][d][static_cast<std::size_t>(block % to.parts[d])];
-        block /= to.parts[d];
-      }
-    }
-    return key;
-  }
+  // Equal for calls whose reads meet their producers alike.
+  int64_t of(std::size_t call) const { return codes_[call]; }
 
  private:
-  const CallGeometry& g_;
-  std::vector<std::size_t> operands_;              // the produced operands
-  std::vector<std::vector<std::vector<int>>> ids_;  // [operand][dimension][coordinate] -> id
+  // Per block of `to`: the number of its per-dimension overlap ids (mixed radix, below
+  // `radix`, which is at most the block count).
+  static std::vector<int64_t> operandBlockCodes(const einrt::BlockGrid& to, const einrt::BlockGrid& from, int64_t& radix) {
+    std::vector<std::vector<int64_t>> ids(to.dims());
+    std::vector<int64_t> distinct(to.dims());
+    for (std::size_t d = 0; d < to.dims(); ++d) {
+      std::map<std::vector<std::pair<int64_t, int64_t>>, int64_t> idOf;
+      const int64_t ep = from.extent(d);
+      for (int64_t x = 0; x < to.parts[d]; ++x) {
+        std::vector<std::pair<int64_t, int64_t>> met;  // (producer coordinate, overlap)
+        const int64_t lo = to.readLo(d, x), hi = to.readHi(d, x);  // the tensor interval it reads
+        for (int64_t y = lo / ep; hi > lo && y < from.parts[d] && y * ep < hi; ++y)
+          met.emplace_back(y, std::min(hi, (y + 1) * ep) - std::max(lo, y * ep));
+        ids[d].push_back(idOf.emplace(std::move(met), static_cast<int64_t>(idOf.size())).first->second);
+      }
+      distinct[d] = static_cast<int64_t>(idOf.size());
+    }
+    std::vector<int64_t> code(static_cast<std::size_t>(to.blockCount()));
+    for (std::size_t b = 0; b < code.size(); ++b) {
+      int64_t block = static_cast<int64_t>(b), value = 0, place = 1;
+      for (std::size_t d = to.dims(); d-- > 0;) {  // row-major: the last dimension varies fastest
+        value += ids[d][static_cast<std::size_t>(block % to.parts[d])] * place;
+        place *= distinct[d];
+        block /= to.parts[d];
+      }
+      code[b] = value;
+    }
+    radix = 1;
+    for (int64_t n : distinct) radix *= n;
+    return code;
+  }
+  // Codes replaced by dense ids (fewer than the calls), where another operand's radix
+  // would overflow them; returns how many there are.
+  int64_t renumber() {
+    std::unordered_map<int64_t, int64_t> dense;
+    for (int64_t& c : codes_) c = dense.emplace(c, static_cast<int64_t>(dense.size())).first->second;
+    return static_cast<int64_t>(dense.size());
+  }
+  std::vector<int64_t> codes_;  // per call
 };
 
 Benefits localElements(const CallGeometry& g, const std::vector<std::optional<ProducerBlocks>>& producers, int64_t devices) {
   Benefits b;
   b.listOf.resize(static_cast<std::size_t>(g.calls));
   const OverlapKeys keys(g, producers);
-  std::map<std::vector<int>, int> listOfReads;  // the produced operands' overlap keys -> list
+  std::unordered_map<int64_t, int> listOfReads;  // the produced operands' overlap keys -> list
+  listOfReads.reserve(b.listOf.size());
   std::unordered_map<uint64_t, std::vector<int>> listsWithHash;  // a list's contents' hash -> lists
   std::vector<int64_t> onRank(static_cast<std::size_t>(devices), 0);
   std::vector<int> touched;
