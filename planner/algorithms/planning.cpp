@@ -307,27 +307,48 @@ bool cannotBeat(const Graph& g, const PlanOptions& options, const ObjectiveModel
   return bound > model.total(best);
 }
 
-// A plan to compare with at the end (the cluster's without its nodes, the time objective's
-// for traffic), made on a thread of its own while this one searches: the two share nothing
-// but the graph (the other gets its own traffic memo: the memo is not shared across
-// threads). None when no plan fits --mem-limit.
-std::future<std::optional<Plan>> planMeanwhile(const Graph& g, PlanOptions other, const std::string& what) {
-  say(other, what + " (on a thread of its own)");
-  other.trafficMemo = std::make_shared<TrafficMemo>();
-  return std::async(std::launch::async, [&g, other]() -> std::optional<Plan> {
-    try {
-      return planGraph("eindecomp", g, other);
-    } catch (const InputError& e) {
-      if (e.exitCode() != kExitNoPlan) throw;
-      return std::nullopt;
-    }
-  });
+// A plan made as `options` say, or none where no plan fits --mem-limit.
+std::optional<Plan> planOrNone(const Graph& g, const PlanOptions& options) {
+  try {
+    return planGraph("eindecomp", g, options);
+  } catch (const InputError& e) {
+    if (e.exitCode() != kExitNoPlan) throw;
+    return std::nullopt;
+  }
 }
 
-std::future<std::optional<Plan>> planFlatMeanwhile(const Graph& g, const PlanOptions& options) {
-  PlanOptions flat = options;
+// The options of a plan made beside the request's: its own traffic memo, and none of the
+// request's answers (lowestPeak, returnedCost) are its to write.
+PlanOptions besideTheRequest(PlanOptions other) {
+  other.trafficMemo = std::make_shared<TrafficMemo>();
+  other.lowestPeak.reset();
+  other.returnedCost.reset();
+  return other;
+}
+
+// A plan to compare with at the end (the cluster's without its nodes, the time objective's
+// for traffic), made on a thread of its own while this one searches: the two share nothing
+// but the graph (besideTheRequest). None when no plan fits --mem-limit.
+std::future<std::optional<Plan>> planMeanwhile(const Graph& g, const PlanOptions& options, const std::string& what) {
+  say(options, what + " (on a thread of its own)");
+  PlanOptions other = besideTheRequest(options);
+  return std::async(std::launch::async, [&g, other]() { return planOrNone(g, other); });
+}
+
+// The cluster's plan made without its nodes, priced on the cluster (as the plan the
+// search returns is) on the same thread: its pricing, a second or so on a large model,
+// is then not left for the end (keepClusterPlanOrFlat).
+std::future<std::optional<PricedPlan>> planFlatMeanwhile(const Graph& g, const PlanOptions& options) {
+  PlanOptions flat = besideTheRequest(options);
   flat.machine = flatMachine(*options.machine);
-  return planMeanwhile(g, std::move(flat), "planning the same machine with its nodes forgotten, to compare");
+  say(options, "planning the same machine with its nodes forgotten, to compare (on a thread of its own)");
+  return std::async(std::launch::async, [&g, flat, options]() -> std::optional<PricedPlan> {
+    std::optional<Plan> made = planOrNone(g, flat);
+    if (!made) return std::nullopt;
+    made->ranksPerNode = ranksPerNodeOf(options);
+    PlanCost onCluster = costPlan(g, *made, options.machine, memoryToCompare(options), options.trafficMemo.get());
+    return PricedPlan{std::move(*made), std::move(onCluster)};
+  });
 }
 
 std::future<std::optional<Plan>> planForTrafficMeanwhile(const Graph& g, const PlanOptions& options) {
@@ -341,13 +362,12 @@ std::future<std::optional<Plan>> planForTrafficMeanwhile(const Graph& g, const P
 // the cluster. The cluster-aware plan is kept when it sends no more bytes between nodes and
 // takes no longer there; otherwise the flat plan is returned. So a plan for a cluster is
 // never worse on the network, nor slower by the model, than the one made without its nodes.
-void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, std::future<std::optional<Plan>>& flatPlan,
+void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, std::future<std::optional<PricedPlan>>& flatPlan,
                            PricedPlan& best, std::vector<std::string>& notes) {
-  std::optional<Plan> made = flatPlan.get();
+  std::optional<PricedPlan> made = flatPlan.get();
   if (!made) return;
-  Plan flat = std::move(*made);
-  flat.ranksPerNode = ranksPerNodeOf(options);
-  const PlanCost onCluster = costPlan(g, flat, options.machine, memoryToCompare(options), options.trafficMemo.get());
+  Plan& flat = made->plan;
+  const PlanCost& onCluster = made->cost;
   const ObjectiveModel model = objectiveModel(g, options);
   const bool dominates = best.cost.interNodeBytes <= onCluster.interNodeBytes && *best.cost.timePs <= *onCluster.timePs;
   if (dominates || !model.fits(onCluster)) return;
@@ -451,7 +471,7 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   const auto start = std::chrono::steady_clock::now();
   const ObjectiveModel model = objectiveModel(g, options);
   // On a cluster, the plan made without its nodes, to compare at the end (keepClusterPlanOrFlat).
-  std::future<std::optional<Plan>> flatPlan;
+  std::future<std::optional<PricedPlan>> flatPlan;
   if (algorithm == "eindecomp" && options.machine && options.machine->rankNodes().spansNodes(options.devices))
     flatPlan = planFlatMeanwhile(g, options);
   // --objective time with the kernel model: the traffic objective's plan, to compare at the end.
@@ -570,6 +590,7 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   if (options.machine && !options.machine->kernels)
     notes.push_back("machine: the machine file has no kernel_model, so times come from the coarse model (one GEMM rate, "
                     "one memory bandwidth); einrt-calibrate measures the kernel model (docs/cost-model.md)");
+  if (options.returnedCost && memoryToCompare(options) == MemoryDetail::Peak) *options.returnedCost = best.cost;
   Plan plan = std::move(best.plan);
   plan.notes = std::move(notes);
   plan.optimal = optimal;

@@ -29,6 +29,7 @@
 #include "planner/cost/machine.h"
 #include "planner/cost/objective.h"
 #include "planner/cost/objective_model.h"
+#include "planner/cost/plan_cost.h"
 #include "planner/cost/traffic.h"
 #include "planner/graph/graph.h"
 #include "planner/partition/partition.h"
@@ -73,6 +74,10 @@ struct PlanOptions {
   // Where no plan fits --mem-limit, planGraph leaves here the partitions of the plan that
   // peaked lowest before it throws (the recompute search starts from them); null: not kept.
   std::shared_ptr<std::vector<Parts>> lowestPeak;
+  // Where set, planGraph leaves here the cost of the plan it returns when it priced that
+  // plan with its memory (under --mem-limit: the cost a report needs), so that the caller
+  // need not price it again (a second on a large model); left empty otherwise.
+  std::shared_ptr<std::optional<PlanCost>> returnedCost;
 };
 
 // What an algorithm decides: one partition per node (aligned with Graph::nodes), with

@@ -133,16 +133,21 @@ Traffic TrafficMemo::repartition(const BlockHomes& producer, const std::vector<i
   mix(nodes.ranksPerNode);
   mix(static_cast<int64_t>(detail));
   std::vector<Entry>& bucket = buckets_[h % buckets_.size()];
-  for (const Entry& e : bucket)
-    if (e.devices == devices && e.ranksPerNode == nodes.ranksPerNode && e.detail == detail && e.producerShape == from.shape &&
-        e.producerParts == from.parts && e.consumerParts == consumerGrid.parts && e.owner == owner && e.callBlock == callBlock &&
-        e.callRank == callRank && e.consumerOrigin == consumerGrid.origin && e.consumerHalo == consumerGrid.halo &&
-        (consumerGrid.origin.empty() || e.consumerShape == consumerGrid.shape))
-      return e.traffic;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (const Entry& e : bucket)
+      if (e.devices == devices && e.ranksPerNode == nodes.ranksPerNode && e.detail == detail && e.producerShape == from.shape &&
+          e.producerParts == from.parts && e.consumerParts == consumerGrid.parts && e.owner == owner && e.callBlock == callBlock &&
+          e.callRank == callRank && e.consumerOrigin == consumerGrid.origin && e.consumerHalo == consumerGrid.halo &&
+          (consumerGrid.origin.empty() || e.consumerShape == consumerGrid.shape))
+        return e.traffic;
+  }
   const Traffic t = repartitionTraffic(producer, consumerGrid, callBlock, callRank, devices, detail, nodes);
   const std::vector<int64_t> window = consumerGrid.windowed() ? consumerGrid.shape : std::vector<int64_t>{};
-  bucket.push_back({from.shape, from.parts, consumerGrid.parts, window, consumerGrid.origin, consumerGrid.halo, owner, callRank, callBlock, devices,
-                    nodes.ranksPerNode, detail, t});
+  Entry made{from.shape, from.parts, consumerGrid.parts, window, consumerGrid.origin, consumerGrid.halo, owner, callRank, callBlock, devices,
+             nodes.ranksPerNode, detail, t};
+  const std::lock_guard<std::mutex> lock(mutex_);
+  bucket.push_back(std::move(made));
   return t;
 }
 

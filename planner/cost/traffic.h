@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <mutex>
 #include <vector>
 
 #include <einrt/block_grid.h>
@@ -143,7 +144,8 @@ Traffic firstGroupRepartitionTraffic(const einrt::BlockGrid& producer, int64_t o
 // all-to-all of ranks^2 pieces at worst. An entry is keyed by everything the count reads
 // (the producer's grid and owners, the consumer's grid, the calls' blocks and ranks, the
 // devices, the detail and the cluster), compared whole: a hit is the same count. One
-// memo serves every plan a planning request prices.
+// memo serves every plan a planning request prices, from any number of threads (a lookup
+// holds a lock; a count is made outside it, and two threads missing alike both make it).
 class TrafficMemo {
  public:
   Traffic repartition(const BlockHomes& producer, const std::vector<int>& owner, const einrt::BlockGrid& consumerGrid,
@@ -161,6 +163,7 @@ class TrafficMemo {
     Traffic traffic;
   };
   std::vector<std::vector<Entry>> buckets_ = std::vector<std::vector<Entry>>(4096);
+  std::mutex mutex_;  // guards buckets_
 };
 
 // Aggregation of a node's partial results into the owners of its output blocks.

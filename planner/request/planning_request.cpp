@@ -92,6 +92,7 @@ void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, Plann
   const bool mayRecompute = request.recompute && !recomputed && resolved.algorithm == "eindecomp" &&
                             resolved.options.pinned.empty() && resolved.options.memLimitBytes;
   if (mayRecompute) resolved.options.lowestPeak = std::make_shared<std::vector<Parts>>();
+  resolved.options.returnedCost = std::make_shared<std::optional<PlanCost>>();
   planned.plan = whileDoing("planning", request.graphPath, [&] {
     try {
       Plan plan = planGraph(resolved.algorithm, *graph, resolved.options);
@@ -116,8 +117,16 @@ void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, Plann
   });
   Provenance provenance = request.provenance;
   provenance.graphSha256 = loaded.sha256;
-  if (request.progress) request.progress("pricing the plan for the report (memory per rank included)");
-  planned.cost = whileDoing("pricing the plan", request.graphPath, [&] { return costPlan(*graph, planned.plan, resolved.options.machine, MemoryDetail::Peak, resolved.options.trafficMemo.get()); });
+  // The search's own pricing of the plan where it priced its memory and the graph is the
+  // one planned (not the recomputing graph made after it); else priced here.
+  if (const std::optional<PlanCost>& searched = *resolved.options.returnedCost; searched && !recomputed) {
+    planned.cost = *searched;
+  } else {
+    if (request.progress) request.progress("pricing the plan for the report (memory per rank included)");
+    planned.cost = whileDoing("pricing the plan", request.graphPath, [&] {
+      return costPlan(*graph, planned.plan, resolved.options.machine, MemoryDetail::Peak, resolved.options.trafficMemo.get());
+    });
+  }
   planned.report = makeReport(*graph, planned.plan, planned.cost, provenance, resolved.options.objective);
   planned.model = objectiveModel(*graph, resolved.options);
   if (recomputed) planned.loaded.graph = std::move(*recomputed);

@@ -171,3 +171,52 @@ nodes:
   CHECK(refused({"A", "C", {}}).find("'C' is not a node that reads 'A'") != std::string::npos);
   CHECK(refused({"D", "D", {}}).find("graph output") != std::string::npos);
 }
+
+TEST_CASE("--mem-limit: the search's own pricing of the plan it returns equals a fresh pricing (one node and a cluster)") {
+  // planGraph hands back the cost it priced the returned plan at (PlanOptions::returnedCost)
+  // so that the report need not price it again; on a cluster the flat plan is priced on its
+  // own thread. Either way the figures must be costPlan's for that plan, rank by rank.
+  Machine cluster;
+  cluster.latencySeconds = 3e-6, cluster.bandwidthBytesPerSecond = 300e9, cluster.flopsPerSecond = 1e12;
+  cluster.ranksPerNode = 2;
+  cluster.interNodeLatencySeconds = 6e-6, cluster.interNodeBandwidthBytesPerSecond = 25e9;
+  Machine oneNode = cluster;
+  oneNode.ranksPerNode.reset();
+  int handedBack = 0;
+  for (int trial = 0; trial < 24; ++trial) {
+    const unsigned seed = 7100 + static_cast<unsigned>(trial);
+    RandomGraphs random{std::mt19937(seed), 0, {}};
+    const Graph g = random.make(3 + trial % 3, trial % 2 == 1);
+    const Machine& machine = trial % 2 == 0 ? cluster : oneNode;
+    INFO("seed " << seed);
+    PlanOptions o;
+    o.devices = 4;
+    o.machine = machine;
+    o.objective = trial % 4 < 2 ? Objective::Time : Objective::Traffic;
+    o.returnedCost = std::make_shared<std::optional<PlanCost>>();
+    const PlanCost free = costPlan(g, planGraph("eindecomp", g, o), machine);
+    CHECK_FALSE(o.returnedCost->has_value());  // without --mem-limit the search prices no memory
+    o.memLimitBytes = free.peakBytesPerDevice;  // the unconstrained plan fits: no penalty search
+    if (trial % 3 == 0) o.memLimitBytes = free.peakBytesPerDevice - free.peakBytesPerDevice / 8;
+    Plan plan;
+    try {
+      plan = planGraph("eindecomp", g, o);
+    } catch (const InputError& e) {
+      CHECK(e.exitCode() == kExitNoPlan);
+      continue;
+    }
+    REQUIRE(o.returnedCost->has_value());
+    const PlanCost& searched = **o.returnedCost;
+    const PlanCost fresh = costPlan(g, plan, machine, MemoryDetail::Peak);
+    CHECK(searched.peakBytesPerDevice == fresh.peakBytesPerDevice);
+    CHECK(searched.memory.peakBytesPerRank == fresh.memory.peakBytesPerRank);
+    CHECK(searched.trafficBytes == fresh.trafficBytes);
+    CHECK(searched.interNodeBytes == fresh.interNodeBytes);
+    CHECK(searched.timePs == fresh.timePs);
+    CHECK(searched.paper == fresh.paper);
+    REQUIRE(searched.nodes.size() == fresh.nodes.size());
+    for (std::size_t i = 0; i < fresh.nodes.size(); ++i) CHECK(searched.nodes[i].trafficBytes == fresh.nodes[i].trafficBytes);
+    ++handedBack;
+  }
+  CHECK(handedBack >= 12);
+}
