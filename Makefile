@@ -13,12 +13,13 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # (oneDNN): the bf16/f16 GEMMs of CPU programs (einrt::dnnl; optional for the programs).
 # libxsmm-dev (LIBXSMM): the JIT small-GEMM primitive of the programs' small and skinny
 # contractions (einrt::xsmm; optional); libsleef-dev (SLEEF): the vector exp/log/tanh/erf
-# of their elementwise kernels (optional).
+# of their elementwise kernels (optional). libgoogle-perftools-dev: tcmalloc, einplan's
+# allocator (optional; CMakeLists.txt says why).
 DEB_PACKAGES := cmake g++ make pkg-config libcli11-dev nlohmann-json3-dev libyaml-cpp-dev \
   libopenmpi-dev openmpi-bin libopenblas-dev doctest-dev python3-numpy python3-yaml \
   libctemplate-dev libscalapack-openmpi-dev libssl-dev clang libclang-rt-14-dev \
   libblas-dev libonnx-dev libprotobuf-dev python3-onnx libonnx-testdata python3-torch python3-torchvision libdnnl-dev \
-  libxsmm-dev libsleef-dev
+  libxsmm-dev libsleef-dev libgoogle-perftools-dev
 
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
