@@ -21,8 +21,8 @@
 
 #include <cstdint>
 #include <limits>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include <einrt/block_grid.h>
