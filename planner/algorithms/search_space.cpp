@@ -180,11 +180,11 @@ int64_t windowEdgeCost(SearchSpace& s, EdgeMatrix& m, const OutputSide& side, co
   return s.model.edgeTerm(m.bounds, side.parts, consumer.parts, &homes, grid, consumer.readByRank, callRank);
 }
 
-// The block coordinates each rank owns of row `out` (`from`: its grid), made when first needed.
-const RankBlockCoordinates& ownedCoordinates(EdgeMatrix& m, int out, const einrt::BlockGrid& from) {
+// The block coordinates each rank owns of row `out`, found when first needed.
+const RankBlockCoordinates& ownedCoordinates(SearchSpace& s, EdgeMatrix& m, int out) {
   auto& owned = m.owned[static_cast<std::size_t>(out)];
-  if (!owned)
-    owned = std::make_unique<RankBlockCoordinates>(ownedBlockCoordinates(from, (*m.rows)[static_cast<std::size_t>(out)].ownerStride));
+  const OutputSide& side = (*m.rows)[static_cast<std::size_t>(out)];
+  if (!owned) owned = s.coordinates->owned(side.parts, side.ownerStride);
   return *owned;
 }
 
@@ -197,8 +197,8 @@ int64_t computeEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
   if (s.model.hasCanonicalEdgeTerm()) {
     const einrt::BlockGrid from{m.bounds, producer};
     auto& read = m.read[static_cast<std::size_t>(in)];
-    if (!read) read = std::make_unique<RankBlockCoordinates>(rankBlockCoordinates(grid, consumer.readByRank));
-    return s.model.canonicalEdgeTerm(from, ownedCoordinates(m, out, from), grid, *read);
+    if (!read) read = s.coordinates->read(consumer.parts, consumer.readByRank);
+    return s.model.canonicalEdgeTerm(from, ownedCoordinates(s, m, out), grid, *read);
   }
   std::unique_ptr<BlockHomes>& homes = m.homes[static_cast<std::size_t>(out)];
   if (!homes && s.model.edgeNeedsPlacement()) {
@@ -262,7 +262,7 @@ bool prepareConcurrentEdgeCosts(SearchSpace& s, const SearchEdge& e) {
   // by the one thread pricing that column).
   if (m.origin.empty() && s.model.hasCanonicalEdgeTerm())
     for (std::size_t out = 0; out < m.rows->size(); ++out)
-      ownedCoordinates(m, static_cast<int>(out), einrt::BlockGrid{m.bounds, (*m.rows)[out].parts});
+      ownedCoordinates(s, m, static_cast<int>(out));
   return true;
 }
 
@@ -293,6 +293,43 @@ std::vector<Parts> chosenParts(const SearchSpace& s, const std::vector<int>& cho
   std::vector<Parts> parts;
   for (std::size_t v = 0; v < s.nodes.size(); ++v) parts.push_back(s.nodes[v]->parts[static_cast<std::size_t>(choice[v])]);
   return parts;
+}
+
+namespace {
+
+// A grid cut in `parts` whose blocks are one element each: coordinates read its parts only.
+einrt::BlockGrid unitGrid(const Parts& parts) { return einrt::BlockGrid{parts, parts}; }
+
+}  // namespace
+
+std::shared_ptr<const RankBlockCoordinates> SharedCoordinates::owned(const Parts& parts, int64_t ownerStride) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  auto& kept = owned_[{parts, ownerStride}];
+  if (!kept) kept = std::make_shared<const RankBlockCoordinates>(ownedBlockCoordinates(unitGrid(parts), ownerStride));
+  return kept;
+}
+
+std::shared_ptr<const RankBlockCoordinates> SharedCoordinates::read(const Parts& parts, const std::vector<int64_t>& readByRank) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  auto mix = [&h](int64_t v) { h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull; };
+  for (int64_t v : parts) mix(v);
+  for (int64_t v : readByRank) mix(v);
+  // Equal when each rank's coordinates number the block it reads.
+  auto reads = [&](const RankBlockCoordinates& c) {
+    if (c.byDim.size() != parts.size() || c.ranks() != readByRank.size()) return false;
+    for (std::size_t r = 0; r < readByRank.size(); ++r) {
+      int64_t block = 0;
+      for (std::size_t d = 0; d < parts.size(); ++d) block = block * parts[d] + c.byDim[d][r];
+      if (block != readByRank[r]) return false;
+    }
+    return true;
+  };
+  const std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::shared_ptr<const RankBlockCoordinates>>& same = readWithHash_[h];
+  for (const auto& c : same)
+    if (reads(*c)) return c;
+  same.push_back(std::make_shared<const RankBlockCoordinates>(rankBlockCoordinates(unitGrid(parts), readByRank)));
+  return same.back();
 }
 
 }  // namespace eindecomp

@@ -17,8 +17,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "planner/algorithms/planning.h"
@@ -81,7 +85,7 @@ struct EdgeMatrix {
   std::vector<std::unique_ptr<BlockHomes>> homes;  // per row, made when first needed (time)
   // The traffic objective's fast path (traffic.h, canonical placement): per row the block
   // coordinates each rank owns, per column those it reads, made when first needed.
-  std::vector<std::unique_ptr<RankBlockCoordinates>> owned, read;
+  std::vector<std::shared_ptr<const RankBlockCoordinates>> owned, read;  // from SharedCoordinates
   // The dynamic program's last answers on this matrix (block_solver.cpp bestProducers): a
   // producer's tables in ascending order and, per column, the best producer layout and
   // sum. A model's repeated layers meet equal tables again and again (LLaMA-65B under
@@ -110,6 +114,25 @@ struct BlockSolverTables {
   std::vector<std::pair<int64_t, int>> sorted;
 };
 
+// Rank block coordinates (traffic.h) kept once per distinct layout for every edge matrix
+// of a search space: they depend on a grid's parts and on which block each rank holds or
+// reads, not on the tensor's extents, and a model's tensors share few layouts (at p = 4096
+// on LLaMA-65B the matrices' own copies were a third of the planner's peak memory). Safe
+// from two threads (the column scan's).
+class SharedCoordinates {
+ public:
+  // The canonical owners' (ownedBlockCoordinates) of a grid cut in `parts`.
+  std::shared_ptr<const RankBlockCoordinates> owned(const Parts& parts, int64_t ownerStride);
+  // Rank r reading block readByRank[r] of a grid cut in `parts` (rankBlockCoordinates).
+  std::shared_ptr<const RankBlockCoordinates> read(const Parts& parts, const std::vector<int64_t>& readByRank);
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<Parts, int64_t>, std::shared_ptr<const RankBlockCoordinates>> owned_;
+  // By a hash of (parts, readByRank); an entry is checked against readByRank in full.
+  std::unordered_map<uint64_t, std::vector<std::shared_ptr<const RankBlockCoordinates>>> readWithHash_;
+};
+
 struct SearchSpace {
   ObjectiveModel model;              // the terms it adds up (objective_model.h)
   std::vector<int> ranks;            // 0 .. devices-1: the canonical placement's call ranks
@@ -121,6 +144,7 @@ struct SearchSpace {
   std::vector<EdgeMatrix> matrices;
   std::vector<std::string> notes;  // fallbacks and truncations, for the report
   BlockSolverTables solverTables;  // one solve at a time per search space
+  std::unique_ptr<SharedCoordinates> coordinates = std::make_unique<SharedCoordinates>();
 };
 
 // Throws InputError (exit 2) for nodes with other than 1 or 2 operands.
