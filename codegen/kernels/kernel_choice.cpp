@@ -37,7 +37,7 @@ KernelChoice chooseKernel(const Node& n, const std::optional<GemmMapping>& gemm)
                             (n.joinName == "gather" ? "copies the row of each id" : "adds each row into the row of its id") +
                             " along " + n.indexLabel,
             {}};
-  if (hasTaps(n)) {
+  if (hasTaps(n) || hasSteps(n)) {
     const NodeSpace space = nodeSpace(n);
     if (einrt::model::convolutionCall(space, isContraction(n), space.sizes))
       return {"convolution", "a contraction reading its image through taps: oneDNN's convolution primitive where the "

@@ -143,10 +143,15 @@ std::string cudaProgramName(const RankProgram& program, Backend backend) {
 
 ProjectFiles renderProject(const RankProgram& program, const Provenance& provenance, const RenderOptions& options) {
   if (options.backend != Backend::Cpu)
-    for (const NodeProgram& n : program.nodes)
+    for (const NodeProgram& n : program.nodes) {
+      const std::string backend = "--backend " + std::string(options.backend == Backend::Cuda ? "cuda" : "both");
       if (n.indexLabel >= 0)
-        throw InputError({{}, "--backend " + std::string(options.backend == Backend::Cuda ? "cuda" : "both") + ": node '" + n.name + "' is a " + n.choice.kind + ", and einrt's CUDA backend has no index kernel " +
+        throw InputError({{}, backend + ": node '" + n.name + "' is a " + n.choice.kind + ", and einrt's CUDA backend has no index kernel " +
                                   "yet; use --backend cpu"});
+      if (n.spreadOut(0))
+        throw InputError({{}, backend + ": node '" + n.name + "' reads a spread window (a strided read's gradient), which einrt's "
+                                  "CUDA backend does not run yet; use --backend cpu"});
+    }
   // A cache of our own (not ctemplate's process-wide default) holding only our templates.
   ctemplate::TemplateCache cache;
   cache.SetTemplateRootDirectory(options.templateDir);

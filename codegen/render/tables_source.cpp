@@ -109,6 +109,8 @@ std::string nodeSource(const NodeProgram& n) {
     s += "    n.operandTap = " + lists(n.operandTap) + ";\n";
     s += "    n.operandTapDilation = " + lists(n.operandTapDilation) + ";\n";
   }
+  if (!n.operandStep.empty()) s += "    n.operandStep = " + lists(n.operandStep) + ";\n";
+  if (!n.operandSpread.empty()) s += "    n.operandSpread = " + lists(n.operandSpread) + ";\n";
   if (n.fill != 0.0) s += "    n.fill = " + fillSource(n.fill) + ";\n";
   s += "    n.kernel = " + literal(n.kernel) + ";\n";
   return s + "  }();\n";

@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "frontends/autodiff/convolution_rule.h"
+#include "frontends/autodiff/window_rules.h"
 #include "frontends/autodiff/expr_derivative.h"
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/excerpt.h"
@@ -60,21 +60,6 @@ Expr yAsX(const Expr& e) {
   for (auto& a : out.args) a = yAsX(a);
   return out;
 }
-
-// A name made from `base` that no tensor has (`used`), taken: valid, at most 56 characters
-// before a suffix _2, _3, ... (`nextSuffix`: per base, the next number to try).
-std::string freshName(std::string base, std::unordered_set<std::string>& used, std::unordered_map<std::string, int>& nextSuffix) {
-  base = identifierFrom(base);
-  if (base.size() > 56) base.resize(56);
-  std::string name = base;
-  int& k = nextSuffix.try_emplace(base, 2).first->second;
-  while (used.count(name)) name = base + "_" + std::to_string(k++);
-  used.insert(name);
-  return name;
-}
-
-// True when some label appears twice in `l` (a diagonal or trace).
-bool repeatsLabel(const Labels& l) { return std::set<Label>(l.begin(), l.end()).size() != l.size(); }
 
 class Differentiator {
  public:
@@ -395,25 +380,58 @@ class Differentiator {
     return {addNode("dxy_" + n.name, {{n.inputs[0], l0}, {n.inputs[1], *l1}}, both, d, Reduce::Sum, n.labelSizes), both};
   }
 
-  // A window's copy (splitWindows leaves no other windowed node): Z[i] = X[i + o], the
-  // fill outside X, so dX[m] = dZ[m - o] where that lies in Z and 0 elsewhere: a window of
-  // the upstream gradient the other way, X's extents as its labels' sizes.
+  // A window's copy (splitWindows leaves no other windowed node): Z[i] = X[s i + o], the
+  // fill outside X, so dX[m] = dZ[(m - o) / s] where that divides and lies in Z, 0
+  // elsewhere: a window of the upstream gradient the other way (a step's is a spread, and
+  // a spread's, Z[i] = X[(i + o) / s], a step: dX[m] = dZ[s m - o]), X's extents as its
+  // labels' sizes.
   std::string windowContribution(const Node& n, const std::string& g, const std::string& base) {
     const Labels& li = n.operandLabels[0];
-    std::map<Label, int64_t> sizes, offset;
+    const NodeWindows& w = *n.windows;
+    std::map<Label, int64_t> sizes, offset, step, spread;
     for (std::size_t d = 0; d < li.size(); ++d) {
-      sizes[li[d]] = n.windows->bounds[0][d];
-      offset[li[d]] = n.windows->offsets[0][d];
+      sizes[li[d]] = w.bounds[0][d];
+      offset[li[d]] = w.offsets[0][d];
+      step[li[d]] = w.steps.empty() || w.steps[0].empty() ? 1 : w.steps[0][d];
+      spread[li[d]] = w.spreads.empty() || w.spreads[0].empty() ? 1 : w.spreads[0][d];
     }
     const std::string name = addNode(base, {{g, n.outputLabels}}, li, Expr::x(), Reduce::Sum, sizes);
     NodeWindows back;
     back.offsets.assign(1, {});
     back.bounds.assign(1, {});
+    std::vector<int64_t> backStep, backSpread;
     for (const Label& l : n.outputLabels) {
       back.offsets[0].push_back(-offset.at(l));
       back.bounds[0].push_back(n.labelSizes.at(l));
+      backStep.push_back(spread.at(l));
+      backSpread.push_back(step.at(l));
     }
+    auto any = [](const std::vector<int64_t>& v) { return std::any_of(v.begin(), v.end(), [](int64_t x) { return x > 1; }); };
+    if (any(backStep)) back.steps = {backStep};
+    if (any(backSpread)) back.spreads = {backSpread};
     out_.nodes[added_.at(name)].windows = std::make_shared<const NodeWindows>(std::move(back));
+    return name;
+  }
+
+  // `g` (over `labels`, extents from `sizes`) with each labels' rows placed `spread` apart,
+  // the fill 0 between (extents spread times theirs): what a strided convolution's image
+  // gradient reads with the taps of a stride-1 one.
+  std::string spreadCopy(const std::string& g, const Labels& labels, const std::map<Label, int64_t>& spread,
+                         const std::map<Label, int64_t>& sizes, const std::string& base) {
+    std::map<Label, int64_t> spreadSizes = sizes;
+    NodeWindows w;
+    w.offsets.assign(1, std::vector<int64_t>(labels.size(), 0));
+    w.bounds.assign(1, {});
+    w.spreads.assign(1, {});
+    for (const Label& l : labels) {
+      const auto it = spread.find(l);
+      const int64_t s = it == spread.end() ? 1 : it->second;
+      spreadSizes[l] = s * sizes.at(l);
+      w.bounds[0].push_back(sizes.at(l));
+      w.spreads[0].push_back(s);
+    }
+    const std::string name = addNode(base, {{g, labels}}, labels, Expr::x(), Reduce::Sum, spreadSizes);
+    out_.nodes[added_.at(name)].windows = std::make_shared<const NodeWindows>(std::move(w));
     return name;
   }
 
@@ -428,14 +446,16 @@ class Differentiator {
     return to;
   }
 
-  // A convolution (tappedConvolution: Z = sum X * W, X read at a + dilation * t + offset
-  // with t a label of W). W's gradient reads X through the same windows: sum dZ * X. X's
-  // reads dZ the other way: dX[m] = sum dZ[m - dilation * t - offset] * W[t] (a
-  // convolution again, dZ's rows outside it 0), X's extents the sizes of its labels.
+  // A convolution (tappedConvolution: Z = sum X * W, X read at step * a + dilation * t +
+  // offset with t a label of W). W's gradient reads X through the same windows: sum dZ * X.
+  // X's reads dZ the other way: dX[m] = sum dZ[(m - dilation * t - offset) / step] * W[t]
+  // where that divides (a convolution again, over dZ's rows spread step apart; outside it
+  // 0), X's extents the sizes of its labels.
   std::string tapContribution(const Node& n, std::size_t i, const std::string& g, const std::string& base) {
     const std::size_t k = isWindowed(n, 0) ? 0 : 1, other = 1 - k;
     const NodeWindows& w = *n.windows;
     const Labels& lk = n.operandLabels[k];
+    const bool stepped = !w.steps.empty() && !w.steps[k].empty();
     if (i == other) {
       const std::vector<Term> terms{{g, n.outputLabels}, {n.inputs[k], lk}};
       const std::string name = addNode(base, terms, n.operandLabels[other], Expr::binary(K::Mul, Expr::x(), Expr::y()),
@@ -443,16 +463,22 @@ class Differentiator {
       const std::map<Label, Label> to = namesIn(name, terms, n.operandLabels[other]);
       NodeWindows back{{{}, w.offsets[k]}, {{}, w.bounds[k]}, w.fill, {{}, {}}, {{}, w.dilations[k]}};
       for (const Label& t : w.taps[k]) back.taps[1].push_back(t.empty() ? t : to.at(t));
+      if (stepped) back.steps = {{}, w.steps[k]};
       out_.nodes[added_.at(name)].windows = std::make_shared<const NodeWindows>(std::move(back));
       return name;
     }
-    std::map<Label, int64_t> sizes = n.labelSizes;
+    std::map<Label, int64_t> sizes = n.labelSizes, upstreamSizes = n.labelSizes, spread;
     std::map<Label, std::size_t> dimOf;  // X's windowed labels: their dimension
     for (std::size_t d = 0; d < lk.size(); ++d) {
       sizes[lk[d]] = w.bounds[k][d];
       dimOf[lk[d]] = d;
+      if (stepped && w.steps[k][d] > 1) {
+        spread[lk[d]] = w.steps[k][d];
+        upstreamSizes[lk[d]] *= w.steps[k][d];
+      }
     }
-    const std::vector<Term> terms{{g, n.outputLabels}, {n.inputs[other], n.operandLabels[other]}};
+    const std::string upstream = spread.empty() ? g : spreadCopy(g, n.outputLabels, spread, n.labelSizes, "s" + base);
+    const std::vector<Term> terms{{upstream, n.outputLabels}, {n.inputs[other], n.operandLabels[other]}};
     const std::string name = addNode(base, terms, lk, Expr::binary(K::Mul, Expr::x(), Expr::y()), Reduce::Sum, sizes);
     const std::map<Label, Label> to = namesIn(name, terms, lk);
     NodeWindows back;
@@ -465,7 +491,7 @@ class Differentiator {
       const std::size_t d = it == dimOf.end() ? 0 : it->second;
       const bool moved = it != dimOf.end();
       back.offsets[0].push_back(moved ? -w.offsets[k][d] : 0);
-      back.bounds[0].push_back(n.labelSizes.at(l));
+      back.bounds[0].push_back(upstreamSizes.at(l));
       back.taps[0].push_back(moved && !w.taps[k][d].empty() ? to.at(w.taps[k][d]) : Label{});
       back.dilations[0].push_back(moved && !w.taps[k][d].empty() ? -w.dilations[k][d] : 0);
     }
@@ -529,61 +555,6 @@ class Differentiator {
     return addNode(base, ops, li, join, Reduce::Sum, n.labelSizes);
   }
 };
-
-}  // namespace
-
-namespace {
-
-// A node that only copies its one operand through a window: join x, agg sum, every label
-// of the operand in the output once.
-bool isWindowCopy(const Node& n) {
-  if (!n.windows || n.inputs.size() != 1 || !(n.join == Expr::x()) || n.agg != Reduce::Sum) return false;
-  const Labels& l = n.operandLabels[0];
-  return l.size() == n.outputLabels.size() && !repeatsLabel(l) && sameSet(l, n.outputLabels);
-}
-
-// Every other windowed node reads its windowed operands from copies made by window nodes
-// of their own (`w<k>_<node>`, placed before it; the same values), so that the rules above
-// meet windows only as copies; a convolution keeps its windows (tapContribution).
-void splitWindows(Graph& g) {
-  std::unordered_set<std::string> used;
-  std::unordered_map<std::string, int> nextSuffix;
-  for (const auto& in : g.inputs) used.insert(in.name);
-  for (const auto& n : g.nodes) used.insert(n.name);
-  std::vector<Node> nodes;
-  nodes.reserve(g.nodes.size());
-  for (Node& n : g.nodes) {
-    if (n.windows && !isWindowCopy(n) && !tappedConvolution(n)) {
-      NodeWindows rest = *n.windows;  // what the node keeps: windows on diagonals (refused if differentiated)
-      bool kept = false;
-      for (std::size_t k = 0; k < n.inputs.size(); ++k) {
-        if (!isWindowed(n, k)) continue;
-        if (repeatsLabel(n.operandLabels[k])) {
-          kept = true;
-          continue;
-        }
-        Node copy;
-        copy.name = freshName("w" + std::to_string(k) + "_" + n.name, used, nextSuffix);
-        copy.inputs = {n.inputs[k]};
-        copy.operandLabels = {n.operandLabels[k]};
-        copy.outputLabels = n.operandLabels[k];
-        copy.join = Expr::x();
-        copy.agg = Reduce::Sum;
-        for (const Label& l : copy.outputLabels) copy.labelSizes[l] = n.labelSizes.at(l);
-        copy.loc = n.loc;
-        copy.windows = std::make_shared<const NodeWindows>(
-            NodeWindows{{n.windows->offsets[k]}, {n.windows->bounds[k]}, n.windows->fill});
-        n.inputs[k] = copy.name;
-        nodes.push_back(std::move(copy));
-        rest.offsets[k].clear();
-        rest.bounds[k].clear();
-      }
-      n.windows = kept ? std::make_shared<const NodeWindows>(std::move(rest)) : nullptr;
-    }
-    nodes.push_back(std::move(n));
-  }
-  g.nodes = std::move(nodes);
-}
 
 }  // namespace
 

@@ -164,9 +164,10 @@ static Labels tapLabels(const Node& node, std::size_t k) {
 }
 
 // Operand k of a windowed node as the node reads it (SPEC 8.1): a tensor with its labels'
-// sizes whose element at i is the operand's at i + offset, or the fill outside it. With
-// tap labels, the tensor has their dimensions too, after its own (an unfold: the element
-// at (i, t) is the operand's at i + dilation * t + offset).
+// sizes whose element at i is the operand's at step * i + offset, or the fill outside it
+// (through a spread: at (i + offset) / spread where that divides, the fill elsewhere).
+// With tap labels, the tensor has their dimensions too, after its own (an unfold: the
+// element at (i, t) is the operand's at step * i + dilation * t + offset).
 static Tensor readThroughWindow(const Node& node, std::size_t k, const Tensor& operand) {
   const Labels& labels = node.operandLabels[k];
   const std::vector<int64_t>& offset = node.windows->offsets[k];
@@ -183,13 +184,17 @@ static Tensor readThroughWindow(const Node& node, std::size_t k, const Tensor& o
   for (const Label& t : taps) w.shape.push_back(node.labelSizes.at(t));
   w.values.assign(static_cast<std::size_t>(elementCount(w.shape)), node.windows->fill);
   const std::vector<int64_t> from = rowMajorStrides(operand.shape);
+  const NodeWindows& nw = *node.windows;
+  auto step = [&](std::size_t d) { return nw.steps.empty() || nw.steps[k].empty() ? int64_t{1} : nw.steps[k][d]; };
+  auto spread = [&](std::size_t d) { return nw.spreads.empty() || nw.spreads[k].empty() ? int64_t{1} : nw.spreads[k][d]; };
   std::vector<int64_t> at(w.shape.size(), 0);
   for (std::size_t e = 0; e < w.values.size(); ++e) {
     int64_t source = 0;
     bool inside = true;
     for (std::size_t d = 0; d < labels.size(); ++d) {
-      int64_t i = at[d] + offset[d];
+      int64_t i = step(d) * at[d] + offset[d];
       if (tapDim[d] >= 0) i += node.windows->dilations[k][d] * at[static_cast<std::size_t>(tapDim[d])];
+      if (spread(d) > 1) i = i % spread(d) == 0 ? i / spread(d) : -1;
       inside = inside && i >= 0 && i < operand.shape[d];
       source += i * from[d];
     }

@@ -180,6 +180,18 @@ ImportGraph::Result ImportGraph::finish(const std::vector<std::pair<std::string,
         }
       }
     }
+    for (std::size_t k = 0; k < info.operands.size(); ++k) {  // a strided window's steps: one leaf each
+      const Slot& s = info.operands[k];
+      if (s.steps.empty()) continue;
+      windows.steps.resize(info.operands.size());
+      for (std::size_t j = 0; j < s.dims.size(); ++j) {
+        const auto step = s.steps.find(j);
+        const std::size_t leafCount = leaves(s.dims[j]).size();
+        if (step != s.steps.end() && leafCount != 1)
+          throw Unsupported("the strided window of node " + quoted(node.name) + " was split by a later reshape");
+        for (std::size_t i = 0; i < leafCount; ++i) windows.steps[k].push_back(step == s.steps.end() ? 1 : step->second);
+      }
+    }
     if (!windows.offsets.empty()) node.windows = std::make_shared<const NodeWindows>(std::move(windows));
     node.outputLabels = labelsOf(info.output);
     node.join = info.join;

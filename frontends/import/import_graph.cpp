@@ -249,9 +249,9 @@ bool ImportGraph::syncWindowDim(Slot& slot, std::size_t j, int node) {
   const std::vector<int64_t> ds = sizes(dl);
   const std::vector<int64_t> innerD(ds.begin() + 1, ds.end()), innerL(ls.begin() + 1, ls.end());
   if (innerD == innerL) return false;
-  if (slot.taps.count(j))
-    throw Unsupported("a reshape splits a dimension that convolution " + eindecomp::quoted(nodes_[node].hint) +
-                      " reads through its taps");
+  if (slot.taps.count(j) || slot.steps.count(j))
+    throw Unsupported("a reshape splits a dimension that node " + eindecomp::quoted(nodes_[node].hint) +
+                      " reads through " + (slot.taps.count(j) ? "its taps" : "a strided window"));
   auto product = [](const std::vector<int64_t>& v) { return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<>()); };
   const int64_t n = product(ds), e = product(ls), o = slot.window.at(j);
   std::optional<std::vector<int64_t>> inner;
@@ -471,13 +471,13 @@ std::optional<View> ImportGraph::tryReshape(const View& v, const std::vector<int
   const auto putBack = [&] {
     for (std::size_t t = 0; t < values.size(); ++t) tensors_[t].value = std::move(values[t]);
   };
-  auto saved = std::make_tuple(dims_, labels_, tensors_, nodes_, dirty_, tied_, sliceCache_, stridedCache_, nextSymbol_);
+  auto saved = std::make_tuple(dims_, labels_, tensors_, nodes_, dirty_, tied_, sliceCache_, nextSymbol_);
   try {
     View result = reshape(v, newShape);
     putBack();
     return result;
   } catch (const Unsupported&) {
-    std::tie(dims_, labels_, tensors_, nodes_, dirty_, tied_, sliceCache_, stridedCache_, nextSymbol_) = std::move(saved);
+    std::tie(dims_, labels_, tensors_, nodes_, dirty_, tied_, sliceCache_, nextSymbol_) = std::move(saved);
     putBack();
     return std::nullopt;
   }

@@ -95,14 +95,6 @@ class ImportGraph {
   // axis spans several dimensions of data's tensor (a merged dimension).
   std::optional<View> gather(const View& data, int64_t axis, const std::vector<int64_t>& ids, const std::vector<int64_t>& shape,
                              const std::string& hint);
-  // Positions phase, phase + stride, ... of v's dimension `axis` (a strided slice: one phase
-  // of a strided convolution's or pool's input): a gather whose ids are a constant index
-  // weight (i64, written with the other weights), so a copy of those rows where a
-  // selection would cost a multiply-add per position pair. Made once per (view, axis,
-  // stride, phase): a convolution and its downsampling path share them.
-  // Nothing where the axis spans several dimensions of v's tensor (a merged dimension) or
-  // the phase lies past its end.
-  std::optional<View> strided(const View& v, int64_t axis, int64_t stride, int64_t phase, const std::string& hint);
 
   View transpose(const View& v, const std::vector<int64_t>& perm) const;
   View reshape(const View& v, const std::vector<int64_t>& newShape);
@@ -130,17 +122,18 @@ class ImportGraph {
   // be refused: ImportGraph::syncWindowDim).
   bool readThroughWindows(const View& v) const;
   // The same along several axes at once (one node): a convolution's shifted input.
+  // `step`: position i reads step * i + offset (a strided pool's tap).
   struct WindowAxis {
-    int64_t axis, offset, outSize;
+    int64_t axis, offset, outSize, step = 1;
   };
   std::optional<View> window(const View& v, const std::vector<WindowAxis>& axes, double fill, const std::string& hint);
-  // A convolution node of stride 1 (SPEC 8.1, a window over tap labels): x [N, C, S...]
+  // A convolution node (SPEC 8.1, a window over tap labels with a step): x [N, C, S...]
   // and w [O, C, K...] make [N, O, out...], where output position y of spatial axis d reads
-  // x at y + dilation * i - padBefore for tap i < K (0 outside x); `grouped`: x [N, G, C,
-  // S...] and w [G, O, C, K...] make [N, G, O, out...]. Nothing where a spatial axis of x
-  // spans several dimensions of its tensor.
+  // x at step * y + dilation * i - padBefore for tap i < K (0 outside x); `grouped`: x [N,
+  // G, C, S...] and w [G, O, C, K...] make [N, G, O, out...]. Nothing where a spatial axis
+  // of x spans several dimensions of its tensor.
   struct ConvolutionAxis {
-    int64_t outSize, dilation, padBefore;
+    int64_t outSize, dilation, padBefore, step = 1;
   };
   std::optional<View> convolution(const View& x, const View& w, const std::vector<ConvolutionAxis>& axes, const std::string& hint,
                                   bool grouped = false);
@@ -215,6 +208,9 @@ class ImportGraph {
     // Of those, the ones that also move with a tap label (a convolution's): index into dims
     // -> (the tap's label, its dilation). One leaf each, never split.
     std::map<std::size_t, std::pair<LabelId, int64_t>> taps{};
+    // Of those, the ones read with a step (a strided convolution's or pool's): index into
+    // dims -> the step. One leaf each, never split.
+    std::map<std::size_t, int64_t> steps{};
   };
   struct NodeInfo {
     std::vector<Slot> operands;
@@ -261,7 +257,6 @@ class ImportGraph {
   std::vector<int> dirty_;
   std::vector<std::pair<std::string, std::string>> tied_;  // addWeight's transposed twins
   std::map<std::tuple<int, DimId, int64_t, int64_t>, std::pair<int, std::map<DimId, DimId>>> sliceCache_;
-  std::map<std::tuple<int, std::vector<std::vector<DimId>>, int64_t, int64_t, int64_t>, std::optional<View>> stridedCache_;
 };
 
 // "[2, 3, 4]", for messages.

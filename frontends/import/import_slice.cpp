@@ -150,7 +150,10 @@ std::optional<View> ImportGraph::window(const View& v, const std::vector<WindowA
   slot.dims = tensorLeaves(n.tensor);
   for (std::size_t j = 0; j < slot.dims.size(); ++j) {
     slot.labels.push_back(label.at(slot.dims[j]));
-    if (auto w = windowedDims.find(slot.dims[j]); w != windowedDims.end()) slot.window[j] = w->second->offset;
+    if (auto w = windowedDims.find(slot.dims[j]); w != windowedDims.end()) {
+      slot.window[j] = w->second->offset;
+      if (w->second->step > 1) slot.steps[j] = w->second->step;
+    }
   }
   node.operands.push_back(slot);
   addNode(std::move(node));
@@ -193,8 +196,11 @@ std::optional<View> ImportGraph::convolution(const View& x, const View& w, const
   NodeInfo& node = nodes_[static_cast<std::size_t>(tensors_[result.tensor].producer)];
   const View nr = normalized(result);
   for (std::size_t d = 0; d < r; ++d) {
-    const std::optional<DimId> outDim = realDim(nr, lead + d);
+    std::optional<DimId> outDim = realDim(nr, lead + d);
     if (!outDim) return std::nullopt;
+    // An output of one position: its one dimension's label reads x (a label of its own
+    // would be a windowed label outside the output, which no gradient rule takes).
+    if (*outDim < 0 && nr.groups[lead + d].size() == 1) outDim = nr.groups[lead + d][0];
     auto labelAt = [&](const Slot& s, DimId dim) {
       const std::size_t j = static_cast<std::size_t>(std::find(s.dims.begin(), s.dims.end(), dim) - s.dims.begin());
       if (j == s.dims.size()) throw std::logic_error("import: a convolution's dimension is not its node's");
@@ -206,34 +212,9 @@ std::optional<View> ImportGraph::convolution(const View& x, const View& w, const
     xs0.labels[j] = yLabel;
     xs0.window[j] = -axes[d].padBefore;
     if (wDim[d] >= 0) xs0.taps[j] = {labelAt(node.operands[1], wDim[d]).second, axes[d].dilation};
+    if (axes[d].step > 1) xs0.steps[j] = axes[d].step;
   }
   return result;
-}
-
-std::optional<View> ImportGraph::strided(const View& v, int64_t axis, int64_t stride, int64_t phase, const std::string& hint) {
-  const View plain = normalized(v);
-  const auto key = std::make_tuple(plain.tensor, plain.groups, axis, stride, phase);
-  if (const auto it = stridedCache_.find(key); it != stridedCache_.end()) return it->second;
-  // Where the stride divides the axis, the axis viewed as (size / stride, stride) and the
-  // phase read through a window of one along the inner one: a copy of strided rows, where
-  // a gather's calls look up an id per row (a row of one element along the last axis).
-  const int64_t size = shape(v).at(static_cast<std::size_t>(axis));
-  if (size % stride == 0) {
-    std::vector<int64_t> split = shape(v);
-    split[static_cast<std::size_t>(axis)] = size / stride;
-    split.insert(split.begin() + axis + 1, stride);
-    if (const std::optional<View> viewed = tryReshape(v, split))
-      if (const std::optional<View> w = window(*viewed, axis + 1, phase, 1, 0.0, hint)) {
-        const View out = squeeze(*w, {axis + 1});
-        stridedCache_.emplace(key, out);
-        return out;
-      }
-  }
-  std::vector<int64_t> ids;
-  for (int64_t h = phase; h < size; h += stride) ids.push_back(h);
-  const std::optional<View> out = gather(v, axis, ids, {static_cast<int64_t>(ids.size())}, hint);
-  stridedCache_.emplace(key, out);
-  return out;
 }
 
 View ImportGraph::concat(const std::vector<View>& parts, int64_t axis, const std::string& hint) {

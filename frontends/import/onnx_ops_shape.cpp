@@ -199,6 +199,9 @@ Sliced sliceAxis(OpContext& c, Sliced cur, int64_t axis, int64_t start, int64_t 
     return {std::nullopt, c.graph().sliceBlocks(*cur.view, axis, start, start + count, c.hint("slice"))};
   }
   if (step == 1) return {std::nullopt, c.graph().slice(*cur.view, axis, start, start + count)};
+  // A positive step: a window with that step (SPEC 8.1), a copy of the rows it reads.
+  if (step > 1)
+    if (std::optional<View> w = c.graph().window(*cur.view, {{axis, start, count, step}}, 0.0, c.hint("strided"))) return {std::nullopt, w};
   std::vector<int64_t> indices;
   for (int64_t k = 0; k < count; ++k) indices.push_back(start + k * step);
   return {std::nullopt, c.graph().select(*cur.view, axis, indices, count, 0, c.hint("strided"))};

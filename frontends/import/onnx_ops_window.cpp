@@ -7,8 +7,8 @@
 //   Conv:  Z[n,o,y,x] = sum_{c,i,j} X[n,c,y,i,x,j] * W[o,c,i,j]  (+ B[o])
 //   Pool:  Z[n,c,y,x] = max or mean over (i,j) of X[n,c,y,i,x,j]
 // Otherwise the operator is a sum (or max) over its kernel's taps, each a window of the
-// input or of one of its stride phases (window_rules::tapInput): the operator's own FLOPs
-// and a copy per tap. Where a spatial axis spans merged dimensions of its tensor, each
+// input with the stride as its step (window_rules::tapInput): the operator's own FLOPs and
+// a copy per tap. Where a spatial axis spans merged dimensions of its tensor, each
 // dimension is unfolded by a contraction with a constant 0/1 tensor (ImportGraph::unfold:
 // exact, paid in multiply-adds). An average whose divisor varies by position
 // (count_include_pad 0 beside padding) multiplies by a constant of reciprocals.
@@ -113,24 +113,19 @@ TapInput tapInput(OpContext& c, const View& x, const std::vector<ImportGraph::Un
                   const std::vector<int64_t>& tap, double fill, const std::string& suffix) {
   const std::vector<int64_t> shape = c.graph().shape(x);
   const std::size_t r = windows.size(), lead = shape.size() - r;
-  View source = x;
   std::vector<ImportGraph::WindowAxis> axes;
   bool identity = true;
   for (std::size_t d = 0; d < r; ++d) {
     const ImportGraph::UnfoldWindow& u = windows[d];
-    const int64_t at = tap[d] * u.dilation - u.padBefore, phase = ((at % u.stride) + u.stride) % u.stride;
-    const int64_t shift = (at - phase) / u.stride, axis = static_cast<int64_t>(lead + d);
-    if (u.stride > 1) {
-      if (phase >= shape[lead + d]) return {};
-      const std::optional<View> rows = c.graph().strided(source, axis, u.stride, phase, c.hint("phase" + std::to_string(d) + "_" + std::to_string(phase)));
-      if (!rows) return {false, std::nullopt};
-      source = *rows;
-    }
-    identity = identity && shift == 0 && c.graph().shape(source)[static_cast<std::size_t>(axis)] == u.outSize;
-    axes.push_back({axis, shift, u.outSize});
+    const int64_t at = tap[d] * u.dilation - u.padBefore, axis = static_cast<int64_t>(lead + d);
+    // The rows it reads are at, at + stride, ...: the first not below 0, if it is inside.
+    const int64_t first = at >= 0 ? 0 : (-at + u.stride - 1) / u.stride;
+    if (first >= u.outSize || at + u.stride * first >= shape[lead + d]) return {};  // only padding
+    identity = identity && at == 0 && u.stride == 1 && shape[lead + d] == u.outSize;
+    axes.push_back({axis, at, u.outSize, u.stride});
   }
-  if (identity) return {true, source};
-  const std::optional<View> read = c.graph().window(source, axes, fill, c.hint("window" + suffix));
+  if (identity) return {true, x};
+  const std::optional<View> read = c.graph().window(x, axes, fill, c.hint("window" + suffix));
   return {read.has_value(), read};
 }
 
@@ -282,7 +277,7 @@ View groupedWeight(OpContext& c, int64_t groups) {
 
 // A convolution (any stride, dilation, padding and groups) as a sum over its kernel's
 // taps: per tap, the input read through a window shifted by the tap (tapInput: the padding
-// read as 0, a strided convolution's phases copied once) times that tap's weight matrix
+// read as 0, the stride its step) times that tap's weight matrix
 // [O, C] (a window of the weight) — a contraction over the channels; with g groups, the
 // channels as (g, C/g) and the outputs as (g, O/g), a contraction per group (depthwise:
 // C/g = 1, a product per channel). Its FLOPs are the convolution's own, with no unfold; a
@@ -339,22 +334,14 @@ std::optional<View> convolutionByTaps(OpContext& c, const Window& w, const std::
   return groupsMerged(c, *sum, outs);
 }
 
-// A convolution as convolution nodes (ImportGraph::convolution: the input
-// read through windows over the kernel's taps, SPEC 8.1), which programs run on oneDNN's
-// convolution primitive and a spatial cut splits with halos. Stride 1: one node. A stride
-// s > 1 (a window has no step yet) is taken apart by its input's phases: along such an
-// axis tap i reads s*y + d*i - pad, which is phase r = (d*i - pad) mod s at
-// y + floor((d*i - pad) / s); the taps of one phase are every (s/g)-th (g = gcd(s, d))
-// and step d/g through it. Each combination of phases is then one stride-1 convolution of
-// that phase (ImportGraph::strided, shared with the taps and pools reading the same tensor)
-// with the weight's taps of that phase, and the combinations are summed: the convolution's
-// FLOPs, no copy per tap. Groups: channels as (G, C/G) and outputs as (G, O/G), each group
-// its own convolution in one node (depthwise: C/G = 1). Nothing where a spatial axis spans
-// merged dimensions.
+// A convolution as one convolution node (ImportGraph::convolution: the input read through
+// windows over the kernel's taps with the stride as their step, SPEC 8.1), which programs
+// run on oneDNN's convolution primitive and a spatial cut splits with halos. Groups:
+// channels as (G, C/G) and outputs as (G, O/G), each group its own convolution in one node
+// (depthwise: C/G = 1). Nothing where a spatial axis spans merged dimensions.
 std::optional<View> convolutionNode(OpContext& c, const Window& w, const std::vector<int64_t>& xshape, int64_t outs) {
   const std::size_t r = w.kernel.size();
   const int64_t groups = w.group;
-  const std::size_t lead = groups > 1 ? 3 : 2;  // [N, (G,) C, S...] and [(G,) O, C, K...]
   View image = c.view(0);
   if (groups > 1) {  // channels as (G, C/G), outputs as (G, O/G): ImportGraph::convolution's grouped form
     std::vector<int64_t> split = {xshape[0], groups, xshape[1] / groups};
@@ -363,62 +350,12 @@ std::optional<View> convolutionNode(OpContext& c, const Window& w, const std::ve
   }
   const std::vector<int64_t> in(xshape.begin() + 2, xshape.end());
   const auto windows = unfoldWindows(w, in, Reduce::Sum);
-  struct Phase {
-    int64_t phase, firstTap, taps, tapStep, dilation, shift;
-  };
-  std::vector<std::vector<Phase>> perAxis(r);
-  for (std::size_t d = 0; d < r; ++d) {
-    const ImportGraph::UnfoldWindow& u = windows[d];
-    const int64_t g = std::gcd(u.stride, u.dilation), step = u.stride / g;
-    for (int64_t first = 0; first < std::min(step, u.kernel); ++first) {
-      const int64_t at = u.dilation * first - u.padBefore, phase = ((at % u.stride) + u.stride) % u.stride;
-      const int64_t taps = (u.kernel - first + step - 1) / step, shift = (at - phase) / u.stride;
-      const int64_t length = (in[d] - phase + u.stride - 1) / u.stride, reach = u.dilation / g * (taps - 1);
-      if (phase >= in[d] || shift + (u.outSize - 1) + reach < 0 || shift >= length) continue;  // reads only padding
-      perAxis[d].push_back({phase, first, taps, step, u.dilation / g, shift});
-    }
-    if (perAxis[d].empty()) return std::nullopt;
-  }
-  std::vector<int> symbols;
-  for (std::size_t d = 0; d < r + lead; ++d) symbols.push_back(c.symbol());
-  std::optional<View> sum;
-  std::vector<std::size_t> pick(r, 0);
-  for (int64_t t = 0;; ++t) {
-    View x = image, weight = groupedWeight(c, groups);
-    std::vector<ImportGraph::ConvolutionAxis> axes;
-    for (std::size_t d = 0; d < r; ++d) {
-      const Phase& p = perAxis[d][pick[d]];
-      const auto axis = static_cast<int64_t>(lead + d);
-      const std::string at = std::to_string(d) + "_" + std::to_string(p.phase);
-      if (windows[d].stride > 1) {
-        const std::optional<View> rows = c.graph().strided(x, axis, windows[d].stride, p.phase, c.hint("phase" + at));
-        if (!rows) return std::nullopt;
-        x = *rows;
-      }
-      if (p.tapStep > 1) {
-        const std::optional<View> taps = c.graph().strided(weight, axis, p.tapStep, p.firstTap, c.hint("weight_phase" + at));
-        if (!taps) return std::nullopt;
-        weight = *taps;
-      }
-      axes.push_back({windows[d].outSize, p.dilation, -p.shift});
-    }
-    const bool last = [&] {
-      for (std::size_t d = r; d-- > 0;) {
-        if (++pick[d] < perAxis[d].size()) return false;
-        pick[d] = 0;
-      }
-      return true;
-    }();
-    const bool one = last && t == 0;
-    const bool bias = c.hasInput(2);  // the bias's node takes the output's name
-    const std::optional<View> y =
-        c.graph().convolution(x, weight, axes, c.hint(one ? (bias ? "product" : "") : "phases" + std::to_string(t)), groups > 1);
-    if (!y) return std::nullopt;
-    sum = sum ? c.graph().einsum({{*sum, symbols}, {*y, symbols}}, symbols, joinExpr("x + y"), Reduce::Sum,
-                                 c.hint(last ? (bias ? "product" : "") : "phase_sum" + std::to_string(t)))
-              : *y;
-    if (last) return groups > 1 ? groupsMerged(c, *sum, outs) : *sum;
-  }
+  std::vector<ImportGraph::ConvolutionAxis> axes;
+  for (std::size_t d = 0; d < r; ++d) axes.push_back({windows[d].outSize, windows[d].dilation, windows[d].padBefore, windows[d].stride});
+  const std::optional<View> y = c.graph().convolution(image, groupedWeight(c, groups), axes, c.hint(c.hasInput(2) ? "product" : ""),
+                                                      groups > 1);
+  if (!y) return std::nullopt;
+  return groups > 1 ? groupsMerged(c, *y, outs) : *y;
 }
 
 // MaxPool and AveragePool the same way: per tap a window of the input (tapInput; fill

@@ -47,13 +47,10 @@ std::vector<ImportGraph::UnfoldWindow> unfoldWindows(const Window& w, const std:
                                                      std::vector<int64_t>* padAfter = nullptr);
 
 // What tap `tap` (one offset per spatial dimension) of windows `windows` reads of x
-// [lead..., D1..Dr]: output position y of dimension d reads s*y + dil*i - pad. With a
-// stride s above 1 that position is phase r = (dil*i - pad) mod s of the dimension (its
-// rows r, r + s, ...: ImportGraph::strided, a copy made once per phase) at y + a, with
-// a = floor((dil*i - pad) / s); so every tap is a window (SPEC 8.1) of x or of one of its
-// phases, shifted by a, `fill` outside it — a copy of the rows it reads, whatever the
-// stride. `read` stays empty where the tap reads only padding (a phase past the input).
-// Not `possible` where an axis spans merged dimensions of its tensor (the callers unfold).
+// [lead..., D1..Dr]: output position y of dimension d reads s*y + dil*i - pad, a window
+// (SPEC 8.1) of x with step s and offset dil*i - pad, `fill` outside it — a copy of the
+// rows it reads. `read` stays empty where the tap reads only padding. Not `possible`
+// where an axis spans merged dimensions of its tensor (the callers unfold).
 struct TapInput {
   bool possible = true;
   std::optional<View> read;

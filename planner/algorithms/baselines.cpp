@@ -1,6 +1,8 @@
 // The baselines of SPEC 4 (uniform, balanced, data) and `fixed`: each node's partition
 // follows from the node alone. Where a prime factor of p divides no label the factor is
 // dropped, so such nodes run as fewer kernel calls (the SPEC 2 fallback, noted in the plan).
+// Labels no partition cuts (a window's tap or spread labels: einrt's cuttableSizes) are
+// never cut here either.
 #include <algorithm>
 #include <numeric>
 
@@ -45,7 +47,7 @@ Parts dataPartition(const NodeSpace& space, int64_t p) {
   Parts d(space.labels.size(), 1);
   if (!space.outputLabels.empty()) {
     int first = space.outputLabels.front();
-    d[first] = std::gcd(p, space.sizes[first]);
+    d[first] = std::gcd(p, einrt::model::cuttableSizes(space)[static_cast<std::size_t>(first)]);
   }
   return d;
 }
@@ -82,11 +84,13 @@ PartitionChoice perNodeChoice(const Graph& g, const PlanOptions& options, const 
 }  // namespace
 
 PartitionChoice partitionUniform(const Graph& g, const PlanOptions& options) {
-  return perNodeChoice(g, options, "uniform", [&](const NodeSpace& s) { return uniformPartition(s.sizes, options.devices); });
+  return perNodeChoice(g, options, "uniform",
+                       [&](const NodeSpace& s) { return uniformPartition(einrt::model::cuttableSizes(s), options.devices); });
 }
 
 PartitionChoice partitionBalanced(const Graph& g, const PlanOptions& options) {
-  return perNodeChoice(g, options, "balanced", [&](const NodeSpace& s) { return balancedPartition(s.sizes, options.devices); });
+  return perNodeChoice(g, options, "balanced",
+                       [&](const NodeSpace& s) { return balancedPartition(einrt::model::cuttableSizes(s), options.devices); });
 }
 
 PartitionChoice partitionData(const Graph& g, const PlanOptions& options) {

@@ -63,7 +63,8 @@ Parts resolvePartitionRequest(const Node* node, const PartitionRequest& request,
       throw InputError({request.loc, "node '" + request.node + "': parts of label '" + label + "' must be positive"});
     if (count > 1 && einrt::model::cuttableSizes(space)[i] == 1 && space.sizes[i] > 1)
       throw InputError({request.loc, "node '" + request.node + "': label '" + label +
-                                         "' is a window's tap label (a convolution's kernel), which no partition cuts"});
+                                         "' is a window's tap label (a convolution's kernel) or a spread window's label, "
+                                         "which no partition cuts"});
     if (space.sizes[i] % count != 0)
       throw InputError({request.loc, "node '" + request.node + "': " + std::to_string(count) + " parts do not divide label '" +
                                          label + "' of size " + std::to_string(space.sizes[i])});

@@ -49,7 +49,8 @@ OperandSide operandSide(const SearchSpace& s, const NodeSpace& space, const Part
 // a pinned partition. Nodes with equal keys share one NodeCandidates.
 using ShapeKey = std::tuple<std::vector<int64_t>, std::vector<std::vector<int>>, std::vector<int>, std::vector<bool>,
                             int64_t, bool, std::optional<Parts>, std::vector<std::vector<int64_t>>, std::vector<std::vector<int64_t>>,
-                            std::vector<std::vector<int>>, std::vector<std::vector<int64_t>>>;
+                            std::vector<std::vector<int>>, std::vector<std::vector<int64_t>>, std::vector<std::vector<int64_t>>,
+                            std::vector<std::vector<int64_t>>>;
 
 // The candidates of one node shape (`n` is any node of that shape).
 std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node& n, NodeSpace space,
@@ -111,7 +112,8 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
     std::optional<Parts> pin;
     if (pinIt != options.pinned.end()) pin = pinIt->second;
     ShapeKey key{space.sizes, space.operandLabels, space.outputLabels, produced, nodeFlops(n), runsAsGemm(n), pin,
-                 space.operandOrigin, space.operandBound, space.operandTap, space.operandTapDilation};
+                 space.operandOrigin, space.operandBound, space.operandTap, space.operandTapDilation, space.operandStep,
+                 space.operandSpread};
     auto [it, inserted] = shapeOf.emplace(std::move(key), static_cast<int>(s.shapes.size()));
     if (inserted) s.shapes.push_back(nodeCandidates(s, n, std::move(space), produced, pin, options));
     nodeShape[i] = it->second;
@@ -140,12 +142,15 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
         EdgeMatrix m;
         m.bounds = tensorBounds(s.nodes[i]->space, e.operand);
         if (s.nodes[i]->space.windowed(k)) {
-          // Where the window lies (its origin and halo) does not depend on the partition.
+          // Where the window lies (its origin, halo, step and spread) does not depend on the
+          // partition.
           const NodeSpace& space = s.nodes[i]->space;
           const einrt::BlockGrid window = einrt::model::operandGrid(space, std::vector<int64_t>(space.sizes.size(), 1), k);
           m.tensorShape = window.bound;
           m.origin = window.origin;
           m.halo = window.halo;
+          m.step = window.step;
+          m.spread = window.spread;
         }
         m.rows = &s.nodes[static_cast<std::size_t>(from)]->outs;
         m.cols = &s.nodes[i]->operandSides[k];
@@ -170,7 +175,7 @@ namespace {
 // An operand read through a window: the canonical placement's traffic (a window's reads
 // are never the producer's blocks; the paper's model counts every element read as moved).
 int64_t windowEdgeCost(SearchSpace& s, EdgeMatrix& m, const OutputSide& side, const OperandSide& consumer) {
-  const einrt::BlockGrid grid{m.bounds, consumer.parts, m.origin, m.tensorShape, m.halo};
+  const einrt::BlockGrid grid{m.bounds, consumer.parts, m.origin, m.tensorShape, m.halo, m.step, m.spread};
   if (s.model.objective == Objective::Paper) return windowRepartitionCost(grid);
   const einrt::BlockGrid from{m.tensorShape, side.parts};
   std::vector<int> owner(static_cast<std::size_t>(from.blockCount()));

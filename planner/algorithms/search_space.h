@@ -73,7 +73,7 @@ struct EdgeMatrix {
   std::vector<int64_t> bounds;  // the consumer's extents of the operand (a window's, if it has one)
   // An operand read through a window (SPEC 8.1): the producer's shape and where the window
   // lies in it; empty otherwise (the producer's shape is `bounds`).
-  std::vector<int64_t> tensorShape, origin, halo;
+  std::vector<int64_t> tensorShape, origin, halo, step, spread;
   const std::vector<OutputSide>* rows = nullptr;
   const std::vector<OperandSide>* cols = nullptr;
   // Column by column (a consumer side's costs from every producer layout together: the

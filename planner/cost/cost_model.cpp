@@ -70,9 +70,10 @@ NodeCost nodeCost(const NodeSpace& space, const Parts& parts, std::size_t dtypeB
     for (int d : dims) n = checkedMul(n, extent[static_cast<std::size_t>(d)], "a block's element count");
     return n;
   };
-  // A tapped operand's block is its labels' block and the halo (einrt's operandGrid).
+  // A tapped, strided or spread operand's block is the rows its window reads: its labels'
+  // block, the halo and the rows between (einrt's operandGrid).
   auto operand = [&](std::size_t k) {
-    return space.tapped(k) ? einrt::model::operandGrid(space, parts, k).blockElements() : block(space.operandLabels[k]);
+    return space.reshaped(k) ? einrt::model::operandGrid(space, parts, k).blockElements() : block(space.operandLabels[k]);
   };
   c.nX = space.operandLabels.empty() ? 0 : operand(0);
   c.nY = space.operandLabels.size() < 2 ? 0 : operand(1);

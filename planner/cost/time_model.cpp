@@ -56,8 +56,8 @@ CallShape callShape(const NodeSpace& space, const Parts& parts) {
     for (int d : dims) e *= static_cast<double>(c.extent[static_cast<std::size_t>(d)]);
     return e;
   };
-  auto operand = [&](std::size_t k) {  // a tapped operand's block spans its halo too
-    return space.tapped(k) ? static_cast<double>(einrt::model::operandGrid(space, parts, k).blockElements())
+  auto operand = [&](std::size_t k) {  // a tapped or strided operand's block spans its halo and rows between too
+    return space.reshaped(k) ? static_cast<double>(einrt::model::operandGrid(space, parts, k).blockElements())
                            : elements(space.operandLabels[k]);
   };
   c.nX = operand(0);
@@ -66,6 +66,8 @@ CallShape callShape(const NodeSpace& space, const Parts& parts) {
   for (int d : space.aggregatedDims) c.reduces = c.reduces || c.extent[static_cast<std::size_t>(d)] > 1;
   if (c.extent.size() <= static_cast<std::size_t>(einrt::program::kMaxLoops)) {
     c.nest = einrt::model::callLoopNest(space, c.extent);
+    // A spread copy visits only the rows it reads (after filling its output block).
+    if (space.spreadOut(0)) c.points = static_cast<double>(c.nest->points);
     if (c.nest->depth > 0) c.runs = c.points / static_cast<double>(c.nest->extent[c.nest->depth - 1]);
   }
   return c;
@@ -306,7 +308,7 @@ double indexCallBytes(const CallShape& c, double elementBytes) {
 
 // A convolution's call (einrt/model/convolution_call.h), or nothing.
 std::optional<einrt::program::ConvolutionCall> convolutionOf(const Node& n, const NodeSpace& space, const CallShape& c) {
-  if (!hasTaps(n)) return std::nullopt;
+  if (!hasTaps(n) && !hasSteps(n)) return std::nullopt;
   return einrt::model::convolutionCall(space, isContraction(n), c.extent);
 }
 

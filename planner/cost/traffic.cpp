@@ -126,6 +126,8 @@ Traffic TrafficMemo::repartition(const BlockHomes& producer, const std::vector<i
   for (int64_t v : consumerGrid.parts) mix(v);
   for (int64_t v : consumerGrid.origin) mix(v);  // a window: where it lies in the tensor
   for (int64_t v : consumerGrid.halo) mix(v);
+  for (int64_t v : consumerGrid.step) mix(v);
+  for (int64_t v : consumerGrid.spread) mix(v);
   for (int v : owner) mix(v);
   for (int64_t v : callBlock) mix(v);
   for (int v : callRank) mix(v);
@@ -139,13 +141,14 @@ Traffic TrafficMemo::repartition(const BlockHomes& producer, const std::vector<i
       if (e.devices == devices && e.ranksPerNode == nodes.ranksPerNode && e.detail == detail && e.producerShape == from.shape &&
           e.producerParts == from.parts && e.consumerParts == consumerGrid.parts && e.owner == owner && e.callBlock == callBlock &&
           e.callRank == callRank && e.consumerOrigin == consumerGrid.origin && e.consumerHalo == consumerGrid.halo &&
+          e.consumerStep == consumerGrid.step && e.consumerSpread == consumerGrid.spread &&
           (consumerGrid.origin.empty() || e.consumerShape == consumerGrid.shape))
         return e.traffic;
   }
   const Traffic t = repartitionTraffic(producer, consumerGrid, callBlock, callRank, devices, detail, nodes);
   const std::vector<int64_t> window = consumerGrid.windowed() ? consumerGrid.shape : std::vector<int64_t>{};
-  Entry made{from.shape, from.parts, consumerGrid.parts, window, consumerGrid.origin, consumerGrid.halo, owner, callRank, callBlock, devices,
-             nodes.ranksPerNode, detail, t};
+  Entry made{from.shape, from.parts, consumerGrid.parts, window, consumerGrid.origin, consumerGrid.halo, consumerGrid.step,
+             consumerGrid.spread, owner, callRank, callBlock, devices, nodes.ranksPerNode, detail, t};
   const std::lock_guard<std::mutex> lock(mutex_);
   bucket.push_back(std::move(made));
   return t;

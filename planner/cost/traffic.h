@@ -155,7 +155,7 @@ class TrafficMemo {
  private:
   struct Entry {
     std::vector<int64_t> producerShape, producerParts, consumerParts;
-    std::vector<int64_t> consumerShape, consumerOrigin, consumerHalo;  // a window's (else empty)
+    std::vector<int64_t> consumerShape, consumerOrigin, consumerHalo, consumerStep, consumerSpread;  // a window's (else empty)
     std::vector<int> owner, callRank;
     std::vector<int64_t> callBlock;
     int64_t devices, ranksPerNode;

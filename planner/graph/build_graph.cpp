@@ -315,7 +315,7 @@ class GraphBuilder {
       lowerEinsum(spec, shapes, dn.einsum, owner);
       graph_.nodes[pos].operandLabels = spec.operands;
       graph_.nodes[pos].outputLabels = spec.output;
-      std::vector<std::map<Label, const DocTap*>> taps;
+      std::vector<std::map<Label, const DocAffineWindow*>> taps;
       const std::vector<std::map<Label, int64_t>> windows = readWindows(dn, spec, owner, taps);
       std::set<Label> windowedOnly;  // labels met only in windowed dimensions so far
       std::map<Label, LabelOrigin> origins;
@@ -401,22 +401,32 @@ class GraphBuilder {
   // The windows' tap labels (a convolution's kernel labels, SPEC 8.1), once the node's
   // labels have their sizes: each one of the node's labels, none of its own operand's, and
   // each dilation nonzero within 2^20.
-  static void addTaps(const Node& node, const EinsumSpec& spec, const std::vector<std::map<Label, const DocTap*>>& taps,
+  static void addTaps(const Node& node, const EinsumSpec& spec, const std::vector<std::map<Label, const DocAffineWindow*>>& taps,
                       const std::string& owner, NodeWindows& w) {
     bool any = false;
-    for (const auto& t : taps) any = any || !t.empty();
+    for (const auto& t : taps)
+      for (const auto& [label, a] : t) {
+        if (a->label.text.empty() && a->dilation.value != 1)
+          throw InputError({a->dilation.loc, owner + ": the window of label " + quoted(label) + " has a dilation but no tap "
+                                                 "label; a dilation spaces a tap's reads ({y: {tap: i, dilation: 2}})"});
+        any = any || !a->label.text.empty();
+      }
+    addSteps(node, spec, taps, owner, w);
     if (!any) return;
     w.taps.assign(spec.operands.size(), {});
     w.dilations.assign(spec.operands.size(), {});
     for (std::size_t k = 0; k < spec.operands.size(); ++k) {
-      if (taps[k].empty()) continue;
+      bool tapped = false;
+      for (const auto& [label, a] : taps[k]) tapped = tapped || !a->label.text.empty();
+      if (!tapped) continue;
       const Labels& labels = spec.operands[k];
       for (const Label& l : labels) {
         auto it = taps[k].find(l);
+        if (it != taps[k].end() && it->second->label.text.empty()) it = taps[k].end();
         w.taps[k].push_back(it == taps[k].end() ? Label{} : it->second->label.text);
         w.dilations[k].push_back(it == taps[k].end() ? 0 : it->second->dilation.value);
         if (it == taps[k].end()) continue;
-        const DocTap& tap = *it->second;
+        const DocAffineWindow& tap = *it->second;
         if (!node.labelSizes.count(tap.label.text))
           throw InputError({tap.label.loc, owner + ": the window of label " + quoted(l) + " names tap label " +
                                                quoted(tap.label.text) + ", which the node's einsum does not use"});
@@ -432,11 +442,59 @@ class GraphBuilder {
     }
   }
 
+  // The windows' steps and spreads (SPEC 8.1): each within 1 .. 2^20; a spread reads
+  // neither with a tap nor with a step, and only in a copy (one operand, join x, every label
+  // of it once in the output), whose kernel writes the rows it reads spread apart.
+  static void addSteps(const Node& node, const EinsumSpec& spec, const std::vector<std::map<Label, const DocAffineWindow*>>& taps,
+                       const std::string& owner, NodeWindows& w) {
+    bool stepped = false, spread = false;
+    constexpr int64_t kLimit = int64_t{1} << 20;
+    for (const auto& t : taps)
+      for (const auto& [label, a] : t) {
+        for (const DocInteger* v : {&a->step, &a->spread})
+          if (v->value < 1 || v->value > kLimit)
+            throw InputError({v->loc, owner + ": the " + (v == &a->step ? "step" : "spread") + " of the window of label " +
+                                          quoted(label) + " is " + std::to_string(v->value) + "; it must be within 1 .. 2^20"});
+        if (a->spread.value > 1 && (!a->label.text.empty() || a->step.value > 1))
+          throw InputError({a->spread.loc, owner + ": the window of label " + quoted(label) + " has a spread and a " +
+                                               (a->label.text.empty() ? "step" : "tap label") +
+                                               "; a spread window reads (label + offset) / spread alone"});
+        stepped = stepped || a->step.value > 1;
+        spread = spread || a->spread.value > 1;
+      }
+    if (spread) {
+      const Labels& in = spec.operands[0];
+      const bool copy = spec.operands.size() == 1 && node.join == Expr::x() && node.agg == Reduce::Sum &&
+                        in.size() == spec.output.size() && std::set<Label>(in.begin(), in.end()).size() == in.size() &&
+                        std::set<Label>(in.begin(), in.end()) == std::set<Label>(spec.output.begin(), spec.output.end());
+      if (!copy)
+        throw InputError({taps[0].empty() ? node.loc : taps[0].begin()->second->spread.loc,
+                          owner + ": a window with a spread is read only by a copy (one input, join x, each of its labels "
+                                  "once in the output, such as \"hw->hw\")"});
+    }
+    auto fill = [&](std::vector<std::vector<int64_t>>& out, bool any, auto field) {
+      if (!any) return;
+      out.assign(spec.operands.size(), {});
+      for (std::size_t k = 0; k < spec.operands.size(); ++k) {
+        bool has = false;
+        for (const auto& [label, a] : taps[k]) has = has || field(*a) > 1;
+        if (!has) continue;
+        for (const Label& l : spec.operands[k]) {
+          const auto it = taps[k].find(l);
+          out[k].push_back(it == taps[k].end() ? 1 : field(*it->second));
+        }
+      }
+    };
+    fill(w.steps, stepped, [](const DocAffineWindow& a) { return a.step.value; });
+    fill(w.spreads, spread, [](const DocAffineWindow& a) { return a.spread.value; });
+  }
+
   // A node's 'windows' (SPEC 8.1), checked against its lowered einsum: one entry per
   // operand, each label one of that operand's, offsets within 2^40. Empty: no windows.
-  // `taps`: per operand, the labels whose window moves with a tap label.
+  // `taps`: per operand, the labels whose window is more than an offset (a tap label, a
+  // dilation, a step or a spread).
   std::vector<std::map<Label, int64_t>> readWindows(const DocNode& dn, const EinsumSpec& spec, const std::string& owner,
-                                                    std::vector<std::map<Label, const DocTap*>>& taps) {
+                                                    std::vector<std::map<Label, const DocAffineWindow*>>& taps) {
     if (!dn.windows) return {};
     if (dn.windows->fill && !dn.windows->given)
       throw InputError({dn.windows->fillLoc, owner + " gives a 'fill' but no 'windows'; the fill is what a window reads outside its tensor"});
@@ -456,8 +514,11 @@ class GraphBuilder {
     for (std::size_t k = 0; k < docWindows.size(); ++k)
       for (std::size_t e = 0; e < docWindows[k].size(); ++e) {
         const DocSize& w = docWindows[k][e];
-        if (k < dn.windows->taps.size() && e < dn.windows->taps[k].size() && !dn.windows->taps[k][e].label.text.empty())
-          taps[k].emplace(w.label.text, &dn.windows->taps[k][e]);
+        if (k < dn.windows->taps.size() && e < dn.windows->taps[k].size()) {
+          const DocAffineWindow& a = dn.windows->taps[k][e];
+          if (!a.label.text.empty() || a.dilation.value != 1 || a.step.value != 1 || a.spread.value != 1)
+            taps[k].emplace(w.label.text, &a);
+        }
         const Labels& labels = spec.operands[k];
         if (std::find(labels.begin(), labels.end(), w.label.text) == labels.end())
           throw InputError({w.label.loc, owner + ": 'windows' entry " + std::to_string(k + 1) + " names label " +
@@ -492,22 +553,23 @@ class GraphBuilder {
     int64_t totalFlops = 0;
     for (const auto& n : graph_.nodes) {
       checkTensor(n.name, outputShape(n), n.loc, elementBytes);
-      // A tapped operand's whole window (one call over the node: each dimension its
-      // label's size and the halo) is a buffer of its own.
-      for (std::size_t k = 0; hasTaps(n) && k < n.windows->taps.size(); ++k) {
-        if (n.windows->taps[k].empty()) continue;
+      // A tapped or strided operand's whole window (one call over the node: each dimension
+      // step * (its label's size - 1) + 1 and the halo) is a buffer of its own.
+      for (std::size_t k = 0; n.windows && k < n.operandLabels.size(); ++k) {
+        const bool tapped = hasTaps(n) && !n.windows->taps[k].empty();
+        const bool stepped = !n.windows->steps.empty() && !n.windows->steps[k].empty();
+        if (!tapped && !stepped) continue;
         std::vector<int64_t> span;
         for (std::size_t d = 0; d < n.operandLabels[k].size(); ++d) {
-          int64_t e = n.labelSizes.at(n.operandLabels[k][d]);
-          const Label& tap = n.windows->taps[k][d];
-          if (!tap.empty()) {
-            int64_t halo = 0;
-            const int64_t dilation = n.windows->dilations[k][d];
-            if (__builtin_mul_overflow(dilation < 0 ? -dilation : dilation, n.labelSizes.at(tap) - 1, &halo) ||
-                __builtin_add_overflow(e, halo, &e))
-              throw InputError({n.loc, "node " + quoted(n.name) + ": the window of operand " + std::to_string(k + 1) +
-                                           " spans more than 2^63 rows"});
-          }
+          int64_t e = n.labelSizes.at(n.operandLabels[k][d]), halo = 0;
+          const int64_t step = stepped ? n.windows->steps[k][d] : 1;
+          const Label tap = tapped ? n.windows->taps[k][d] : Label{};
+          const int64_t dilation = tap.empty() ? 0 : n.windows->dilations[k][d];
+          if (__builtin_mul_overflow(step, e - 1, &e) || __builtin_add_overflow(e, 1, &e) ||
+              (!tap.empty() && __builtin_mul_overflow(dilation < 0 ? -dilation : dilation, n.labelSizes.at(tap) - 1, &halo)) ||
+              __builtin_add_overflow(e, halo, &e))
+            throw InputError({n.loc, "node " + quoted(n.name) + ": the window of operand " + std::to_string(k + 1) +
+                                         " spans more than 2^63 rows"});
           span.push_back(e);
         }
         checkTensor("the window of operand " + std::to_string(k + 1) + " of " + n.name, span, n.loc, elementBytes);

@@ -53,12 +53,18 @@ struct InputTensor {
 // dimension d is then read at `label + dilations[k][d] * taps[k][d] + offsets[k][d]`.
 // taps is empty where no operand has one, taps[k] empty where operand k has none, and an
 // empty label marks a dimension without one. No partition cuts a tap label.
+// A dimension may also have a step (a strided convolution or pool): it is then read at
+// `steps[k][d] * label + ...`; or a spread (a strided read's gradient, in a copy node
+// only): read at `(label + offsets[k][d]) / spreads[k][d]` where that divides, the fill
+// between. steps and spreads are empty where no operand has one (else per operand empty
+// or one per dimension, 1 where a dimension has none); no partition cuts a spread label.
 struct NodeWindows {
   std::vector<std::vector<int64_t>> offsets;
   std::vector<std::vector<int64_t>> bounds;  // the windowed operands' shapes (else empty)
   double fill = 0.0;
   std::vector<Labels> taps{};
   std::vector<std::vector<int64_t>> dilations{};
+  std::vector<std::vector<int64_t>> steps{}, spreads{};
 };
 
 struct Node {
@@ -116,6 +122,8 @@ inline bool isWindowed(const Node& n, std::size_t k) {
 
 // True when some operand of n is read through a window over a tap label (a convolution).
 inline bool hasTaps(const Node& n) { return n.windows && !n.windows->taps.empty(); }
+// True when some operand of n is read through a window with a step or a spread.
+inline bool hasSteps(const Node& n) { return n.windows && (!n.windows->steps.empty() || !n.windows->spreads.empty()); }
 
 const Node* findNode(const Graph& g, const std::string& name);
 const InputTensor* findInput(const Graph& g, const std::string& name);

@@ -48,15 +48,19 @@ struct DocSize {
 // pointer (documents of 300,000 nodes are built from graphs).
 // A window's tap (a convolution, SPEC 8.1): `{y: {tap: i, dilation: 2, offset: -1}}` reads
 // y's dimension at y + 2*i - 1. Empty label: the entry is a plain offset.
-struct DocTap {
+// A window entry's mapping form (SPEC 8.1): read at step * label + dilation * tap + offset,
+// or at (label + offset) / spread; `label` is the tap label (empty text: none).
+struct DocAffineWindow {
   DocText label;
   DocInteger dilation{1, {}};
+  DocInteger step{1, {}};
+  DocInteger spread{1, {}};
 };
 
 struct DocWindows {
   bool given = false;                        // 'windows' was written
   std::vector<std::vector<DocSize>> offsets;  // per operand, label -> offset (DocSize's integer)
-  std::vector<std::vector<DocTap>> taps;      // per operand, one per offsets entry
+  std::vector<std::vector<DocAffineWindow>> taps;  // per operand, one per offsets entry
   SourceLoc loc;
   std::optional<double> fill;  // what a window reads outside its tensor (absent: 0)
   SourceLoc fillLoc;

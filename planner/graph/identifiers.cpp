@@ -90,4 +90,14 @@ std::string didYouMean(const std::string& word, const std::vector<std::string>& 
   return m.empty() ? "" : " (did you mean " + quoted(m) + "?)";
 }
 
+std::string freshName(std::string base, std::unordered_set<std::string>& used, std::unordered_map<std::string, int>& nextSuffix) {
+  base = identifierFrom(base);
+  if (base.size() > 56) base.resize(56);
+  std::string name = base;
+  int& k = nextSuffix.try_emplace(base, 2).first->second;
+  while (used.count(name)) name = base + "_" + std::to_string(k++);
+  used.insert(name);
+  return name;
+}
+
 }  // namespace eindecomp

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "planner/graph/diagnostic.h"
@@ -30,6 +32,11 @@ std::string identifierFrom(const std::string& text);
 // The candidate closest to `word` by edit distance when it is close enough to be a
 // likely typo, else "".
 std::string closestMatch(const std::string& word, const std::vector<std::string>& candidates);
+
+// A name made from `base` that no tensor has (`used`), taken: valid, at most 56 characters
+// before a suffix _2, _3, ... (`nextSuffix`: per base, the next number to try). The
+// names of nodes a graph transformation adds (einplan grad's).
+std::string freshName(std::string base, std::unordered_set<std::string>& used, std::unordered_map<std::string, int>& nextSuffix);
 
 // " (did you mean 'X'?)" or "" — ready to append to a message.
 std::string didYouMean(const std::string& word, const std::vector<std::string>& candidates);

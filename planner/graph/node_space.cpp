@@ -30,6 +30,8 @@ einrt::model::NodeShape nodeShape(const Node& n, const Labels& labels, std::vect
       for (std::size_t k = 0; k < n.windows->taps.size(); ++k)
         for (const Label& t : n.windows->taps[k]) s.operandTap[k].push_back(t.empty() ? -1 : indexOf(labels, t));
     }
+    s.operandStep = n.windows->steps;
+    s.operandSpread = n.windows->spreads;
   }
   return s;
 }

@@ -238,7 +238,7 @@ class DocumentReader {
       if (!item.IsMap() && !(item.IsScalar() && kindOf(item) == ScalarKind::Null))
         throw InputError({loc, entry + " must be a mapping from label to offset, such as {j: 64}, not " + typeName(item)});
       std::vector<DocSize>& offsets = node.offsets.emplace_back();
-      std::vector<DocTap>& taps = node.taps.emplace_back();
+      std::vector<DocAffineWindow>& taps = node.taps.emplace_back();
       if (!item.IsMap()) continue;
       for (const auto& e : item.entries()) {
         const SourceLoc keyLoc = locOf(e.first, loc);
@@ -247,18 +247,22 @@ class DocumentReader {
           if (o.label.text == label.text)
             throw InputError({keyLoc, "label " + quoted(label.text) + " appears twice in " + entry});
         const SourceLoc valueLoc = locOf(e.second, keyLoc);
-        DocTap& tap = taps.emplace_back();
-        tap.dilation.loc = valueLoc;
+        DocAffineWindow& tap = taps.emplace_back();
+        tap.dilation.loc = tap.step.loc = tap.spread.loc = valueLoc;
         if (!e.second.IsMap()) {
           offsets.push_back({std::move(label), readInteger(e.second, valueLoc, "the offset of a label in " + entry)});
           continue;
         }
-        // {tap: i, dilation: 2, offset: -1}: a convolution's window, read at label + 2*i - 1.
+        // {tap: i, dilation: 2, offset: -1, step: 2}: a strided convolution's window, read at
+        // 2*label + 2*i - 1; {offset: 1, spread: 2}: read at (label + 1) / 2 where that divides.
         const std::string what = "window of label " + quoted(label.text) + " in " + entry;
-        const DocFields fields = doc_.fields(e.second, {"tap", "dilation", "offset"}, what,
-                                             "a window over a tap label is {tap: LABEL, dilation: INTEGER, offset: INTEGER}");
-        tap.label = readString(fields.require("tap", "the " + what, valueLoc), "the 'tap' of the " + what);
+        const DocFields fields = doc_.fields(e.second, {"tap", "dilation", "offset", "step", "spread"}, what,
+                                             "a window is {tap: LABEL, dilation: INTEGER, offset: INTEGER, step: INTEGER} "
+                                             "(each but one optional) or {offset: INTEGER, spread: INTEGER}");
+        if (const DocField* f = fields.find("tap")) tap.label = readString(f->value, f->valueLoc, "the 'tap' of the " + what);
         if (const DocField* f = fields.find("dilation")) tap.dilation = readInteger(f->value, f->valueLoc, "the 'dilation' of the " + what);
+        if (const DocField* f = fields.find("step")) tap.step = readInteger(f->value, f->valueLoc, "the 'step' of the " + what);
+        if (const DocField* f = fields.find("spread")) tap.spread = readInteger(f->value, f->valueLoc, "the 'spread' of the " + what);
         DocInteger offset{0, valueLoc};
         if (const DocField* f = fields.find("offset")) offset = readInteger(f->value, f->valueLoc, "the 'offset' of the " + what);
         offsets.push_back({std::move(label), offset});

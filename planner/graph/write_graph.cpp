@@ -54,13 +54,16 @@ Labels sizedLabels(const Node& n) {
   return out;
 }
 
-// One windowed dimension as written: `label: offset`, or with a tap label
-// `label: {tap: t, dilation: d, offset: o}`.
+// One windowed dimension as written: `label: offset`, or with a tap label, a step or a
+// spread `label: {tap: t, dilation: d, offset: o, step: s}` (the tap's fields with a tap,
+// step and spread where not 1).
 struct WindowEntry {
   Label label;
   int64_t offset = 0;
   Label tap{};
   int64_t dilation = 1;
+  int64_t step = 1, spread = 1;
+  bool plain() const { return tap.empty() && step == 1 && spread == 1; }
 };
 
 // Per operand, each windowed dimension (a repeated label once); empty lists for operands
@@ -80,6 +83,8 @@ std::vector<std::vector<WindowEntry>> windowEntries(const Node& n) {
         e.tap = n.windows->taps[k][d];
         e.dilation = n.windows->dilations[k][d];
       }
+      if (!n.windows->steps.empty() && !n.windows->steps[k].empty()) e.step = n.windows->steps[k][d];
+      if (!n.windows->spreads.empty() && !n.windows->spreads[k].empty()) e.spread = n.windows->spreads[k][d];
       out[k].push_back(std::move(e));
     }
   }
@@ -277,12 +282,16 @@ std::string emittedYaml(const Graph& g) {
         y << YAML::Flow << YAML::BeginMap;
         for (const WindowEntry& e : entries) {
           y << YAML::Key << e.label << YAML::Value;
-          if (e.tap.empty()) {
+          if (e.plain()) {
             y << e.offset;
             continue;
           }
-          y << YAML::Flow << YAML::BeginMap << YAML::Key << "tap" << YAML::Value << e.tap << YAML::Key << "dilation"
-            << YAML::Value << e.dilation << YAML::Key << "offset" << YAML::Value << e.offset << YAML::EndMap;
+          y << YAML::Flow << YAML::BeginMap;
+          if (!e.tap.empty()) y << YAML::Key << "tap" << YAML::Value << e.tap << YAML::Key << "dilation" << YAML::Value << e.dilation;
+          y << YAML::Key << "offset" << YAML::Value << e.offset;
+          if (e.step != 1) y << YAML::Key << "step" << YAML::Value << e.step;
+          if (e.spread != 1) y << YAML::Key << "spread" << YAML::Value << e.spread;
+          y << YAML::EndMap;
         }
         y << YAML::EndMap;
       }
@@ -326,10 +335,10 @@ DocNode documentNodeOf(const Node& n, const SourceLoc& at) {
     windows->given = true;
     for (const auto& entries : windowEntries(n)) {
       std::vector<DocSize>& w = windows->offsets.emplace_back();
-      std::vector<DocTap>& taps = windows->taps.emplace_back();
+      std::vector<DocAffineWindow>& taps = windows->taps.emplace_back();
       for (const WindowEntry& e : entries) {
         w.push_back({docText(e.label, at), {e.offset, at}});
-        taps.push_back({docText(e.tap, at), {e.dilation, at}});
+        taps.push_back({docText(e.tap, at), {e.dilation, at}, {e.step, at}, {e.spread, at}});
       }
     }
     windows->loc = at;
@@ -398,9 +407,21 @@ std::string writeGraphJson(const Graph& g, const GraphProvenance* provenance) {
       nlohmann::ordered_json windows = nlohmann::ordered_json::array();
       for (const auto& entries : windowEntries(n)) {
         nlohmann::ordered_json w = nlohmann::ordered_json::object();
-        for (const WindowEntry& e : entries)
-          if (e.tap.empty()) w[e.label] = e.offset;
-          else w[e.label] = {{"tap", e.tap}, {"dilation", e.dilation}, {"offset", e.offset}};
+        for (const WindowEntry& e : entries) {
+          if (e.plain()) {
+            w[e.label] = e.offset;
+            continue;
+          }
+          nlohmann::ordered_json entry = nlohmann::ordered_json::object();
+          if (!e.tap.empty()) {
+            entry["tap"] = e.tap;
+            entry["dilation"] = e.dilation;
+          }
+          entry["offset"] = e.offset;
+          if (e.step != 1) entry["step"] = e.step;
+          if (e.spread != 1) entry["spread"] = e.spread;
+          w[e.label] = entry;
+        }
         windows.push_back(w);
       }
       node["windows"] = windows;

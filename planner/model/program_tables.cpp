@@ -21,6 +21,8 @@ einrt::model::NodeTable nodeTable(const Node& node, const NodePlan& np, const No
   n.operandBound = std::move(space.operandBound);
   n.operandTap = std::move(space.operandTap);
   n.operandTapDilation = std::move(space.operandTapDilation);
+  n.operandStep = std::move(space.operandStep);
+  n.operandSpread = std::move(space.operandSpread);
   n.fill = node.windows ? node.windows->fill : 0.0;
   n.name = node.name;
   n.parts = np.parts;

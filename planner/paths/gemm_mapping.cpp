@@ -177,7 +177,7 @@ struct GemmForm {
 
 std::optional<GemmForm> gemmForm(const Node& n) {
   if (n.operandLabels.size() != 2 || n.agg != Reduce::Sum || !productScale(n.join)) return std::nullopt;
-  if (hasTaps(n)) return std::nullopt;  // a convolution: one operand's rows move with the taps
+  if (hasTaps(n) || hasSteps(n)) return std::nullopt;  // a convolution: one operand's rows move with the taps or steps
   if (hasRepeats(n.operandLabels[0]) || hasRepeats(n.operandLabels[1]) || hasRepeats(n.outputLabels)) return std::nullopt;
   GemmForm f{gemmTensors(n), {}};
   f.classes = classifyLabels(f.tensors.x, f.tensors.y, f.tensors.z);
@@ -317,6 +317,8 @@ bool runsAsGemm(const Node& n) {
 
 std::optional<std::vector<int>> permutationOrder(const Node& n) {
   if (n.operandLabels.size() != 1 || n.join.kind != Expr::Kind::VarX) return std::nullopt;
+  if (hasSteps(n)) return std::nullopt;  // its block is not its labels' block: the node's loops
+
   const Labels& in = n.operandLabels[0];
   if (in.size() != n.outputLabels.size()) return std::nullopt;
   std::vector<int> order;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "box_copy.h"
 #include "einrt/errors.h"
@@ -76,25 +77,45 @@ Layout Layout::window(const BlockGrid& grid, const std::vector<std::vector<int>>
     layoutBlock[static_cast<std::size_t>(b)] = static_cast<int64_t>(layout.blocks.size());
     layout.blocks.push_back(std::move(block));
   }
-  // What the window reads is one box W; the rest of the tensor is, dimension by
-  // dimension, the parts below and above W there (W's range in earlier dimensions).
-  Box read{std::vector<int64_t>(dims), std::vector<int64_t>(dims)};
+  // What the window reads is, per dimension, a union of intervals C_d (one interval, or
+  // with a step, intervals with gaps between them); the rest of the tensor is, dimension by
+  // dimension, the gaps G_d of C_d crossed with C_j in earlier dimensions (each interval of
+  // them) and the whole extent in later ones: the holderless blocks that complete the tiling.
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> covered(dims), gaps(dims);
   for (std::size_t d = 0; d < dims; ++d) {
-    read.lo[d] = std::min(grid.bound[d], grid.readLo(d, 0));
-    read.hi[d] = std::max(read.lo[d], grid.readHi(d, grid.parts[d] - 1));
-  }
-  Box prefix = wholeBox(grid.bound);
-  for (std::size_t d = 0; d < dims; ++d) {
-    for (const auto& [lo, hi] : {std::pair{int64_t{0}, read.lo[d]}, std::pair{read.hi[d], grid.bound[d]}}) {
-      if (hi <= lo) continue;
-      Box rest = prefix;
-      rest.lo[d] = lo;
-      rest.hi[d] = hi;
-      if (volume(rest) > 0) layout.blocks.push_back(Block{rest, {}});
+    std::vector<std::pair<int64_t, int64_t>> reads;
+    for (int64_t c = 0; c < grid.parts[d]; ++c)
+      if (grid.readHi(d, c) > grid.readLo(d, c)) reads.emplace_back(grid.readLo(d, c), grid.readHi(d, c));
+    std::sort(reads.begin(), reads.end());
+    for (const auto& [lo, hi] : reads) {
+      if (!covered[d].empty() && lo < covered[d].back().second) layout.overlapping = true;  // a step's blocks may overlap
+      if (!covered[d].empty() && lo <= covered[d].back().second) covered[d].back().second = std::max(covered[d].back().second, hi);
+      else covered[d].emplace_back(lo, hi);
     }
-    prefix.lo[d] = read.lo[d];
-    prefix.hi[d] = read.hi[d];
-    if (prefix.hi[d] <= prefix.lo[d]) break;
+    int64_t at = 0;
+    for (const auto& [lo, hi] : covered[d]) {
+      if (lo > at) gaps[d].emplace_back(at, lo);
+      at = hi;
+    }
+    if (at < grid.bound[d]) gaps[d].emplace_back(at, grid.bound[d]);
+  }
+  for (std::size_t d = 0; d < dims; ++d) {
+    std::vector<std::size_t> pick(d, 0);  // one covered interval per earlier dimension
+    bool empty = false;
+    for (std::size_t j = 0; j < d; ++j) empty = empty || covered[j].empty();
+    if (empty) break;
+    for (;;) {
+      for (const auto& [lo, hi] : gaps[d]) {
+        Box rest = wholeBox(grid.bound);
+        for (std::size_t j = 0; j < d; ++j) std::tie(rest.lo[j], rest.hi[j]) = covered[j][pick[j]];
+        rest.lo[d] = lo;
+        rest.hi[d] = hi;
+        if (volume(rest) > 0) layout.blocks.push_back(Block{rest, {}});
+      }
+      std::size_t j = d;
+      while (j > 0 && ++pick[j - 1] == covered[j - 1].size()) pick[--j] = 0;
+      if (j == 0) break;
+    }
   }
   return layout;
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Graphs with hostile names (quotes, semicolons, newlines, #include, very long names)
-must be rejected by eincodegen with exit 2 and a diagnostic, before anything is written."""
+must be rejected by eincodegen with exit 2 and a diagnostic, before anything is written;
+so must graphs with nodes the CUDA backend does not run (an index node, a spread window)
+under --backend cuda."""
 import pathlib
 import shutil
 import subprocess
@@ -43,6 +45,14 @@ def main():
         print(f"case {i}: exit {p.returncode}: {p.stderr.strip()[:160]!r}")
         if p.returncode != 2 or "error" not in p.stderr or out.exists():
             sys.exit(f"case {i} not rejected cleanly")
+    pinned = pathlib.Path(__file__).resolve().parent / "pinned"
+    for name, message in [("vocab_parallel.yaml", "has no index kernel"), ("convolution.yaml", "reads a spread window")]:
+        out = work / f"cuda_{name}"
+        p = subprocess.run([eincodegen, str(pinned / name), "-p", "2", "--backend", "cuda", "-o", str(out)],
+                           capture_output=True, text=True)
+        print(f"{name} --backend cuda: exit {p.returncode}: {p.stderr.strip()[:160]!r}")
+        if p.returncode != 2 or message not in p.stderr or out.exists():
+            sys.exit(f"{name} --backend cuda not refused cleanly (exit 2, {message!r}, nothing written)")
     print("all hostile graphs rejected, nothing written")
 
 

@@ -42,9 +42,10 @@ expect 0 "objective time" "$EINPLAN" plan "$M" -p 4 --objective time --machine "
 expect 2 "--time-margin: '1.5' is not a fraction from 0 to below 1" "$EINPLAN" plan "$M" -p 4 --objective time --machine "$MACHINE" --time-margin 1.5
 expect 2 "--time-margin: 'x' is not a fraction" "$EINPLAN" compare "$M" -p 4 --objective time --machine "$MACHINE" --time-margin x
 
-# a convolution's tap label is never cut: by --fix or by a plan file
+# a convolution's tap label and a spread window's label are never cut: by --fix or by a plan file
 CONV=$DATA/../../codegen/pinned/convolution.yaml
-expect 2 "label 'i' is a window's tap label (a convolution's kernel), which no partition cuts" "$EINPLAN" plan "$CONV" -p 3 --fix Z=i:3
+expect 2 "label 'i' is a window's tap label (a convolution's kernel) or a spread window's label, which no partition cuts" "$EINPLAN" plan "$CONV" -p 3 --fix Z=i:3
+expect 2 "label 'y' is a window's tap label (a convolution's kernel) or a spread window's label" "$EINPLAN" plan "$CONV" -p 3 --fix U=y:3
 printf '{"devices": 3, "nodes": [{"name": "Z", "partition": {"i": 3}}]}' >"$WORK/tap.json"
 expect 2 "tap.json:1:" "$EINPLAN" cost "$CONV" --plan "$WORK/tap.json"
 expect 0 "objective traffic" "$EINPLAN" plan "$CONV" -p 3 --fix Z=y:3

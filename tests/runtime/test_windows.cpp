@@ -1,7 +1,7 @@
 // Redistribution into a window (SPEC 8.1, einrt::Layout::window): random source layouts and
 // random windows (an origin per dimension, before, inside or past the tensor; parts that
-// divide the window's extents; half of them with a halo, blocks overlapping; one or two
-// holders per block). Every element of every
+// divide the window's extents; half of them with a halo, blocks overlapping; a third with
+// a step, blocks apart or overlapping; one or two holders per block). Every element of every
 // destination buffer is checked against the serial reference: the tensor's value where
 // the window reads it, the untouched fill elsewhere; the bytes sent equal those the box
 // intersections imply, and equal what einrt's BlockGrid rule says a window reads.
@@ -43,6 +43,10 @@ TEST_CASE("a redistribution into a window receives what it reads and leaves the 
     // overlap by it, each receiving the shared rows).
     if (c % 2 == 1)
       for (std::size_t d = 0; d < shape.size(); ++d) grid.halo.push_back(pick(rng, 0, 3));
+    // A third read with a step (a strided convolution's or pool's): a block spans the rows
+    // from its first read to its last, and neighbouring blocks leave gaps or overlap.
+    if (c % 3 == 2)
+      for (std::size_t d = 0; d < shape.size(); ++d) grid.step.push_back(pick(rng, 1, 3));
     std::vector<std::vector<int>> owners(static_cast<std::size_t>(grid.blockCount()));
     for (auto& o : owners) {
       o.push_back(static_cast<int>(rng() % p));
@@ -73,8 +77,9 @@ TEST_CASE("a redistribution into a window receives what it reads and leaves the 
       const std::vector<int64_t> cell = grid.coords(b);
       einrt::Box box{std::vector<int64_t>(shape.size()), std::vector<int64_t>(shape.size())};
       for (std::size_t d = 0; d < shape.size(); ++d) {
-        box.lo[d] = grid.origin[d] + cell[d] * grid.extent(d);
-        box.hi[d] = box.lo[d] + grid.extent(d) + (grid.halo.empty() ? 0 : grid.halo[d]);
+        const int64_t step = grid.step.empty() ? 1 : grid.step[d];
+        box.lo[d] = grid.origin[d] + cell[d] * grid.extent(d) * step;
+        box.hi[d] = box.lo[d] + step * (grid.extent(d) - 1) + 1 + (grid.halo.empty() ? 0 : grid.halo[d]);
       }
       forEachElement(box, [&](const std::vector<int64_t>& at, int64_t i) {
         bool inside = true;

@@ -26,16 +26,35 @@ struct BlockGrid {
   // `halo` (a window with a tap label, a convolution's input; empty: none): block c of
   // dimension d covers origin[d] + [c * extent, (c + 1) * extent + halo[d]), so
   // neighbouring blocks overlap by the halo, and its buffer is that span.
-  std::vector<int64_t> origin{}, bound{}, halo{};
+  // `step` (a window read at step * label, a strided convolution's or pool's; empty: 1):
+  // label coordinate u lies at tensor coordinate origin + step * u, so block c covers
+  // origin + step * c * extent + [0, step * (extent - 1) + 1 + halo), the rows between
+  // its labels' included. `spread` (a window read at (label + origin) / spread where that
+  // divides, the fill between: a strided read's gradient; empty: 1): the rows of tensor
+  // coordinates ceil(origin / spread) onwards, one per spread labels; such a dimension is
+  // never cut (einrt/model cuttableSizes), so its one block holds every row it reads.
+  std::vector<int64_t> origin{}, bound{}, halo{}, step{}, spread{};
 
   bool windowed() const { return !origin.empty(); }
 
   std::size_t dims() const { return shape.size(); }
-  int64_t extent(std::size_t d) const { return shape[d] / parts[d]; }  // block step along d
-  // A block's extent along d: its step and, through a tap label's window, the halo.
-  int64_t span(std::size_t d) const { return extent(d) + (halo.empty() ? 0 : halo[d]); }
+  int64_t extent(std::size_t d) const { return shape[d] / parts[d]; }  // block step along d (label coordinates)
+  // A block's extent along d (tensor coordinates): its labels' rows and, through a tap
+  // label's window, the halo.
+  int64_t span(std::size_t d) const {
+    const int64_t halo_ = halo.empty() ? 0 : halo[d];
+    if (!spread.empty() && spread[d] > 1) return ceilDiv(extent(d) + origin[d], spread[d]) - ceilDiv(origin[d], spread[d]);
+    if (!step.empty() && step[d] > 1) return step[d] * (extent(d) - 1) + 1 + halo_;
+    return extent(d) + halo_;
+  }
   // The tensor coordinate where coordinate c's block (its buffer) starts along d.
-  int64_t storageLo(std::size_t d, int64_t c) const { return c * extent(d) + (origin.empty() ? 0 : origin[d]); }
+  int64_t storageLo(std::size_t d, int64_t c) const {
+    if (origin.empty()) return c * extent(d);
+    if (!spread.empty() && spread[d] > 1) return ceilDiv(c * extent(d) + origin[d], spread[d]);
+    return c * extent(d) * (step.empty() ? 1 : step[d]) + origin[d];
+  }
+  // a / b rounded up (b > 0, any sign of a).
+  static int64_t ceilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
   int64_t blockCount() const {
     int64_t n = 1;
     for (int64_t p : parts) n *= p;
@@ -74,12 +93,12 @@ struct BlockGrid {
   // The tensor interval [lo, hi) that coordinate c along d covers and reads (clipped to
   // the tensor; hi <= lo: it reads nothing).
   int64_t readLo(std::size_t d, int64_t c) const {
-    const int64_t lo = c * extent(d) + (origin.empty() ? 0 : origin[d]);
+    const int64_t lo = storageLo(d, c);
     return lo < 0 ? 0 : lo;
   }
   int64_t readHi(std::size_t d, int64_t c) const {
     if (origin.empty()) return (c + 1) * extent(d);
-    const int64_t hi = c * extent(d) + span(d) + origin[d];
+    const int64_t hi = storageLo(d, c) + span(d);
     return hi > bound[d] ? bound[d] : hi;
   }
   // Elements of block `block` that lie in the tensor: what a call reading it receives or
@@ -117,12 +136,13 @@ inline int64_t blockOfCell(const std::vector<int64_t>& parts, const std::vector<
   return b;
 }
 
-// The grid a node's partition cuts one of its tensors into; `origin`, `bound` and `halo`
-// (empty, or one per dimension): the window the node reads the tensor through
-// (BlockGrid::origin, BlockGrid::halo).
+// The grid a node's partition cuts one of its tensors into; `origin`, `bound`, `halo`,
+// `step` and `spread` (empty, or one per dimension): the window the node reads the tensor
+// through (BlockGrid::origin, BlockGrid::halo, BlockGrid::step, BlockGrid::spread).
 inline BlockGrid tensorGrid(const std::vector<int64_t>& labelSizes, const std::vector<int64_t>& parts,
                             const std::vector<int>& labelOfDim, const std::vector<int64_t>& origin = {},
-                            const std::vector<int64_t>& bound = {}, const std::vector<int64_t>& halo = {}) {
+                            const std::vector<int64_t>& bound = {}, const std::vector<int64_t>& halo = {},
+                            const std::vector<int64_t>& step = {}, const std::vector<int64_t>& spread = {}) {
   BlockGrid g;
   for (int l : labelOfDim) {
     g.shape.push_back(labelSizes[l]);
@@ -131,6 +151,8 @@ inline BlockGrid tensorGrid(const std::vector<int64_t>& labelSizes, const std::v
   g.origin = origin;
   g.bound = bound;
   g.halo = halo;
+  g.step = step;
+  g.spread = spread;
   return g;
 }
 

@@ -74,7 +74,7 @@ std::shared_ptr<Prepared> prepare(const ConvolutionCall& c, DType dtype, bool ac
     p->kernel = dnnl::memory::desc(d, dt, st);
   }
   const auto any = dnnl::memory::format_tag::any;
-  dims ones(static_cast<std::size_t>(s), 1), zeros(static_cast<std::size_t>(s), 0), dilates;
+  dims convStrides(c.stride, c.stride + s), zeros(static_cast<std::size_t>(s), 0), dilates;
   for (int i = 0; i < s; ++i) dilates.push_back(c.dilation[i] - 1);  // oneDNN counts the gaps
   dnnl::primitive_attr attr;
   if (accumulate) {
@@ -86,7 +86,8 @@ std::shared_ptr<Prepared> prepare(const ConvolutionCall& c, DType dtype, bool ac
     Engine& e = engine();
     const dnnl::convolution_forward::desc desc(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, dnnl::memory::desc(p->image.dims(), dt, any),
-        dnnl::memory::desc(p->kernel.dims(), dt, any), dnnl::memory::desc(p->result.dims(), dt, any), ones, dilates, zeros, zeros);
+        dnnl::memory::desc(p->kernel.dims(), dt, any), dnnl::memory::desc(p->result.dims(), dt, any), convStrides, dilates, zeros,
+        zeros);
     const dnnl::convolution_forward::primitive_desc pd(desc, attr, e.engine);
     p->primitive = dnnl::convolution_forward(pd);
     if (pd.src_desc() != p->image) {
@@ -115,7 +116,7 @@ bool oneDnnConvolution(const ConvolutionCall& c, DType dtype, const void* image,
   const int threads = gemmThreads();
   std::vector<int64_t> key{static_cast<int64_t>(dtype), accumulate, threads, c.spatial, c.batch, c.inChannels, c.outChannels,
                            c.groups, c.kernelGroupStride};
-  for (int i = 0; i < 3; ++i) key.insert(key.end(), {c.in[i], c.kernel[i], c.out[i], c.dilation[i]});
+  for (int i = 0; i < 3; ++i) key.insert(key.end(), {c.in[i], c.kernel[i], c.out[i], c.dilation[i], c.stride[i]});
   for (int i = 0; i < 5; ++i) key.insert(key.end(), {c.imageStride[i], c.kernelStride[i], c.resultStride[i]});
   Engine& e = engine();
   std::shared_ptr<Prepared> p;

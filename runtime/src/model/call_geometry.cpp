@@ -23,6 +23,9 @@ std::vector<int64_t> cuttableSizes(const NodeShape& n) {
   for (const auto& taps : n.operandTap)
     for (int t : taps)
       if (t >= 0) sizes[static_cast<std::size_t>(t)] = 1;
+  for (std::size_t k = 0; k < n.operandSpread.size(); ++k)
+    for (std::size_t d = 0; d < n.operandSpread[k].size(); ++d)
+      if (n.operandSpread[k][d] > 1) sizes[static_cast<std::size_t>(n.operandLabels[k][d])] = 1;
   return sizes;
 }
 
@@ -32,45 +35,94 @@ namespace {
 // taps of `sizes`): dilation * (taps - 1), negative for a negative dilation, 0 without a
 // tap. The halo is its magnitude; a negative reach moves the block's origin down by it.
 int64_t tapReach(const NodeShape& shape, const std::vector<int64_t>& sizes, std::size_t k, std::size_t d) {
+  if (!shape.tapped(k)) return 0;
   const int tap = shape.operandTap[k][d];
   return tap < 0 ? 0 : shape.operandTapDilation[k][d] * (sizes[static_cast<std::size_t>(tap)] - 1);
+}
+
+// Operand k's grid over labels of `sizes` cut in `parts`: operandGrid's rule, which
+// operandWalk also reads over one block's extents (parts 1).
+BlockGrid windowGrid(const NodeShape& shape, const std::vector<int64_t>& sizes, const std::vector<int64_t>& parts, std::size_t k) {
+  if (!shape.windowed(k)) return tensorGrid(sizes, parts, shape.operandLabels[k]);
+  if (!shape.reshaped(k)) return tensorGrid(sizes, parts, shape.operandLabels[k], shape.operandOrigin[k], shape.operandBound[k]);
+  std::vector<int64_t> origin = shape.operandOrigin[k], halo(origin.size(), 0);
+  for (std::size_t d = 0; d < origin.size(); ++d) {
+    const int64_t reach = tapReach(shape, sizes, k, d);
+    origin[d] += std::min<int64_t>(0, reach);
+    halo[d] = reach < 0 ? -reach : reach;
+  }
+  const std::vector<int64_t> none;
+  return tensorGrid(sizes, parts, shape.operandLabels[k], origin, shape.operandBound[k], halo,
+                    shape.stepped(k) ? shape.operandStep[k] : none, shape.spreadOut(k) ? shape.operandSpread[k] : none);
 }
 
 }  // namespace
 
 BlockGrid operandGrid(const NodeShape& shape, const std::vector<int64_t>& parts, std::size_t k) {
-  if (!shape.windowed(k)) return tensorGrid(shape.sizes, parts, shape.operandLabels[k]);
-  if (!shape.tapped(k)) return tensorGrid(shape.sizes, parts, shape.operandLabels[k], shape.operandOrigin[k], shape.operandBound[k]);
-  std::vector<int64_t> origin = shape.operandOrigin[k], halo(origin.size(), 0);
-  for (std::size_t d = 0; d < origin.size(); ++d) {
-    const int64_t reach = tapReach(shape, shape.sizes, k, d);
-    origin[d] += std::min<int64_t>(0, reach);
-    halo[d] = reach < 0 ? -reach : reach;
-  }
-  return tensorGrid(shape.sizes, parts, shape.operandLabels[k], origin, shape.operandBound[k], halo);
+  return windowGrid(shape, shape.sizes, parts, k);
 }
 
 OperandWalk operandWalk(const NodeShape& shape, const std::vector<int64_t>& extent, std::size_t k) {
   const std::vector<int>& dims = shape.operandLabels[k];
-  if (!shape.tapped(k)) return {program::labelStrides(dims, extent), 0};
+  if (!shape.reshaped(k)) return {program::labelStrides(dims, extent), 0};
+  const BlockGrid block = windowGrid(shape, extent, std::vector<int64_t>(extent.size(), 1), k);
   OperandWalk w{std::vector<int64_t>(extent.size(), 0), 0};
   int64_t step = 1;
   for (std::size_t d = dims.size(); d-- > 0;) {
     const auto label = static_cast<std::size_t>(dims[d]);
-    const int tap = shape.operandTap[k][d];
+    const int tap = shape.tapped(k) ? shape.operandTap[k][d] : -1;
     const int64_t reach = tapReach(shape, extent, k, d);
-    w.stride[label] += step;
+    // A spread dimension's loop visits the rows it reads, one apart (spreadLoops).
+    const bool spread = shape.spreadOut(k) && shape.operandSpread[k][d] > 1;
+    w.stride[label] += (shape.stepped(k) && !spread ? shape.operandStep[k][d] : 1) * step;
     if (tap >= 0) w.stride[static_cast<std::size_t>(tap)] += shape.operandTapDilation[k][d] * step;
     if (reach < 0) w.base -= reach * step;
-    step *= extent[label] + (reach < 0 ? -reach : reach);
+    step *= block.span(d);
   }
   return w;
 }
 
+namespace {
+
+// A copy through a spread window (the only node that reads one): its loops visit the
+// rows the window reads — per spread label the block's span, the output's stride times
+// the spread — from the first output position whose read divides, and the rest of the
+// output block is the fill (NodeKernel writes it first).
+struct SpreadLoops {
+  std::vector<int64_t> extent, strideZ;
+  int64_t baseZ = 0;
+};
+
+SpreadLoops spreadLoops(const NodeShape& shape, const std::vector<int64_t>& extent) {
+  SpreadLoops s{extent, program::labelStrides(shape.outputLabels, extent), 0};
+  const BlockGrid block = windowGrid(shape, extent, std::vector<int64_t>(extent.size(), 1), 0);
+  const std::vector<int>& dims = shape.operandLabels[0];
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    const int64_t spread = shape.operandSpread[0][d];
+    if (spread <= 1) continue;
+    const auto label = static_cast<std::size_t>(dims[d]);
+    const int64_t first = ((-shape.operandOrigin[0][d]) % spread + spread) % spread;  // (first + origin) divides
+    s.baseZ += first * s.strideZ[label];
+    s.strideZ[label] *= spread;
+    s.extent[label] = block.span(d);
+  }
+  return s;
+}
+
+}  // namespace
+
+int64_t outputBase(const NodeShape& shape, const std::vector<int64_t>& extent) {
+  return shape.spreadOut(0) ? spreadLoops(shape, extent).baseZ : 0;
+}
+
 program::LoopNest callLoopNest(const NodeShape& shape, const std::vector<int64_t>& extent) {
-  const bool tapped = shape.tapped(0) || shape.tapped(1);
-  if (!tapped) return program::planLoopNest(extent, shape.operandLabels, shape.outputLabels);
   const bool hasY = shape.operandLabels.size() > 1;
+  if (shape.spreadOut(0)) {
+    const SpreadLoops s = spreadLoops(shape, extent);
+    return program::planLoopNest(s.extent, operandWalk(shape, extent, 0).stride, std::vector<int64_t>(extent.size(), 0), s.strideZ,
+                                 false);
+  }
+  if (!shape.reshaped(0) && !(hasY && shape.reshaped(1))) return program::planLoopNest(extent, shape.operandLabels, shape.outputLabels);
   return program::planLoopNest(extent, operandWalk(shape, extent, 0).stride,
                                hasY ? operandWalk(shape, extent, 1).stride : std::vector<int64_t>(extent.size(), 0),
                                program::labelStrides(shape.outputLabels, extent), hasY);

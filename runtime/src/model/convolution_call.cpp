@@ -9,13 +9,16 @@ namespace einrt::model {
 
 std::optional<program::ConvolutionCall> convolutionCall(const NodeShape& shape, bool contraction, const std::vector<int64_t>& extent) {
   if (!contraction || shape.operandLabels.size() != 2) return std::nullopt;
-  const int image = shape.tapped(0) ? 0 : 1;
-  if (!shape.tapped(image) || shape.windowed(1 - static_cast<std::size_t>(image))) return std::nullopt;
-  const std::vector<int>& x = shape.operandLabels[static_cast<std::size_t>(image)];
-  const std::vector<int>& w = shape.operandLabels[static_cast<std::size_t>(1 - image)];
+  const int image = shape.tapped(0) || shape.stepped(0) ? 0 : 1;
+  const auto k = static_cast<std::size_t>(image);
+  if (!(shape.tapped(k) || shape.stepped(k)) || shape.spreadOut(k) || shape.windowed(1 - k)) return std::nullopt;
+  const std::vector<int>& x = shape.operandLabels[k];
+  const std::vector<int>& w = shape.operandLabels[1 - k];
   const std::vector<int>& z = shape.outputLabels;
-  const std::vector<int>& taps = shape.operandTap[static_cast<std::size_t>(image)];
-  const std::vector<int64_t>& dilations = shape.operandTapDilation[static_cast<std::size_t>(image)];
+  // Per image dimension its tap label (-1: none), dilation and step.
+  const std::vector<int> taps = shape.tapped(k) ? shape.operandTap[k] : std::vector<int>(x.size(), -1);
+  const std::vector<int64_t> dilations = shape.tapped(k) ? shape.operandTapDilation[k] : std::vector<int64_t>(x.size(), 1);
+  const std::vector<int64_t> steps = shape.stepped(k) ? shape.operandStep[k] : std::vector<int64_t>(x.size(), 1);
   const OperandWalk walk = operandWalk(shape, extent, static_cast<std::size_t>(image));
   const std::vector<int64_t> kernelStride = program::labelStrides(w, extent);
   const std::vector<int64_t> resultStride = program::labelStrides(z, extent);
@@ -41,7 +44,8 @@ std::optional<program::ConvolutionCall> convolutionCall(const NodeShape& shape, 
       continue;
     }
     if (inX && inZ && !inW) {
-      if (taps[dim] >= 0 || !once(batch, label)) spatial.push_back(label);  // a second batch label: a spatial one of 1 tap
+      // A second batch label: a spatial one of 1 tap.
+      if (taps[dim] >= 0 || steps[dim] > 1 || !once(batch, label)) spatial.push_back(label);
     } else if (inX && inW && !inZ) {
       if (!once(in, label)) return std::nullopt;
     } else if (inW && inZ && !inX) {
@@ -90,8 +94,9 @@ std::optional<program::ConvolutionCall> convolutionCall(const NodeShape& shape, 
     c.kernel[s] = t < 0 ? 1 : extent[static_cast<std::size_t>(t)];
     c.out[s] = extent[static_cast<std::size_t>(a)];
     c.dilation[s] = dilation;
-    c.in[s] = c.out[s] + dilation * (c.kernel[s] - 1);
-    c.imageStride[2 + s] = walk.stride[static_cast<std::size_t>(a)];
+    c.stride[s] = steps[dim];
+    c.in[s] = c.stride[s] * (c.out[s] - 1) + 1 + dilation * (c.kernel[s] - 1);
+    c.imageStride[2 + s] = walk.stride[static_cast<std::size_t>(a)] / c.stride[s];  // the walk's stride is the step's
     c.kernelStride[2 + s] = t < 0 ? 1 : kernelStride[static_cast<std::size_t>(t)];
     c.resultStride[2 + s] = resultStride[static_cast<std::size_t>(a)];
   }

@@ -51,15 +51,16 @@ std::vector<T> readWindow(const NodeTable& n, std::size_t k, const std::vector<T
                      [&](const std::vector<int64_t>& at, std::size_t d) { return at[d] + grid.storageLo(d, 0); });
 }
 
-// Operand k of node n read through taps (a convolution, SPEC 8.1), unfolded for the plain
-// reference: its labels' sizes and then each tap label's (appended to its labels), the
-// element at (i, t) the tensor's at i + dilation * t + origin.
+// Operand k of node n read through taps, steps or a spread (SPEC 8.1), unfolded for the
+// plain reference: its labels' sizes and then each tap label's (appended to its labels),
+// the element at (i, t) the tensor's at p = step * i + dilation * t + origin, or through a
+// spread at p / spread where that divides (the fill elsewhere).
 template <class T>
 std::vector<T> readUnfolded(const NodeTable& n, std::size_t k, const std::vector<T>& tensor, std::vector<int>& labels) {
   labels = n.operandLabels[k];
   const std::size_t own = labels.size();
   std::vector<std::size_t> tapDim(own, SIZE_MAX);
-  for (std::size_t d = 0; d < own; ++d) {
+  for (std::size_t d = 0; n.tapped(k) && d < own; ++d) {
     const int tap = n.operandTap[k][d];
     if (tap < 0) continue;
     auto at = std::find(labels.begin() + static_cast<std::ptrdiff_t>(own), labels.end(), tap);
@@ -68,9 +69,12 @@ std::vector<T> readUnfolded(const NodeTable& n, std::size_t k, const std::vector
   }
   std::vector<int64_t> shape;
   for (int l : labels) shape.push_back(n.sizes[static_cast<std::size_t>(l)]);
-  return readThrough(n, tensor, n.operandBound[k], shape, [&](const std::vector<int64_t>& at, std::size_t d) {
-    const int64_t i = at[d] + n.operandOrigin[k][d];
-    return tapDim[d] == SIZE_MAX ? i : i + n.operandTapDilation[k][d] * at[tapDim[d]];
+  return readThrough(n, tensor, n.operandBound[k], shape, [&](const std::vector<int64_t>& at, std::size_t d) -> int64_t {
+    const int64_t step = n.stepped(k) ? n.operandStep[k][d] : 1, spread = n.spreadOut(k) ? n.operandSpread[k][d] : 1;
+    int64_t p = step * at[d] + n.operandOrigin[k][d];
+    if (tapDim[d] != SIZE_MAX) p += n.operandTapDilation[k][d] * at[tapDim[d]];
+    if (spread > 1) return p % spread == 0 ? p / spread : -1;
+    return p;
   });
 }
 
@@ -156,7 +160,7 @@ std::map<int, std::vector<T>> evaluatePlain(const ProgramSpec<T>& spec, const st
     std::vector<std::vector<int>> labels = n.operandLabels;        // a tapped one's unfolded labels
     std::vector<const T*> operand;
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
-      if (n.tapped(k)) windows[k] = readUnfolded(n, k, values.at(n.operandTensor[k]), labels[k]);
+      if (n.reshaped(k)) windows[k] = readUnfolded(n, k, values.at(n.operandTensor[k]), labels[k]);
       else if (n.windowed(k)) windows[k] = readWindow(n, k, values.at(n.operandTensor[k]));
       operand.push_back(n.windowed(k) ? windows[k].data() : values.at(n.operandTensor[k]).data());
     }

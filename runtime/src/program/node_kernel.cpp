@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace einrt::program::detail {
 
@@ -28,6 +29,12 @@ NodeKernel<T>::NodeKernel(const NodeTable& node, const NodeKernels<T>& kernels, 
     nest_ = model::callLoopNest(node, extent);
     baseX_ = model::operandWalk(node, extent, 0).base;
     if (node.operandLabels.size() > 1) baseY_ = model::operandWalk(node, extent, 1).base;
+    if (node.spreadOut(0)) {
+      if (device) throw std::invalid_argument("einrt: node '" + node.name + "' reads a spread window, which the device backend does not run");
+      spreadFill_ = node.fill;
+      baseZ_ = model::outputBase(node, extent);
+      outputElements_ = model::blockElements(node.outputLabels, extent);
+    }
     return;
   }
   const GemmSpec& g = *node.gemm;
@@ -77,7 +84,8 @@ void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
       if (ran) return;
     }
     if (!elementwise_) throw std::logic_error("einrt: a node without a GEMM or permutation has no elementwise kernel");
-    elementwise_(nest_, X + baseX_, Y ? Y + baseY_ : Y, Z, accumulate, threads_);
+    if (spreadFill_ && !accumulate) std::fill(Z, Z + outputElements_, static_cast<T>(*spreadFill_));
+    elementwise_(nest_, X + baseX_, Y ? Y + baseY_ : Y, Z + baseZ_, accumulate, threads_);
     return;
   }
   auto permute = [&](const Permutation& p, const T* src, T* dst, bool acc) {

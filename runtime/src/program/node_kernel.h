@@ -41,6 +41,10 @@ class NodeKernel {
   ParallelForFn parallelFor_ = nullptr;
   LoopNest nest_;
   int64_t baseX_ = 0, baseY_ = 0;  // where tap 0 lies in a tapped operand's block (model::operandWalk)
+  // A copy through a spread window (model::callLoopNest): the fill its output block holds
+  // between the rows it writes, from baseZ_ (model::outputBase). Unset: none.
+  std::optional<double> spreadFill_;
+  int64_t baseZ_ = 0, outputElements_ = 0;
   std::optional<model::GemmCallPlan> gemm_;
   HostGemm<T> hostGemm_;  // gemm_'s call prepared for the rank's threads (host memory)
   double alpha_ = 1.0;

@@ -1,12 +1,14 @@
 // Convolution calls (SPEC 8.1, einrt/model/convolution_call.h): random 1-D and 2-D
 // convolutions (batch 1-3, channels 1-5, outputs 1-4, output extents 1-6, kernels 1-3,
-// dilations 1-2, a second batch label that is a spatial one of one tap, 2-3 groups) run by the node's
+// dilations 1-2, strides (window steps) 1-3, a second batch label that is a spatial one of
+// one tap, 2-3 groups) run by the node's
 // loops (model::callLoopNest over model::operandWalk) and, where einrt has oneDNN, by its
 // convolution primitive (program/convolution.h), each with and without accumulate, against
 // naive loops written here over the image buffer's own indices. Also which nodes are no
 // convolution for the model (a flipped kernel, a tap label in the result).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -35,7 +37,7 @@ struct SumMul {
 // adds a label b in image and result (a second batch label) after n.
 struct ConvNode {
   model::NodeShape shape;
-  std::vector<int64_t> out, kernel, dilation;
+  std::vector<int64_t> out, kernel, dilation, stride;
   int64_t batch, in, outs, b, groups = 1;
 };
 
@@ -63,12 +65,14 @@ ConvNode randomNode(std::mt19937& rng, bool twoBatch, bool grouped = false) {
   }
   x.push_back(1);
   z.push_back(2);
-  std::vector<int64_t> dil;
-  for (std::size_t k = 0; k < x.size(); ++k) xTaps.push_back(-1), dil.push_back(0);
+  std::vector<int64_t> dil, steps;
+  for (std::size_t k = 0; k < x.size(); ++k) xTaps.push_back(-1), dil.push_back(0), steps.push_back(1);
   for (int d = 0; d < spatial; ++d) {
     c.out.push_back(pick(1, 6));
     c.kernel.push_back(pick(1, 3));
     c.dilation.push_back(pick(1, 2));
+    c.stride.push_back(pick(1, 3));
+    steps.push_back(c.stride.back());
     const int y = static_cast<int>(s.sizes.size()), i = y + 1;
     s.sizes.push_back(c.out.back());
     s.sizes.push_back(c.kernel.back());
@@ -84,17 +88,18 @@ ConvNode randomNode(std::mt19937& rng, bool twoBatch, bool grouped = false) {
   s.operandBound = {std::vector<int64_t>(x.size(), 1), {}};
   s.operandTap = {xTaps, {}};
   s.operandTapDilation = {dil, {}};
+  if (std::any_of(steps.begin(), steps.end(), [](int64_t v) { return v > 1; })) s.operandStep = {steps, {}};
   return c;
 }
 
 // The naive result: every output element summed over channels and taps, the image indexed
-// by its own buffer shape [n, (b,) c, out + dilation * (kernel - 1) ...].
+// by its own buffer shape [n, (b,) c, stride * (out - 1) + 1 + dilation * (kernel - 1) ...].
 std::vector<double> naive(const ConvNode& c, const std::vector<float>& image, const std::vector<float>& kernel) {
   const std::size_t r = c.out.size();
   std::vector<int64_t> span;
   int64_t outPoints = 1, taps = 1;
   for (std::size_t d = 0; d < r; ++d) {
-    span.push_back(c.out[d] + c.dilation[d] * (c.kernel[d] - 1));
+    span.push_back(c.stride[d] * (c.out[d] - 1) + 1 + c.dilation[d] * (c.kernel[d] - 1));
     outPoints *= c.out[d];
     taps *= c.kernel[d];
   }
@@ -113,7 +118,7 @@ std::vector<double> naive(const ConvNode& c, const std::vector<float>& image, co
               tap[d] = tapRest % c.kernel[d], tapRest /= c.kernel[d];
             }
             for (std::size_t d = 0; d < r; ++d) {
-              at = at * span[d] + pos[d] + c.dilation[d] * tap[d];
+              at = at * span[d] + c.stride[d] * pos[d] + c.dilation[d] * tap[d];
               tapAt = tapAt * c.kernel[d] + tap[d];
             }
             const int64_t g = ng % c.groups;  // (n, g) and (g, o) are each one index here
@@ -188,8 +193,10 @@ TEST_CASE("convolution calls: a flipped kernel or a tap in the result is no conv
   CHECK_FALSE(model::convolutionCall(randomNode(rng, false).shape, false, node.shape.sizes).has_value());  // not a contraction
   ConvNode tapOut = randomNode(rng, false);
   tapOut.shape.outputLabels.push_back(tapOut.shape.operandTap[0].back());
+  tapOut.shape.sizes[static_cast<std::size_t>(tapOut.shape.operandTap[0].back())] = 3;  // a tap of 1 is no dimension at all
   CHECK_FALSE(model::convolutionCall(tapOut.shape, true, tapOut.shape.sizes).has_value());
-  // A flipped kernel's walk starts at the far end of its span.
+  // A flipped kernel's walk starts at the far end of its span (one row apart: no step).
+  node.shape.operandStep.clear();
   node.shape.sizes.back() = 3;
   const model::OperandWalk walk = model::operandWalk(node.shape, node.shape.sizes, 0);
   CHECK(walk.base == 2 * walk.stride[static_cast<std::size_t>(node.shape.operandLabels[0].back())]);

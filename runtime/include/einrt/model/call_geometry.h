@@ -29,14 +29,15 @@ struct CallGeometry {
 // The grid `parts` cuts operand k of a node into: its labels' blocks, and where the operand
 // is read through a window, the window's origin and the tensor's extent; through a tap
 // label, the origin moved to the tap's lowest reach and the halo its range
-// (|step| * (taps - 1): a convolution's input block is its output block plus the halo).
+// (|dilation| * (taps - 1): a convolution's input block is its output block plus the
+// halo); through a step or a spread, the rows those read (BlockGrid::step, ::spread).
 BlockGrid operandGrid(const NodeShape& shape, const std::vector<int64_t>& parts, std::size_t k);
 
 // How a call walks operand k's block buffer (blocks of `extent` per iteration label): per
 // label its stride (row-major over the block's extents; through a tap label the tapped
 // dimension spans the halo too, and the tap's stride is its dilation times the
-// dimension's) and `base`, the element of tap 0 (a negative dilation starts at the far end
-// of the span).
+// dimension's; a step multiplies its label's stride) and `base`, the element of tap 0 (a
+// negative dilation starts at the far end of the span).
 struct OperandWalk {
   std::vector<int64_t> stride;
   int64_t base = 0;
@@ -44,8 +45,12 @@ struct OperandWalk {
 OperandWalk operandWalk(const NodeShape& shape, const std::vector<int64_t>& extent, std::size_t k);
 
 // The loops of one elementwise call over blocks of `extent`: the program's kernel runs it
-// and the planner's time model prices it (program/loop_nest.h), taps included.
+// and the planner's time model prices it (program/loop_nest.h), taps and steps included.
+// A copy through a spread window loops over the rows it reads and writes them `spread`
+// apart from outputBase (the element of its output block it starts at); the rest of its
+// output block is the node's fill.
 program::LoopNest callLoopNest(const NodeShape& shape, const std::vector<int64_t>& extent);
+int64_t outputBase(const NodeShape& shape, const std::vector<int64_t>& extent);
 
 // `aggregated`: aggregatedLabels(shape), which callers that price many partitions of one
 // node compute once.

@@ -76,13 +76,24 @@ struct NodeShape {
   // iteration label no partition cuts (cuttableSizes). Empty where no operand has a tap.
   std::vector<std::vector<int>> operandTap;
   std::vector<std::vector<int64_t>> operandTapDilation;
+  // A strided window (SPEC 8.1): operand k's dimension d is read at `operandStep[k][d] *
+  // label + ...` (a strided convolution or pool); and a spread one, at `(label + origin[d])
+  // / operandSpread[k][d]` where that divides, the fill between (a strided read's
+  // gradient: only a copy node reads one, and its label is never cut). Per operand empty
+  // (every step and spread 1), or one per dimension; empty where no operand has either.
+  std::vector<std::vector<int64_t>> operandStep, operandSpread;
 
   bool windowed(std::size_t operand) const { return operand < operandOrigin.size() && !operandOrigin[operand].empty(); }
   bool tapped(std::size_t operand) const { return operand < operandTap.size() && !operandTap[operand].empty(); }
+  bool stepped(std::size_t operand) const { return operand < operandStep.size() && !operandStep[operand].empty(); }
+  bool spreadOut(std::size_t operand) const { return operand < operandSpread.size() && !operandSpread[operand].empty(); }
+  // The operand's block is not its labels' block (a halo, a step or a spread changes it).
+  bool reshaped(std::size_t operand) const { return tapped(operand) || stepped(operand) || spreadOut(operand); }
 };
 
 // The label sizes partitions may divide: every tap label's is 1 (never cut, so that a
-// block of a tapped operand is one interval per dimension: its step plus a halo).
+// block of a tapped operand is one interval per dimension: its step plus a halo), and so
+// is every label a spread window reads along (its one block holds every row it reads).
 std::vector<int64_t> cuttableSizes(const NodeShape& n);
 
 // The labels a node aggregates: in some operand, not in the output (ascending, which is

@@ -2,7 +2,7 @@
 // whose one operand is read through windows over tap labels (SPEC 8.1), in the library's
 // terms — an image of N x C x in_1 x ... (its rows already padded: the window block holds
 // the fill), a kernel of O x C x k_1 x ..., a result of N x O x out_1 x ..., each with the
-// element strides its block buffer has, and the taps' dilations. einrt's model decides
+// element strides its block buffer has, the taps' dilations and the steps' strides. einrt's model decides
 // which calls these are (einrt/model/convolution_call.h); the provider is registered by
 // the program's build like the 2-byte GEMM's (gemm.h), and a call it does not take runs
 // the node's own loops instead.
@@ -23,7 +23,8 @@ struct ConvolutionCall {
   // apart (kernelGroupStride).
   int64_t groups = 1, kernelGroupStride = 0;
   int64_t batch = 1, inChannels = 1, outChannels = 1;
-  int64_t in[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, out[3] = {1, 1, 1}, dilation[3] = {1, 1, 1};
+  // Per spatial dimension: in = stride * (out - 1) + 1 + dilation * (kernel - 1).
+  int64_t in[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, out[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, stride[3] = {1, 1, 1};
   // Element strides: the image's [N, C, in...], the kernel's [O, C, k...], the result's
   // [N, O, out...].
   int64_t imageStride[5] = {}, kernelStride[5] = {}, resultStride[5] = {};
