@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,12 @@ std::map<std::string, int64_t> parseDims(const std::vector<std::string>& items) 
 // A weight's .npy in the graph's type (ids as int64): f16 as NumPy's <f2; bf16, which NumPy lacks, as f32
 // (exactly representable; read back rounded, SPEC 8).
 std::string npyOf(const onnx_import::HostTensor& t, DType dtype, bool ids) {
-  if (ids) {  // an i64 input (ImportGraph::strided's)
+  int64_t elements = 1;
+  for (const int64_t d : t.shape) elements *= d;
+  if (elements != t.elements())  // the encoders read shape-many values
+    throw std::logic_error("einplan import: a weight holds " + std::to_string(t.elements()) + " values for a shape of " +
+                           std::to_string(elements));
+  if (ids) {  // an i64 input (a gather's constant ids)
     const std::vector<int64_t> ids(t.values.begin(), t.values.end());
     return einrt::encodeNpy<int64_t>(t.shape, ids.data());
   }

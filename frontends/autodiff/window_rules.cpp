@@ -7,6 +7,7 @@
 
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/excerpt.h"
+#include "planner/graph/expr_parser.h"
 #include "planner/graph/identifiers.h"
 
 namespace eindecomp::autodiff {
@@ -58,6 +59,97 @@ bool isWindowCopy(const Node& n) {
   return l.size() == n.outputLabels.size() && !repeatsLabel(l) && sameSet(l, n.outputLabels);
 }
 
+// A pooling node (the importer's max pool): max over the taps of x + y, x read through
+// windows over tap labels that are y's only labels, x's labels the output's (but labels
+// of size 1 on either side).
+bool isTapMaximum(const Node& n) {
+  if (!hasTaps(n) || n.inputs.size() != 2 || n.agg != Reduce::Max || !isWindowed(n, 0) || isWindowed(n, 1)) return false;
+  const Expr sum = Expr::binary(Expr::Kind::Add, Expr::x(), Expr::y());
+  const Labels& x = n.operandLabels[0];
+  Labels taps;
+  for (const Label& t : n.windows->taps[0])
+    if (!t.empty()) taps.push_back(t);
+  auto within = [&](const Labels& a, const Labels& b) {  // a's labels in b, or of size 1
+    return std::all_of(a.begin(), a.end(), [&](const Label& l) {
+      return n.labelSizes.at(l) == 1 || std::find(b.begin(), b.end(), l) != b.end();
+    });
+  };
+  return n.join == sum && !repeatsLabel(x) && !repeatsLabel(n.operandLabels[1]) && within(x, n.outputLabels) &&
+         within(n.outputLabels, x) && sameSet(taps, n.operandLabels[1]) && taps.size() == n.operandLabels[1].size();
+}
+
+// The taps einplan grad unrolls a pooling node into, at most.
+constexpr int64_t kMaxUnrolledTaps = 64;
+
+// Node `n` (isTapMaximum) as the maximum of its taps one after the other, the way the
+// importer once wrote max pools: per tap t a copy of x's window at t (no taps: the
+// offsets moved by dilation * t), plus y's element at t, joined into the maximum so far by
+// where(max(y - x, 0), y, x) — on a tie the earlier tap keeps it, so the gradient goes to
+// the window's first maximal position (torch's max_pool). The last node takes n's name.
+void unrollTapMaximum(const Node& n, std::vector<Node>& nodes, std::unordered_set<std::string>& used,
+                      std::unordered_map<std::string, int>& nextSuffix) {
+  const NodeWindows& w = *n.windows;
+  const Labels& x = n.operandLabels[0];
+  const Labels& tapLabels = n.operandLabels[1];
+  int64_t taps = 1;
+  for (const Label& t : tapLabels) taps *= n.labelSizes.at(t);
+  if (taps > kMaxUnrolledTaps)
+    throw InputError({n.loc, "node " + quoted(n.name) + ": einplan grad unrolls a pooling node's taps, at most " +
+                                 std::to_string(kMaxUnrolledTaps) + "; this one has " + std::to_string(taps)});
+  auto made = [&](const std::string& base, std::vector<std::string> inputs, std::vector<Labels> operands, const Labels& out,
+                  const Expr& join, std::shared_ptr<const NodeWindows> windows) {
+    Node m;
+    m.name = base.empty() ? n.name : freshName(base, used, nextSuffix);
+    m.inputs = std::move(inputs);
+    m.operandLabels = std::move(operands);
+    m.outputLabels = out;
+    m.join = join;
+    m.agg = Reduce::Sum;
+    for (const Labels& ls : m.operandLabels)
+      for (const Label& l : ls) m.labelSizes[l] = n.labelSizes.at(l);
+    m.loc = n.loc;
+    m.windows = std::move(windows);
+    nodes.push_back(std::move(m));
+    return nodes.back().name;
+  };
+  std::vector<int64_t> tap(tapLabels.size(), 0);
+  std::string maximum;
+  for (int64_t t = 0; t < taps; ++t) {
+    const std::string at = std::to_string(t);
+    NodeWindows window{{{}}, {w.bounds[0]}, w.fill};
+    for (std::size_t d = 0; d < x.size(); ++d) {
+      int64_t offset = w.offsets[0][d];
+      const Label& tapLabel = w.taps[0][d];
+      if (!tapLabel.empty())
+        offset += w.dilations[0][d] * tap[static_cast<std::size_t>(std::find(tapLabels.begin(), tapLabels.end(), tapLabel) - tapLabels.begin())];
+      window.offsets[0].push_back(offset);
+    }
+    if (!w.steps.empty() && !w.steps[0].empty()) window.steps = {w.steps[0]};
+    const std::string read = made("tap" + at + "_" + n.name, {n.inputs[0]}, {x}, x, Expr::x(),
+                                  std::make_shared<const NodeWindows>(std::move(window)));
+    // y's element at t: a window of one along each of its labels.
+    NodeWindows one{{tap}, {{}}, 0.0};
+    for (const Label& l : tapLabels) one.bounds[0].push_back(n.labelSizes.at(l));
+    const std::string element = made("tap" + at + "_" + n.inputs[1], {n.inputs[1]}, {tapLabels}, tapLabels, Expr::x(),
+                                     std::make_shared<const NodeWindows>(std::move(one)));
+    for (const Label& l : tapLabels) nodes.back().labelSizes[l] = 1;
+    const bool last = t + 1 == taps;
+    const std::string value = made(last && t == 0 ? "" : "value" + at + "_" + n.name, {read, element}, {x, tapLabels},
+                                   n.outputLabels, Expr::binary(Expr::Kind::Add, Expr::x(), Expr::y()), nullptr);
+    nodes.back().labelSizes = n.labelSizes;
+    for (const Label& l : tapLabels) nodes.back().labelSizes[l] = 1;
+    if (t == 0) {
+      maximum = value;
+    } else {
+      maximum = made(last ? "" : "max" + at + "_" + n.name, {maximum, value}, {n.outputLabels, n.outputLabels}, n.outputLabels,
+                     parseExpr("where(max(y - x, 0), y, x)", n.loc), nullptr);
+    }
+    for (std::size_t d = tap.size(); d-- > 0;)
+      if (++tap[d] < n.labelSizes.at(tapLabels[d])) break;
+      else tap[d] = 0;
+  }
+}
+
 }  // namespace
 
 void splitWindows(Graph& g) {
@@ -68,6 +160,10 @@ void splitWindows(Graph& g) {
   std::vector<Node> nodes;
   nodes.reserve(g.nodes.size());
   for (Node& n : g.nodes) {
+    if (isTapMaximum(n)) {
+      unrollTapMaximum(n, nodes, used, nextSuffix);
+      continue;
+    }
     if (n.windows && !isWindowCopy(n) && !tappedConvolution(n)) {
       NodeWindows rest = *n.windows;  // what the node keeps: windows on diagonals (refused if differentiated)
       bool kept = false;

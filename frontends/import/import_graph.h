@@ -137,6 +137,11 @@ class ImportGraph {
   };
   std::optional<View> convolution(const View& x, const View& w, const std::vector<ConvolutionAxis>& axes, const std::string& hint,
                                   bool grouped = false);
+  // A pooling node the same way (SPEC 8.1): x [lead..., S...] and `taps` [K...] (a weight
+  // carrying the tap labels: a max pool's zeros under join x + y) make [lead..., out...],
+  // the taps aggregated by `agg`, `fill` outside x.
+  std::optional<View> tapReduction(const View& x, const View& taps, const std::vector<ConvolutionAxis>& axes, const Expr& join,
+                                   Reduce agg, double fill, const std::string& hint);
   static constexpr int64_t kMaxBlocks = 64;
   // Elements `indices` of dimension `axis`, as an einsum with a constant 0/1 selection
   // matrix S (S[indices[k], k] = 1) joined by where(S, x, -0) and summed: exact for every
@@ -245,6 +250,14 @@ class ImportGraph {
   // Adds the node: the producer of its output, a user of its operands' tensors.
   void addNode(NodeInfo node);
   bool syncWindowDim(Slot& slot, std::size_t j, int node);
+  // convolution's and tapReduction's node: x's, w's and the output's symbols before their
+  // spatial ones (the taps' w's last), and x's spatial dimensions read through windows over
+  // w's tap dimensions.
+  struct TappedForm {
+    std::vector<int> x, w, out;
+  };
+  std::optional<View> tapped(const View& x, const View& w, const std::vector<ConvolutionAxis>& axes, TappedForm form,
+                             const Expr& join, Reduce agg, double fill, const std::string& hint);
   void drain();
   int sliceTensor(int tensor, DimId leaf, int64_t start, int64_t end, std::map<DimId, DimId>& dimMap);
   int nextSymbol_ = 1 << 28;

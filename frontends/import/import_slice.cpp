@@ -162,8 +162,24 @@ std::optional<View> ImportGraph::window(const View& v, const std::vector<WindowA
 
 std::optional<View> ImportGraph::convolution(const View& x, const View& w, const std::vector<ConvolutionAxis>& axes,
                                              const std::string& hint, bool grouped) {
+  const int n = nextSymbol_++, c = nextSymbol_++, o = nextSymbol_++, g = nextSymbol_++;
+  TappedForm form{{n, c}, {o, c}, {n, o}};
+  if (grouped) form = {{n, g, c}, {g, o, c}, {n, g, o}};
+  return tapped(x, w, axes, form, Expr::binary(Expr::Kind::Mul, Expr::x(), Expr::y()), Reduce::Sum, 0.0, hint);
+}
+
+std::optional<View> ImportGraph::tapReduction(const View& x, const View& taps, const std::vector<ConvolutionAxis>& axes, const Expr& join,
+                                              Reduce agg, double fill, const std::string& hint) {
+  TappedForm form;
+  for (std::size_t d = 0; d + axes.size() < shape(x).size(); ++d) form.x.push_back(nextSymbol_++);
+  form.out = form.x;
+  return tapped(x, taps, axes, form, join, agg, fill, hint);
+}
+
+std::optional<View> ImportGraph::tapped(const View& x, const View& w, const std::vector<ConvolutionAxis>& axes, TappedForm form,
+                                        const Expr& join, Reduce agg, double fill, const std::string& hint) {
   const View nx = normalized(x), nw = normalized(w);
-  const std::size_t r = axes.size(), lead = grouped ? 3 : 2;  // dimensions before the spatial ones
+  const std::size_t r = axes.size(), lead = form.x.size(), wLead = form.w.size();  // dimensions before the spatial ones
   // Each spatial axis: its one dimension of x's tensor (the window's) and w's (the taps').
   auto realDim = [&](const View& v, std::size_t axis) -> std::optional<DimId> {
     std::vector<DimId> real;
@@ -174,26 +190,24 @@ std::optional<View> ImportGraph::convolution(const View& x, const View& w, const
   };
   std::vector<DimId> xDim(r), wDim(r);
   for (std::size_t d = 0; d < r; ++d) {
-    const std::optional<DimId> a = realDim(nx, lead + d), b = realDim(nw, lead + d);
+    const std::optional<DimId> a = realDim(nx, lead + d), b = realDim(nw, wLead + d);
     if (!a || !b || *a < 0) return std::nullopt;
     xDim[d] = *a;
     wDim[d] = *b;
   }
-  const int n = nextSymbol_++, c = nextSymbol_++, o = nextSymbol_++, g = nextSymbol_++;
-  std::vector<int> xs{n, c}, ws{o, c}, out{n, o};
-  if (grouped) xs = {n, g, c}, ws = {g, o, c}, out = {n, g, o};
   std::map<int, int64_t> broadcast;
   for (std::size_t d = 0; d < r; ++d) {
     const int in = nextSymbol_++, tap = nextSymbol_++, y = nextSymbol_++;
-    xs.push_back(in);
-    ws.push_back(tap);
-    out.push_back(y);
+    form.x.push_back(in);
+    form.w.push_back(tap);
+    form.out.push_back(y);
     broadcast[y] = axes[d].outSize;
   }
-  const View result = einsum({{x, xs}, {w, ws}}, out, Expr::binary(Expr::Kind::Mul, Expr::x(), Expr::y()), Reduce::Sum, hint, broadcast);
+  const View result = einsum({{x, form.x}, {w, form.w}}, form.out, join, agg, hint, broadcast);
   // The einsum read x's spatial dimensions with labels of their own; each is now read with
   // the output's label, through a window over w's tap label.
   NodeInfo& node = nodes_[static_cast<std::size_t>(tensors_[result.tensor].producer)];
+  node.fill = fill;
   const View nr = normalized(result);
   for (std::size_t d = 0; d < r; ++d) {
     std::optional<DimId> outDim = realDim(nr, lead + d);

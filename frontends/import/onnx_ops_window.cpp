@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <functional>
 #include <numeric>
 #include <variant>
 
@@ -392,6 +393,31 @@ std::optional<View> poolByTaps(OpContext& c, const View& x, const Window& w, Red
   return acc;
 }
 
+// MaxPool and AveragePool as one pooling node (ImportGraph::tapReduction: the input read
+// through windows over the taps of a constant the kernel's shape, the stride their step):
+// a max pool the max-plus `max over taps of x + 0` (-inf outside the input; einplan grad
+// gives its gradient to the window's first maximal position, as torch's max_pool), an
+// average the sum of x * 1 over taps. One copy of the input block and one pass over it,
+// where a node per tap copies the block once per tap. Nothing where a spatial axis spans
+// merged dimensions (poolByTaps then).
+std::optional<View> poolNode(OpContext& c, const View& x, const Window& w, Reduce agg) {
+  const std::vector<int64_t> shape = c.graph().shape(x);
+  const std::size_t r = w.kernel.size();
+  if (shape.size() < r + 1) return std::nullopt;
+  const std::vector<int64_t> in(shape.end() - static_cast<std::ptrdiff_t>(r), shape.end());
+  const auto windows = unfoldWindows(w, in, agg);
+  std::vector<ImportGraph::ConvolutionAxis> axes;
+  for (const auto& u : windows) axes.push_back({u.outSize, u.dilation, u.padBefore, u.stride});
+  HostTensor taps;
+  taps.shape = w.kernel;
+  taps.values.assign(static_cast<std::size_t>(std::accumulate(w.kernel.begin(), w.kernel.end(), int64_t{1}, std::multiplies<>())),
+                     agg == Reduce::Max ? 0.0 : 1.0);
+  const View weight = c.graph().addWeight(c.hint("taps"), std::move(taps), false);
+  const bool max = agg == Reduce::Max;
+  return c.graph().tapReduction(x, weight, axes, joinExpr(max ? "x + y" : "x * y"), agg,
+                                max ? -std::numeric_limits<double>::infinity() : 0.0, c.hint(max ? "" : "sum"));
+}
+
 void conv(OpContext& c) {
   const Window w = convolutionWindow(c, "Conv", "convolution");
   const std::vector<int64_t> wshape = c.shape(1), xshape = c.shape(0);
@@ -447,14 +473,17 @@ void pool(OpContext& c, Reduce agg) {
   if (shape.size() < w.kernel.size() + 2)
     throw Unsupported("an input of rank " + std::to_string(shape.size()) + " for a kernel of rank " + std::to_string(w.kernel.size()));
   const std::vector<int64_t> in(shape.end() - static_cast<std::ptrdiff_t>(w.kernel.size()), shape.end());
-  if (!tiledView(c, c.view(0), w))
-    if (const std::optional<View> byTaps = poolByTaps(c, c.view(0), w, agg)) {
+  if (!tiledView(c, c.view(0), w)) {
+    std::optional<View> byTaps = poolNode(c, c.view(0), w, agg);
+    if (!byTaps) byTaps = poolByTaps(c, c.view(0), w, agg);
+    if (byTaps) {
       if (agg == Reduce::Max) return c.setOutput(0, *byTaps);
       auto divisors = averageDivisors(w, in, c.intAttribute("count_include_pad", 0) != 0);
       if (const double* n = std::get_if<double>(&divisors)) return c.setOutput(0, elementwise(c, {*byTaps}, "x / " + numberText(*n)));
       const View reciprocals = c.graph().addWeight(c.hint("divisors"), std::get<HostTensor>(std::move(divisors)), false);
       return c.setOutput(0, elementwise(c, {*byTaps, reciprocals}, "x * y"));
     }
+  }
   std::vector<int> lead;
   std::vector<std::pair<int, int>> spatial;
   const View x = windowed(c, c.view(0), w, agg, lead, spatial);

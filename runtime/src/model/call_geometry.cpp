@@ -123,9 +123,16 @@ program::LoopNest callLoopNest(const NodeShape& shape, const std::vector<int64_t
                                  false);
   }
   if (!shape.reshaped(0) && !(hasY && shape.reshaped(1))) return program::planLoopNest(extent, shape.operandLabels, shape.outputLabels);
+  // A pool (every label it aggregates a tap): its few taps outside its rows.
+  bool tapsOnly = shape.tapped(0) || (hasY && shape.tapped(1));
+  for (int l : aggregatedLabels(shape)) {
+    bool tap = false;
+    for (const auto& taps : shape.operandTap) tap = tap || std::find(taps.begin(), taps.end(), l) != taps.end();
+    tapsOnly = tapsOnly && (tap || extent[static_cast<std::size_t>(l)] == 1);
+  }
   return program::planLoopNest(extent, operandWalk(shape, extent, 0).stride,
                                hasY ? operandWalk(shape, extent, 1).stride : std::vector<int64_t>(extent.size(), 0),
-                               program::labelStrides(shape.outputLabels, extent), hasY);
+                               program::labelStrides(shape.outputLabels, extent), hasY, tapsOnly);
 }
 
 CallGeometry callGeometry(const NodeShape& shape, const std::vector<int64_t>& parts, const std::vector<int>& aggregated) {

@@ -36,7 +36,7 @@ LoopNest planLoopNest(const std::vector<int64_t>& extent, const std::vector<std:
 }
 
 LoopNest planLoopNest(const std::vector<int64_t>& extent, const std::vector<int64_t>& sx, const std::vector<int64_t>& sy,
-                      const std::vector<int64_t>& sz, bool hasY) {
+                      const std::vector<int64_t>& sz, bool hasY, bool reductionsOutside) {
   if (extent.size() > static_cast<std::size_t>(kMaxLoops)) throw std::invalid_argument("einrt: more than 16 labels in a node");
   LoopNest n;
   std::vector<int> loops;
@@ -46,17 +46,19 @@ LoopNest planLoopNest(const std::vector<int64_t>& extent, const std::vector<int6
     if (extent[l] > 1) loops.push_back(static_cast<int>(l));
   }
   if (loops.empty()) return n;
+  const bool anyOutput = std::any_of(loops.begin(), loops.end(), [&](int l) { return sz[static_cast<std::size_t>(l)] != 0; });
   const auto innerIt = std::max_element(loops.begin(), loops.end(), [&](int a, int b) {
+    if (reductionsOutside && anyOutput && (sz[a] != 0) != (sz[b] != 0)) return sz[a] == 0;  // an output label inside
     const int sa = innerScore(sx[a], sy[a], sz[a], hasY), sb = innerScore(sx[b], sy[b], sz[b], hasY);
     return sa != sb ? sa < sb : extent[a] < extent[b];
   });
   const int inner = *innerIt;
   loops.erase(innerIt);
   // Outer loops: output labels in the output's row-major order, then aggregated labels with
-  // the larger operand strides outside.
+  // the larger operand strides outside (with `reductionsOutside`, the aggregated ones first).
   std::stable_sort(loops.begin(), loops.end(), [&](int a, int b) {
     const bool outA = sz[a] != 0, outB = sz[b] != 0;
-    if (outA != outB) return outA;
+    if (outA != outB) return reductionsOutside ? outB : outA;
     if (outA) return sz[a] > sz[b];
     return sx[a] + sy[a] > sx[b] + sy[b];
   });

@@ -2,7 +2,8 @@
 // reference loops (reference.h, point by point) on random nodes: 1-5 labels of sizes 1-7,
 // operands over random label subsets in random orders (repeated labels, broadcasts),
 // outputs over random subsets, joins and aggregations of every kind, accumulate on and
-// off, one and two threads. Also the vectorizable exp against std::exp, and erf, sin, cos
+// off, one and two threads, in the planned loop order and with the aggregated loops
+// outermost (a pool's order). Also the vectorizable exp against std::exp, and erf, sin, cos
 // and where against their C definitions. Seed printed.
 #include <doctest/doctest.h>
 
@@ -89,9 +90,19 @@ void checkAgainstPlain(std::mt19937& rng, const RandomNode& n, int threads) {
   elementwise<T, Ops>(nest, x.data(), Y, got.data(), false, threads);
   twice = got;
   elementwise<T, Ops>(nest, x.data(), Y, twice.data(), true, threads);  // combine a second time
+  // The same node with its aggregated loops outermost (a pool's order: model::callLoopNest).
+  const bool hasY = n.operands.size() > 1;
+  const LoopNest outside = planLoopNest(n.sizes, labelStrides(n.operands[0], n.sizes),
+                                        hasY ? labelStrides(n.operands[1], n.sizes) : std::vector<int64_t>(n.sizes.size(), 0),
+                                        labelStrides(n.output, n.sizes), hasY, true);
+  if (outside.depth > 1 && outside.aggregates && std::any_of(outside.strideZ, outside.strideZ + outside.depth, [](int64_t z) { return z != 0; }))
+    CHECK(outside.strideZ[outside.depth - 1] != 0);  // an output loop inside
+  std::vector<T> reordered(outputs, T(7));
+  elementwise<T, Ops>(outside, x.data(), Y, reordered.data(), false, threads);
   const double tol = sizeof(T) == 4 ? 1e-5 : 1e-12;
   for (std::size_t i = 0; i < outputs; ++i) {
     CHECK(static_cast<double>(got[i]) == doctest::Approx(static_cast<double>(want[i])).epsilon(tol));
+    CHECK(static_cast<double>(reordered[i]) == doctest::Approx(static_cast<double>(want[i])).epsilon(tol));
     CHECK(static_cast<double>(twice[i]) ==
           doctest::Approx(static_cast<double>(Ops::template combine<T>(want[i], want[i]))).epsilon(tol));
   }

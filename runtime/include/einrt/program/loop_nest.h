@@ -39,8 +39,11 @@ LoopNest planLoopNest(const std::vector<int64_t>& extent, const std::vector<std:
 // The same over any strides: per label its extent and its stride in X, Y (0 for unary
 // nodes or a label the operand lacks) and Z (0 for aggregated labels). The output region
 // must be contiguous (`outputElements` elements from Z); a tile of a fused group is.
+// `reductionsOutside`: the aggregated loops outermost and an output loop inside (a pool's
+// few taps around its long rows, instead of a loop of three taps per output element).
 LoopNest planLoopNest(const std::vector<int64_t>& extent, const std::vector<int64_t>& strideX,
-                      const std::vector<int64_t>& strideY, const std::vector<int64_t>& strideZ, bool hasY);
+                      const std::vector<int64_t>& strideY, const std::vector<int64_t>& strideZ, bool hasY,
+                      bool reductionsOutside = false);
 
 // Row-major strides per label of a tensor whose dimension d is label dims[d], for label
 // extents `extent` (repeated labels add).
