@@ -85,6 +85,7 @@ void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
     }
     if (!elementwise_) throw std::logic_error("einrt: a node without a GEMM or permutation has no elementwise kernel");
     if (spreadFill_ && !accumulate) std::fill(Z, Z + outputElements_, static_cast<T>(*spreadFill_));
+    if (spreadFill_ && nest_.points == 0) return;  // a spread window that reads no row of its tensor
     elementwise_(nest_, X + baseX_, Y ? Y + baseY_ : Y, Z + baseZ_, accumulate, threads_);
     return;
   }
