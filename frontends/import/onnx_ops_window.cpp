@@ -6,11 +6,13 @@
 // offset i) — a view, no data moves — and the operator one EinSum over the offsets:
 //   Conv:  Z[n,o,y,x] = sum_{c,i,j} X[n,c,y,i,x,j] * W[o,c,i,j]  (+ B[o])
 //   Pool:  Z[n,c,y,x] = max or mean over (i,j) of X[n,c,y,i,x,j]
-// Otherwise the operator is a sum (or max) over its kernel's taps, each a window of the
-// input with the stride as its step (window_rules::tapInput): the operator's own FLOPs and
-// a copy per tap. Where a spatial axis spans merged dimensions of its tensor, each
-// dimension is unfolded by a contraction with a constant 0/1 tensor (ImportGraph::unfold:
-// exact, paid in multiply-adds). An average whose divisor varies by position
+// Otherwise the operator is one node reading its input through windows over tap labels
+// with the stride as their step (SPEC 8.1): a convolution node (convolutionNode), or a
+// pooling node over the taps of a constant (poolNode). Where that cannot be made, a sum
+// (or max) over its kernel's taps, each a window of the input (window_rules::tapInput):
+// the operator's own FLOPs and a copy per tap; where a spatial axis spans merged
+// dimensions of its tensor, each dimension is unfolded by a contraction with a constant
+// 0/1 tensor (ImportGraph::unfold: exact, paid in multiply-adds). An average whose divisor varies by position
 // (count_include_pad 0 beside padding) multiplies by a constant of reciprocals.
 // windowRefusal names, before any node is translated, attributes that make no window.
 #include <algorithm>
