@@ -392,8 +392,8 @@ class Differentiator {
     for (std::size_t d = 0; d < li.size(); ++d) {
       sizes[li[d]] = w.bounds[0][d];
       offset[li[d]] = w.offsets[0][d];
-      step[li[d]] = w.steps.empty() || w.steps[0].empty() ? 1 : w.steps[0][d];
-      spread[li[d]] = w.spreads.empty() || w.spreads[0].empty() ? 1 : w.spreads[0][d];
+      step[li[d]] = w.stepOf(0, d);
+      spread[li[d]] = w.spreadOf(0, d);
     }
     const std::string name = addNode(base, {{g, n.outputLabels}}, li, Expr::x(), Reduce::Sum, sizes);
     NodeWindows back;
@@ -455,7 +455,7 @@ class Differentiator {
     const std::size_t k = isWindowed(n, 0) ? 0 : 1, other = 1 - k;
     const NodeWindows& w = *n.windows;
     const Labels& lk = n.operandLabels[k];
-    const bool stepped = !w.steps.empty() && !w.steps[k].empty();
+    const bool stepped = w.stepped(k);
     if (i == other) {
       const std::vector<Term> terms{{g, n.outputLabels}, {n.inputs[k], lk}};
       const std::string name = addNode(base, terms, n.operandLabels[other], Expr::binary(K::Mul, Expr::x(), Expr::y()),

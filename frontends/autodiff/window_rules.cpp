@@ -38,8 +38,7 @@ bool tappedConvolution(const Node& n) {
   for (std::size_t d = 0; d < lk.size(); ++d) {
     const bool inOutput = std::find(n.outputLabels.begin(), n.outputLabels.end(), lk[d]) != n.outputLabels.end();
     const bool inOther = std::find(other.begin(), other.end(), lk[d]) != other.end();
-    const bool stepped = !n.windows->steps.empty() && !n.windows->steps[k].empty() && n.windows->steps[k][d] > 1;
-    const bool moved = n.windows->offsets[k][d] != 0 || !n.windows->taps[k][d].empty() || stepped;
+    const bool moved = n.windows->offsets[k][d] != 0 || !n.windows->taps[k][d].empty() || n.windows->stepOf(k, d) > 1;
     if (moved && (!inOutput || inOther)) refuse("its windowed label " + quoted(lk[d]) + " is not the output's alone");
     const Label& t = n.windows->taps[k][d];
     if (!t.empty() && (std::find(other.begin(), other.end(), t) == other.end() ||
@@ -124,7 +123,7 @@ void unrollTapMaximum(const Node& n, std::vector<Node>& nodes, std::unordered_se
         offset += w.dilations[0][d] * tap[static_cast<std::size_t>(std::find(tapLabels.begin(), tapLabels.end(), tapLabel) - tapLabels.begin())];
       window.offsets[0].push_back(offset);
     }
-    if (!w.steps.empty() && !w.steps[0].empty()) window.steps = {w.steps[0]};
+    if (w.stepped(0)) window.steps = {w.steps[0]};
     const std::string read = made("tap" + at + "_" + n.name, {n.inputs[0]}, {x}, x, Expr::x(),
                                   std::make_shared<const NodeWindows>(std::move(window)));
     // y's element at t: a window of one along each of its labels.
@@ -183,8 +182,8 @@ void splitWindows(Graph& g) {
         for (const Label& l : copy.outputLabels) copy.labelSizes[l] = n.labelSizes.at(l);
         copy.loc = n.loc;
         NodeWindows copied{{n.windows->offsets[k]}, {n.windows->bounds[k]}, n.windows->fill};
-        if (!n.windows->steps.empty() && !n.windows->steps[k].empty()) copied.steps = {n.windows->steps[k]};
-        if (!n.windows->spreads.empty() && !n.windows->spreads[k].empty()) copied.spreads = {n.windows->spreads[k]};
+        if (n.windows->stepped(k)) copied.steps = {n.windows->steps[k]};
+        if (n.windows->spreadOut(k)) copied.spreads = {n.windows->spreads[k]};
         copy.windows = std::make_shared<const NodeWindows>(std::move(copied));
         n.inputs[k] = copy.name;
         nodes.push_back(std::move(copy));

@@ -185,16 +185,14 @@ static Tensor readThroughWindow(const Node& node, std::size_t k, const Tensor& o
   w.values.assign(static_cast<std::size_t>(elementCount(w.shape)), node.windows->fill);
   const std::vector<int64_t> from = rowMajorStrides(operand.shape);
   const NodeWindows& nw = *node.windows;
-  auto step = [&](std::size_t d) { return nw.steps.empty() || nw.steps[k].empty() ? int64_t{1} : nw.steps[k][d]; };
-  auto spread = [&](std::size_t d) { return nw.spreads.empty() || nw.spreads[k].empty() ? int64_t{1} : nw.spreads[k][d]; };
   std::vector<int64_t> at(w.shape.size(), 0);
   for (std::size_t e = 0; e < w.values.size(); ++e) {
     int64_t source = 0;
     bool inside = true;
     for (std::size_t d = 0; d < labels.size(); ++d) {
-      int64_t i = step(d) * at[d] + offset[d];
+      int64_t i = nw.stepOf(k, d) * at[d] + offset[d];
       if (tapDim[d] >= 0) i += node.windows->dilations[k][d] * at[static_cast<std::size_t>(tapDim[d])];
-      if (spread(d) > 1) i = i % spread(d) == 0 ? i / spread(d) : -1;
+      if (const int64_t s = nw.spreadOf(k, d); s > 1) i = i % s == 0 ? i / s : -1;
       inside = inside && i >= 0 && i < operand.shape[d];
       source += i * from[d];
     }

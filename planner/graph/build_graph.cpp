@@ -423,12 +423,12 @@ class GraphBuilder {
       // step * (its label's size - 1) + 1 and the halo) is a buffer of its own.
       for (std::size_t k = 0; n.windows && k < n.operandLabels.size(); ++k) {
         const bool tapped = hasTaps(n) && !n.windows->taps[k].empty();
-        const bool stepped = !n.windows->steps.empty() && !n.windows->steps[k].empty();
+        const bool stepped = n.windows->stepped(k);
         if (!tapped && !stepped) continue;
         std::vector<int64_t> span;
         for (std::size_t d = 0; d < n.operandLabels[k].size(); ++d) {
           int64_t e = n.labelSizes.at(n.operandLabels[k][d]), halo = 0;
-          const int64_t step = stepped ? n.windows->steps[k][d] : 1;
+          const int64_t step = n.windows->stepOf(k, d);
           const Label tap = tapped ? n.windows->taps[k][d] : Label{};
           const int64_t dilation = tap.empty() ? 0 : n.windows->dilations[k][d];
           if (__builtin_mul_overflow(step, e - 1, &e) || __builtin_add_overflow(e, 1, &e) ||

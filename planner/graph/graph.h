@@ -65,6 +65,12 @@ struct NodeWindows {
   std::vector<Labels> taps{};
   std::vector<std::vector<int64_t>> dilations{};
   std::vector<std::vector<int64_t>> steps{}, spreads{};
+
+  // Whether operand k has steps (spreads), and dimension d's (1 where none).
+  bool stepped(std::size_t k) const { return k < steps.size() && !steps[k].empty(); }
+  bool spreadOut(std::size_t k) const { return k < spreads.size() && !spreads[k].empty(); }
+  int64_t stepOf(std::size_t k, std::size_t d) const { return stepped(k) ? steps[k][d] : 1; }
+  int64_t spreadOf(std::size_t k, std::size_t d) const { return spreadOut(k) ? spreads[k][d] : 1; }
 };
 
 struct Node {

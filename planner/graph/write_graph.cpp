@@ -83,8 +83,8 @@ std::vector<std::vector<WindowEntry>> windowEntries(const Node& n) {
         e.tap = n.windows->taps[k][d];
         e.dilation = n.windows->dilations[k][d];
       }
-      if (!n.windows->steps.empty() && !n.windows->steps[k].empty()) e.step = n.windows->steps[k][d];
-      if (!n.windows->spreads.empty() && !n.windows->spreads[k].empty()) e.spread = n.windows->spreads[k][d];
+      e.step = n.windows->stepOf(k, d);
+      e.spread = n.windows->spreadOf(k, d);
       out[k].push_back(std::move(e));
     }
   }
