@@ -48,6 +48,9 @@ void addPlanningOptions(CLI::App* cmd, PlanningArgs& args, const PlanningOptionS
   cmd->add_flag("--no-recompute", args.noRecompute,
                 "with --mem-limit: never compute a node again for its later uses (by default, when no plan of the graph "
                 "as written fits, some are, and the plan lists them under 'recompute')");
+  cmd->add_flag("--no-shard", args.noShard,
+                "with --mem-limit: never shard a graph input at rest (by default, when no plan of the graph as written "
+                "fits, the large inputs that readers hold whole are, and the plan lists them under 'shard_at_rest')");
   cmd->add_option("--fix", args.fixes, "pin a node's partition: NODE=i:4,j:2 (repeatable, once per node)");
   cmd->add_option("--machine", args.machine, "machine file (einrt-calibrate writes one): estimated times");
   addPathOptions(cmd, args.paths);
@@ -82,6 +85,7 @@ PlanningRequest toRequest(const PlanningArgs& args, const std::string& toolName)
                                 " is not a positive byte count (e.g. 1048576, 64MiB, 1.5GiB, 2G; suffixes B, K, M, G, T, P, KiB, MiB, GiB, TiB, PiB, any case)"});
   }
   r.recompute = !args.noRecompute;
+  r.shard = !args.noShard;
   for (const std::string& fix : args.fixes) r.fixes.push_back(parseFixOption(fix, {"--fix", 0, 0}));
   if (!args.machine.empty()) r.machinePath = args.machine;
   if (!args.plan.empty()) r.planPath = args.plan;

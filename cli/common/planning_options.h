@@ -39,6 +39,7 @@ struct PlanningArgs {
   std::optional<std::string> timeMargin;  // --time-margin, as typed
   std::optional<std::string> memLimit;  // given, even empty (an error), or not
   bool noRecompute = false;             // --no-recompute
+  bool noShard = false;                 // --no-shard
   std::vector<std::string> fixes;
   std::string machine;
   std::string plan;

@@ -132,7 +132,7 @@ struct OutputOptions {
   std::string dtype = "f32";
   bool split = false;
   PathArgs paths;  // for --split
-  std::string strategy;  // llama: --strategy megatron|sequence|heads
+  std::string strategy;  // llama: --strategy megatron|sequence|heads|data|zero3
   int64_t devices = 0;   // with --strategy
   int64_t tensorParallel = 0;  // with --strategy megatron: tensor parallelism inside groups of T ranks
 };
@@ -177,14 +177,16 @@ std::string strategyPlanText(const std::string& text, const std::string& strateg
   StrategyPlan hand = strategyPlan(strategy, loaded.graph, devices, tensorParallel);
   options.pinned = std::move(hand.partitions);
   options.pinnedPlacements = std::move(hand.placements);
-  Plan plan = planGraph("fixed", loaded.graph, options);
+  const Graph graph = withPlanRewrites(loaded.graph, hand.shardAtRest, {});  // zero3: the copies the partitions name
+  Plan plan = planGraph("fixed", graph, options);
   plan.algorithm = strategy;
-  const PlanCost cost = costPlan(loaded.graph, plan, std::nullopt);
+  plan.shardAtRest = hand.shardAtRest;
+  const PlanCost cost = costPlan(graph, plan, std::nullopt);
   Provenance provenance;
   provenance.toolVersion = EINDECOMP_VERSION_STRING;
   provenance.commandLine = commandLine();
   provenance.graphSha256 = loaded.sha256;
-  const Report report = makeReport(loaded.graph, plan, cost, provenance, options.objective);
+  const Report report = makeReport(graph, plan, cost, provenance, options.objective);
   return renderReport(report, output == "-" ? ReportFormat::Json : reportFormatForPath(output));
 }
 
@@ -206,7 +208,7 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
   if (spec.strategies) {
     CLI::Option* strategy = cmd->add_option("--strategy", out->strategy,
                                             "write, instead of the graph, the plan of a hand strategy for the graph these "
-                                            "options write as YAML: megatron, sequence or heads (docs/planner.md)")
+                                            "options write as YAML: megatron, sequence or heads; for --train, data or zero3 too (docs/planner.md)")
                                 ->type_name("WORD");
     cmd->add_option("-p,--devices", out->devices, "the device count of the --strategy plan")->type_name("N")->needs(strategy);
     cmd->add_option("--tensor-parallel", out->tensorParallel,

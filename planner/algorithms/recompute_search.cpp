@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 
 #include "planner/cost/checked_math.h"
 #include "planner/cost/plan_cost.h"
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/graph_index.h"
+#include "planner/graph/units.h"
 
 namespace eindecomp {
 
@@ -18,8 +20,9 @@ namespace {
 constexpr double kBudgetSeconds = 20.0;
 constexpr std::size_t kTriedPerStep = 6;
 
+// A node to compute again (one entry).
 struct Candidate {
-  Recompute entry;
+  std::vector<Recompute> entries;
   double flopsPerByte = 0;
 };
 
@@ -47,10 +50,11 @@ std::vector<Candidate> candidatesAt(const Graph& g, int peak) {
       if (index.nodeIndex(in) >= 0 && !index.isOutput(in))  // not a graph input (resident) or an output (held to the end)
         livesAnyway = livesAnyway && readers(in).back() >= from;
     if (!livesAnyway) continue;
+    Candidate c{{{n.name, g.nodes[static_cast<std::size_t>(from)].name, {}}}, 0};
     int64_t elements = 1;
     for (const Label& l : n.outputLabels) elements = checkedMul(elements, n.labelSizes.at(l), "recompute");
-    out.push_back({{n.name, g.nodes[static_cast<std::size_t>(from)].name, {}},
-                   static_cast<double>(nodeFlops(n)) / static_cast<double>(std::max<int64_t>(1, elements))});
+    c.flopsPerByte = static_cast<double>(nodeFlops(n)) / static_cast<double>(std::max<int64_t>(1, elements));
+    out.push_back(std::move(c));
   }
   std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) { return a.flopsPerByte < b.flopsPerByte; });
   return out;
@@ -98,21 +102,49 @@ RecomputeResult planWithRecompute(const Graph& g, const PlanOptions& options, co
   while (priced.cost.peakBytesPerDevice > *options.memLimitBytes && inBudget()) {
     const std::vector<Candidate> candidates = candidatesAt(current, peakStep(priced.cost));
     std::optional<std::pair<Graph, Priced>> best;
-    Recompute bestEntry;
-    for (std::size_t k = 0; k < candidates.size() && k < kTriedPerStep && inBudget(); ++k) {
-      const Recompute& entry = candidates[k].entry;
-      parts[recomputedName(current, entry.node)] = parts.at(entry.node);  // the copy runs as its original
-      Graph tried = withRecompute(current, {entry});
-      Priced p = priceFixed(tried, options, parts);
-      if (p.cost.peakBytesPerDevice < (best ? best->second.cost.peakBytesPerDevice : priced.cost.peakBytesPerDevice)) {
-        best.emplace(std::move(tried), std::move(p));
-        bestEntry = candidates[k].entry;
+    std::vector<Recompute> bestEntries;
+    // Tries `tried` (entries applied to `current` in order) and keeps it when it lowers the peak most.
+    auto tryEntries = [&](const std::vector<Recompute>& tried) {
+      Graph g2 = current;
+      std::vector<Recompute> applied;
+      std::set<std::string> made;
+      for (const Recompute& entry : tried) {
+        // Each node once per batch (its copy's name is then the one the entries' `from` expect).
+        if (!made.insert(entry.node).second) continue;
+        const std::string copy = recomputedName(g2, entry.node);
+        try {
+          g2 = withRecompute(g2, {entry});
+        } catch (const InputError&) {
+          continue;  // its `from` was a copy another entry did not make: the chain reads the original
+        }
+        parts[copy] = parts.at(entry.node);  // the copy runs as its original
+        applied.push_back(entry);
       }
+      if (applied.empty()) return;
+      Priced p = priceFixed(g2, options, parts);
+      if (p.cost.peakBytesPerDevice < (best ? best->second.cost.peakBytesPerDevice : priced.cost.peakBytesPerDevice)) {
+        best.emplace(std::move(g2), std::move(p));
+        bestEntries = std::move(applied);
+      }
+    };
+    // Every candidate at once first, where there are more than a few (activation
+    // checkpointing at scale: a 7B-parameter step has hundreds of activations live at its
+    // peak, and one pricing each would not end); the cheapest few one by one where that
+    // does not lower the peak.
+    if (candidates.size() > kTriedPerStep) {
+      std::vector<Recompute> all;
+      for (const Candidate& c : candidates) all.insert(all.end(), c.entries.begin(), c.entries.end());
+      tryEntries(all);
     }
+    for (std::size_t k = 0; !best && k < candidates.size() && k < kTriedPerStep && inBudget(); ++k)
+      tryEntries(candidates[k].entries);
+    if (best && options.progress)
+      options.progress("--mem-limit: " + std::to_string(entries.size() + bestEntries.size()) +
+                       " node(s) computed again, peak " + formatBytes(best->second.cost.peakBytesPerDevice));
     if (!best) break;
     current = std::move(best->first);
     priced = std::move(best->second);
-    entries.push_back(bestEntry);
+    entries.insert(entries.end(), bestEntries.begin(), bestEntries.end());
   }
   result.smallestPeak = priced.cost.peakBytesPerDevice;
   result.tried = entries.size();

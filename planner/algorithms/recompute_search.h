@@ -4,9 +4,12 @@
 // busiest rank peaks, the candidates are the node outputs live there without being read
 // there — held from an earlier use (or their making) to a later one — that the later use
 // can make again from tensors still live then (graph inputs, or nodes read at or after it
-// anyway), so that recomputing one lengthens no other life. Of the cheapest few (FLOPs per
-// element), the one whose recomputation lowers the whole plan's peak most is taken, the
-// peak found again, and so on while one helps, until the plan fits (or a time budget ends).
+// anyway), so that recomputing one lengthens no other life. Where there are more than a
+// few, all of them are tried at once first (a 7B-parameter step has hundreds live at its
+// peak: one pricing each would not end); else, or where that does not lower the peak, the
+// one of the cheapest few (FLOPs per element) whose recomputation lowers the whole plan's
+// peak most. The peak is found again, and so on while a step helps, until the plan fits
+// (or a time budget ends).
 // The graph with those nodes recomputed is then searched again under the limit, keeping the
 // descent's plan where the search finds none that fits.
 #pragma once

@@ -1,6 +1,7 @@
 #include "planner/algorithms/strategies.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/identifiers.h"
@@ -71,6 +72,30 @@ Parts megatron(const NodeSpace& space, int64_t p) {
 
 Parts sequence(const NodeSpace& space, int64_t p) { return deal(space, p, {"s", "t", "b"}); }
 
+// Batch, sequence, then the node's other labels in order (an update: the weight's own).
+Parts data(const NodeSpace& space, int64_t p) {
+  std::vector<Label> order{"b", "s", "t"};
+  for (const Label& l : space.labels)
+    if (std::find(order.begin(), order.end(), l) == order.end()) order.push_back(l);
+  return deal(space, p, order);
+}
+
+// The trained weights: inputs that a graph output reads pointwise (its update, X_next) and
+// other nodes read otherwise (an activation input read pointwise by a residual is not one).
+std::vector<ShardAtRest> trainedWeights(const Graph& g) {
+  std::vector<ShardAtRest> out;
+  for (const std::string& name : shardableInputs(g)) {
+    const bool updated = std::any_of(g.nodes.begin(), g.nodes.end(), [&](const Node& n) {
+      if (std::find(g.outputs.begin(), g.outputs.end(), n.name) == g.outputs.end()) return false;
+      for (std::size_t k = 0; k < n.inputs.size(); ++k)
+        if (n.inputs[k] == name && readsPointwise(n, k)) return true;
+      return false;
+    });
+    if (updated) out.push_back({name, {}});
+  }
+  return out;
+}
+
 Parts heads(const NodeSpace& space, int64_t p) {
   if (has(space, "h")) return deal(space, p, {"h", "b", "s", "t"});
   return deal(space, p, {"b", "s", "t"});
@@ -79,17 +104,22 @@ Parts heads(const NodeSpace& space, int64_t p) {
 }  // namespace
 
 const std::vector<std::string>& strategyNames() {
-  static const std::vector<std::string> names{"megatron", "sequence", "heads"};
+  static const std::vector<std::string> names{"megatron", "sequence", "heads", "data", "zero3"};
   return names;
 }
 
 StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t devices, int64_t tensorParallel) {
   Parts (*rule)(const NodeSpace&, int64_t) = strategy == "megatron" ? megatron : strategy == "sequence" ? sequence
                                            : strategy == "heads"    ? heads
+                                           : strategy == "data" || strategy == "zero3" ? data
                                                                     : nullptr;
+  if (strategy == "zero1" || strategy == "zero2")
+    throw InputError({{}, "--strategy " + strategy + ": use data, which shards the optimizer state and the gradients "
+                              "already (every node's calls are spread over the p ranks: no update is repeated on "
+                              "every rank), or zero3, which also shards the weights at rest"});
   if (!rule)
     throw InputError({{}, "--strategy: unknown strategy " + quoted(strategy) + didYouMean(strategy, strategyNames()) +
-                              " (known: megatron, sequence, heads)"});
+                              " (known: megatron, sequence, heads, data, zero3)"});
   if (tensorParallel != 0 && strategy != "megatron")
     throw InputError({{}, "--tensor-parallel is a degree of the megatron strategy, not of " + strategy});
   if (tensorParallel < 0 || (tensorParallel != 0 && devices % tensorParallel != 0))
@@ -98,7 +128,15 @@ StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t d
   const bool onNodes = tensorParallel != 0 && tensorParallel < devices;
   bool cut = false;
   StrategyPlan plan;
-  for (const Node& n : g.nodes) {
+  std::optional<Graph> sharded;
+  if (strategy == "zero3") {
+    plan.shardAtRest = trainedWeights(g);
+    if (plan.shardAtRest.empty())
+      throw InputError({{}, "--strategy zero3: the graph has no trained weight (an input that an update reads "
+                            "pointwise); zero3 is for training steps (einplan gen llama --train)"});
+    sharded = withInputsShardedAtRest(g, plan.shardAtRest);
+  }
+  for (const Node& n : (sharded ? *sharded : g).nodes) {
     const NodeSpace space = nodeSpace(n);
     cut = cut || has(space, "h") || has(space, "s");
     if (onNodes) megatronOnNodes(space, devices, tensorParallel, plan.partitions[n.name], plan.placements[n.name]);

@@ -16,6 +16,17 @@
 // the order above; a node that cannot use p parts that way keeps fewer calls (the plan
 // says so). The partitions are then placed and priced like any plan (algorithm "fixed").
 //
+// For training steps (`einplan gen llama --train`), two more:
+//   data      every node split along the batch, then the sequence, then its other labels
+//             in order: the forward and backward run data-parallel, each weight gradient's
+//             partial sums are aggregated, and each update (which has no batch label) is
+//             split along the weight's own dimensions — so the optimizer state and the
+//             update are sharded, as ZeRO-1 and ZeRO-2 shard them: in a plan every node's
+//             calls are spread over the p ranks, and no update is repeated on every rank;
+//   zero3     data, with every trained weight (an input a graph output reads pointwise:
+//             its update, X_next) sharded at rest (planner/graph/shard_at_rest.h): gathered by a copy
+//             node before each use, as ZeRO-3 and FSDP do. The plan carries the entries.
+//
 // megatron with a tensor-parallel degree T < p (Megatron-LM's layout on a cluster: tensor
 // parallelism inside a node of T ranks, data parallelism across nodes): each node's T
 // inner parts go as above (h, f or v; the norms and residuals by sequence), the p/T outer
@@ -29,19 +40,21 @@
 #include <vector>
 
 #include "planner/graph/graph.h"
+#include "planner/graph/shard_at_rest.h"
 #include "planner/partition/partition.h"
 #include "planner/placement/plan.h"
 
 namespace eindecomp {
 
-const std::vector<std::string>& strategyNames();  // megatron, sequence, heads
+const std::vector<std::string>& strategyNames();  // megatron, sequence, heads, data, zero3
 
 struct StrategyPlan {
   std::map<std::string, Parts> partitions;  // node name -> partition over iterationLabels(node)
   PinnedPlacements placements;              // megatron with a tensor-parallel degree: the groups' ranks
+  std::vector<ShardAtRest> shardAtRest;      // zero3: the inputs sharded at rest (the partitions name their copies)
 };
 
-// InputError (exit 2) for an unknown strategy, a graph without the labels the strategy
+// InputError (exit 2) for an unknown strategy, zero3 for a graph without trained weights, a graph without the labels the strategy
 // cuts, or a tensor-parallel degree that is not a divisor of p (or given to another strategy).
 // tensorParallel 0: none (megatron over all p ranks).
 StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t devices, int64_t tensorParallel = 0);

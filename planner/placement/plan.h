@@ -16,6 +16,7 @@
 
 #include "planner/graph/graph.h"
 #include "planner/graph/recompute.h"
+#include "planner/graph/shard_at_rest.h"
 #include "planner/partition/partition.h"
 #include "planner/placement/placement.h"
 
@@ -58,6 +59,9 @@ struct Plan {
   // Nodes computed again for their later uses (planner/graph/recompute.h): the graph the
   // plan's nodes belong to is withRecompute(the user's graph, recompute).
   std::vector<Recompute> recompute;
+  // Inputs sharded at rest (planner/graph/shard_at_rest.h), applied before `recompute`:
+  // the plan's graph is withPlanRewrites(the user's graph, shardAtRest, recompute).
+  std::vector<ShardAtRest> shardAtRest;
 };
 
 // Placements written by hand (plan files): node name -> rank of every kernel call.

@@ -22,7 +22,7 @@ const std::vector<std::string>& topKeys() {
       "schema_version", "tool",        "command",       "command_line",        "graph_sha256", "graph",
       "devices",        "algorithm",   "objective",     "dtype",               "nodes",        "edges",
       "total_cost",     "total_bytes", "total_traffic_bytes", "intra_node_bytes", "inter_node_bytes", "ranks_per_node", "total_flops", "peak_bytes_per_device",
-      "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "search_time_s", "optimal",   "notes",               "bytes_predicted", "recompute"};
+      "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "search_time_s", "optimal",   "notes",               "bytes_predicted", "recompute", "shard_at_rest"};
   return keys;
 }
 
@@ -117,6 +117,18 @@ std::vector<Recompute> readRecompute(const Document& doc, const DocField& field)
   return out;
 }
 
+// `shard_at_rest`: a list of graph input names (planner/graph/shard_at_rest.h), in order.
+std::vector<ShardAtRest> readShardAtRest(const Document& doc, const DocField& field) {
+  if (!field.value.IsSequence()) throw InputError({field.valueLoc, "'shard_at_rest' must be a list of graph input names"});
+  std::vector<ShardAtRest> out;
+  for (const YamlValue& entry : field.value.items()) {
+    if (!entry.IsScalar() || !isIdentifier(entry.Scalar()))
+      throw InputError({doc.at(entry), "each entry of 'shard_at_rest' must be a graph input name"});
+    out.push_back({entry.Scalar(), doc.at(entry)});
+  }
+  return out;
+}
+
 }  // namespace
 
 PlanFile parsePlanText(const std::string& text, const std::string& displayName) {
@@ -139,6 +151,7 @@ PlanFile readPlanDocument(const Document& doc) {
   if (const DocField* d = fields.find("devices")) plan.devices = positiveField(doc, d->value, "'devices'");
   if (const DocField* r = fields.find("ranks_per_node")) plan.ranksPerNode = positiveField(doc, r->value, "'ranks_per_node'");
   if (const DocField* r = fields.find("recompute")) plan.recompute = readRecompute(doc, *r);
+  if (const DocField* s = fields.find("shard_at_rest")) plan.shardAtRest = readShardAtRest(doc, *s);
   const DocField* nodes = fields.find("nodes");
   if (!nodes) throw InputError({doc.at(root), "plan file has no 'nodes' list"});
   if (!nodes->value.IsSequence()) throw InputError({nodes->valueLoc, "'nodes' must be a list"});

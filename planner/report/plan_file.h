@@ -38,6 +38,7 @@ struct PlanFile {
   std::optional<int64_t> ranksPerNode;  // the cluster the plan was made for (read back from ranks_per_node)
   std::vector<PlanFileNode> nodes;
   std::vector<Recompute> recompute;  // nodes computed again (planner/graph/recompute.h), in order
+  std::vector<ShardAtRest> shardAtRest;  // inputs sharded at rest (planner/graph/shard_at_rest.h), applied first
 };
 
 // `path` "-" reads standard input.

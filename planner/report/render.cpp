@@ -215,6 +215,10 @@ nlohmann::ordered_json reportJson(const Report& r) {
   if (r.searchSeconds) j["search_time_s"] = *r.searchSeconds;
   j["optimal"] = r.optimal;
   j["notes"] = r.notes;
+  if (!r.shardAtRest.empty()) {
+    j["shard_at_rest"] = nlohmann::ordered_json::array();
+    for (const ShardAtRest& e : r.shardAtRest) j["shard_at_rest"].push_back(e.input);
+  }
   if (!r.recompute.empty()) {
     j["recompute"] = nlohmann::ordered_json::array();
     for (const Recompute& e : r.recompute) j["recompute"].push_back({{"node", e.node}, {"from", e.from}});

@@ -27,6 +27,7 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
   r.optimal = plan.optimal;
   r.notes = plan.notes;
   r.recompute = plan.recompute;
+  r.shardAtRest = plan.shardAtRest;
   for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
     const NodePlan& np = plan.nodes[i];
     const NodePlanCost& c = cost.nodes[i];

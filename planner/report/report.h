@@ -81,6 +81,7 @@ struct Report {
   bool optimal = false;
   std::vector<std::string> notes;
   std::vector<Recompute> recompute;  // the plan's (planner/graph/recompute.h), written only when some
+  std::vector<ShardAtRest> shardAtRest;  // the plan's (planner/graph/shard_at_rest.h), written only when some
 
   // The number the objective minimizes, as printed: traffic bytes, paper elements, or
   // time in seconds (0 without a machine).

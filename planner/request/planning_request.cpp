@@ -4,6 +4,7 @@
 #include <set>
 
 #include "planner/algorithms/recompute_search.h"
+#include "planner/algorithms/shard_search.h"
 #include "planner/graph/input_file.h"
 #include "planner/graph/units.h"
 #include "planner/paths/internal_layouts.h"
@@ -34,9 +35,10 @@ ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest&
   std::optional<PlanFile> planFile;
   if (request.planPath) planFile = readPlanFile(*request.planPath);
   ResolvedRequest resolved;
-  if (planFile && !planFile->recompute.empty()) {
+  if (planFile && (!planFile->recompute.empty() || !planFile->shardAtRest.empty())) {
+    resolved.shardAtRest = planFile->shardAtRest;
     resolved.recompute = planFile->recompute;
-    resolved.graph = withRecompute(loaded.graph, resolved.recompute);
+    resolved.graph = withPlanRewrites(loaded.graph, resolved.shardAtRest, resolved.recompute);
     graph = &*resolved.graph;
   }
   const Graph& g = *graph;
@@ -85,33 +87,64 @@ namespace {
 // `loaded` may be `planned.loaded`: its graph is replaced last, by the plan's.
 void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, PlannedGraph& planned) {
   ResolvedRequest resolved = resolveRequest(loaded, request);
-  std::optional<Graph> recomputed = std::move(resolved.graph);
-  const Graph* graph = recomputed ? &*recomputed : &loaded.graph;
+  std::optional<Graph> rewritten = std::move(resolved.graph);
+  const Graph* graph = rewritten ? &*rewritten : &loaded.graph;
   // Without a plan file's entries or pins (which name the graph as it is), eindecomp may
-  // compute nodes again when no plan of the graph as written fits --mem-limit.
-  const bool mayRecompute = request.recompute && !recomputed && resolved.algorithm == "eindecomp" &&
-                            resolved.options.pinned.empty() && resolved.options.memLimitBytes;
-  if (mayRecompute) resolved.options.lowestPeak = std::make_shared<std::vector<Parts>>();
+  // shard inputs at rest and compute nodes again when no plan of the graph as written
+  // fits --mem-limit.
+  const bool mayRewrite = !rewritten && resolved.algorithm == "eindecomp" && resolved.options.pinned.empty() &&
+                          resolved.options.memLimitBytes && (request.shard || request.recompute);
+  if (mayRewrite) resolved.options.lowestPeak = std::make_shared<std::vector<Parts>>();
   resolved.options.returnedCost = std::make_shared<std::optional<PlanCost>>();
   planned.plan = whileDoing("planning", request.graphPath, [&] {
     try {
       Plan plan = planGraph(resolved.algorithm, *graph, resolved.options);
+      plan.shardAtRest = resolved.shardAtRest;
       plan.recompute = resolved.recompute;
       return plan;
     } catch (const InputError& e) {
-      if (e.exitCode() != kExitNoPlan || !mayRecompute || resolved.options.lowestPeak->empty()) throw;
+      if (e.exitCode() != kExitNoPlan || !mayRewrite || resolved.options.lowestPeak->empty()) throw;
       PlanOptions options = resolved.options;
       options.lowestPeak.reset();
-      RecomputeResult r = planWithRecompute(*graph, options, *resolved.options.lowestPeak);
+      std::vector<ShardAtRest> shards;
+      std::string shardedFailure;
+      std::vector<Parts> lowestPeak = *resolved.options.lowestPeak;
+      if (request.shard) {
+        ShardedSearch s = planWithInputsSharded(*graph, options);
+        if (s.plan) {
+          rewritten = std::move(s.graph);
+          graph = &*rewritten;
+          return std::move(*s.plan);
+        }
+        if (!s.entries.empty() && s.lowestPeak.size() == s.graph.nodes.size()) {
+          shards = std::move(s.entries);
+          rewritten = std::move(s.graph);
+          graph = &*rewritten;
+          lowestPeak = std::move(s.lowestPeak);
+          shardedFailure = s.failure;
+        }
+      }
+      RecomputeResult r;
+      if (request.recompute) r = planWithRecompute(*graph, options, lowestPeak);
       if (!r.fitted) {
         std::string message = e.diagnostic().message;
+        if (!shards.empty()) {
+          // The sharded search's own figure: "..., the smallest peak eindecomp reached is N bytes (...)".
+          const std::size_t at = shardedFailure.find("the smallest peak");
+          message += "; with " + std::to_string(shards.size()) + " input(s) sharded at rest " +
+                     (at == std::string::npos ? std::string("none fits either") : shardedFailure.substr(at));
+        }
         if (r.tried > 0)
           message += "; computing " + std::to_string(r.tried) + " node(s) again for their later uses, it reached " +
                      std::to_string(r.smallestPeak) + " bytes (" + formatBytes(r.smallestPeak) + ")";
         throw InputError({e.diagnostic().loc, message}, kExitNoPlan);
       }
-      recomputed = std::move(r.fitted->graph);
-      graph = &*recomputed;
+      rewritten = std::move(r.fitted->graph);
+      graph = &*rewritten;
+      r.fitted->plan.shardAtRest = shards;
+      if (!shards.empty())
+        r.fitted->plan.notes.push_back("--mem-limit: " + std::to_string(shards.size()) +
+                                       " input(s) are sharded at rest before nodes are computed again (shard_at_rest)");
       return std::move(r.fitted->plan);
     }
   });
@@ -119,7 +152,7 @@ void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, Plann
   provenance.graphSha256 = loaded.sha256;
   // The search's own pricing of the plan where it priced its memory and the graph is the
   // one planned (not the recomputing graph made after it); else priced here.
-  if (const std::optional<PlanCost>& searched = *resolved.options.returnedCost; searched && !recomputed) {
+  if (const std::optional<PlanCost>& searched = *resolved.options.returnedCost; searched && !rewritten) {
     planned.cost = *searched;
   } else {
     if (request.progress) request.progress("pricing the plan for the report (memory per rank included)");
@@ -129,7 +162,7 @@ void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, Plann
   }
   planned.report = makeReport(*graph, planned.plan, planned.cost, provenance, resolved.options.objective);
   planned.model = objectiveModel(*graph, resolved.options);
-  if (recomputed) planned.loaded.graph = std::move(*recomputed);
+  if (rewritten) planned.loaded.graph = std::move(*rewritten);
 }
 
 }  // namespace

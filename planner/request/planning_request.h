@@ -38,8 +38,10 @@ struct PlanningRequest {
   std::vector<PartitionRequest> fixes;    // --fix, parsed
   std::optional<std::string> machinePath;
   std::optional<std::string> planPath;    // --plan
-  // Under --mem-limit, when no plan of the graph as written fits, compute nodes again for
-  // their later uses (planner/algorithms/recompute_search.h); false: --no-recompute.
+  // Under --mem-limit, when no plan of the graph as written fits, shard inputs at rest
+  // (planner/algorithms/shard_search.h; false: --no-shard), then compute nodes again for
+  // their later uses (planner/algorithms/recompute_search.h; false: --no-recompute).
+  bool shard = true;
   bool recompute = true;
   Provenance provenance;                  // tool name, version and command line; the hash is filled in
   // Run on the loaded graph before the search (eincodegen: einrt's limits), so a graph
@@ -65,7 +67,9 @@ LoadedGraph loadGraphTextForPlanning(const std::string& bytes, const std::string
 struct ResolvedRequest {
   PlanOptions options;
   std::string algorithm;
-  // A plan file's recompute entries, and the graph they make (the one its nodes name).
+  // A plan file's rewrites (inputs sharded at rest, then recompute entries), and the graph
+  // they make (the one its nodes name).
+  std::vector<ShardAtRest> shardAtRest;
   std::vector<Recompute> recompute;
   std::optional<Graph> graph;
 };
@@ -75,7 +79,7 @@ struct ResolvedRequest {
 ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest& request);
 
 struct PlannedGraph {
-  LoadedGraph loaded;  // its graph is the plan's: withRecompute(the file's, plan.recompute)
+  LoadedGraph loaded;  // its graph is the plan's: withPlanRewrites(the file's, plan.shardAtRest, plan.recompute)
   Plan plan;
   PlanCost cost;  // costPlan(loaded.graph, plan, machine)
   Report report;

@@ -148,6 +148,13 @@ expect 0 "megatron.json" "$EINPLAN" compare "$WORK/tiny.yaml" -p 4 --plans "$WOR
 expect 2 "unknown strategy 'megatrn' (did you mean 'megatron'?)" $L --strategy megatrn -p 4
 expect 2 "--strategy needs the device count" $L --strategy megatron
 expect 3 "no plan fits --mem-limit" "$EINPLAN" compare "$WORK/tiny.yaml" -p 4 --algorithms data --plans "$WORK/megatron.json" --mem-limit 1KiB
+# training strategies: data and zero3 (weights sharded at rest) for a --train step; zero1/2 are data here
+$L --train -o "$WORK/train.yaml" && $L --train --strategy zero3 -p 4 -o "$WORK/zero3.json" &&
+  $L --train --strategy data -p 4 -o "$WORK/data.json" || { echo "FAIL: gen llama --train --strategy data|zero3"; failures=$((failures + 1)); }
+grep -q '"shard_at_rest"' "$WORK/zero3.json" || { echo "FAIL: the zero3 plan lists no shard_at_rest"; failures=$((failures + 1)); }
+expect 0 "zero3.json" "$EINPLAN" compare "$WORK/train.yaml" -p 4 --plans "$WORK/zero3.json,$WORK/data.json"
+expect 2 "--strategy zero1: use data, which shards the optimizer state" $L --train --strategy zero1 -p 4
+expect 2 "--strategy zero3: the graph has no trained weight" $L --strategy zero3 -p 4
 
 # every report format from the CLI parses
 "$EINPLAN" plan "$C" -p 6 --format yaml | "$PYTHON" -c 'import sys, yaml; assert yaml.safe_load(sys.stdin)["devices"] == 6' 2>/dev/null ||

@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""The rewrites of a training step's graph that trade traffic or FLOPs for memory (issue
+"Training as people train"), on a small LLaMA training step (`einplan gen llama --train`,
+two layers) at each given p:
+
+--rewrite recompute: nodes computed again.
+1. L is 3 % below the smallest peak the search reaches without rewrites (read from the
+   exit-3 message of `einplan plan --no-recompute --no-shard` under a limit it cannot meet).
+2. `einplan plan --mem-limit L --no-shard` is exit 0: the plan lists its `recompute`
+   entries (and no `shard_at_rest`), its predicted peak is at most L.
+
+--rewrite shard: the weights sharded at rest (ZeRO-3). On a graph this small the search
+under a limit prefers cutting the weights themselves, so the entries come from the hand
+strategy `einplan gen llama ... --strategy zero3 -p P` (data-parallel partitions, every
+trained weight sharded at rest).
+1. Its plan lists every trained weight (an input its update reads), with a copy node
+   before every other reader; `einplan plan --plan` of it is the same plan.
+
+Then, for both: `einplan cost --plan` of the plan gives the same peaks; eincodegen --plan,
+built and run with --check: every rank's measured peak equals the plan's prediction, the
+bytes sent equal the plan's, and every output equals `einplan eval` of the graph as
+written (no rewrite: an independent run of the reference evaluator).
+
+A failure prints the command and its output.
+usage: mem_limit_rewrites.py --einplan E --eincodegen C --work DIR --rewrite recompute|shard [--ranks 2,4]
+"""
+import argparse
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
+from emitted_build import make_command  # noqa: E402
+
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OPENBLAS_NUM_THREADS="1",
+           OMP_NUM_THREADS="1")
+
+
+def run(cmd, expect=0):
+    cmd = [str(c) for c in cmd]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=600)
+    if p.returncode != expect:
+        sys.exit(f"FAIL: {' '.join(cmd)} exited {p.returncode} (expected {expect})\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def require(ok, what):
+    print(f"  {what}: {'ok' if ok else 'WRONG'}")
+    if not ok:
+        sys.exit(f"FAIL: {what}")
+
+
+def graph_inputs(einplan, graph):
+    """The graph's inputs as `einplan check --format json` lists them."""
+    summary = json.loads(run([einplan, "check", graph, "--format", "json"]).stdout)
+    return [t for t in summary["tensors"] if t["kind"] == "input"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--einplan", required=True)
+    ap.add_argument("--eincodegen", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--ranks", default="2,4")
+    ap.add_argument("--rewrite", choices=["recompute", "shard"], required=True)
+    a = ap.parse_args()
+    work = pathlib.Path(a.work)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    graph = work / "train.yaml"
+    gen = [a.einplan, "gen", "llama", "--layers", 2, "--dim", 64, "--heads", 4, "--ffn", 172, "--vocab", 100, "--seq", 16,
+           "--batch", 2, "--train"]
+    run(gen + ["-o", graph])
+    reference = work / "reference"
+    run([a.einplan, "eval", graph, "--seed", 7, "--outputs", reference])
+    project = work / "project"
+    for p in [int(r) for r in a.ranks.split(",")]:
+        print(f"p = {p}:")
+        plan = work / f"plan{p}.json"
+        if a.rewrite == "recompute":
+            # The smallest peak without rewrites: the search's own figure, from a limit it
+            # cannot meet (the inputs' and outputs' floor plus one byte).
+            floor = run([a.einplan, "plan", graph, "-p", p, "--mem-limit", 1], expect=3).stderr
+            need = int(re.search(r"need (\d+) bytes", floor).group(1))
+            plain = run([a.einplan, "plan", graph, "-p", p, "--mem-limit", need + 1, "--no-recompute", "--no-shard"],
+                        expect=3).stderr
+            smallest = int(re.search(r"smallest peak eindecomp reached is (\d+) bytes", plain).group(1))
+            limit = smallest * 97 // 100  # below every plan the search finds without rewrites
+            run([a.einplan, "plan", graph, "-p", p, "--mem-limit", limit, "--no-shard", "-o", plan])
+            planned = json.loads(plan.read_text())
+            entries = planned.get("recompute", [])
+            require(len(entries) > 0 and not planned.get("shard_at_rest"),
+                    f"the plan under --mem-limit {limit} ({smallest} without rewrites) recomputes {len(entries)} "
+                    f"node(s) and shards nothing: {', '.join(e['node'] for e in entries)}")
+            require(planned["peak_bytes_per_device"] <= limit,
+                    f"its predicted peak {planned['peak_bytes_per_device']} <= {limit}")
+        else:
+            run(gen + ["--strategy", "zero3", "-p", p, "-o", plan])
+            planned = json.loads(plan.read_text())
+            names = planned.get("shard_at_rest", [])
+            weights = [t["name"] for t in graph_inputs(a.einplan, graph) if re.fullmatch(r"L\d+_\w+|norm|output", t["name"])]
+            copies = [n["name"] for n in planned["nodes"] if re.fullmatch(r"\w+_fetched(_\d+)?", n["name"])]
+            fetched = {re.sub(r"_fetched(_\d+)?$", "", c) for c in copies}
+            require(sorted(names) == sorted(weights) and fetched == set(names),
+                    f"the zero3 plan shards the {len(weights)} weights at rest, with {len(copies)} copy nodes")
+            again = json.loads(run([a.einplan, "plan", graph, "--plan", plan, "--format", "json"]).stdout)
+            require(again["total_traffic_bytes"] == planned["total_traffic_bytes"] and
+                    again["peak_bytes_per_rank"] == planned["peak_bytes_per_rank"], "einplan plan --plan of it: the same plan")
+        cost = json.loads(run([a.einplan, "cost", graph, "--plan", plan, "--format", "json"]).stdout)
+        require(cost["peak_bytes_per_rank"] == planned["peak_bytes_per_rank"], "einplan cost --plan prices the same peaks")
+        run([a.eincodegen, graph, "--plan", plan, "-o", project, "--force"])
+        run(make_command(project, "-j2", opt="O0"))  # a few hundred tiny nodes: compiling is the cost
+        out, report = work / f"out{p}", work / f"report{p}.json"
+        run(["mpirun", "--oversubscribe", "-np", p, project / "llama_7b_train", "--check", "--seed", 7, "--outputs", out,
+             "--report", report, "--iters", 1])
+        r = json.loads(report.read_text())
+        require(r["check"]["passed"], "--check passed")
+        require(r["peak_bytes_per_rank"] == r["peak_bytes_predicted_per_rank"] == planned["peak_bytes_per_rank"],
+                f"measured peaks {r['peak_bytes_per_rank']} == the plan's")
+        require(r["bytes_sent"] == r["bytes_predicted"] == planned["total_traffic_bytes"],
+                f"bytes sent {r['bytes_sent']} == the plan's")
+        worst = 0.0
+        for f in sorted(os.listdir(reference)):
+            want, got = np.load(reference / f), np.load(out / f)
+            scale = max(1e-30, float(np.max(np.abs(want))))
+            worst = max(worst, float(np.max(np.abs(got - want))) / scale)
+        require(worst < 1e-4, f"every output equals einplan eval of the graph as written (largest error {worst:.2e} of its scale)")
+
+
+if __name__ == "__main__":
+    main()
