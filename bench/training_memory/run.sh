@@ -4,6 +4,7 @@
 # exit status, the plan's (or the smallest reached) peak per rank, how many inputs it
 # shards at rest and nodes it computes again, and the wall time of the whole request.
 #   bench/training_memory/run.sh build/bin/einplan [LIMIT ...]   (default: 44GiB 40GiB)
+#   GEN_FLAGS=--no-grad-outputs bench/training_memory/run.sh ...   (the step without gradient outputs)
 set -uo pipefail
 EINPLAN=$(realpath "${1:?usage: run.sh EINPLAN [LIMIT ...]}")
 shift
@@ -11,8 +12,9 @@ LIMITS=("${@:-44GiB}")
 [ $# -eq 0 ] && LIMITS=(44GiB 40GiB)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-"$EINPLAN" gen llama --preset 7b --train --optimizer adamw --batch 8 --seq 1024 -o "$WORK/step.yaml" || exit 1
-echo "# $(date -u +%FT%TZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+# shellcheck disable=SC2086
+"$EINPLAN" gen llama --preset 7b --train --optimizer adamw --batch 8 --seq 1024 ${GEN_FLAGS:-} -o "$WORK/step.yaml" || exit 1
+echo "# gen flags: ${GEN_FLAGS:-(none)}; $(date -u +%FT%TZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-8s %-28s %4s %12s %7s %9s %8s\n' limit rewrites exit peak_GiB shards recomputed wall_s
 for limit in "${LIMITS[@]}"; do
   for flags in "--no-shard --no-recompute" "--no-recompute" "--no-shard" ""; do

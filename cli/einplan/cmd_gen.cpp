@@ -343,6 +343,8 @@ void addGenCommand(CLI::App& app, int& status) {
                c.positiveNumber("--lr", o->learningRate, "learning rate of --train's update");
                c.choice("--optimizer", o->optimizer, {"sgd", "adamw"},
                         "--train's update: sgd, or adamw (torch.optim.AdamW's defaults; state inputs W_m, W_v, step)");
+               c.flag("--no-grad-outputs", o->noGradientOutputs,
+                      "with --train: the gradients are read by the update only (not outputs; freed after it)");
              },
              [o = llama](const gen::CommonOptions& common) {
                o->common = common;

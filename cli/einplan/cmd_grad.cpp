@@ -62,6 +62,7 @@ void addGradCommand(CLI::App& app, int& status) {
   struct Options {
     std::string graph, loss, output, update, lr, beta1, beta2, eps, weightDecay, inputFormat = "auto";
     std::vector<std::string> wrt;
+    bool noGradOutputs = false;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("grad", "write the graph extended with the reverse-mode gradient of a loss node");
@@ -88,6 +89,9 @@ void addGradCommand(CLI::App& app, int& status) {
                                    std::tuple{"--eps", &opts->eps, "adamw's epsilon (default 1e-8)"},
                                    std::tuple{"--weight-decay", &opts->weightDecay, "adamw's decoupled weight decay (default 0.01)"}})
     cmd->add_option(flag, *field, what)->type_name("X")->needs(update);
+  cmd->add_flag("--no-grad-outputs", opts->noGradOutputs,
+                "with --update: the gradients are not outputs (read by the update only, freed after it)")
+      ->needs(update);
   cmd->add_option("-o,--output", opts->output, "the graph to write (.yaml, .yml, .json; - for YAML on stdout)")
       ->required()
       ->type_name("TRAIN");
@@ -116,6 +120,7 @@ void addGradCommand(CLI::App& app, int& status) {
             if (!text->empty()) throw InputError({{}, std::string(flag) + " is adamw's; --update sgd has no such figure"});
         }
         request.update = u;
+        request.gradientOutputs = !opts->noGradOutputs;
       }
       Graph forward = loadGraphFile(opts->graph, parseGraphFormat(opts->inputFormat));
       const std::size_t forwardNodes = forward.nodes.size();

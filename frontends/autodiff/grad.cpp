@@ -120,7 +120,7 @@ class Differentiator {
         continue;
       }
       grads.emplace_back(w, *g);
-      out_.outputs.push_back(*g);
+      if (req_.gradientOutputs || !req_.update) out_.outputs.push_back(*g);
       // An input an importer split (file_shape: the model's own shape) has its gradient
       // written in that shape too.
       out_.nodes[added_.at(*g)].fileShape = fileShapeOf(fwd_, w) == shapeOf(w) ? std::vector<int64_t>{} : fileShapeOf(fwd_, w);

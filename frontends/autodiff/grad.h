@@ -30,6 +30,9 @@ struct GradRequest {
   std::string loss;              // a node of the graph
   std::vector<std::string> wrt;  // graph inputs; empty: every input
   std::optional<Update> update;  // also X_next (and the optimizer's state) for each --wrt input (update.h)
+  // With an update: whether the gradients grad_X stay graph outputs (false: they are read
+  // by the update only, and freed after it, as an optimizer step that zeroes them does).
+  bool gradientOutputs = true;
 };
 
 struct GradResult {

@@ -78,6 +78,7 @@ Graph makeLlama(const LlamaOptions& opts) {
   if (opts.vocab) z.vocab = *opts.vocab;
   requirePositive("--layers", z.layers);
   if (!opts.train && opts.optimizer != "sgd") badOption("--optimizer", "is the update of --train; add --train");
+  if (!opts.train && opts.noGradientOutputs) badOption("--no-grad-outputs", "is an option of --train; add --train");
   const autodiff::Update update = trainingUpdate(opts);
   const autodiff::UpdateRecipe recipe = autodiff::updateRecipe(update);
   const auto extraPerWeight = static_cast<int64_t>(recipe.tensorNodes.size()) - 1;  // beyond SGD's node
@@ -182,6 +183,7 @@ Graph makeLlama(const LlamaOptions& opts) {
     if (in.name == "norm" || in.name == "output" || (in.name.size() > 1 && in.name[0] == 'L' && std::isdigit(static_cast<unsigned char>(in.name[1]))))
       request.wrt.push_back(in.name);
   request.update = update;
+  request.gradientOutputs = !opts.noGradientOutputs;
   return autodiff::differentiate(forward, request).graph;
 }
 

@@ -40,6 +40,7 @@ struct LlamaOptions {
   bool train = false;
   double learningRate = 0.01;
   std::string optimizer = "sgd";  // sgd | adamw
+  bool noGradientOutputs = false;  // --no-grad-outputs: grad_X read by the update only, not outputs
 };
 
 Graph makeLlama(const LlamaOptions& opts);

@@ -155,6 +155,14 @@ grep -q '"shard_at_rest"' "$WORK/zero3.json" || { echo "FAIL: the zero3 plan lis
 expect 0 "zero3.json" "$EINPLAN" compare "$WORK/train.yaml" -p 4 --plans "$WORK/zero3.json,$WORK/data.json"
 expect 2 "--strategy zero1: use data, which shards the optimizer state" $L --train --strategy zero1 -p 4
 expect 2 "--strategy zero3: the graph has no trained weight" $L --strategy zero3 -p 4
+# --no-grad-outputs: the same step, its gradients read by the update only (not written)
+$L --train --optimizer adamw -o "$WORK/adamw.yaml" && $L --train --optimizer adamw --no-grad-outputs -o "$WORK/adamw_ng.yaml" &&
+  "$EINPLAN" eval "$WORK/adamw.yaml" --seed 3 --outputs "$WORK/adamw_out" >/dev/null &&
+  "$EINPLAN" eval "$WORK/adamw_ng.yaml" --seed 3 --outputs "$WORK/adamw_ng_out" >/dev/null &&
+  cmp -s "$WORK/adamw_out/L0_wq_next.npy" "$WORK/adamw_ng_out/L0_wq_next.npy" && cmp -s "$WORK/adamw_out/loss.npy" "$WORK/adamw_ng_out/loss.npy" &&
+  [ -f "$WORK/adamw_out/grad_L0_wq.npy" ] && [ ! -e "$WORK/adamw_ng_out/grad_L0_wq.npy" ] ||
+  { echo "FAIL: --no-grad-outputs writes the same step without its gradients"; ls "$WORK/adamw_ng_out" | head; failures=$((failures + 1)); }
+expect 2 "--no-grad-outputs" $L --no-grad-outputs
 
 # every report format from the CLI parses
 "$EINPLAN" plan "$C" -p 6 --format yaml | "$PYTHON" -c 'import sys, yaml; assert yaml.safe_load(sys.stdin)["devices"] == 6' 2>/dev/null ||
