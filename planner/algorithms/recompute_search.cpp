@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <set>
 
 #include "planner/cost/checked_math.h"
 #include "planner/cost/plan_cost.h"
@@ -20,9 +19,8 @@ namespace {
 constexpr double kBudgetSeconds = 20.0;
 constexpr std::size_t kTriedPerStep = 6;
 
-// A node to compute again (one entry).
 struct Candidate {
-  std::vector<Recompute> entries;
+  Recompute entry;
   double flopsPerByte = 0;
 };
 
@@ -50,7 +48,7 @@ std::vector<Candidate> candidatesAt(const Graph& g, int peak) {
       if (index.nodeIndex(in) >= 0 && !index.isOutput(in))  // not a graph input (resident) or an output (held to the end)
         livesAnyway = livesAnyway && readers(in).back() >= from;
     if (!livesAnyway) continue;
-    Candidate c{{{n.name, g.nodes[static_cast<std::size_t>(from)].name, {}}}, 0};
+    Candidate c{{n.name, g.nodes[static_cast<std::size_t>(from)].name, {}}, 0};
     int64_t elements = 1;
     for (const Label& l : n.outputLabels) elements = checkedMul(elements, n.labelSizes.at(l), "recompute");
     c.flopsPerByte = static_cast<double>(nodeFlops(n)) / static_cast<double>(std::max<int64_t>(1, elements));
@@ -105,26 +103,14 @@ RecomputeResult planWithRecompute(const Graph& g, const PlanOptions& options, co
     std::vector<Recompute> bestEntries;
     // Tries `tried` (entries applied to `current` in order) and keeps it when it lowers the peak most.
     auto tryEntries = [&](const std::vector<Recompute>& tried) {
-      Graph g2 = current;
-      std::vector<Recompute> applied;
-      std::set<std::string> made;
-      for (const Recompute& entry : tried) {
-        // Each node once per batch (its copy's name is then the one the entries' `from` expect).
-        if (!made.insert(entry.node).second) continue;
-        const std::string copy = recomputedName(g2, entry.node);
-        try {
-          g2 = withRecompute(g2, {entry});
-        } catch (const InputError&) {
-          continue;  // its `from` was a copy another entry did not make: the chain reads the original
-        }
-        parts[copy] = parts.at(entry.node);  // the copy runs as its original
-        applied.push_back(entry);
-      }
-      if (applied.empty()) return;
+      // The copies run as their originals. Each candidate is a distinct node, so the name
+      // withRecompute gives its copy is the one it would have in `current`.
+      for (const Recompute& entry : tried) parts[recomputedName(current, entry.node)] = parts.at(entry.node);
+      Graph g2 = withRecompute(current, tried);
       Priced p = priceFixed(g2, options, parts);
       if (p.cost.peakBytesPerDevice < (best ? best->second.cost.peakBytesPerDevice : priced.cost.peakBytesPerDevice)) {
         best.emplace(std::move(g2), std::move(p));
-        bestEntries = std::move(applied);
+        bestEntries = tried;
       }
     };
     // Every candidate at once first, where there are more than a few (activation
@@ -133,11 +119,11 @@ RecomputeResult planWithRecompute(const Graph& g, const PlanOptions& options, co
     // does not lower the peak.
     if (candidates.size() > kTriedPerStep) {
       std::vector<Recompute> all;
-      for (const Candidate& c : candidates) all.insert(all.end(), c.entries.begin(), c.entries.end());
+      for (const Candidate& c : candidates) all.push_back(c.entry);
       tryEntries(all);
     }
     for (std::size_t k = 0; !best && k < candidates.size() && k < kTriedPerStep && inBudget(); ++k)
-      tryEntries(candidates[k].entries);
+      tryEntries({candidates[k].entry});
     if (best && options.progress)
       options.progress("--mem-limit: " + std::to_string(entries.size() + bestEntries.size()) +
                        " node(s) computed again, peak " + formatBytes(best->second.cost.peakBytesPerDevice));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/identifiers.h"
@@ -83,16 +84,15 @@ Parts data(const NodeSpace& space, int64_t p) {
 // The trained weights: inputs that a graph output reads pointwise (its update, X_next) and
 // other nodes read otherwise (an activation input read pointwise by a residual is not one).
 std::vector<ShardAtRest> trainedWeights(const Graph& g) {
-  std::vector<ShardAtRest> out;
-  for (const std::string& name : shardableInputs(g)) {
-    const bool updated = std::any_of(g.nodes.begin(), g.nodes.end(), [&](const Node& n) {
-      if (std::find(g.outputs.begin(), g.outputs.end(), n.name) == g.outputs.end()) return false;
-      for (std::size_t k = 0; k < n.inputs.size(); ++k)
-        if (n.inputs[k] == name && readsPointwise(n, k)) return true;
-      return false;
-    });
-    if (updated) out.push_back({name, {}});
+  std::set<std::string> updated;  // inputs a graph output reads pointwise
+  for (const std::string& output : g.outputs) {
+    const Node* n = findNode(g, output);
+    for (std::size_t k = 0; n && k < n->inputs.size(); ++k)
+      if (readsPointwise(*n, k)) updated.insert(n->inputs[k]);
   }
+  std::vector<ShardAtRest> out;
+  for (const std::string& name : shardableInputs(g))
+    if (updated.count(name)) out.push_back({name, {}});
   return out;
 }
 
