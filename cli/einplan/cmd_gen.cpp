@@ -208,7 +208,7 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
   if (spec.strategies) {
     CLI::Option* strategy = cmd->add_option("--strategy", out->strategy,
                                             "write, instead of the graph, the plan of a hand strategy for the graph these "
-                                            "options write as YAML: megatron, sequence or heads; for --train, data or zero3 too (docs/planner.md)")
+                                            "options write as YAML: megatron, sequence or heads; for --train (megatron too), data or zero3 (docs/planner.md)")
                                 ->type_name("WORD");
     cmd->add_option("-p,--devices", out->devices, "the device count of the --strategy plan")->type_name("N")->needs(strategy);
     cmd->add_option("--tensor-parallel", out->tensorParallel,

@@ -1,6 +1,7 @@
 #include "planner/algorithms/strategies.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -30,6 +31,27 @@ Parts deal(const NodeSpace& space, int64_t devices, const std::vector<Label>& or
   return parts;
 }
 
+// `order`, then the node's other labels in their order: a node the strategy's labels
+// cannot cut p ways (a gradient's scalar broadcast, an update with no batch label) still
+// runs p calls, as the plan reader requires of every node that can.
+std::vector<Label> thenTheRest(const NodeSpace& space, std::vector<Label> order) {
+  for (const Label& l : space.labels)
+    if (std::find(order.begin(), order.end(), l) == order.end()) order.push_back(l);
+  return order;
+}
+
+int64_t callsOf(const Parts& parts) {
+  int64_t calls = 1;
+  for (int64_t d : parts) calls *= d;
+  return calls;
+}
+
+// The calls the plan reader expects of a node at p (SPEC 2: p, or the largest feasible
+// count below it).
+int64_t expectedCalls(const NodeSpace& space, int64_t p) {
+  return std::min(p, largestFeasibleCount(einrt::model::cuttableSizes(space), p));
+}
+
 // The tensor-parallel labels of a node under megatron (inner), and the data-parallel ones.
 std::vector<Label> megatronInner(const NodeSpace& space) {
   if (has(space, "h")) return {"h"};
@@ -42,10 +64,10 @@ std::vector<Label> megatronInner(const NodeSpace& space) {
 // label, and each call's rank outer * T + inner (the coordinate of a label with inner
 // parts i and outer parts o is outer * i + inner: a data-parallel chunk is contiguous).
 void megatronOnNodes(const NodeSpace& space, int64_t p, int64_t t, Parts& parts, std::vector<int>& ranks) {
-  const Parts inner = deal(space, t, megatronInner(space));
+  const Parts inner = deal(space, t, thenTheRest(space, megatronInner(space)));
   NodeSpace rest = space;
   for (std::size_t k = 0; k < rest.sizes.size(); ++k) rest.sizes[k] /= inner[k];
-  const Parts outer = deal(rest, p / t, {"b", "s", "t"});
+  const Parts outer = deal(rest, p / t, thenTheRest(space, {"b", "s", "t"}));
   parts.assign(space.labels.size(), 1);
   int64_t calls = 1;
   for (std::size_t k = 0; k < parts.size(); ++k) calls *= (parts[k] = inner[k] * outer[k]);
@@ -65,20 +87,77 @@ void megatronOnNodes(const NodeSpace& space, int64_t p, int64_t t, Parts& parts,
 }
 
 Parts megatron(const NodeSpace& space, int64_t p) {
-  if (has(space, "h")) return deal(space, p, {"h", "b", "s", "t"});
-  if (has(space, "f")) return deal(space, p, {"f", "b", "s"});
-  if (has(space, "v")) return deal(space, p, {"v", "b", "s"});
-  return deal(space, p, {"b", "s", "t"});
+  if (has(space, "h")) return deal(space, p, thenTheRest(space, {"h", "b", "s", "t"}));
+  if (has(space, "f")) return deal(space, p, thenTheRest(space, {"f", "b", "s"}));
+  if (has(space, "v")) return deal(space, p, thenTheRest(space, {"v", "b", "s"}));
+  return deal(space, p, thenTheRest(space, {"b", "s", "t"}));
 }
 
-Parts sequence(const NodeSpace& space, int64_t p) { return deal(space, p, {"s", "t", "b"}); }
+Parts sequence(const NodeSpace& space, int64_t p) { return deal(space, p, thenTheRest(space, {"s", "t", "b"})); }
 
 // Batch, sequence, then the node's other labels in order (an update: the weight's own).
-Parts data(const NodeSpace& space, int64_t p) {
-  std::vector<Label> order{"b", "s", "t"};
-  for (const Label& l : space.labels)
-    if (std::find(order.begin(), order.end(), l) == order.end()) order.push_back(l);
-  return deal(space, p, order);
+Parts data(const NodeSpace& space, int64_t p) { return deal(space, p, thenTheRest(space, {"b", "s", "t"})); }
+
+// The forward tensor a gradient node stands for, by einplan grad's names (docs/grad.md):
+// `d_T` is the gradient of tensor T and `d_T_N` the contribution to it through node N,
+// both with T's shape; `grad_X` is input X's. Empty for any other node.
+std::string gradientOf(const std::string& name, const std::map<std::string, Labels>& dims) {
+  for (const std::string prefix : {"grad_", "d_"}) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    std::string rest = name.substr(prefix.size());
+    for (;;) {  // the longest tensor name that `rest` begins with, then `_` or its end
+      if (dims.count(rest)) return rest;
+      const std::size_t cut = rest.rfind('_');
+      if (cut == std::string::npos || cut == 0) break;
+      rest.resize(cut);
+    }
+  }
+  return {};
+}
+
+// What each node's labels are in the forward's names (b, s, t, h, f, v, ...), for the
+// strategies to cut the backward as they cut the forward. The forward (every node that
+// reads no gradient node) keeps its own labels, as `einplan gen llama` names them. A
+// gradient or update node (einplan grad names its labels a, b, c, ... anew in every node,
+// so its own names say nothing) takes, for its output's dimensions, the names of the
+// tensor it is the gradient of (d_q's are q's), then for any label still unnamed those of
+// the first operand dimension it reads whose name is known; a label neither reaches gets
+// a name no strategy cuts by (`~` and its own), and passes on no name.
+std::vector<NodeSpace> spacesInForwardNames(const Graph& g) {
+  std::map<std::string, Labels> dimNames;  // tensor -> the name of each dimension ("": unknown)
+  std::set<std::string> backward;          // gradient and update nodes
+  std::vector<NodeSpace> spaces;
+  for (const Node& n : g.nodes) {
+    NodeSpace space = nodeSpace(n);
+    const bool derived = n.name.rfind("d_", 0) == 0 || n.name.rfind("grad_", 0) == 0 ||
+                         std::any_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& t) { return backward.count(t) > 0; });
+    Labels named(space.labels.size());
+    if (!derived) {
+      named = space.labels;
+    } else {
+      backward.insert(n.name);
+      auto nameFrom = [&](const Labels& names, const std::vector<int>& dims) {
+        for (std::size_t d = 0; d < dims.size() && d < names.size(); ++d)
+          if (named[static_cast<std::size_t>(dims[d])].empty()) named[static_cast<std::size_t>(dims[d])] = names[d];
+      };
+      if (const std::string of = gradientOf(n.name, dimNames); !of.empty() && dimNames[of].size() == space.outputLabels.size())
+        nameFrom(dimNames[of], space.outputLabels);
+      for (std::size_t k = 0; k < n.inputs.size(); ++k)
+        if (const auto it = dimNames.find(n.inputs[k]); it != dimNames.end()) nameFrom(it->second, space.operandLabels[k]);
+    }
+    for (std::size_t k = 0; k < n.inputs.size(); ++k)
+      if (!dimNames.count(n.inputs[k]) && findInput(g, n.inputs[k])) {
+        Labels& input = dimNames[n.inputs[k]];
+        for (int d : space.operandLabels[k]) input.push_back(named[static_cast<std::size_t>(d)]);
+      }
+    Labels& output = dimNames[n.name];
+    for (int d : space.outputLabels) output.push_back(named[static_cast<std::size_t>(d)]);
+    for (std::size_t l = 0; l < named.size(); ++l)
+      if (named[l].empty()) named[l] = "~" + space.labels[l];
+    space.labels = std::move(named);
+    spaces.push_back(std::move(space));
+  }
+  return spaces;
 }
 
 // The trained weights: inputs that a graph output reads pointwise (its update, X_next) and
@@ -117,6 +196,10 @@ StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t d
     throw InputError({{}, "--strategy " + strategy + ": use data, which shards the optimizer state and the gradients "
                               "already (every node's calls are spread over the p ranks: no update is repeated on "
                               "every rank), or zero3, which also shards the weights at rest"});
+  if (strategy == "megatron-zero1")
+    throw InputError({{}, "--strategy megatron-zero1: use megatron, which for a training step shards each update and its "
+                          "optimizer state over the data-parallel groups already, as ZeRO-1 does (every node's calls are "
+                          "spread over the p ranks: no update is repeated in every group)"});
   if (!rule)
     throw InputError({{}, "--strategy: unknown strategy " + quoted(strategy) + didYouMean(strategy, strategyNames()) +
                               " (known: megatron, sequence, heads, data, zero3)"});
@@ -136,11 +219,22 @@ StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t d
                             "pointwise); zero3 is for training steps (einplan gen llama --train)"});
     sharded = withInputsShardedAtRest(g, plan.shardAtRest);
   }
-  for (const Node& n : (sharded ? *sharded : g).nodes) {
-    const NodeSpace space = nodeSpace(n);
+  const Graph& cutGraph = sharded ? *sharded : g;
+  const std::vector<NodeSpace> spaces = spacesInForwardNames(cutGraph);
+  for (std::size_t i = 0; i < cutGraph.nodes.size(); ++i) {
+    const std::string& name = cutGraph.nodes[i].name;
+    const NodeSpace& space = spaces[i];
     cut = cut || has(space, "h") || has(space, "s");
-    if (onNodes) megatronOnNodes(space, devices, tensorParallel, plan.partitions[n.name], plan.placements[n.name]);
-    else plan.partitions[n.name] = rule(space, devices);
+    Parts& parts = plan.partitions[name];
+    if (onNodes) megatronOnNodes(space, devices, tensorParallel, parts, plan.placements[name]);
+    else parts = rule(space, devices);
+    // Where dealing divisors in the strategy's order falls short of the calls a node can
+    // run (sizes whose divisors do not combine that way), the first partition that runs
+    // them, placed by the plan's rule.
+    if (const int64_t expected = expectedCalls(space, devices); callsOf(parts) != expected) {
+      parts = partitionsWithCount(einrt::model::cuttableSizes(space), expected, 1).at(0);
+      plan.placements.erase(name);
+    }
   }
   if (!cut)
     throw InputError({{}, "--strategy " + strategy + ": the graph has no head (h) or sequence (s) label; hand strategies "

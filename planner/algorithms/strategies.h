@@ -27,6 +27,16 @@
 //             its update, X_next) sharded at rest (planner/graph/shard_at_rest.h): gathered by a copy
 //             node before each use, as ZeRO-3 and FSDP do. The plan carries the entries.
 //
+// A training step's gradient and update nodes (einplan grad names their labels a, b, c, ...)
+// are cut by the forward names of their labels: those of the tensor a node is the gradient
+// of (`d_T`, `d_T_N`: T's; `grad_W`: W's), else of the operand dimensions it reads. So
+// megatron cuts the backward of attention by heads, each weight gradient as its forward
+// GEMM, and each update along its weight (inside a group, then across the groups: the
+// optimizer state sharded over the data-parallel groups, as ZeRO-1 does).
+// Every node gets the calls the plan reader expects (p, or SPEC 2's largest feasible
+// count): after a strategy's labels come the node's others, and where divisors dealt in
+// that order still fall short, the node takes the first partition that runs them.
+//
 // megatron with a tensor-parallel degree T < p (Megatron-LM's layout on a cluster: tensor
 // parallelism inside a node of T ranks, data parallelism across nodes): each node's T
 // inner parts go as above (h, f or v; the norms and residuals by sequence), the p/T outer

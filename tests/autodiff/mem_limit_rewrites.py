@@ -16,13 +16,22 @@ trained weight sharded at rest).
 1. Its plan lists every trained weight (an input its update reads), with a copy node
    before every other reader; `einplan plan --plan` of it is the same plan.
 
-Then, for both: `einplan cost --plan` of the plan gives the same peaks; eincodegen --plan,
+--rewrite megatron: no rewrite, the tensor-parallel hand strategy of a training step
+(`--strategy megatron -p P --tensor-parallel 2`, all P ranks where P is odd): the backward
+and the updates cut by the forward dimensions they stand for (heads, feed-forward width,
+vocabulary inside a group, the rest across groups), every node at the calls the plan
+reader expects.
+1. Every node of the plan runs P calls (or is a fallback: the largest feasible count, which
+   `einplan cost --plan` then checks), and at an even P the weights' gradients are cut
+   along the heads or the feed-forward width as the forward is.
+
+Then, for all three: `einplan cost --plan` of the plan gives the same peaks; eincodegen --plan,
 built and run with --check: every rank's measured peak equals the plan's prediction, the
 bytes sent equal the plan's, and every output equals `einplan eval` of the graph as
 written (no rewrite: an independent run of the reference evaluator).
 
 A failure prints the command and its output.
-usage: mem_limit_rewrites.py --einplan E --eincodegen C --work DIR --rewrite recompute|shard [--ranks 2,4]
+usage: mem_limit_rewrites.py --einplan E --eincodegen C --work DIR --rewrite recompute|shard|megatron [--ranks 2,4]
 """
 import argparse
 import json
@@ -68,7 +77,7 @@ def main():
     ap.add_argument("--eincodegen", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--ranks", default="2,4")
-    ap.add_argument("--rewrite", choices=["recompute", "shard"], required=True)
+    ap.add_argument("--rewrite", choices=["recompute", "shard", "megatron"], required=True)
     a = ap.parse_args()
     work = pathlib.Path(a.work)
     shutil.rmtree(work, ignore_errors=True)
@@ -100,6 +109,21 @@ def main():
                     f"node(s) and shards nothing: {', '.join(e['node'] for e in entries)}")
             require(planned["peak_bytes_per_device"] <= limit,
                     f"its predicted peak {planned['peak_bytes_per_device']} <= {limit}")
+        elif a.rewrite == "megatron":
+            groups = ["--tensor-parallel", 2] if p % 2 == 0 else []
+            run(gen + ["--strategy", "megatron", "-p", p] + groups + ["-o", plan])
+            planned = json.loads(plan.read_text())
+            short = [n["name"] for n in planned["nodes"] if n["kernel_calls"] != p and not n.get("fallback")]
+            require(not short, f"every node runs {p} calls or is a fallback ({len(short)} short: {', '.join(short[:5])})")
+            cuts = {n["name"]: n["partition"] for n in planned["nodes"]}
+            # grad_L0_wq's labels are (heads, rotary pair, head dim, model dim) in einplan
+            # grad's names: cut along the heads as L0_q is, its partial sums over batch and
+            # sequence reduced; grad_L0_w2 along the feed-forward width.
+            if groups:  # (at an odd p no label size here is a multiple: every node falls back)
+                require(max(cuts["grad_L0_wq"].values()) == cuts["L0_q"]["h"] and cuts["L0_q"]["h"] > 1 and
+                        max(cuts["grad_L0_w2"].values()) == cuts["L0_down"]["f"],
+                        f"the weight gradients cut as their forward nodes: grad_L0_wq {cuts['grad_L0_wq']} "
+                        f"(L0_q {cuts['L0_q']}), grad_L0_w2 {cuts['grad_L0_w2']} (L0_down {cuts['L0_down']})")
         else:
             run(gen + ["--strategy", "zero3", "-p", p, "-o", plan])
             planned = json.loads(plan.read_text())

@@ -152,7 +152,14 @@ expect 3 "no plan fits --mem-limit" "$EINPLAN" compare "$WORK/tiny.yaml" -p 4 --
 $L --train -o "$WORK/train.yaml" && $L --train --strategy zero3 -p 4 -o "$WORK/zero3.json" &&
   $L --train --strategy data -p 4 -o "$WORK/data.json" || { echo "FAIL: gen llama --train --strategy data|zero3"; failures=$((failures + 1)); }
 grep -q '"shard_at_rest"' "$WORK/zero3.json" || { echo "FAIL: the zero3 plan lists no shard_at_rest"; failures=$((failures + 1)); }
-expect 0 "zero3.json" "$EINPLAN" compare "$WORK/train.yaml" -p 4 --plans "$WORK/zero3.json,$WORK/data.json"
+# megatron for a training step: every gradient and update node at full calls (the reader
+# refused the backward before), also at a p no label size is a multiple of
+$L --train --strategy megatron -p 4 --tensor-parallel 2 -o "$WORK/megatron_train.json" &&
+  $L --train --strategy zero3 -p 3 -o "$WORK/zero3_p3.json" ||
+  { echo "FAIL: gen llama --train --strategy megatron|zero3"; failures=$((failures + 1)); }
+expect 0 "zero3.json" "$EINPLAN" compare "$WORK/train.yaml" -p 4 --plans "$WORK/zero3.json,$WORK/data.json,$WORK/megatron_train.json"
+expect 0 "objective traffic" "$EINPLAN" cost "$WORK/train.yaml" --plan "$WORK/zero3_p3.json"
+expect 2 "--strategy megatron-zero1: use megatron, which for a training step shards each update" $L --train --strategy megatron-zero1 -p 4
 expect 2 "--strategy zero1: use data, which shards the optimizer state" $L --train --strategy zero1 -p 4
 expect 2 "--strategy zero3: the graph has no trained weight" $L --strategy zero3 -p 4
 # --no-grad-outputs: the same step, its gradients read by the update only (not written)
