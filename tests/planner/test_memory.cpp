@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <random>
+#include <string>
 
 #include "oracle.h"
 #include "planner/algorithms/planning.h"
@@ -62,6 +63,50 @@ outputs: [B]
     CAPTURE(c.why);
     const PlanCost cost = priced(chain, c.devices, c.parts);
     CHECK(cost.memory.peakBytesPerRank == c.peak);
+  }
+}
+
+TEST_CASE("memory model: an input read in one grid by two nodes is held once, in two grids twice") {
+  // f32, 8 x 8 tensors of 256 bytes: W is read by A (as its second operand) and by B. The
+  // oracle for the shared copy is the same graph with B reading a second input V instead:
+  // two tensors are never shared, so it holds W's bytes again where one grid is shared,
+  // and the same where the two nodes read W in two grids.
+  auto graph = [](const char* second) {
+    return loadGraphText(std::string(R"yaml(
+name: shared
+inputs: {X: [8, 8], W: [8, 8], V: [8, 8]}
+nodes:
+  - {name: A, einsum: "ij,jk->ik", inputs: [X, W]}
+  - {name: B, einsum: "jk,ik->ij", inputs: [)yaml") + second + R"yaml(, A]}
+outputs: [B]
+)yaml",
+                         "shared.yaml", GraphFormat::Yaml);
+  };
+  const Graph shared = graph("W"), apart = graph("V");
+  struct Case {
+    std::vector<Parts> parts;  // labels i j k / j k i
+    std::vector<int64_t> peak;  // of `shared`
+    int64_t saved;              // apart's resident bytes less shared's, per rank
+    const char* why;
+  };
+  const Case cases[] = {
+      // p = 1: X, W once (512), B (256), A during both steps (256).
+      {{{1, 1, 1}, {1, 1, 1}}, {1024}, 256, "W whole, read by A and B in the same grid: held once"},
+      // p = 2, A by rows (i), B by rows of its output (i): each rank reads all of W in both
+      // (256, once), X half (128), A half in place for B (128), B half (128).
+      {{{2, 1, 1}, {1, 1, 2}}, {640, 640}, 256, "W whole in both nodes' one-block grid: held once"},
+      // p = 2, A by k (W's columns), B by i: A reads half of W's columns (128), B all of W
+      // (256): two grids, both held.
+      {{{1, 1, 2}, {1, 1, 2}}, {}, 0, "W by columns for A and whole for B: held in both grids"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.why);
+    const int64_t p = c.parts[0][0] * c.parts[0][1] * c.parts[0][2];
+    const PlanCost one = priced(shared, p, c.parts), two = priced(apart, p, c.parts);
+    if (!c.peak.empty()) CHECK(one.memory.peakBytesPerRank == c.peak);
+    for (int64_t r = 0; r < p; ++r)
+      CHECK(two.memory.residentBytesPerRank.at(static_cast<std::size_t>(r)) -
+                one.memory.residentBytesPerRank.at(static_cast<std::size_t>(r)) == c.saved);
   }
 }
 

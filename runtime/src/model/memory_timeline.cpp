@@ -58,7 +58,15 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
       if (tensor.producer < 0) {
         RankBytes inputs(P, 0);
         for (const auto& [rank, block] : nm.reads[k]) add(inputs, rank, blockBytes);
-        for (std::size_t r = 0; r < P; ++r) resident[r] = add(resident[r], inputs[r]);
+        // Held once per input copy (program_model.h): counted at the copy's first reader,
+        // for the blocks all of its readers read; a window's blocks are the operand's own.
+        const int copy = nm.inputCopy.empty() ? -1 : nm.inputCopy[k];
+        if (copy < 0) {
+          for (std::size_t r = 0; r < P; ++r) resident[r] = add(resident[r], inputs[r]);
+        } else if (const InputCopy& c = m.inputCopies[static_cast<std::size_t>(copy)]; c.node == static_cast<int>(i) &&
+                                                                                        c.operand == static_cast<int>(k)) {
+          for (const auto& [rank, block] : c.reads) add(resident, rank, blockBytes);
+        }
         out.nodeResidentInputBytes[i] = add(out.nodeResidentInputBytes[i], *std::max_element(inputs.begin(), inputs.end()));
         continue;
       }

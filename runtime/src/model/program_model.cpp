@@ -1,6 +1,7 @@
 #include "einrt/model/program_model.h"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 #include <utility>
 
@@ -69,6 +70,38 @@ void formSteps(const ProgramTables& t, std::size_t elementSize, ProgramModel& m)
     if (!isOutput[i]) m.steps[static_cast<std::size_t>(m.nodes[static_cast<std::size_t>(m.lastReader[i])].step)].releases.push_back(static_cast<int>(i));
 }
 
+// The input-copy rule: operands reading the same graph input through equal grids, none
+// of them a window, share one copy of its blocks (the union of what their calls read).
+void shareInputCopies(const ProgramTables& t, ProgramModel& m) {
+  std::vector<std::vector<int>> copiesOf(t.tensors.size());  // per tensor: its copies
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    NodeModel& nm = m.nodes[i];
+    nm.inputCopy.assign(nm.reads.size(), -1);
+    for (std::size_t k = 0; k < nm.reads.size(); ++k) {
+      const int tensor = t.nodes[i].operandTensor[k];
+      const BlockGrid& grid = nm.geometry.operandGrid[k];
+      if (t.tensors[static_cast<std::size_t>(tensor)].producer >= 0 || grid.windowed()) continue;
+      int shared = -1;
+      for (int c : copiesOf[static_cast<std::size_t>(tensor)]) {
+        const InputCopy& copy = m.inputCopies[static_cast<std::size_t>(c)];
+        if (m.nodes[static_cast<std::size_t>(copy.node)].geometry.operandGrid[static_cast<std::size_t>(copy.operand)].parts == grid.parts)
+          shared = c;
+      }
+      if (shared < 0) {
+        shared = static_cast<int>(m.inputCopies.size());
+        m.inputCopies.push_back({tensor, static_cast<int>(i), static_cast<int>(k), {}});
+        copiesOf[static_cast<std::size_t>(tensor)].push_back(shared);
+      }
+      std::vector<RankBlock>& reads = m.inputCopies[static_cast<std::size_t>(shared)].reads;
+      std::vector<RankBlock> both;
+      both.reserve(reads.size() + nm.reads[k].size());
+      std::set_union(reads.begin(), reads.end(), nm.reads[k].begin(), nm.reads[k].end(), std::back_inserter(both));
+      reads = std::move(both);
+      nm.inputCopy[k] = shared;
+    }
+  }
+}
+
 }  // namespace
 
 // With a call per rank (what the placement rules give) each pair goes to its rank's
@@ -129,6 +162,7 @@ ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, 
     if (n.gemm) nm.gemm = gemmCallPlan(*n.gemm, n, nm.extent);
     nm.gemmScratchElements = gemmScratch(n, nm.geometry);
   }
+  if (detail == ModelDetail::Full) shareInputCopies(t, m);
   formSteps(t, elementSize, m);
   // A fused member reads another member's output in place and aggregates nothing (the
   // planner's fusion rules, planner/fusion/fusion.h): the executor relies on it.

@@ -59,11 +59,17 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
   // An index tensor's blocks hold ids of its own type (index_kernel.h).
   const DType dtype = t.indexType.value_or(dtypeOf<T>());
   const auto blockBytes = static_cast<std::size_t>(g.blockElements()) * dtypeSize(dtype);
-  if (!nm.inPlace[k]) {
-    needed = model::blocksOf(nm.reads[k], me);
+  // A graph input read in a grid an earlier operand reads it in: its blocks are that
+  // operand's (the input-copy rule, einrt/model/program_model.h), made or scattered once.
+  const int copy = nm.inputCopy.empty() ? -1 : nm.inputCopy[k];
+  const model::InputCopy* shared = copy < 0 ? nullptr : &model_.inputCopies[static_cast<std::size_t>(copy)];
+  const bool sharesCopy = shared && (shared->node != static_cast<int>(i) || shared->operand != static_cast<int>(k));
+  if (!nm.inPlace[k] && !sharesCopy) {
+    const std::vector<model::RankBlock>& reads = shared ? shared->reads : nm.reads[k];
+    needed = model::blocksOf(reads, me);
     if (t.producer < 0)
       for (int64_t b : needed) blocks.emplace(b, Buffer<T>::ofBytes(blockBytes, device_, &comm_.memory()));
-    const std::vector<std::vector<int>> holders = model::holdersByBlock(nm.reads[k], g.blockCount());
+    const std::vector<std::vector<int>> holders = model::holdersByBlock(reads, g.blockCount());
     const einrt::Layout need = g.windowed() ? einrt::Layout::window(g, holders, layoutBlock) : einrt::Layout::grid(g.shape, g.parts, holders);
     if (t.producer >= 0) {
       plan = std::make_unique<RedistributePlan>(planRedistribute(
@@ -292,7 +298,12 @@ void DistributedProgram<T>::runGroup(FusedGroup<T>& group) {
 template <class T>
 const T* DistributedProgram<T>::operandBlock(std::size_t node, std::size_t operand, int64_t block) {
   NodeState<T>& ns = nodes_[node];
-  if (!model_.nodes[node].inPlace[operand]) return ns.operandBlocks[operand].at(block).data();
+  const model::NodeModel& nm = model_.nodes[node];
+  if (const int copy = nm.inputCopy.empty() ? -1 : nm.inputCopy[operand]; copy >= 0) {
+    const model::InputCopy& shared = model_.inputCopies[static_cast<std::size_t>(copy)];
+    return nodes_[static_cast<std::size_t>(shared.node)].operandBlocks[static_cast<std::size_t>(shared.operand)].at(block).data();
+  }
+  if (!nm.inPlace[operand]) return ns.operandBlocks[operand].at(block).data();
   const int producer = spec_.tensors[static_cast<std::size_t>(spec_.nodes[node].operandTensor[operand])].producer;
   return nodes_[static_cast<std::size_t>(producer)].finished().at(block).data();
 }

@@ -4,7 +4,8 @@
 // program's allocator counter measures them; both read the same rules, here.
 //
 //   resident, for the whole run:
-//     graph inputs     every block of an input that a rank's calls read, per operand;
+//     graph inputs     every block of an input that a rank's calls read, once per input
+//                      copy (program_model.h: the operands reading it in one grid share);
 //     graph outputs    the finished blocks a rank holds (owned blocks when aggregating);
 //     tile workspace   the largest fused group's scratch tiles among the groups the rank
 //                      runs calls of (one thread; each further thread adds as much again);

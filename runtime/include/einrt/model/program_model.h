@@ -16,7 +16,11 @@
 //   aggregates   partial results are combined onto the blocks' owners where some output
 //                block has several writers, or its owner writes none of it;
 //   scratch      a fused member's output lives in tiles only when its last reader is in
-//                its group and it is no graph output.
+//                its group and it is no graph output;
+//   input copies the operands that read one graph input through equal grids (no window)
+//                share its blocks: a rank holds each block once, for all of their calls
+//                that read it (a weight that the forward and the backward read alike is
+//                made or scattered once, and held once).
 //
 // What each rank holds, and when (SPEC 3.2), in memory_timeline.h; the planner prices it
 // (planner/cost/memory.h), the executor allocates it (runtime/src/program/distributed.h).
@@ -54,6 +58,14 @@ struct NodeModel {
   int64_t gemmScratchElements = 0;             // one block per permuted tensor, during its step,
                                                // on each rank with calls of the node
   int step = 0;                                // index into ProgramModel::steps
+  std::vector<int> inputCopy;                  // per operand: index into ProgramModel::inputCopies, -1: none
+};
+
+// One graph input's blocks in one grid, shared by every operand that reads it so.
+struct InputCopy {
+  int tensor = -1;
+  int node = -1, operand = -1;    // its first reader, which sets it up
+  std::vector<RankBlock> reads;   // distinct (rank, block) any of its readers' calls read, sorted
 };
 
 struct StepModel {
@@ -67,6 +79,7 @@ struct ProgramModel {
   std::vector<int> lastReader;             // per node: the last node reading its output (itself if none)
   std::vector<FusedGroupGeometry> groups;  // per fused group, for one thread (fused runs)
   std::vector<StepModel> steps;
+  std::vector<InputCopy> inputCopies;      // Full detail only
 };
 
 // The last reader of every node's output (readers come later in node order).
