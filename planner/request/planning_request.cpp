@@ -126,6 +126,30 @@ void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, Plann
       }
       RecomputeResult r;
       if (request.recompute) r = planWithRecompute(*graph, options, lowestPeak);
+      // Sharding first is a guess: where the inputs were sharded, recomputation alone (no
+      // gathers) may fit too, and at a lower objective; the cheaper of the two is kept.
+      std::string order;
+      bool recomputedAsWritten = false;  // (where neither fits) r is recomputation without the shards
+      if (request.recompute && !shards.empty()) {
+        RecomputeResult plain = planWithRecompute(loaded.graph, options, *resolved.options.lowestPeak);
+        const ObjectiveModel model = objectiveModel(loaded.graph, options);
+        auto key = [&](const RecomputedPlan& p) {
+          return model.key(costPlan(p.graph, p.plan, options.machine, MemoryDetail::Peak, options.trafficMemo.get()));
+        };
+        if (plain.fitted && (!r.fitted || key(*plain.fitted) < key(*r.fitted))) {
+          if (r.fitted)
+            order = "--mem-limit: computing nodes again fits both with " + std::to_string(shards.size()) +
+                    " input(s) sharded at rest and without; without costs less under the objective, so no input is sharded";
+          r = std::move(plain);
+          shards.clear();
+        } else if (!r.fitted && plain.tried > 0 && (r.tried == 0 || plain.smallestPeak < r.smallestPeak)) {
+          r = std::move(plain);  // neither fits: the message names the lower peak
+          recomputedAsWritten = true;
+        } else if (plain.fitted) {
+          order = "--mem-limit: computing nodes again fits both with " + std::to_string(shards.size()) +
+                  " input(s) sharded at rest and without; with them costs less under the objective";
+        }
+      }
       if (!r.fitted) {
         std::string message = e.diagnostic().message;
         if (!shards.empty()) {
@@ -135,8 +159,9 @@ void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, Plann
                      (at == std::string::npos ? std::string("none fits either") : shardedFailure.substr(at));
         }
         if (r.tried > 0)
-          message += "; computing " + std::to_string(r.tried) + " node(s) again for their later uses, it reached " +
-                     std::to_string(r.smallestPeak) + " bytes (" + formatBytes(r.smallestPeak) + ")";
+          message += "; computing " + std::to_string(r.tried) + " node(s) again for their later uses" +
+                     (recomputedAsWritten ? std::string(" (no input sharded: lower)") : shards.empty() ? "" : " (inputs sharded)") +
+                     ", it reached " + std::to_string(r.smallestPeak) + " bytes (" + formatBytes(r.smallestPeak) + ")";
         throw InputError({e.diagnostic().loc, message}, kExitNoPlan);
       }
       rewritten = std::move(r.fitted->graph);
@@ -145,6 +170,7 @@ void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, Plann
       if (!shards.empty())
         r.fitted->plan.notes.push_back("--mem-limit: " + std::to_string(shards.size()) +
                                        " input(s) are sharded at rest before nodes are computed again (shard_at_rest)");
+      if (!order.empty()) r.fitted->plan.notes.push_back(order);
       return std::move(r.fitted->plan);
     }
   });

@@ -8,6 +8,8 @@ two layers) at each given p:
    exit-3 message of `einplan plan --no-recompute --no-shard` under a limit it cannot meet).
 2. `einplan plan --mem-limit L --no-shard` is exit 0: the plan lists its `recompute`
    entries (and no `shard_at_rest`), its predicted peak is at most L.
+3. With both rewrites allowed, a limit of 90 % of that smallest peak fits by recomputing
+   (recomputation is tried from the graph as written as well as from the sharded one).
 
 --rewrite shard: the weights sharded at rest (ZeRO-3). On a graph this small the search
 under a limit prefers cutting the weights themselves, so the entries come from the hand
@@ -109,6 +111,14 @@ def main():
                     f"node(s) and shards nothing: {', '.join(e['node'] for e in entries)}")
             require(planned["peak_bytes_per_device"] <= limit,
                     f"its predicted peak {planned['peak_bytes_per_device']} <= {limit}")
+            # Both rewrites allowed, at 90 %: sharding alone does not fit, recomputation from
+            # the sharded graph does not either, recomputation from the graph as written does
+            # (exit 3 while recomputation started only from the sharded graph).
+            tighter = smallest * 90 // 100
+            both = json.loads(run([a.einplan, "plan", graph, "-p", p, "--mem-limit", tighter, "--format", "json"]).stdout)
+            require(both["peak_bytes_per_device"] <= tighter and both.get("recompute"),
+                    f"--mem-limit {tighter} with both rewrites allowed fits by recomputing "
+                    f"({len(both.get('recompute', []))} entries, {len(both.get('shard_at_rest', []))} inputs sharded)")
         elif a.rewrite == "megatron":
             groups = ["--tensor-parallel", 2] if p % 2 == 0 else []
             run(gen + ["--strategy", "megatron", "-p", p] + groups + ["-o", plan])
