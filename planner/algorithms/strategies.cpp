@@ -145,8 +145,10 @@ std::vector<NodeSpace> spacesInForwardNames(const Graph& g) {
       for (std::size_t k = 0; k < n.inputs.size(); ++k)
         if (const auto it = dimNames.find(n.inputs[k]); it != dimNames.end()) nameFrom(it->second, space.operandLabels[k]);
     }
+    // An operand not named yet is a graph input (nodes come in topological order, each
+    // named as it is met): its first reader names it.
     for (std::size_t k = 0; k < n.inputs.size(); ++k)
-      if (!dimNames.count(n.inputs[k]) && findInput(g, n.inputs[k])) {
+      if (!dimNames.count(n.inputs[k])) {
         Labels& input = dimNames[n.inputs[k]];
         for (int d : space.operandLabels[k]) input.push_back(named[static_cast<std::size_t>(d)]);
       }
