@@ -1,11 +1,12 @@
 #include "planner/algorithms/memory_limit_search.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <map>
 #include <string>
 #include <utility>
+
+#include "planner/algorithms/pricing_budget.h"
 
 namespace eindecomp {
 
@@ -14,8 +15,9 @@ namespace {
 // When no weight gives a plan that fits (the penalty prices memory per node, the peak is
 // a maximum over ranks and steps), a descent on the exact peak: from the plan that peaked
 // lowest, change one node's partition at a time to the candidate that lowers (excess over
-// the limit, objective) the most, while that helps and the time budget lasts (each pricing
-// is a whole-plan costPlan: milliseconds on a large model).
+// the limit, objective) the most, while that helps and the budget lasts (each pricing is a
+// whole-plan costPlan: a quarter of a second on a 7B-parameter training step). The budget
+// is counted in work (pricing_budget.h), so the plan is the same on every machine.
 constexpr double kRepairSeconds = 3.0;
 
 void repairToFit(const SearchSpace& s, const Graph& g, const PlanOptions& options, MemorySearchResult& r,
@@ -24,10 +26,10 @@ void repairToFit(const SearchSpace& s, const Graph& g, const PlanOptions& option
   auto score = [&](const PlanCost& c) {
     return std::make_pair(std::max<int64_t>(0, c.peakBytesPerDevice - *options.memLimitBytes), model.total(c));
   };
-  say(options, "--mem-limit: no penalty fits; changing one node at a time (at most " + std::to_string(static_cast<int>(kRepairSeconds)) + " s)");
+  say(options, "--mem-limit: no penalty fits; changing one node at a time");
   PricedPlan current = placeAndPrice(g, options, "eindecomp", parts);
-  const auto start = std::chrono::steady_clock::now();
-  auto inBudget = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kRepairSeconds; };
+  PricingBudget budget(kRepairSeconds, options.devices);
+  auto inBudget = [&] { return budget.left(); };
   for (bool improved = true; improved && !model.fits(current.cost);) {
     improved = false;
     for (std::size_t v = 0; v < parts.size() && inBudget(); ++v) {
@@ -36,6 +38,7 @@ void repairToFit(const SearchSpace& s, const Graph& g, const PlanOptions& option
       for (const Parts& candidate : s.nodes[v]->parts) {
         if (candidate == kept || !inBudget()) continue;
         parts[v] = candidate;
+        budget.charge(g);
         PricedPlan moved = placeAndPrice(g, options, "eindecomp", parts);
         if (score(moved.cost) < score(bestMove ? bestMove->cost : current.cost)) bestMove = std::move(moved);
       }

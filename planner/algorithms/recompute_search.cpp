@@ -1,9 +1,9 @@
 #include "planner/algorithms/recompute_search.h"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 
+#include "planner/algorithms/pricing_budget.h"
 #include "planner/cost/checked_math.h"
 #include "planner/cost/plan_cost.h"
 #include "planner/graph/diagnostic.h"
@@ -15,7 +15,8 @@ namespace eindecomp {
 namespace {
 
 // Exact pricings the greedy descent may spend (each a whole-plan costPlan: milliseconds on
-// a small graph, about a second on a 7B-parameter training step).
+// a small graph, about a second on a 7B-parameter training step), in seconds of the
+// reference machine of pricing_budget.h: counted in work, so the plan is the same anywhere.
 constexpr double kBudgetSeconds = 20.0;
 constexpr std::size_t kTriedPerStep = 6;
 
@@ -90,8 +91,8 @@ RecomputeResult planWithRecompute(const Graph& g, const PlanOptions& options, co
   std::map<std::string, Parts> parts;
   for (std::size_t v = 0; v < g.nodes.size(); ++v) parts[g.nodes[v].name] = lowestPeak[v];
   if (options.progress) options.progress("--mem-limit: no plan fits; choosing nodes to compute again");
-  const auto start = std::chrono::steady_clock::now();
-  auto inBudget = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kBudgetSeconds; };
+  PricingBudget budget(kBudgetSeconds, options.devices);
+  auto inBudget = [&] { return budget.left(); };
   Graph current = g;
   std::vector<Recompute> entries;
   Priced priced = priceFixed(current, options, parts);
@@ -107,6 +108,7 @@ RecomputeResult planWithRecompute(const Graph& g, const PlanOptions& options, co
       // withRecompute gives its copy is the one it would have in `current`.
       for (const Recompute& entry : tried) parts[recomputedName(current, entry.node)] = parts.at(entry.node);
       Graph g2 = withRecompute(current, tried);
+      budget.charge(g2);
       Priced p = priceFixed(g2, options, parts);
       if (p.cost.peakBytesPerDevice < (best ? best->second.cost.peakBytesPerDevice : priced.cost.peakBytesPerDevice)) {
         best.emplace(std::move(g2), std::move(p));

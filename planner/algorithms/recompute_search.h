@@ -9,7 +9,7 @@
 // peak: one pricing each would not end); else, or where that does not lower the peak, the
 // one of the cheapest few (FLOPs per element) whose recomputation lowers the whole plan's
 // peak most. The peak is found again, and so on while a step helps, until the plan fits
-// (or a time budget ends).
+// (or a budget of pricing work ends: pricing_budget.h, the same on every machine).
 // The graph with those nodes recomputed is then searched again under the limit, keeping the
 // descent's plan where the search finds none that fits.
 #pragma once

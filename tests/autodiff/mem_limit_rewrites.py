@@ -4,6 +4,8 @@
 two layers) at each given p:
 
 --rewrite recompute: nodes computed again.
+0. Once, at p = 3: a request no plan fits gives the same answer with both CPUs busy (the
+   descents' budgets count work, not seconds: pricing_budget.h).
 1. L is 3 % below the smallest peak the search reaches without rewrites (read from the
    exit-3 message of `einplan plan --no-recompute --no-shard` under a limit it cannot meet).
 2. `einplan plan --mem-limit L --no-shard` is exit 0: the plan lists its `recompute`
@@ -61,6 +63,17 @@ def run(cmd, expect=0):
     return p
 
 
+def run_loaded(cmd, expect=0):
+    """run(cmd) while two busy processes compete for the CPUs."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        return run(cmd, expect)
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+
+
 def require(ok, what):
     print(f"  {what}: {'ok' if ok else 'WRONG'}")
     if not ok:
@@ -71,6 +84,19 @@ def graph_inputs(einplan, graph):
     """The graph's inputs as `einplan check --format json` lists them."""
     summary = json.loads(run([einplan, "check", graph, "--format", "json"]).stdout)
     return [t for t in summary["tensors"] if t["kind"] == "input"]
+
+
+def same_answer_when_loaded(einplan, graph):
+    """The descents under --mem-limit stop by a budget of work, not of seconds: a request that
+    no plan fits names the same smallest peak with both CPUs busy (at p = 3, where the
+    wall-clock budget's descent stopped at a different node on every run)."""
+    print("p = 3, idle and loaded:")
+    floor = run([einplan, "plan", graph, "-p", 3, "--mem-limit", 1], expect=3).stderr
+    limit = int(re.search(r"need (\d+) bytes", floor).group(1)) + 1
+    request = [einplan, "plan", graph, "-p", 3, "--mem-limit", limit, "--no-recompute", "--no-shard"]
+    idle = run(request, expect=3).stderr
+    loaded = run_loaded(request, expect=3).stderr
+    require(idle == loaded, f"the same answer with both CPUs busy: {loaded.strip()[-90:]}")
 
 
 def main():
@@ -91,6 +117,8 @@ def main():
     reference = work / "reference"
     run([a.einplan, "eval", graph, "--seed", 7, "--outputs", reference])
     project = work / "project"
+    if a.rewrite == "recompute":
+        same_answer_when_loaded(a.einplan, graph)
     for p in [int(r) for r in a.ranks.split(",")]:
         print(f"p = {p}:")
         plan = work / f"plan{p}.json"
