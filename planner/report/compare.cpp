@@ -107,7 +107,7 @@ std::string renderComparison(const Comparison& c, ReportFormat format) {
         if (e.report) j["algorithms"].push_back(reportJson(*e.report));
         else j["algorithms"].push_back({{"algorithm", e.algorithm}, {"error", e.error}});
       }
-      return format == ReportFormat::Json ? j.dump(2) + "\n" : jsonToYaml(j);
+      return format == ReportFormat::Json ? prettyJson(j) + "\n" : jsonToYaml(j);
     }
     case ReportFormat::Csv: return renderCsvTable(comparisonTable(c, false));
     case ReportFormat::Markdown: {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
@@ -226,12 +227,71 @@ nlohmann::ordered_json reportJson(const Report& r) {
   return j;
 }
 
+namespace {
+
+bool isNumberArray(const nlohmann::ordered_json& j) {
+  return j.is_array() && !j.empty() && std::all_of(j.begin(), j.end(), [](const auto& v) { return v.is_number(); });
+}
+
+void appendNumber(std::string& out, const nlohmann::ordered_json& v) {
+  if (v.is_number_integer()) {
+    char digits[24];
+    const auto end = v.is_number_unsigned() ? std::to_chars(digits, digits + sizeof digits, v.get<uint64_t>()).ptr
+                                            : std::to_chars(digits, digits + sizeof digits, v.get<int64_t>()).ptr;
+    out.append(digits, end);
+  } else {
+    out += v.dump();  // nlohmann's shortest round-trip form, as dump(2) writes it
+  }
+}
+
+void appendPretty(std::string& out, const nlohmann::ordered_json& j, std::size_t depth) {
+  const std::string inner(2 * (depth + 1), ' ');
+  if (j.is_object() && !j.empty()) {
+    out += "{\n";
+    bool first = true;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (!first) out += ",\n";
+      first = false;
+      out += inner;
+      out += nlohmann::ordered_json(it.key()).dump();
+      out += ": ";
+      appendPretty(out, it.value(), depth + 1);
+    }
+    out += "\n" + std::string(2 * depth, ' ') + "}";
+  } else if (isNumberArray(j)) {
+    out += "[";
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      if (i > 0) out += ", ";
+      appendNumber(out, j[i]);
+    }
+    out += "]";
+  } else if (j.is_array() && !j.empty()) {
+    out += "[\n";
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      if (i > 0) out += ",\n";
+      out += inner;
+      appendPretty(out, j[i], depth + 1);
+    }
+    out += "\n" + std::string(2 * depth, ' ') + "]";
+  } else {
+    out += j.dump();  // scalars, [] and {}
+  }
+}
+
+}  // namespace
+
+std::string prettyJson(const nlohmann::ordered_json& j) {
+  std::string out;
+  appendPretty(out, j, 0);
+  return out;
+}
+
 std::string renderReport(const Report& r, ReportFormat format) {
   switch (format) {
     case ReportFormat::Table: return renderTable(r);
     case ReportFormat::Markdown: return renderMarkdown(r);
     case ReportFormat::Csv: return renderCsv(r);
-    case ReportFormat::Json: return reportJson(r).dump(2) + "\n";
+    case ReportFormat::Json: return prettyJson(reportJson(r)) + "\n";
     case ReportFormat::Yaml: return jsonToYaml(reportJson(r));
   }
   return renderTable(r);

@@ -23,6 +23,12 @@ ReportFormat reportFormatForPath(const std::string& path);
 nlohmann::ordered_json reportJson(const Report& r);
 std::string renderReport(const Report& r, ReportFormat format);
 
+// JSON text as dump(2) writes it, except that an array of numbers is written on one line
+// ([0, 1, 2]): a plan's placements are p numbers per node, one line each instead of one
+// line per rank (a plan of LLaMA-65B at p = 4096 was 145 MB, mostly indentation). The
+// document read back is the same.
+std::string prettyJson(const nlohmann::ordered_json& j);
+
 // JSON -> YAML text (block style, keys in order).
 std::string jsonToYaml(const nlohmann::ordered_json& j);
 

@@ -109,6 +109,25 @@ TEST_CASE("every rendering parses") {
   }
 }
 
+TEST_CASE("JSON text: dump(2)'s, with arrays of numbers on one line") {
+  // The oracle is nlohmann's own dump(2), and its parser for the round trip.
+  const auto j = nlohmann::ordered_json::parse(R"({"a": [3, -1, 18446744073709551615, 0.5, 1e300], "b": [[1, 2], [], [7]],
+      "c": {"d": "\u00e9 \"q\" \n", "e": {}, "f": [true, null, "x"], "g": -0.0}, "h": [{"i": [4]}], "k": 2.5})");
+  const std::string text = prettyJson(j);
+  CHECK(nlohmann::ordered_json::parse(text) == j);
+  CHECK(text.find(R"("a": [3, -1, 18446744073709551615, 0.5, 1e+300])") != std::string::npos);
+  CHECK(text.find("[1, 2],\n    [],\n    [7]") != std::string::npos);
+  // With every number array spread over lines as dump(2) does, the texts are the same.
+  nlohmann::ordered_json spread = j;
+  spread.erase("a");
+  spread.erase("b");
+  spread["c"].erase("e");
+  spread.erase("h");
+  CHECK(prettyJson(spread) == spread.dump(2));
+  nlohmann::ordered_json empty = {{"e", nlohmann::ordered_json::array()}, {"o", nlohmann::ordered_json::object()}};
+  CHECK(prettyJson(empty) == empty.dump(2));
+}
+
 TEST_CASE("plan round trip: a report read back as a plan costs the same") {
   Graph g = smallDag();
   for (ReportFormat format : {ReportFormat::Json, ReportFormat::Yaml}) {
