@@ -5,6 +5,14 @@
 set -uo pipefail
 A=${1:?usage: compare.sh BEFORE AFTER}
 B=${2:?usage: compare.sh BEFORE AFTER}
+# JSON files are compared as documents (written again by Python, two spaces a level): the
+# plans' text put arrays of numbers on one line from 2026-12-02 on.
+layout() {
+  case "$1" in
+    *.json) /usr/bin/python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1])), indent=2, ensure_ascii=False))' "$1" ;;
+    *) cat "$1" ;;
+  esac
+}
 normalize() {
   local extra=()
   # compare's table has a column of search times
@@ -12,7 +20,7 @@ normalize() {
   sed -E "${extra[@]}" -e '/"command":|"version":|^# (command|version|einplan)/d' \
     -e 's/"search_time_s": [0-9.e+-]+/"search_time_s": T/' \
     -e 's/search [0-9.]+ ?[a-zµ]*s/search T/g' \
-    -e 's/(searched|planned) in [0-9.]+ ?[a-zµ]*s/\1 in T/g' "$1"
+    -e 's/(searched|planned) in [0-9.]+ ?[a-zµ]*s/\1 in T/g' <(layout "$1")
 }
 differ=0
 shown=0
