@@ -314,7 +314,7 @@ std::shared_ptr<const RankBlockCoordinates> SharedCoordinates::owned(const Parts
   return kept;
 }
 
-std::shared_ptr<const RankBlockCoordinates> SharedCoordinates::read(const Parts& parts, const std::vector<int64_t>& readByRank) {
+std::shared_ptr<const RankBlockCoordinates> SharedCoordinates::read(const Parts& parts, const einrt::model::BlockNumbers& readByRank) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a
   auto mix = [&h](int64_t v) { h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull; };
   for (int64_t v : parts) mix(v);

@@ -35,7 +35,7 @@ namespace eindecomp {
 
 struct OperandSide {
   Parts parts;                       // the operand's layout
-  std::vector<int64_t> readByRank;   // traffic/time: rank r reads block readByRank[r]
+  einrt::model::BlockNumbers readByRank;   // traffic/time: rank r reads block readByRank[r]
   friend auto operator<=>(const OperandSide&, const OperandSide&) = default;
 };
 
@@ -124,7 +124,7 @@ class SharedCoordinates {
   // The canonical owners' (ownedBlockCoordinates) of a grid cut in `parts`.
   std::shared_ptr<const RankBlockCoordinates> owned(const Parts& parts, int64_t ownerStride);
   // Rank r reading block readByRank[r] of a grid cut in `parts` (rankBlockCoordinates).
-  std::shared_ptr<const RankBlockCoordinates> read(const Parts& parts, const std::vector<int64_t>& readByRank);
+  std::shared_ptr<const RankBlockCoordinates> read(const Parts& parts, const einrt::model::BlockNumbers& readByRank);
 
  private:
   std::mutex mutex_;

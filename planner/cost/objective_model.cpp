@@ -31,7 +31,7 @@ int64_t ObjectiveModel::nodeTerm(const Node& n, const NodeSpace& space, const Pa
 
 int64_t ObjectiveModel::edgeTerm(const std::vector<int64_t>& bounds, const Parts& producerParts, const Parts& consumerParts,
                                  const BlockHomes* producer, const einrt::BlockGrid& consumer,
-                                 const std::vector<int64_t>& callBlock, const std::vector<int>& callRank) const {
+                                 const einrt::model::BlockNumbers& callBlock, const std::vector<int>& callRank) const {
   switch (objective) {
     case Objective::Paper: return repartitionCost(bounds, producerParts, consumerParts);
     case Objective::Traffic: {
@@ -67,7 +67,7 @@ int64_t ObjectiveModel::canonicalEdgeFloor(const std::vector<int64_t>& bounds, c
 }
 
 int64_t ObjectiveModel::canonicalEdgeGroupFloor(const std::vector<int64_t>& bounds, const Parts& producerParts, int64_t ownerStride,
-                                                const Parts& consumerParts, const std::vector<int64_t>& readByRank) const {
+                                                const Parts& consumerParts, const einrt::model::BlockNumbers& readByRank) const {
   const int64_t floor = canonicalEdgeFloor(bounds, producerParts, ownerStride, consumerParts, static_cast<int64_t>(readByRank.size()));
   if (objective != Objective::Time) return floor;
   const Traffic first = firstGroupRepartitionTraffic(einrt::BlockGrid{bounds, producerParts}, ownerStride,

@@ -51,7 +51,7 @@ struct ObjectiveModel {
   // `producer`) into the blocks `callBlock[c]` that call c, on rank callRank[c], reads of
   // `consumer` (consumerParts: its layout).
   int64_t edgeTerm(const std::vector<int64_t>& bounds, const Parts& producerParts, const Parts& consumerParts,
-                   const BlockHomes* producer, const einrt::BlockGrid& consumer, const std::vector<int64_t>& callBlock,
+                   const BlockHomes* producer, const einrt::BlockGrid& consumer, const einrt::model::BlockNumbers& callBlock,
                    const std::vector<int>& callRank) const;
   // Whether the edge term needs the consumer's reads and the producer's homes (not paper).
   bool edgeNeedsPlacement() const { return objective != Objective::Paper; }
@@ -69,7 +69,7 @@ struct ObjectiveModel {
   // first group of ranks' loads (traffic.h's firstGroupRepartitionTraffic), in O(ranks per
   // node x dims); else canonicalEdgeFloor's.
   int64_t canonicalEdgeGroupFloor(const std::vector<int64_t>& bounds, const Parts& producerParts, int64_t ownerStride,
-                                  const Parts& consumerParts, const std::vector<int64_t>& readByRank) const;
+                                  const Parts& consumerParts, const einrt::model::BlockNumbers& readByRank) const;
 
   // The whole plan: what the objective minimizes (its unit above).
   int64_t total(const PlanCost& c) const;

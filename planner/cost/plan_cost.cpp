@@ -82,7 +82,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     const CallGeometry& reads = geometryOf(static_cast<std::size_t>(edge.toNode));
     const einrt::BlockGrid& grid = reads.operandGrid[static_cast<std::size_t>(edge.operand)];
     c.paper = grid.windowed() ? windowRepartitionCost(grid) : repartitionCost(edge.bounds, edge.producerParts, edge.consumerParts);
-    const std::vector<int64_t>& callBlock = reads.operandBlock[static_cast<std::size_t>(edge.operand)];
+    const einrt::model::BlockNumbers& callBlock = reads.operandBlock[static_cast<std::size_t>(edge.operand)];
     const Traffic t = memo ? memo->repartition(homes, producer.placement.blockOwner, grid, callBlock, consumer.placement.callRank,
                                                plan.devices, detail, nodes)
                            : repartitionTraffic(homes, grid, callBlock, consumer.placement.callRank, plan.devices, detail, nodes);

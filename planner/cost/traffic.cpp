@@ -72,7 +72,7 @@ class RankTally {
 }  // namespace
 
 Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& consumerGrid,
-                           const std::vector<int64_t>& callBlock, const std::vector<int>& callRank, int64_t devices,
+                           const einrt::model::BlockNumbers& callBlock, const std::vector<int>& callRank, int64_t devices,
                            TrafficDetail detail, const einrt::RankNodes& nodes) {
   const char* what = "repartition traffic";
   // Each rank receives each block its calls read once: the distinct (rank, block) pairs,
@@ -115,7 +115,7 @@ Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& c
 }
 
 Traffic TrafficMemo::repartition(const BlockHomes& producer, const std::vector<int>& owner, const einrt::BlockGrid& consumerGrid,
-                                 const std::vector<int64_t>& callBlock, const std::vector<int>& callRank, int64_t devices,
+                                 const einrt::model::BlockNumbers& callBlock, const std::vector<int>& callRank, int64_t devices,
                                  TrafficDetail detail, const einrt::RankNodes& nodes) {
   // FNV-1a over what the count reads; the bucket's entries are then compared whole.
   uint64_t h = 1469598103934665603ull;
@@ -154,7 +154,7 @@ Traffic TrafficMemo::repartition(const BlockHomes& producer, const std::vector<i
   return t;
 }
 
-RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const std::vector<int64_t>& blockOfRank) {
+RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const einrt::model::BlockNumbers& blockOfRank) {
   RankBlockCoordinates c;
   c.byDim.assign(grid.dims(), std::vector<int32_t>(blockOfRank.size()));
   for (std::size_t r = 0; r < blockOfRank.size(); ++r) {
@@ -170,8 +170,8 @@ RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const st
 RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid, int64_t ownerStride, int64_t rankEnd) {
   // The ranks 0 .. rankEnd - 1, past the last holder (blockCount - 1) * stride none.
   const int64_t ranks = std::min(rankEnd, (grid.blockCount() - 1) * ownerStride + 1);
-  std::vector<int64_t> blocks(static_cast<std::size_t>((ranks + ownerStride - 1) / ownerStride));
-  for (std::size_t b = 0; b < blocks.size(); ++b) blocks[b] = static_cast<int64_t>(b);
+  einrt::model::BlockNumbers blocks(static_cast<std::size_t>((ranks + ownerStride - 1) / ownerStride));
+  for (std::size_t b = 0; b < blocks.size(); ++b) blocks[b] = static_cast<int32_t>(b);
   RankBlockCoordinates c = rankBlockCoordinates(grid, blocks);
   if (ownerStride == 1) return c;
   c.ownerStride = ownerStride;
@@ -502,10 +502,10 @@ Traffic canonicalRepartitionTraffic(const einrt::BlockGrid& producer, const Rank
 }
 
 Traffic firstGroupRepartitionTraffic(const einrt::BlockGrid& producer, int64_t ownerStride, const einrt::BlockGrid& consumer,
-                                     const std::vector<int64_t>& readByRank, int64_t devices, const einrt::RankNodes& nodes) {
+                                     const einrt::model::BlockNumbers& readByRank, int64_t devices, const einrt::RankNodes& nodes) {
   const std::size_t K = std::min(rankGroup(nodes, devices), static_cast<std::size_t>(devices));
   const RankBlockCoordinates read =
-      rankBlockCoordinates(consumer, std::vector<int64_t>(readByRank.begin(), readByRank.begin() + static_cast<std::ptrdiff_t>(std::min(K, readByRank.size()))));
+      rankBlockCoordinates(consumer, einrt::model::BlockNumbers(readByRank.begin(), readByRank.begin() + static_cast<std::ptrdiff_t>(std::min(K, readByRank.size()))));
   const RankBlockCoordinates owned = ownedBlockCoordinates(producer, ownerStride, static_cast<int64_t>(K));
   Traffic t;
   rankLoads(producer, owned, consumer, read, readByRank.size(), devices, nodes, t);

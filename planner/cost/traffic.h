@@ -65,7 +65,7 @@ class BlockHomes {
 // Repartition into one operand: call c runs on callRank[c] and reads block callBlock[c]
 // of `consumerGrid` (a grid over the same shape as the producer's).
 Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& consumerGrid,
-                           const std::vector<int64_t>& callBlock, const std::vector<int>& callRank, int64_t devices,
+                           const einrt::model::BlockNumbers& callBlock, const std::vector<int>& callRank, int64_t devices,
                            TrafficDetail detail, const einrt::RankNodes& nodes = {});
 
 // The same repartition's total under the canonical placement (placement.h), which the
@@ -82,7 +82,7 @@ struct RankBlockCoordinates {
   bool holds(std::size_t rank) const { return ownerStride == 1 || static_cast<int64_t>(rank) % ownerStride == 0; }
 };
 // blockOfRank[r]: the block rank r owns or reads.
-RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const std::vector<int64_t>& blockOfRank);
+RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const einrt::model::BlockNumbers& blockOfRank);
 // The canonical owners: rank b * ownerStride owns block b, for every block of `grid`
 // (the ranks between own none: coordinate -1, which meets no block); of the ranks below
 // `rankEnd` only, where given.
@@ -137,7 +137,7 @@ Traffic canonicalRepartitionTraffic(const einrt::BlockGrid& producer, const Rank
 // node's share of the cost, and on a machine whose nodes are alike it is often the whole
 // count's busiest. The search's floor under a repartition's phase (time objective).
 Traffic firstGroupRepartitionTraffic(const einrt::BlockGrid& producer, int64_t ownerStride, const einrt::BlockGrid& consumer,
-                                     const std::vector<int64_t>& readByRank, int64_t devices, const einrt::RankNodes& nodes);
+                                     const einrt::model::BlockNumbers& readByRank, int64_t devices, const einrt::RankNodes& nodes);
 
 // repartitionTraffic, remembered: a graph's repeated layers (LLaMA-65B: 80 of them) price
 // the same edges under the same layouts and placements again and again, each an
@@ -149,7 +149,7 @@ Traffic firstGroupRepartitionTraffic(const einrt::BlockGrid& producer, int64_t o
 class TrafficMemo {
  public:
   Traffic repartition(const BlockHomes& producer, const std::vector<int>& owner, const einrt::BlockGrid& consumerGrid,
-                      const std::vector<int64_t>& callBlock, const std::vector<int>& callRank, int64_t devices,
+                      const einrt::model::BlockNumbers& callBlock, const std::vector<int>& callRank, int64_t devices,
                       TrafficDetail detail, const einrt::RankNodes& nodes);
 
  private:
@@ -157,7 +157,7 @@ class TrafficMemo {
     std::vector<int64_t> producerShape, producerParts, consumerParts;
     std::vector<int64_t> consumerShape, consumerOrigin, consumerHalo, consumerStep, consumerSpread;  // a window's (else empty)
     std::vector<int> owner, callRank;
-    std::vector<int64_t> callBlock;
+    einrt::model::BlockNumbers callBlock;
     int64_t devices, ranksPerNode;
     TrafficDetail detail;
     Traffic traffic;

@@ -291,8 +291,8 @@ TEST_CASE("the search's canonical repartition count equals an element-by-element
     const std::vector<int64_t>& shape = shapes[rng() % shapes.size()];
     const einrt::BlockGrid producer{shape, randomParts(shape)}, consumer{shape, randomParts(shape)};
     const int64_t ranks = 1 + static_cast<int64_t>(rng() % 12);
-    std::vector<int64_t> read(static_cast<std::size_t>(ranks));
-    for (auto& b : read) b = static_cast<int64_t>(rng() % static_cast<unsigned>(consumer.blockCount()));
+    einrt::model::BlockNumbers read(static_cast<std::size_t>(ranks));
+    for (auto& b : read) b = static_cast<int32_t>(rng() % static_cast<unsigned>(consumer.blockCount()));
     const int64_t devices = std::max(ranks, producer.blockCount());
     int64_t total = 1;
     for (int64_t e : shape) total *= e;
@@ -338,7 +338,7 @@ Machine floorMachine(const einrt::RankNodes& nodes) {
 // time_model.h phaseFloorPicoseconds) under the exact count `want` of the canonical
 // placement, with and without the canonical rule's owner stride.
 void checkFloorsUnder(const Traffic& want, const einrt::BlockGrid& producer, int64_t stride, const einrt::BlockGrid& consumer,
-                      const std::vector<int64_t>& read, int64_t devices, const einrt::RankNodes& nodes) {
+                      const einrt::model::BlockNumbers& read, int64_t devices, const einrt::RankNodes& nodes) {
   const Machine m = floorMachine(nodes);
   const bool cluster = nodes.spansNodes(devices);
   const int64_t perNode = cluster ? nodes.ranksPerNode : 0, readers = static_cast<int64_t>(read.size());
@@ -373,9 +373,9 @@ TEST_CASE("the search's canonical per-rank repartition equals repartitionTraffic
     einrt::BlockGrid producer{shape, randomParts(shape)}, consumer{shape, randomParts(shape)};
     if (producer.blockCount() > 24 || consumer.blockCount() > 24) continue;
     const int64_t perBlock = 1 + static_cast<int64_t>(rng() % 3);
-    std::vector<int64_t> read;
+    einrt::model::BlockNumbers read;
     for (int64_t b = 0; b < consumer.blockCount(); ++b)
-      for (int64_t k = 0; k < perBlock; ++k) read.push_back(b);
+      for (int64_t k = 0; k < perBlock; ++k) read.push_back(static_cast<int32_t>(b));
     // Half in block order, as the canonical rule reads: a node's blocks then mostly form
     // products of per-dimension coordinates (rankLoads' shortcut, NodeSums::fromProducts).
     if (trial % 2 == 0) std::shuffle(read.begin(), read.end(), rng);

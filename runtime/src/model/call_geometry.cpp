@@ -1,6 +1,9 @@
 #include "einrt/model/call_geometry.h"
 
 #include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace einrt::model {
 
@@ -141,7 +144,9 @@ CallGeometry callGeometry(const NodeShape& shape, const std::vector<int64_t>& pa
   for (std::size_t k = 0; k < shape.operandLabels.size(); ++k) g.operandGrid.push_back(operandGrid(shape, parts, k));
   g.outputGrid = tensorGrid(shape.sizes, parts, shape.outputLabels);
   for (int d : aggregated) g.aggParts *= parts[static_cast<std::size_t>(d)];
-  g.operandBlock.assign(shape.operandLabels.size(), std::vector<int64_t>(static_cast<std::size_t>(g.calls)));
+  if (g.calls > std::numeric_limits<int32_t>::max())
+    throw std::length_error("einrt: a node of " + std::to_string(g.calls) + " kernel calls (at most 2^31 - 1)");
+  g.operandBlock.assign(shape.operandLabels.size(), BlockNumbers(static_cast<std::size_t>(g.calls)));
   g.outputBlock.resize(static_cast<std::size_t>(g.calls));
   g.aggCoordinate.resize(static_cast<std::size_t>(g.calls));
   // Calls in order: the cell advances like an odometer. A tensor's block index is linear
@@ -166,9 +171,9 @@ CallGeometry callGeometry(const NodeShape& shape, const std::vector<int64_t>& pa
   std::vector<int64_t> index(stride.size(), 0), cell(labels, 0);
   for (int64_t c = 0; c < g.calls; ++c) {
     const auto call = static_cast<std::size_t>(c);
-    for (std::size_t k = 0; k < operands; ++k) g.operandBlock[k][call] = index[k];
-    g.outputBlock[call] = index[operands];
-    g.aggCoordinate[call] = index[operands + 1];
+    for (std::size_t k = 0; k < operands; ++k) g.operandBlock[k][call] = static_cast<int32_t>(index[k]);
+    g.outputBlock[call] = static_cast<int32_t>(index[operands]);
+    g.aggCoordinate[call] = static_cast<int32_t>(index[operands + 1]);
     for (std::size_t l = labels; l-- > 0;) {
       if (++cell[l] < parts[l]) {
         for (std::size_t t = 0; t < index.size(); ++t) index[t] += stride[t][l];

@@ -107,7 +107,7 @@ void shareInputCopies(const ProgramTables& t, ProgramModel& m) {
 // With a call per rank (what the placement rules give) each pair goes to its rank's
 // place, with no sort (the planner builds this model, and counts traffic, for every plan it
 // prices).
-std::vector<RankBlock> distinctPairs(const std::vector<int64_t>& callBlock, const std::vector<int>& callRank) {
+std::vector<RankBlock> distinctPairs(const BlockNumbers& callBlock, const std::vector<int>& callRank) {
   std::vector<RankBlock> pairs;
   pairs.reserve(callBlock.size());
   const int ranks = callRank.empty() ? 0 : *std::max_element(callRank.begin(), callRank.end()) + 1;

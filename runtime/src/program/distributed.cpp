@@ -327,7 +327,7 @@ void DistributedProgram<T>::runNode(std::size_t i) {
   std::set<int64_t> written;
   for (int64_t c : ns.myCalls) {
     const auto call = static_cast<std::size_t>(c);
-    const std::vector<std::vector<int64_t>>& reads = nm.geometry.operandBlock;
+    const std::vector<model::BlockNumbers>& reads = nm.geometry.operandBlock;
     const T* X = operandBlock(i, 0, reads[0][call]);
     const T* Y = reads.size() > 1 ? operandBlock(i, 1, reads[1][call]) : nullptr;
     const int64_t ob = nm.geometry.outputBlock[call];

@@ -16,13 +16,19 @@
 
 namespace einrt::model {
 
+// Block numbers (or aggregation coordinates) per call or per rank: below the call count,
+// which callGeometry bounds by 2^31 - 1. Four bytes each, not eight: a plan holds p of
+// them per node and operand (LLaMA-65B at p = 16384: 2,645 nodes), the largest share of
+// the planner's memory.
+using BlockNumbers = std::vector<int32_t>;
+
 struct CallGeometry {
   int64_t calls = 1;
   std::vector<BlockGrid> operandGrid;               // per operand
   BlockGrid outputGrid;
-  std::vector<std::vector<int64_t>> operandBlock;   // [operand][call]: the block the call reads
-  std::vector<int64_t> outputBlock;                 // [call]: the block the call writes
-  std::vector<int64_t> aggCoordinate;               // [call]: row-major over the aggregated labels
+  std::vector<BlockNumbers> operandBlock;           // [operand][call]: the block the call reads
+  BlockNumbers outputBlock;                         // [call]: the block the call writes
+  BlockNumbers aggCoordinate;                       // [call]: row-major over the aggregated labels
   int64_t aggParts = 1;                             // prod of the aggregated labels' parts
 };
 

@@ -43,7 +43,7 @@ using RankBlock = std::pair<int, int64_t>;  // (rank, block number)
 // The distinct (rank, block) pairs of calls' blocks of one tensor grid (call c on rank
 // callRank[c] reads or writes block callBlock[c]), sorted: NodeModel's reads and writes,
 // and what the planner's traffic count walks rank by rank.
-std::vector<RankBlock> distinctPairs(const std::vector<int64_t>& callBlock, const std::vector<int>& callRank);
+std::vector<RankBlock> distinctPairs(const BlockNumbers& callBlock, const std::vector<int>& callRank);
 
 struct NodeModel {
   std::vector<int64_t> extent;                 // block extent per label (blockExtent)
