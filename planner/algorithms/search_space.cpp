@@ -11,6 +11,8 @@
 #include "planner/cost/checked_math.h"
 #include "planner/cost/cost_model.h"
 #include "planner/cost/time_model.h"
+#include "planner/graph/diagnostic.h"
+#include "planner/graph/excerpt.h"
 #include "planner/graph/graph_index.h"
 #include "planner/partition/call_geometry.h"
 #include "planner/paths/gemm_mapping.h"
@@ -63,6 +65,13 @@ std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node&
   c->fallback = viable.fallback;
   c->truncated = viable.truncated;
   std::vector<Parts> candidates = pin ? std::vector<Parts>{*pin} : std::move(viable.partitions);
+  // A label repeated in a tensor multiplies its blocks: where a cut would number them past
+  // 32 bits (einrt's BlockNumbers), it is not a candidate.
+  std::erase_if(candidates, [&](const Parts& parts) { return !einrt::model::blockNumbersFit(c->space, parts); });
+  if (candidates.empty())
+    throw InputError({n.loc, "node " + quoted(n.name) + ": every partition into " + std::to_string(c->kernelCalls) +
+                                 " kernel calls gives a tensor of 2^31 blocks or more (a label repeated in a tensor "
+                                 "multiplies its blocks): plan it for fewer devices"});
   std::map<OutputSide, int> outIndex;
   std::vector<std::map<OperandSide, int>> sideIndex(c->space.operandLabels.size());
   c->operandSides.resize(c->space.operandLabels.size());

@@ -219,6 +219,19 @@ cp "$M" "$WORK/graph.YML"
 expect 0 "paper cost" "$EINPLAN" plan "$WORK/graph.YML" -p 4 -o "$WORK/upper.Yaml"
 grep -q "^schema_version: 1" "$WORK/upper.Yaml" || { echo "FAIL: plan -o upper.Yaml did not write YAML"; failures=$((failures + 1)); }
 
+# A label repeated in a tensor multiplies its blocks (A[i,i,i] cut 2048 ways along i has
+# 2048^3): einrt numbers blocks in 32 bits, so that cut is refused by name, not wrapped.
+cat >"$WORK/diag3.yaml" <<'YAML'
+name: diag3
+inputs: {A: [4096, 4096, 4096], X: [4096]}
+nodes:
+  - {name: d, einsum: "iii,i->i", inputs: [A, X]}
+outputs: [d]
+YAML
+expect 0 '"kernel_calls": 1024' "$EINPLAN" plan "$WORK/diag3.yaml" -p 1024 --format json
+expect 2 "node 'd': every partition into 2048 kernel calls gives a tensor of 2^31 blocks" \
+  "$EINPLAN" plan "$WORK/diag3.yaml" -p 2048
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1

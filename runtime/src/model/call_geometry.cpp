@@ -138,14 +138,38 @@ program::LoopNest callLoopNest(const NodeShape& shape, const std::vector<int64_t
                                program::labelStrides(shape.outputLabels, extent), hasY, tapsOnly);
 }
 
+bool blockNumbersFit(const NodeShape& shape, const std::vector<int64_t>& parts) {
+  constexpr int64_t most = std::numeric_limits<int32_t>::max();
+  int64_t calls = 1;
+  for (int64_t d : parts) {
+    if (d > most / calls) return false;
+    calls *= d;
+  }
+  // A grid's block count: the product of its dimensions' parts (a label repeated in the
+  // tensor is a factor per occurrence).
+  auto fits = [&](const BlockGrid& grid) {
+    int64_t blocks = 1;
+    for (int64_t d : grid.parts) {
+      if (d > most / blocks) return false;
+      blocks *= d;
+    }
+    return true;
+  };
+  for (std::size_t k = 0; k < shape.operandLabels.size(); ++k)
+    if (!fits(operandGrid(shape, parts, k))) return false;
+  return fits(tensorGrid(shape.sizes, parts, shape.outputLabels));
+}
+
 CallGeometry callGeometry(const NodeShape& shape, const std::vector<int64_t>& parts, const std::vector<int>& aggregated) {
   CallGeometry g;
   for (int64_t d : parts) g.calls *= d;
   for (std::size_t k = 0; k < shape.operandLabels.size(); ++k) g.operandGrid.push_back(operandGrid(shape, parts, k));
   g.outputGrid = tensorGrid(shape.sizes, parts, shape.outputLabels);
   for (int d : aggregated) g.aggParts *= parts[static_cast<std::size_t>(d)];
-  if (g.calls > std::numeric_limits<int32_t>::max())
-    throw std::length_error("einrt: a node of " + std::to_string(g.calls) + " kernel calls (at most 2^31 - 1)");
+  if (!blockNumbersFit(shape, parts))
+    throw std::length_error("a node cut into " + std::to_string(g.calls) +
+                            " kernel calls whose operand or output has 2^31 blocks or more (a label repeated in a "
+                            "tensor multiplies its blocks): einrt numbers blocks in 32 bits");
   g.operandBlock.assign(shape.operandLabels.size(), BlockNumbers(static_cast<std::size_t>(g.calls)));
   g.outputBlock.resize(static_cast<std::size_t>(g.calls));
   g.aggCoordinate.resize(static_cast<std::size_t>(g.calls));

@@ -16,10 +16,12 @@
 
 namespace einrt::model {
 
-// Block numbers (or aggregation coordinates) per call or per rank: below the call count,
-// which callGeometry bounds by 2^31 - 1. Four bytes each, not eight: a plan holds p of
-// them per node and operand (LLaMA-65B at p = 16384: 2,645 nodes), the largest share of
-// the planner's memory.
+// Block numbers (or aggregation coordinates) per call or per rank: below the tensor's
+// block count, which callGeometry bounds by 2^31 - 1 (blockNumbersFit). Four bytes each,
+// not eight: a plan holds p of them per node and operand (LLaMA-65B at p = 16384: 2,645
+// nodes), the largest share of the planner's memory. A tensor's block count is at most
+// the call count unless a label repeats in it: an operand `iii` cut 1291 ways along i has
+// 1291^3 blocks.
 using BlockNumbers = std::vector<int32_t>;
 
 struct CallGeometry {
@@ -38,6 +40,11 @@ struct CallGeometry {
 // (|dilation| * (taps - 1): a convolution's input block is its output block plus the
 // halo); through a step or a spread, the rows those read (BlockGrid::step, ::spread).
 BlockGrid operandGrid(const NodeShape& shape, const std::vector<int64_t>& parts, std::size_t k);
+
+// Whether a node cut by `parts` numbers its calls, every operand's blocks and the output's
+// in BlockNumbers (below 2^31). callGeometry throws std::length_error where not; the
+// planner leaves such partitions out of its candidates.
+bool blockNumbersFit(const NodeShape& shape, const std::vector<int64_t>& parts);
 
 // How a call walks operand k's block buffer (blocks of `extent` per iteration label): per
 // label its stride (row-major over the block's extents; through a tap label the tapped
