@@ -90,7 +90,7 @@ ASAN_OPTIONS_ALL := detect_leaks=1:abort_on_error=1:detect_stack_use_after_retur
 ASAN_OPTIONS_RANKS := detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=0
 test-asan: deps
 	CXXFLAGS="$(SANITIZE_FLAGS)" CFLAGS="$(SANITIZE_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
-	  cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_FLAGS_DEBUG=-g1 -DEINDECOMP_WITH_CUDA=OFF -DEINDECOMP_E2E_RANKS=$(ASAN_E2E_RANKS) $(CMAKE_FLAGS)
+	  cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_FLAGS_DEBUG=-g1 -DEINDECOMP_WITH_CUDA=OFF -DEINDECOMP_E2E_RANKS=$(ASAN_E2E_RANKS) -DEINDECOMP_SANITIZED=ON $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && CXXFLAGS="$(SANITIZE_FLAGS)" CFLAGS="$(SANITIZE_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 	  ASAN_OPTIONS=$(ASAN_OPTIONS_ALL) \

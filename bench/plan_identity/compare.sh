@@ -9,7 +9,8 @@ B=${2:?usage: compare.sh BEFORE AFTER}
 # plans' text put arrays of numbers on one line from 2026-12-02 on.
 layout() {
   case "$1" in
-    *.json) /usr/bin/python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1])), indent=2, ensure_ascii=False))' "$1" ;;
+    *.json) /usr/bin/python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1])), indent=2, ensure_ascii=False))' "$1" 2>/dev/null ||
+      { echo "(not JSON)"; cat "$1"; } ;;
     *) cat "$1" ;;
   esac
 }
