@@ -138,26 +138,31 @@ program::LoopNest callLoopNest(const NodeShape& shape, const std::vector<int64_t
                                program::labelStrides(shape.outputLabels, extent), hasY, tapsOnly);
 }
 
-bool blockNumbersFit(const NodeShape& shape, const std::vector<int64_t>& parts) {
+namespace {
+
+// Whether the product of `parts` (a node's calls, or a grid's blocks: a label repeated in
+// the tensor is a factor per occurrence) is below 2^31.
+bool productFits(const std::vector<int64_t>& parts) {
   constexpr int64_t most = std::numeric_limits<int32_t>::max();
-  int64_t calls = 1;
+  int64_t product = 1;
   for (int64_t d : parts) {
-    if (d > most / calls) return false;
-    calls *= d;
+    if (d > most / product) return false;
+    product *= d;
   }
-  // A grid's block count: the product of its dimensions' parts (a label repeated in the
-  // tensor is a factor per occurrence).
-  auto fits = [&](const BlockGrid& grid) {
-    int64_t blocks = 1;
-    for (int64_t d : grid.parts) {
-      if (d > most / blocks) return false;
-      blocks *= d;
-    }
-    return true;
-  };
-  for (std::size_t k = 0; k < shape.operandLabels.size(); ++k)
-    if (!fits(operandGrid(shape, parts, k))) return false;
-  return fits(tensorGrid(shape.sizes, parts, shape.outputLabels));
+  return true;
+}
+
+bool gridsFit(const std::vector<int64_t>& parts, const std::vector<BlockGrid>& operands, const BlockGrid& output) {
+  return productFits(parts) && productFits(output.parts) &&
+         std::all_of(operands.begin(), operands.end(), [](const BlockGrid& g) { return productFits(g.parts); });
+}
+
+}  // namespace
+
+bool blockNumbersFit(const NodeShape& shape, const std::vector<int64_t>& parts) {
+  std::vector<BlockGrid> operands;
+  for (std::size_t k = 0; k < shape.operandLabels.size(); ++k) operands.push_back(operandGrid(shape, parts, k));
+  return gridsFit(parts, operands, tensorGrid(shape.sizes, parts, shape.outputLabels));
 }
 
 CallGeometry callGeometry(const NodeShape& shape, const std::vector<int64_t>& parts, const std::vector<int>& aggregated) {
@@ -166,7 +171,7 @@ CallGeometry callGeometry(const NodeShape& shape, const std::vector<int64_t>& pa
   for (std::size_t k = 0; k < shape.operandLabels.size(); ++k) g.operandGrid.push_back(operandGrid(shape, parts, k));
   g.outputGrid = tensorGrid(shape.sizes, parts, shape.outputLabels);
   for (int d : aggregated) g.aggParts *= parts[static_cast<std::size_t>(d)];
-  if (!blockNumbersFit(shape, parts))
+  if (!gridsFit(parts, g.operandGrid, g.outputGrid))
     throw std::length_error("a node cut into " + std::to_string(g.calls) +
                             " kernel calls whose operand or output has 2^31 blocks or more (a label repeated in a "
                             "tensor multiplies its blocks): einrt numbers blocks in 32 bits");
