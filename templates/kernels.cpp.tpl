@@ -35,14 +35,16 @@ struct {{OPS_IDENT}} {
 }  // namespace
 
 // Called by program.cpp's makeSpec once the plan's tables are filled (nodes in graph order).
+// Nodes of f32 in a bf16 or f16 graph (mixed precision, SPEC 8) get f32 kernels (wideKernels).
 void einAttachKernels(einrt::program::ProgramSpec<Real>& p) {
   p.kernels.resize(p.nodes.size());
+  p.wideKernels.resize(p.nodes.size());
 {{#NODE}}
 {{#ELEMENTWISE}}
-  p.kernels[{{INDEX}}].elementwise = &EIN_ELEMENTWISE<Real, {{OPS_IDENT}}, {{REDUCES}}>;  // {{NAME}}
+  p.{{KERNELS}}[{{INDEX}}].elementwise = &EIN_ELEMENTWISE<{{NODE_REAL}}, {{OPS_IDENT}}, {{REDUCES}}>;  // {{NAME}}
 {{/ELEMENTWISE}}
 {{#PLAIN}}
-  p.kernels[{{INDEX}}].plain = &einrt::program::plainEinsum<Real, {{OPS_IDENT}}>;
+  p.{{KERNELS}}[{{INDEX}}].plain = &einrt::program::plainEinsum<{{NODE_REAL}}, {{OPS_IDENT}}>;
 {{/PLAIN}}
 {{/NODE}}
 }

@@ -89,7 +89,7 @@ void addEvalCommand(CLI::App& app, int& status) {
       }
       writeFilesIntoFolder(opts->outputs, files, {"--outputs", "one NAME.npy per output"});
       for (const auto& name : g.outputs)
-        std::cout << (std::filesystem::path(opts->outputs) / (name + ".npy")).string() << "  " << dtypeName(g.dtype)
+        std::cout << (std::filesystem::path(opts->outputs) / (name + ".npy")).string() << "  " << dtypeName(results.at(name).dtype)
                   << " " << einrt::npyShapeText(fileShapeOf(g, name)) << "\n";
       return kExitOk;
     });

@@ -98,6 +98,7 @@ class FamilyOptions {
               const std::string& help) {
     std::string& text = add(option, help + " (" + choiceList(choices) + ")", target, "WORD");
     conversions_.push_back([&target, &text, option, choices] {
+      if (text.empty() && target.empty()) return;  // an option without a default, not given
       for (const auto& c : choices)
         if (c == text) {
           target = text;
@@ -345,6 +346,9 @@ void addGenCommand(CLI::App& app, int& status) {
                         "--train's update: sgd, or adamw (torch.optim.AdamW's defaults; state inputs W_m, W_v, step)");
                c.flag("--no-grad-outputs", o->noGradientOutputs,
                       "with --train: the gradients are read by the update only (not outputs; freed after it)");
+               c.choice("--master", o->master, {"f32", "f64"},
+                        "with --train: mixed precision, master weights of this type (f32) read through casts to "
+                        "--dtype (bf16); gradients, optimizer state and update of this type");
              },
              [o = llama](const gen::CommonOptions& common) {
                o->common = common;

@@ -60,7 +60,7 @@ std::vector<std::string> splitList(const std::vector<std::string>& items) {
 
 void addGradCommand(CLI::App& app, int& status) {
   struct Options {
-    std::string graph, loss, output, update, lr, beta1, beta2, eps, weightDecay, inputFormat = "auto";
+    std::string graph, loss, output, update, lr, beta1, beta2, eps, weightDecay, master, inputFormat = "auto";
     std::vector<std::string> wrt;
     bool noGradOutputs = false;
   };
@@ -74,7 +74,8 @@ void addGradCommand(CLI::App& app, int& status) {
       "Examples:\n"
       "  einplan grad mlp.yaml --loss loss -o train.yaml\n"
       "  einplan grad llama.yaml --loss loss --wrt L0_wq,L0_wk --update sgd --lr 0.01 -o step.yaml\n"
-      "  einplan grad mlp.yaml --loss loss --update adamw --lr 1e-3 --weight-decay 0.1 -o adamw.yaml");
+      "  einplan grad mlp.yaml --loss loss --update adamw --lr 1e-3 --weight-decay 0.1 -o adamw.yaml\n"
+      "  einplan grad mlp_bf16.yaml --loss loss --update adamw --lr 1e-3 --master f32 -o mixed.yaml");
   cmd->add_option("GRAPH", opts->graph, "the forward graph (.yaml, .yml, .json; - reads stdin)")->required();
   cmd->add_option("--loss", opts->loss, "the node whose sum is differentiated")->required()->type_name("NODE");
   cmd->add_option("--wrt", opts->wrt, "graph inputs to differentiate by, comma-separated (default: every input)")
@@ -92,6 +93,10 @@ void addGradCommand(CLI::App& app, int& status) {
   cmd->add_flag("--no-grad-outputs", opts->noGradOutputs,
                 "with --update: the gradients are not outputs (read by the update only, freed after it)")
       ->needs(update);
+  cmd->add_option("--master", opts->master,
+                  "mixed precision: each --wrt input becomes of this type (f32), read through a cast to the graph's "
+                  "(bf16); its gradient, optimizer state and update are of this type (docs/grad.md)")
+      ->type_name("TYPE");
   cmd->add_option("-o,--output", opts->output, "the graph to write (.yaml, .yml, .json; - for YAML on stdout)")
       ->required()
       ->type_name("TRAIN");
@@ -121,6 +126,11 @@ void addGradCommand(CLI::App& app, int& status) {
         }
         request.update = u;
         request.gradientOutputs = !opts->noGradOutputs;
+      }
+      if (!opts->master.empty()) {
+        request.master = einrt::dtypeFromName(opts->master);
+        if (!request.master)
+          throw InputError({{}, "--master " + eindecomp::quoted(opts->master) + ": expected a float type: f32, f64, bf16 or f16"});
       }
       Graph forward = loadGraphFile(opts->graph, parseGraphFormat(opts->inputFormat));
       const std::size_t forwardNodes = forward.nodes.size();

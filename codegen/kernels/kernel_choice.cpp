@@ -32,6 +32,8 @@ KernelChoice chooseKernel(const Node& n, const std::optional<GemmMapping>& gemm)
     if (permuted) k.why += "; a stored order fits no GEMM layout";
     return k;
   }
+  if (n.castTo)
+    return {"cast", std::string("einrt converts each block to ") + dtypeName(*n.castTo) + " (mixed precision, SPEC 8)", {}};
   if (isIndexNode(n))
     return {n.joinName, std::string("einrt's index kernel: ") +
                             (n.joinName == "gather" ? "copies the row of each id" : "adds each row into the row of its id") +

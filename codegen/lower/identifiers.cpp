@@ -4,6 +4,8 @@
 
 #include <cctype>
 
+#include "planner/graph/tensor_types.h"
+
 namespace eindecomp::codegen {
 
 namespace {
@@ -47,6 +49,33 @@ bool isValidInternalName(const std::string& s) {
   return true;
 }
 
+namespace {
+
+// The mixed precision einrt's executor runs (SPEC 8; runtime/src/program/mixed_types.h):
+// a bf16 or f16 graph whose other float tensors are f32 (master weights, their state and
+// update), computed by plain f32 nodes (no gather, no window) and casts. Anything else
+// mixed plans and evaluates, and is refused here at its first tensor that breaks the rule.
+void requireRunnableTypes(const Graph& g) {
+  if (!hasMixedFloatTypes(g)) return;
+  const std::string graph = std::string("a ") + dtypeName(g.dtype) + " graph";
+  const std::string why = "; emitted programs hold f32 tensors in bf16 and f16 graphs only (mixed precision, SPEC 8)";
+  const std::vector<DType> types = nodeOutputTypes(g);
+  for (const auto& t : g.inputs)
+    if (t.floatType && (!einrt::isTwoByte(g.dtype) || *t.floatType != DType::F32))
+      throw InputError({t.loc, "input " + quoted(t.name) + " is " + dtypeName(*t.floatType) + " in " + graph + why});
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (types[i] == g.dtype) continue;
+    if (!einrt::isTwoByte(g.dtype) || types[i] != DType::F32)
+      throw InputError({n.loc, "node " + quoted(n.name) + " is " + dtypeName(types[i]) + " in " + graph + why});
+    if (isIndexNode(n) || n.windows)
+      throw InputError({n.loc, "node " + quoted(n.name) + ": an f32 " + (isIndexNode(n) ? "gather or scatter" : "node with windows") +
+                                   " in " + graph + " (mixed precision): emitted programs run f32 nodes of plain EinSums only"});
+  }
+}
+
+}  // namespace
+
 void validateGraphForCodegen(const Graph& g) {
   SourceLoc fileLoc{g.sourceFile, 0, 0};
   requireValid(isValidIdentifier(g.name), fileLoc, "graph name", g.name);
@@ -55,6 +84,7 @@ void validateGraphForCodegen(const Graph& g) {
                                "file of the project (all, clean, help, install, test, build, Makefile, program, ...); give "
                                "the graph another name (name: ...)"});
   for (const auto& t : g.inputs) requireValid(isValidIdentifier(t.name), t.loc, "input name", t.name);
+  requireRunnableTypes(g);
   for (const auto& n : g.nodes) {
     requireValid(isValidInternalName(n.name), n.loc, "node name", n.name);
     for (const auto& in : n.inputs) requireValid(isValidInternalName(in), n.loc, "operand name of node", in);

@@ -75,10 +75,25 @@ void fillOps(ctemplate::TemplateDictionary& project, const RankProgram& p, std::
   }
 }
 
-void fillNode(ctemplate::TemplateDictionary& d, const NodeProgram& n, std::size_t index,
+void fillNode(ctemplate::TemplateDictionary& d, const RankProgram& p, const NodeProgram& n, std::size_t index,
               const std::map<std::string, std::string>& identOf) {
   d.SetValue("NAME", n.name);
   d.SetValue("INDEX", std::to_string(index));
+  // Mixed precision (SPEC 8): a cast converts in einrt (no kernels); a node of f32 in a
+  // bf16 program has f32 kernels (ProgramSpec::wideKernels).
+  const einrt::DType type = p.tensors[static_cast<std::size_t>(n.outputTensor)].elementType(p.dtype);
+  const bool cast = n.indexLabel < 0 && n.operandTensor.size() == 1 &&
+                    p.tensors[static_cast<std::size_t>(n.operandTensor[0])].elementType(p.dtype) != type;
+  const bool wide = !cast && type != p.dtype;
+  d.SetValue("KERNELS", wide ? "wideKernels" : "kernels");
+  d.SetValue("NODE_REAL", wide ? "float" : "Real");
+  if (cast) {
+    d.SetValue("NODE_BYTES_PREDICTED", std::to_string(n.bytesPredicted));
+    d.SetValue("CALLS", std::to_string(n.callRank.size()));
+    d.SetValue("KERNEL_KIND", commentSafe(n.choice.kind));
+    d.SetValue("KERNEL_WHY", markdownCellSafe(n.choice.why));
+    return;
+  }
   if (n.indexLabel < 0) {
     d.SetValue("OPS_IDENT", identOf.at(opsKey(n)));
     d.ShowSection("PLAIN");
@@ -125,7 +140,7 @@ void fillProject(ctemplate::TemplateDictionary& d, const RankProgram& p, const R
   d.SetValue("TABLES", tablesSource(p));
   std::map<std::string, std::string> identOf;
   fillOps(d, p, identOf);
-  for (std::size_t i = 0; i < p.nodes.size(); ++i) fillNode(*d.AddSectionDictionary("NODE"), p.nodes[i], i, identOf);
+  for (std::size_t i = 0; i < p.nodes.size(); ++i) fillNode(*d.AddSectionDictionary("NODE"), p, p.nodes[i], i, identOf);
 }
 
 }  // namespace

@@ -129,6 +129,16 @@ std::string einsumComment(const NodeProgram& n) {
   return commentSafe(s + " (agg " + reduceName(n.agg) + ")");
 }
 
+// A mixed-precision tensor's own float type (SPEC 8) as einrt::DType's enumerator.
+const char* floatTypeEnum(einrt::DType t) {
+  switch (t) {
+    case einrt::DType::F64: return "F64";
+    case einrt::DType::BF16: return "BF16";
+    case einrt::DType::F16: return "F16";
+    default: return "F32";
+  }
+}
+
 std::string tablesSource(const RankProgram& program) {
   std::string s;
   for (const einrt::model::TensorTable& t : program.tensors)
@@ -136,7 +146,8 @@ std::string tablesSource(const RankProgram& program) {
          boolText(t.isOutput) + ", " + std::to_string(t.producer) + ", " + list(t.fileShape) +
          (t.indexType ? std::string(", einrt::DType::") + (*t.indexType == einrt::DType::I32 ? "I32" : "I64")
                       : std::string(", std::nullopt")) +
-         ", " + std::to_string(t.indexRange) + "});\n";
+         ", " + std::to_string(t.indexRange) +
+         (t.floatType ? std::string(", einrt::DType::") + floatTypeEnum(*t.floatType) : std::string()) + "});\n";
   for (const NodeProgram& n : program.nodes) s += nodeSource(n);
   return s + "  p.outputs = " + list(program.outputs) + ";\n";
 }

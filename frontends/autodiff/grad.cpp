@@ -8,11 +8,13 @@
 
 #include "frontends/autodiff/window_rules.h"
 #include "frontends/autodiff/expr_derivative.h"
+#include "frontends/autodiff/master_weights.h"
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/excerpt.h"
 #include "planner/graph/graph_index.h"
 #include "planner/graph/identifiers.h"
 #include "planner/graph/load.h"
+#include "planner/graph/tensor_types.h"
 #include "planner/graph/write_graph.h"
 
 namespace eindecomp::autodiff {
@@ -66,6 +68,9 @@ class Differentiator {
   Differentiator(Graph& g, const GradRequest& r) : fwd_(g), fwdIndex_(g), req_(r) {
     for (const auto& in : g.inputs) used_.insert(in.name);
     for (const auto& n : g.nodes) used_.insert(n.name);
+    for (const auto& in : g.inputs) fwdType_.emplace(in.name, inputType(g, in));
+    const std::vector<DType> types = nodeOutputTypes(g);
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) fwdType_.emplace(g.nodes[i].name, types[i]);
     out_.outputs = g.outputs;
   }
 
@@ -158,6 +163,7 @@ class Differentiator {
   std::unordered_map<std::string, int> nextSuffix_;     // fresh(): the next number to try per base
   std::unordered_set<std::string> used_;
   std::set<std::string> active_;  // tensors on a path from a --wrt input to the loss
+  std::unordered_map<std::string, DType> fwdType_;  // each forward tensor's type (tensor_types.h)
   std::map<std::string, std::vector<std::string>> contributions_;
   std::map<std::string, AggWeights> aggWeights_;
 
@@ -167,9 +173,14 @@ class Differentiator {
     if (grads.empty()) return;
     const UpdateRecipe recipe = updateRecipe(u);
     std::map<std::string, std::string> shared;  // the step's names in the recipe -> in the graph
+    // The optimizer's state and step are of the trained tensors' type (the master weights'
+    // under --master: the update is applied in f32), not the graph's.
+    const DType stateType = fwdType_.at(grads.front().first);
+    auto ownType = [&](DType t) { return t == fwd_.dtype ? std::nullopt : std::optional<DType>(t); };
     for (const auto& in : recipe.scalarInputs) {
       shared[in] = reserve(in);
       out_.inputs.push_back({in, {}, {}});
+      out_.inputs.back().floatType = ownType(stateType);
     }
     for (const auto& n : recipe.scalarNodes) {
       std::vector<Term> operands;
@@ -186,7 +197,10 @@ class Differentiator {
         const std::string wanted = updateName(pattern, w, g);
         return names[wanted] = reserve(derivedName(wanted, "the update's " + quoted(wanted)));
       };
-      for (const auto& pattern : recipe.stateInputs) out_.inputs.push_back({visible(pattern), shapeOf(w), {}});
+      for (const auto& pattern : recipe.stateInputs) {
+        out_.inputs.push_back({visible(pattern), shapeOf(w), {}});
+        out_.inputs.back().floatType = ownType(fwdType_.at(w));
+      }
       for (const auto& n : recipe.tensorNodes) {
         std::vector<Term> operands;
         for (const auto& op : n.operands)
@@ -507,6 +521,12 @@ class Differentiator {
           throw InputError({n.loc, "node " + quoted(n.name) + ": operand " + std::to_string(i + 1) + " repeats label " + quoted(li[a]) +
                                        " (a diagonal or trace); einplan grad cannot differentiate it — write the diagonal as a product with an identity input"});
     const std::string base = "d_" + n.inputs[i] + "_" + n.name;
+    if (n.castTo) {
+      // A cast's gradient: the upstream gradient cast back to the operand's type.
+      const std::string c = addNode(base, {{g, n.outputLabels}}, li, Expr::x(), Reduce::Sum, n.labelSizes);
+      out_.nodes[added_.at(c)].castTo = fwdType_.at(n.inputs[i]);
+      return c;
+    }
     if (hasTaps(n)) return tapContribution(n, i, g, base);
     if (n.windows) return windowContribution(n, g, base);
     if (isIndexNode(n)) {
@@ -560,6 +580,13 @@ class Differentiator {
 
 GradResult differentiate(Graph forward, const GradRequest& request) {
   splitWindows(forward);
+  if (request.master) {
+    std::vector<std::string> trained = request.wrt;
+    if (trained.empty())
+      for (const auto& in : forward.inputs)
+        if (!in.indexType) trained.push_back(in.name);
+    forward = withMasterWeights(std::move(forward), trained, *request.master);
+  }
   return Differentiator(forward, request).run();
 }
 

@@ -33,6 +33,9 @@ struct GradRequest {
   // With an update: whether the gradients grad_X stay graph outputs (false: they are read
   // by the update only, and freed after it, as an optimizer step that zeroes them does).
   bool gradientOutputs = true;
+  // Master weights (master_weights.h): each --wrt input becomes of this type, read through a
+  // cast to the graph's; its gradient, state and update are of this type. Unset: none.
+  std::optional<DType> master;
 };
 
 struct GradResult {

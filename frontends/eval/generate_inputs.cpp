@@ -2,12 +2,13 @@
 
 #include "einrt/input_generator.h"
 #include "planner/graph/index_nodes.h"
+#include "planner/graph/tensor_types.h"
 
 namespace eindecomp {
 
 Tensor generateInput(const Graph& graph, const InputTensor& input, uint64_t seed) {
   Tensor t;
-  t.dtype = graph.dtype;
+  t.dtype = inputType(graph, input);
   t.shape = input.shape;
   t.values.resize(static_cast<std::size_t>(elementCount(input.shape)));
   if (input.indexType) {  // ids within the range their gathers select from (input_generator.h)
@@ -16,13 +17,13 @@ Tensor generateInput(const Graph& graph, const InputTensor& input, uint64_t seed
     einrt::fillIndexBlock(seed, input.name, input.shape, std::vector<int64_t>(input.shape.size(), 0), input.shape,
                           indexRange(graph, input.name), ids.data());
     for (std::size_t i = 0; i < ids.size(); ++i) t.values[i] = static_cast<double>(ids[i]);
-  } else if (graph.dtype == DType::F64) {
+  } else if (t.dtype == DType::F64) {
     einrt::fillInput<double>(seed, input.name, t.values.size(), t.values.data());
   } else {
     // f32's value; bf16 and f16 round it once more, as the programs' inputElement does.
     std::vector<float> f32(t.values.size());
     einrt::fillInput<float>(seed, input.name, f32.size(), f32.data());
-    for (std::size_t i = 0; i < f32.size(); ++i) t.values[i] = roundToDType(f32[i], graph.dtype);
+    for (std::size_t i = 0; i < f32.size(); ++i) t.values[i] = roundToDType(f32[i], t.dtype);
   }
   return t;
 }

@@ -11,6 +11,7 @@
 
 #include "frontends/eval/node_eval.h"
 #include "planner/graph/diagnostic.h"
+#include "planner/graph/tensor_types.h"
 #include "planner/graph/units.h"
 
 namespace eindecomp {
@@ -20,9 +21,9 @@ static void checkInputs(const Graph& graph, const std::map<std::string, Tensor>&
     auto it = inputs.find(declared.name);
     if (it == inputs.end()) throw std::invalid_argument("no value given for graph input '" + declared.name + "'");
     const Tensor& t = it->second;
-    if (t.dtype != declared.indexType.value_or(graph.dtype))
+    if (t.dtype != inputType(graph, declared))
       throw std::invalid_argument("graph input '" + declared.name + "' is " + dtypeName(t.dtype) + ", declared " +
-                                  dtypeName(declared.indexType.value_or(graph.dtype)));
+                                  dtypeName(inputType(graph, declared)));
     if (t.shape != declared.shape || static_cast<int64_t>(t.values.size()) != elementCount(declared.shape))
       throw std::invalid_argument("graph input '" + declared.name + "' does not have its declared shape");
   }

@@ -223,7 +223,14 @@ Tensor evaluateNode(const Graph& graph, const Node& givenNode, const std::vector
     }
   checkOperands(node, operands);
   Tensor out;
-  out.dtype = graph.dtype;
+  // The node's type (planner/graph/tensor_types.h): a cast's, else its float operands'.
+  out.dtype = node.castTo.value_or(graph.dtype);
+  if (!node.castTo)
+    for (const Tensor* t : given)
+      if (!einrt::isIndexType(t->dtype)) {
+        out.dtype = t->dtype;
+        break;
+      }
   out.shape = outputShape(node);
   std::vector<double> values;
   if (isIndexNode(node)) {
@@ -252,7 +259,7 @@ Tensor evaluateNode(const Graph& graph, const Node& givenNode, const std::vector
     }
   }
   out.values.reserve(values.size());
-  for (double a : values) out.values.push_back(roundToDType(a, graph.dtype));
+  for (double a : values) out.values.push_back(roundToDType(a, out.dtype));
   return out;
 }
 

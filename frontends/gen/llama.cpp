@@ -79,9 +79,14 @@ Graph makeLlama(const LlamaOptions& opts) {
   requirePositive("--layers", z.layers);
   if (!opts.train && opts.optimizer != "sgd") badOption("--optimizer", "is the update of --train; add --train");
   if (!opts.train && opts.noGradientOutputs) badOption("--no-grad-outputs", "is an option of --train; add --train");
+  if (!opts.train && !opts.master.empty()) badOption("--master", "is an option of --train; add --train");
+  const std::optional<DType> master = opts.master.empty() ? std::nullopt : einrt::dtypeFromName(opts.master);
+  if (master && *master == opts.common.dtype)
+    badOption("--master", "is the graph's --dtype already; master weights are of a wider type (--dtype bf16 --master f32)");
   const autodiff::Update update = trainingUpdate(opts);
   const autodiff::UpdateRecipe recipe = autodiff::updateRecipe(update);
-  const auto extraPerWeight = static_cast<int64_t>(recipe.tensorNodes.size()) - 1;  // beyond SGD's node
+  // Beyond SGD's node: the optimizer's other nodes, and with --master a weight's two casts.
+  const auto extraPerWeight = static_cast<int64_t>(recipe.tensorNodes.size()) - 1 + (master ? 2 : 0);
   const int64_t perLayer = opts.train ? kTrainNodesPerLayer + kWeightsPerLayer * extraPerWeight : kNodesPerLayer;
   const int64_t finalNodes =
       opts.train ? kTrainFinalNodes + kFinalWeights * extraPerWeight + static_cast<int64_t>(recipe.scalarNodes.size())
@@ -184,6 +189,7 @@ Graph makeLlama(const LlamaOptions& opts) {
       request.wrt.push_back(in.name);
   request.update = update;
   request.gradientOutputs = !opts.noGradientOutputs;
+  request.master = master;
   return autodiff::differentiate(forward, request).graph;
 }
 

@@ -41,6 +41,9 @@ struct LlamaOptions {
   double learningRate = 0.01;
   std::string optimizer = "sgd";  // sgd | adamw
   bool noGradientOutputs = false;  // --no-grad-outputs: grad_X read by the update only, not outputs
+  // --master f32: mixed precision (frontends/autodiff/master_weights.h): the weights, their
+  // gradients, optimizer state and update of this type, the forward and backward of --dtype's.
+  std::string master;
 };
 
 Graph makeLlama(const LlamaOptions& opts);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "planner/cost/time_model.h"
+#include "planner/graph/tensor_types.h"
 #include "planner/graph/units.h"
 
 namespace eindecomp {
@@ -27,10 +28,11 @@ LinkWeights linkWeights(const PlanOptions& options) {
 // faster (einrt's rule without a kernel model). Chosen once the partitions are, so the
 // report prices and the program runs the same path.
 void chooseGemmPaths(const Graph& g, const PlanOptions& options, Plan& plan) {
+  const std::vector<DType> types = nodeOutputTypes(g);
   for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
     NodePlan& np = plan.nodes[i];
     if (const auto pin = options.pinnedGemmPaths.find(np.name); pin != options.pinnedGemmPaths.end()) np.gemmPath = pin->second;
-    else if (options.machine) np.gemmPath = plannedGemmPath(*options.machine, g.nodes[i], nodeSpace(g.nodes[i]), np.parts, g.dtype);
+    else if (options.machine) np.gemmPath = plannedGemmPath(*options.machine, g.nodes[i], nodeSpace(g.nodes[i]), np.parts, types[i]);
   }
 }
 

@@ -108,7 +108,7 @@ bool cannotBeat(const Graph& g, const PlanOptions& options, const ObjectiveModel
     if (calls > options.devices) return false;
   }
   if (options.objective == Objective::Time) return timeLowerBound(g, parts, *options.machine, options.devices) > model.total(best);
-  const int64_t bound = checkedMul(trafficLowerBound(g, parts), static_cast<int64_t>(dtypeSize(g.dtype)), "traffic bound");
+  const int64_t bound = trafficLowerBound(g, parts);
   return bound > model.total(best);
 }
 

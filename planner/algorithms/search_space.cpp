@@ -14,6 +14,7 @@
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/excerpt.h"
 #include "planner/graph/graph_index.h"
+#include "planner/graph/tensor_types.h"
 #include "planner/partition/call_geometry.h"
 #include "planner/paths/gemm_mapping.h"
 #include "planner/placement/placement.h"
@@ -48,18 +49,20 @@ OperandSide operandSide(const SearchSpace& s, const NodeSpace& space, const Part
 
 // What a node's candidates depend on: the shape of its iteration space, which operands
 // other nodes produce, its FLOPs and kernel class (the time objective's compute term) and
-// a pinned partition. Nodes with equal keys share one NodeCandidates.
+// a pinned partition, and the element types of its output and operands (SPEC 8: what
+// each moved or kept element costs). Nodes with equal keys share one NodeCandidates.
 using ShapeKey = std::tuple<std::vector<int64_t>, std::vector<std::vector<int>>, std::vector<int>, std::vector<bool>,
                             int64_t, bool, std::optional<Parts>, std::vector<std::vector<int64_t>>, std::vector<std::vector<int64_t>>,
                             std::vector<std::vector<int>>, std::vector<std::vector<int64_t>>, std::vector<std::vector<int64_t>>,
-                            std::vector<std::vector<int64_t>>>;
+                            std::vector<std::vector<int64_t>>, DType, std::vector<DType>>;
 
 // The candidates of one node shape (`n` is any node of that shape).
 std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node& n, NodeSpace space,
                                                const std::vector<bool>& produced, const std::optional<Parts>& pin,
-                                               const PlanOptions& options) {
+                                               DType type, const std::vector<DType>& operandTypes, const PlanOptions& options) {
   auto c = std::make_unique<NodeCandidates>();
   c->space = std::move(space);
+  c->type = type;
   ViablePartitions viable = viablePartitions(einrt::model::cuttableSizes(c->space), options.devices, options.partitionLimit);
   c->kernelCalls = viable.kernelCalls;
   c->fallback = viable.fallback;
@@ -79,13 +82,15 @@ std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node&
   for (Parts& parts : candidates) {
     const CallGeometry geometry = callGeometry(c->space, parts);
     const Placement placement = canonicalPlacement(geometry, s.onCluster);
-    c->local.push_back(s.model.nodeTerm(n, c->space, parts, geometry, placement));
+    c->local.push_back(s.model.nodeTerm(n, c->space, parts, geometry, placement, type));
     // What the candidate keeps on a rank for long: the graph-input blocks its calls read
     // (resident all run) and its output block.
-    int64_t keeps = geometry.outputGrid.blockElements();
+    int64_t keeps = checkedMul(geometry.outputGrid.blockElements(), static_cast<int64_t>(dtypeSize(type)), "memory");
     for (std::size_t k = 0; k < produced.size(); ++k)
-      if (!produced[k]) keeps = checkedAdd(keeps, geometry.operandGrid[k].blockElements(), "memory");
-    c->memoryBytes.push_back(checkedMul(keeps, s.model.elementBytes(), "memory"));
+      if (!produced[k])
+        keeps = checkedAdd(keeps, checkedMul(geometry.operandGrid[k].blockElements(), static_cast<int64_t>(dtypeSize(operandTypes[k])), "memory"),
+                           "memory");
+    c->memoryBytes.push_back(keeps);
     c->outIndex.push_back(intern(c->outs, outIndex,
                                  OutputSide{projectParts(parts, c->space.outputLabels), s.onCluster ? geometry.aggParts : 1}));
     for (std::size_t k = 0; k < c->space.operandLabels.size(); ++k)
@@ -107,6 +112,7 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
   std::iota(s.ranks.begin(), s.ranks.end(), 0);
   s.nodes.resize(g.nodes.size());
   const GraphIndex index(g);
+  const std::vector<DType> types = nodeOutputTypes(g);
   std::map<ShapeKey, int> shapeOf;
   std::vector<int> nodeShape(g.nodes.size());
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
@@ -116,15 +122,20 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
                                    " operands; the planner needs 1 or 2 (split n-ary contractions first)"});
     NodeSpace space = nodeSpace(n);
     std::vector<bool> produced(space.operandLabels.size());
-    for (std::size_t k = 0; k < produced.size(); ++k) produced[k] = index.nodeIndex(n.inputs[k]) >= 0;
+    std::vector<DType> operandTypes(produced.size());
+    for (std::size_t k = 0; k < produced.size(); ++k) {
+      const int from = index.nodeIndex(n.inputs[k]);
+      produced[k] = from >= 0;
+      operandTypes[k] = from >= 0 ? types[static_cast<std::size_t>(from)] : inputType(g, *index.findInput(n.inputs[k]));
+    }
     const auto pinIt = options.pinned.find(n.name);
     std::optional<Parts> pin;
     if (pinIt != options.pinned.end()) pin = pinIt->second;
     ShapeKey key{space.sizes, space.operandLabels, space.outputLabels, produced, nodeFlops(n), runsAsGemm(n), pin,
                  space.operandOrigin, space.operandBound, space.operandTap, space.operandTapDilation, space.operandStep,
-                 space.operandSpread};
+                 space.operandSpread, types[i], operandTypes};
     auto [it, inserted] = shapeOf.emplace(std::move(key), static_cast<int>(s.shapes.size()));
-    if (inserted) s.shapes.push_back(nodeCandidates(s, n, std::move(space), produced, pin, options));
+    if (inserted) s.shapes.push_back(nodeCandidates(s, n, std::move(space), produced, pin, types[i], operandTypes, options));
     nodeShape[i] = it->second;
     NodeCandidates& c = *s.shapes[static_cast<std::size_t>(it->second)];
     s.nodes[i] = &c;
@@ -150,6 +161,7 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
       if (inserted) {
         EdgeMatrix m;
         m.bounds = tensorBounds(s.nodes[i]->space, e.operand);
+        m.elementBytes = static_cast<int64_t>(dtypeSize(s.nodes[static_cast<std::size_t>(from)]->type));
         if (s.nodes[i]->space.windowed(k)) {
           // Where the window lies (its origin, halo, step and spread) does not depend on the
           // partition.
@@ -191,7 +203,7 @@ int64_t windowEdgeCost(SearchSpace& s, EdgeMatrix& m, const OutputSide& side, co
   for (std::size_t b = 0; b < owner.size(); ++b) owner[b] = static_cast<int>(static_cast<int64_t>(b) * side.ownerStride);
   const BlockHomes homes(from, std::move(owner), s.model.devices);
   const std::vector<int> callRank(s.ranks.begin(), s.ranks.begin() + static_cast<std::ptrdiff_t>(consumer.readByRank.size()));
-  return s.model.edgeTerm(m.bounds, side.parts, consumer.parts, &homes, grid, consumer.readByRank, callRank);
+  return s.model.edgeTerm(m.bounds, side.parts, consumer.parts, &homes, grid, consumer.readByRank, callRank, m.elementBytes);
 }
 
 // The block coordinates each rank owns of row `out`, found when first needed.
@@ -212,7 +224,7 @@ int64_t computeEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
     const einrt::BlockGrid from{m.bounds, producer};
     auto& read = m.read[static_cast<std::size_t>(in)];
     if (!read) read = s.coordinates->read(consumer.parts, consumer.readByRank);
-    return s.model.canonicalEdgeTerm(from, ownedCoordinates(s, m, out), grid, *read);
+    return s.model.canonicalEdgeTerm(from, ownedCoordinates(s, m, out), grid, *read, m.elementBytes);
   }
   std::unique_ptr<BlockHomes>& homes = m.homes[static_cast<std::size_t>(out)];
   if (!homes && s.model.edgeNeedsPlacement()) {
@@ -223,7 +235,7 @@ int64_t computeEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
     homes = std::make_unique<BlockHomes>(from, std::move(owner), s.model.devices);
   }
   const std::vector<int> callRank(s.ranks.begin(), s.ranks.begin() + static_cast<std::ptrdiff_t>(consumer.readByRank.size()));
-  return s.model.edgeTerm(m.bounds, producer, consumer.parts, homes.get(), grid, consumer.readByRank, callRank);
+  return s.model.edgeTerm(m.bounds, producer, consumer.parts, homes.get(), grid, consumer.readByRank, callRank, m.elementBytes);
 }
 
 }  // namespace
@@ -250,7 +262,7 @@ int64_t firstEdgeFloor(SearchSpace& s, const SearchEdge& e, int out, int in) {
   const OutputSide& producer = (*m.rows)[static_cast<std::size_t>(out)];
   const OperandSide& consumer = (*m.cols)[static_cast<std::size_t>(in)];
   const int64_t floor = s.model.canonicalEdgeFloor(m.bounds, producer.parts, producer.ownerStride, consumer.parts,
-                                                   static_cast<int64_t>(consumer.readByRank.size()));
+                                                   static_cast<int64_t>(consumer.readByRank.size()), m.elementBytes);
   if (cell) *cell = floorCell(floor, false);
   return std::min(floor, kLargestKeptFloor);
 }
@@ -263,7 +275,8 @@ int64_t tightEdgeFloor(SearchSpace& s, const SearchEdge& e, int out, int in) {
   if (!m.origin.empty() || !s.model.hasCanonicalEdgeTerm()) return 0;
   const OutputSide& producer = (*m.rows)[static_cast<std::size_t>(out)];
   const OperandSide& consumer = (*m.cols)[static_cast<std::size_t>(in)];
-  const int64_t floor = s.model.canonicalEdgeGroupFloor(m.bounds, producer.parts, producer.ownerStride, consumer.parts, consumer.readByRank);
+  const int64_t floor =
+      s.model.canonicalEdgeGroupFloor(m.bounds, producer.parts, producer.ownerStride, consumer.parts, consumer.readByRank, m.elementBytes);
   if (cell) *cell = floorCell(floor, true);
   return std::min(floor, kLargestKeptFloor);
 }

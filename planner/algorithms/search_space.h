@@ -50,6 +50,7 @@ struct OutputSide {
 
 struct NodeCandidates {
   NodeSpace space;
+  DType type = DType::F32;                     // the node's output type (tensor_types.h)
   int64_t kernelCalls = 1;
   bool fallback = false;
   bool truncated = false;
@@ -71,6 +72,7 @@ struct SearchEdge {
 // Edge costs of one edge shape; rows: producer output layouts, cols: consumer sides.
 struct EdgeMatrix {
   std::vector<int64_t> bounds;  // the consumer's extents of the operand (a window's, if it has one)
+  int64_t elementBytes = 4;     // of the tensor moved (the producer's output type)
   // An operand read through a window (SPEC 8.1): the producer's shape and where the window
   // lies in it; empty otherwise (the producer's shape is `bounds`).
   std::vector<int64_t> tensorShape, origin, halo, step, spread;

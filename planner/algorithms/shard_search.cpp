@@ -4,6 +4,7 @@
 
 #include "planner/cost/checked_math.h"
 #include "planner/graph/diagnostic.h"
+#include "planner/graph/tensor_types.h"
 
 namespace eindecomp {
 
@@ -15,7 +16,7 @@ std::vector<ShardAtRest> worthSharding(const Graph& g, int64_t limitBytes) {
   const int64_t worth = std::max<int64_t>(1, limitBytes / 1000);
   for (const std::string& name : shardableInputs(g)) {
     const InputTensor& t = *findInput(g, name);
-    int64_t bytes = static_cast<int64_t>(dtypeSize(g.dtype));
+    int64_t bytes = static_cast<int64_t>(dtypeSize(inputType(g, t)));
     for (int64_t s : t.shape) bytes = checkedMul(bytes, s, "shard_at_rest");
     int64_t readers = 0;
     for (const Node& n : g.nodes) readers += std::count(n.inputs.begin(), n.inputs.end(), name);

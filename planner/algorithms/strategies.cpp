@@ -216,10 +216,16 @@ StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t d
   std::optional<Graph> sharded;
   if (strategy == "zero3") {
     plan.shardAtRest = trainedWeights(g);
-    if (plan.shardAtRest.empty())
+    // Master weights (einplan grad --master) are read pointwise only, by their updates and
+    // their casts, whose outputs, cut like the weights, every reader gathers for its own
+    // step: the casts are the fetched copies, and nothing is sharded at rest.
+    const bool masterWeights = std::any_of(g.nodes.begin(), g.nodes.end(), [&](const Node& n) {
+      return n.castTo && n.inputs.size() == 1 && findInput(g, n.inputs[0]) != nullptr;
+    });
+    if (plan.shardAtRest.empty() && !masterWeights)
       throw InputError({{}, "--strategy zero3: the graph has no trained weight (an input that an update reads "
                             "pointwise); zero3 is for training steps (einplan gen llama --train)"});
-    sharded = withInputsShardedAtRest(g, plan.shardAtRest);
+    if (!plan.shardAtRest.empty()) sharded = withInputsShardedAtRest(g, plan.shardAtRest);
   }
   const Graph& cutGraph = sharded ? *sharded : g;
   const std::vector<NodeSpace> spaces = spacesInForwardNames(cutGraph);

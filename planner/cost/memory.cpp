@@ -13,6 +13,7 @@
 #include "planner/cost/checked_math.h"
 #include "planner/cost/traffic.h"
 #include "planner/graph/graph_index.h"
+#include "planner/graph/tensor_types.h"
 
 namespace eindecomp {
 
@@ -111,7 +112,7 @@ void aggregationStaging(const einrt::model::NodeTable& n, const einrt::model::No
 
 int64_t peakLowerBound(const Graph& g, int64_t devices) {
   const GraphIndex index(g);
-  const double elementBytes = static_cast<double>(dtypeSize(g.dtype));
+  const std::vector<DType> types = nodeOutputTypes(g);
   double bytes = 0;  // in double: a sum of 63-bit figures
   auto add = [&](const std::vector<int64_t>& shape, double bytesPerElement) {
     double elements = 1;
@@ -119,8 +120,9 @@ int64_t peakLowerBound(const Graph& g, int64_t devices) {
     bytes += elements * bytesPerElement;
   };
   for (const InputTensor& in : g.inputs)
-    if (!index.consumers(in.name).empty()) add(in.shape, in.indexType ? static_cast<double>(dtypeSize(*in.indexType)) : elementBytes);
-  for (const std::string& o : g.outputs) add(index.tensorShape(o), elementBytes);
+    if (!index.consumers(in.name).empty()) add(in.shape, static_cast<double>(dtypeSize(inputType(g, in))));
+  for (const std::string& o : g.outputs)
+    add(index.tensorShape(o), static_cast<double>(dtypeSize(types[static_cast<std::size_t>(index.nodeIndex(o))])));
   const double perRank = std::ceil(bytes / static_cast<double>(std::max<int64_t>(1, devices)));
   return perRank >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(perRank);
 }
@@ -134,13 +136,17 @@ MemoryPlan memoryPlan(const einrt::model::ProgramTables& t, const einrt::model::
   for (std::size_t i = 0; i < t.nodes.size(); ++i) {
     const einrt::model::NodeTable& n = t.nodes[i];
     const einrt::model::NodeModel& nm = model.nodes[i];
+    // Staging holds the elements moved at their tensor's type (einrt's TensorTable::elementBytes).
+    auto bytesOf = [&](int tensor) {
+      return static_cast<int64_t>(t.tensors[static_cast<std::size_t>(tensor)].elementBytes(static_cast<std::size_t>(elementBytes)));
+    };
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
       const int producer = t.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer;
       if (producer < 0 || nm.inPlace[k]) continue;
       repartitionStaging(nm.geometry.operandGrid[k], nm.reads[k], model.nodes[static_cast<std::size_t>(producer)].geometry.outputGrid,
-                         t.nodes[static_cast<std::size_t>(producer)].blockOwner, devices, elementBytes, m);
+                         t.nodes[static_cast<std::size_t>(producer)].blockOwner, devices, bytesOf(n.operandTensor[k]), m);
     }
-    if (nm.aggregates) aggregationStaging(n, nm, devices, elementBytes, m);
+    if (nm.aggregates) aggregationStaging(n, nm, devices, bytesOf(n.outputTensor), m);
   }
   RankBytes staging(P, 0);
   for (std::size_t r = 0; r < P; ++r) staging[r] = checkedAdd(m.stagingSendBytesPerRank[r], m.stagingRecvBytesPerRank[r], kWhat);

@@ -10,20 +10,21 @@
 namespace eindecomp {
 
 int64_t ObjectiveModel::nodeTerm(const Node& n, const NodeSpace& space, const Parts& parts, const CallGeometry& geometry,
-                                 const Placement& placement) const {
+                                 const Placement& placement, DType type) const {
+  const auto elementBytes = static_cast<int64_t>(dtypeSize(type));
   switch (objective) {
     case Objective::Paper: {
-      const NodeCost cost = nodeCost(space, parts, static_cast<std::size_t>(elementBytes()));
+      const NodeCost cost = nodeCost(space, parts, static_cast<std::size_t>(elementBytes));
       return checkedAdd(cost.join, cost.agg, "node cost");
     }
     case Objective::Traffic: {
       const Traffic t = aggregationTraffic(geometry, placement.callRank, placement.blockOwner, devices, TrafficDetail::Total);
-      return checkedMul(t.elements, elementBytes(), "traffic bytes");
+      return checkedMul(t.elements, elementBytes, "traffic bytes");
     }
     case Objective::Time: {
       const Traffic t = aggregationTraffic(geometry, placement.callRank, placement.blockOwner, devices, TrafficDetail::PerRank, nodes());
-      const int64_t compute = computePicoseconds(*machine, n, space, parts, 1, dtype);
-      return checkedAdd(compute, phasePicoseconds(*machine, t, elementBytes()), "estimated time");
+      const int64_t compute = computePicoseconds(*machine, n, space, parts, 1, type);
+      return checkedAdd(compute, phasePicoseconds(*machine, t, elementBytes), "estimated time");
     }
   }
   return 0;
@@ -31,48 +32,52 @@ int64_t ObjectiveModel::nodeTerm(const Node& n, const NodeSpace& space, const Pa
 
 int64_t ObjectiveModel::edgeTerm(const std::vector<int64_t>& bounds, const Parts& producerParts, const Parts& consumerParts,
                                  const BlockHomes* producer, const einrt::BlockGrid& consumer,
-                                 const einrt::model::BlockNumbers& callBlock, const std::vector<int>& callRank) const {
+                                 const einrt::model::BlockNumbers& callBlock, const std::vector<int>& callRank,
+                                 int64_t elementBytes) const {
   switch (objective) {
     case Objective::Paper: return repartitionCost(bounds, producerParts, consumerParts);
     case Objective::Traffic: {
       const Traffic t = repartitionTraffic(*producer, consumer, callBlock, callRank, devices, TrafficDetail::Total);
-      return checkedMul(t.elements, elementBytes(), "traffic bytes");
+      return checkedMul(t.elements, elementBytes, "traffic bytes");
     }
     case Objective::Time: {
       const Traffic t = repartitionTraffic(*producer, consumer, callBlock, callRank, devices, TrafficDetail::PerRank, nodes());
-      return phasePicoseconds(*machine, t, elementBytes());
+      return phasePicoseconds(*machine, t, elementBytes);
     }
   }
   return 0;
 }
 
 int64_t ObjectiveModel::canonicalEdgeTerm(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
-                                          const einrt::BlockGrid& consumer, const RankBlockCoordinates& read) const {
+                                          const einrt::BlockGrid& consumer, const RankBlockCoordinates& read,
+                                          int64_t elementBytes) const {
   if (objective == Objective::Time)
-    return phasePicoseconds(*machine, canonicalRepartitionTraffic(producer, owned, consumer, read, devices, nodes()), elementBytes());
-  return checkedMul(canonicalRepartitionElements(producer, owned, consumer, read), elementBytes(), "traffic bytes");
+    return phasePicoseconds(*machine, canonicalRepartitionTraffic(producer, owned, consumer, read, devices, nodes()), elementBytes);
+  return checkedMul(canonicalRepartitionElements(producer, owned, consumer, read), elementBytes, "traffic bytes");
 }
 
 int64_t ObjectiveModel::canonicalEdgeFloor(const std::vector<int64_t>& bounds, const Parts& producerParts, int64_t ownerStride,
-                                           const Parts& consumerParts, int64_t readers) const {
+                                           const Parts& consumerParts, int64_t readers, int64_t elementBytes) const {
   if (objective == Objective::Paper) return 0;
   const einrt::RankNodes n = nodes();
   const bool cluster = n.spansNodes(devices);
   const RepartitionFloor f = repartitionFloor(bounds, producerParts, consumerParts, readers, cluster ? n.ranksPerNode : 0, ownerStride);
   if (objective == Objective::Time) {
-    return std::max(phaseFloorPicoseconds(*machine, f.reader, elementBytes(), cluster, n.ranksPerNode),
-                    phaseFloorPicoseconds(*machine, f.holder, elementBytes(), cluster, n.ranksPerNode));
+    return std::max(phaseFloorPicoseconds(*machine, f.reader, elementBytes, cluster, n.ranksPerNode),
+                    phaseFloorPicoseconds(*machine, f.holder, elementBytes, cluster, n.ranksPerNode));
   }
-  return checkedMul(f.elements, elementBytes(), "traffic bytes");
+  return checkedMul(f.elements, elementBytes, "traffic bytes");
 }
 
 int64_t ObjectiveModel::canonicalEdgeGroupFloor(const std::vector<int64_t>& bounds, const Parts& producerParts, int64_t ownerStride,
-                                                const Parts& consumerParts, const einrt::model::BlockNumbers& readByRank) const {
-  const int64_t floor = canonicalEdgeFloor(bounds, producerParts, ownerStride, consumerParts, static_cast<int64_t>(readByRank.size()));
+                                                const Parts& consumerParts, const einrt::model::BlockNumbers& readByRank,
+                                                int64_t elementBytes) const {
+  const int64_t floor =
+      canonicalEdgeFloor(bounds, producerParts, ownerStride, consumerParts, static_cast<int64_t>(readByRank.size()), elementBytes);
   if (objective != Objective::Time) return floor;
   const Traffic first = firstGroupRepartitionTraffic(einrt::BlockGrid{bounds, producerParts}, ownerStride,
                                                      einrt::BlockGrid{bounds, consumerParts}, readByRank, devices, nodes());
-  return std::max(floor, phasePicoseconds(*machine, first, elementBytes()));
+  return std::max(floor, phasePicoseconds(*machine, first, elementBytes));
 }
 
 int64_t ObjectiveModel::total(const PlanCost& c) const {

@@ -41,18 +41,21 @@ struct ObjectiveModel {
   // The machine's nodes (none: one node), which the time objective prices link by link.
   einrt::RankNodes nodes() const { return rankNodesOf(machine); }
 
-  int64_t elementBytes() const { return static_cast<int64_t>(dtypeSize(dtype)); }
+  // Every term below prices the elements it moves at the bytes of the tensor moved
+  // (`elementBytes`: SPEC 8's per-tensor types, planner/graph/tensor_types.h); `dtype`
+  // is the graph's, every tensor's default.
 
-  // A node's local term for one partition (its calls placed by `placement`).
-  // (`producer` may be null under the paper objective, which needs no placement.)
+  // A node's local term for one partition (its calls placed by `placement`), the node
+  // computing in and writing `type`.
   int64_t nodeTerm(const Node& n, const NodeSpace& space, const Parts& parts, const CallGeometry& geometry,
-                   const Placement& placement) const;
+                   const Placement& placement, DType type) const;
   // The repartition of a tensor of `bounds` written in `producerParts` blocks (placed by
-  // `producer`) into the blocks `callBlock[c]` that call c, on rank callRank[c], reads of
-  // `consumer` (consumerParts: its layout).
+  // `producer`; may be null under the paper objective, which needs no placement) into the
+  // blocks `callBlock[c]` that call c, on rank callRank[c], reads of `consumer`
+  // (consumerParts: its layout).
   int64_t edgeTerm(const std::vector<int64_t>& bounds, const Parts& producerParts, const Parts& consumerParts,
                    const BlockHomes* producer, const einrt::BlockGrid& consumer, const einrt::model::BlockNumbers& callBlock,
-                   const std::vector<int>& callRank) const;
+                   const std::vector<int>& callRank, int64_t elementBytes) const;
   // Whether the edge term needs the consumer's reads and the producer's homes (not paper).
   bool edgeNeedsPlacement() const { return objective != Objective::Paper; }
   // The traffic and time objectives' edge term under the canonical placement, from the
@@ -60,16 +63,17 @@ struct ObjectiveModel {
   // canonical homes, without enumerating pieces (the search's fast path).
   bool hasCanonicalEdgeTerm() const { return objective != Objective::Paper; }
   int64_t canonicalEdgeTerm(const einrt::BlockGrid& producer, const RankBlockCoordinates& owned,
-                            const einrt::BlockGrid& consumer, const RankBlockCoordinates& read) const;
+                            const einrt::BlockGrid& consumer, const RankBlockCoordinates& read, int64_t elementBytes) const;
   // A floor under canonicalEdgeTerm from the two layouts alone (traffic.h's
   // repartitionFloor): what the search compares before it prices a pair.
   int64_t canonicalEdgeFloor(const std::vector<int64_t>& bounds, const Parts& producerParts, int64_t ownerStride,
-                             const Parts& consumerParts, int64_t readers) const;
+                             const Parts& consumerParts, int64_t readers, int64_t elementBytes) const;
   // A tighter floor where the objective has one: under the time objective the phase of the
   // first group of ranks' loads (traffic.h's firstGroupRepartitionTraffic), in O(ranks per
   // node x dims); else canonicalEdgeFloor's.
   int64_t canonicalEdgeGroupFloor(const std::vector<int64_t>& bounds, const Parts& producerParts, int64_t ownerStride,
-                                  const Parts& consumerParts, const einrt::model::BlockNumbers& readByRank) const;
+                                  const Parts& consumerParts, const einrt::model::BlockNumbers& readByRank,
+                                  int64_t elementBytes) const;
 
   // The whole plan: what the objective minimizes (its unit above).
   int64_t total(const PlanCost& c) const;

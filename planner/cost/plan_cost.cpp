@@ -8,6 +8,7 @@
 #include "planner/cost/traffic.h"
 #include "planner/fusion/fusion.h"
 #include "planner/graph/graph_index.h"
+#include "planner/graph/tensor_types.h"
 #include "planner/model/program_tables.h"
 #include "planner/partition/call_geometry.h"
 #include "planner/paths/gemm_mapping.h"
@@ -16,7 +17,9 @@ namespace eindecomp {
 
 PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine, MemoryDetail memory,
                   TrafficMemo* memo) {
-  const int64_t elementBytes = static_cast<int64_t>(dtypeSize(g.dtype));
+  // Each node's figures count its output's element type, each edge's the producer's (SPEC 8).
+  const std::vector<DType> types = nodeOutputTypes(g);
+  auto bytesOf = [&](std::size_t node) { return static_cast<int64_t>(dtypeSize(types[node])); };
   const auto detail = machine ? TrafficDetail::PerRank : TrafficDetail::Total;
   const einrt::RankNodes nodes = machine ? machine->rankNodes() : einrt::RankNodes{plan.ranksPerNode};
   PlanCost pc;
@@ -32,6 +35,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     const NodeSpace space = nodeSpace(n);
     geometry.push_back(callGeometry(space, np.parts));
     NodePlanCost& c = pc.nodes[i];
+    const int64_t elementBytes = bytesOf(i);
     const NodeCost paper = nodeCost(space, np.parts, static_cast<std::size_t>(elementBytes));
     c.join = paper.join;
     c.agg = paper.agg;
@@ -55,10 +59,10 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     tables = programTables(g, plan, chooseFusion(g, plan));
     // The time model reads the steps alone; the memory model everything.
     if (memory == MemoryDetail::Peak) {
-      program = einrt::model::buildProgramModel(*tables, static_cast<std::size_t>(elementBytes), true, std::move(geometry));
+      program = einrt::model::buildProgramModel(*tables, dtypeSize(g.dtype), true, std::move(geometry));
       geometry.clear();
     } else {
-      program = einrt::model::buildProgramModel(*tables, static_cast<std::size_t>(elementBytes), true, {},
+      program = einrt::model::buildProgramModel(*tables, dtypeSize(g.dtype), true, {},
                                                 einrt::model::ModelDetail::Steps);
     }
   }
@@ -86,6 +90,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     const Traffic t = memo ? memo->repartition(homes, producer.placement.blockOwner, grid, callBlock, consumer.placement.callRank,
                                                plan.devices, detail, nodes)
                            : repartitionTraffic(homes, grid, callBlock, consumer.placement.callRank, plan.devices, detail, nodes);
+    const int64_t elementBytes = bytesOf(static_cast<std::size_t>(edge.fromNode));
     c.trafficBytes = checkedMul(t.elements, elementBytes, "traffic bytes");
     c.interNodeBytes = checkedMul(t.interNodeElements, elementBytes, "traffic bytes");
     if (machine) c.timePs = phasePicoseconds(*machine, t, elementBytes);
@@ -96,8 +101,11 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     to.timePs = checkedAdd(to.timePs, c.timePs, "estimated time");
   }
   int64_t time = 0;
-  for (NodePlanCost& c : pc.nodes) {
+  for (std::size_t i = 0; i < pc.nodes.size(); ++i) {
+    NodePlanCost& c = pc.nodes[i];
     c.paper = checkedAdd(checkedAdd(c.join, c.agg, "node cost"), c.repartIn, "node cost");
+    // The paper's elements in bytes: each node's at its output's type.
+    pc.paperBytes = checkedAdd(pc.paperBytes, checkedMul(c.paper, bytesOf(i), "total bytes"), "total bytes");
     c.trafficBytes = checkedAdd(c.trafficInBytes, c.trafficAggBytes, "traffic bytes");
     pc.paper = checkedAdd(pc.paper, c.paper, "total cost");
     pc.trafficBytes = checkedAdd(pc.trafficBytes, c.trafficBytes, "total traffic");
@@ -105,9 +113,8 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     pc.flops = checkedAdd(pc.flops, c.flops, "total FLOPs");
     time = checkedAdd(time, c.timePs, "estimated time");
   }
-  pc.paperBytes = checkedMul(pc.paper, elementBytes, "total bytes");
   if (memory == MemoryDetail::Peak) {
-    pc.memory = memoryPlan(*tables, *program, static_cast<int>(plan.devices), elementBytes);
+    pc.memory = memoryPlan(*tables, *program, static_cast<int>(plan.devices), static_cast<int64_t>(dtypeSize(g.dtype)));
     pc.peakBytesPerDevice = pc.memory.peakBytesPerDevice;
   }
   if (machine) pc.timePs = time;
@@ -117,10 +124,13 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
 namespace {
 
 // The floors of a plan's phases under any placement that runs each call on a rank of its
-// own, node by node and edge by edge: what trafficLowerBound and timeLowerBound add up.
+// own, node by node and edge by edge: what trafficLowerBound and timeLowerBound add up,
+// each phase with the bytes of the elements it moves (its node's or producer's type).
 template <class NodeFloor, class EdgeFloor>
 void forEachPhaseFloor(const Graph& g, const std::vector<Parts>& parts, NodeFloor&& node, EdgeFloor&& edge) {
   const GraphIndex index(g);
+  const std::vector<DType> types = nodeOutputTypes(g);
+  auto bytesOf = [&](std::size_t i) { return static_cast<int64_t>(dtypeSize(types[i])); };
   std::vector<NodeSpace> spaces;
   spaces.reserve(g.nodes.size());
   for (const Node& n : g.nodes) spaces.push_back(nodeSpace(n));
@@ -131,14 +141,14 @@ void forEachPhaseFloor(const Graph& g, const std::vector<Parts>& parts, NodeFloo
     // A node's partial results: each output block's (calls / blocks) partials on as many
     // ranks, all but one sent to the block's owner.
     const einrt::BlockGrid out = einrt::tensorGrid(space.sizes, parts[i], space.outputLabels);
-    node(calls / out.blockCount(), out.blockElements(), calls - out.blockCount());
+    node(calls / out.blockCount(), out.blockElements(), calls - out.blockCount(), bytesOf(i));
     for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
       const int from = index.nodeIndex(g.nodes[i].inputs[k]);
       if (from < 0 || space.windowed(k)) continue;  // graph inputs are free; a window's reads count 0 here
       const NodeSpace& producer = spaces[static_cast<std::size_t>(from)];
       const einrt::BlockGrid read = einrt::tensorGrid(space.sizes, parts[i], space.operandLabels[k]);
       const einrt::BlockGrid owned = einrt::tensorGrid(producer.sizes, parts[static_cast<std::size_t>(from)], producer.outputLabels);
-      edge(read.shape, owned.parts, read.parts, calls);
+      edge(read.shape, owned.parts, read.parts, calls, bytesOf(static_cast<std::size_t>(from)));
     }
   }
 }
@@ -150,39 +160,38 @@ int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts) {
   int64_t bound = 0;
   forEachPhaseFloor(
       g, parts,
-      [&](int64_t, int64_t blockElements, int64_t partialsSent) {
-        bound = checkedAdd(bound, checkedMul(partialsSent, blockElements, what), what);
+      [&](int64_t, int64_t blockElements, int64_t partialsSent, int64_t bytes) {
+        bound = checkedAdd(bound, checkedMul(checkedMul(partialsSent, blockElements, what), bytes, what), what);
       },
-      [&](const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers) {
-        bound = checkedAdd(bound, repartitionFloor(shape, producer, consumer, readers, 0, std::nullopt).elements, what);
+      [&](const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers, int64_t bytes) {
+        bound = checkedAdd(bound, checkedMul(repartitionFloor(shape, producer, consumer, readers, 0, std::nullopt).elements, bytes, what), what);
       });
   return bound;
 }
 
 int64_t timeLowerBound(const Graph& g, const std::vector<Parts>& parts, const Machine& m, int64_t devices) {
   const char* what = "estimated time";
-  const int64_t elementBytes = static_cast<int64_t>(dtypeSize(g.dtype));
   const einrt::RankNodes nodes = m.rankNodes();
   const bool cluster = nodes.spansNodes(devices);
   const int64_t ranksPerNode = cluster ? nodes.ranksPerNode : 0;
   int64_t bound = 0;
-  auto add = [&](const RankFloor& a, const RankFloor& b) {
+  auto add = [&](const RankFloor& a, const RankFloor& b, int64_t elementBytes) {
     bound = checkedAdd(bound, std::max(phaseFloorPicoseconds(m, a, elementBytes, cluster, ranksPerNode),
                                        phaseFloorPicoseconds(m, b, elementBytes, cluster, ranksPerNode)), what);
   };
   forEachPhaseFloor(
       g, parts,
-      [&](int64_t partials, int64_t blockElements, int64_t) {
+      [&](int64_t partials, int64_t blockElements, int64_t, int64_t bytes) {
         if (partials <= 1) return;
         // The owner receives the other partials, from as many ranks; past a node's ranks
         // some come from other nodes. A sender sends one.
         const int64_t far = ranksPerNode > 0 ? std::max<int64_t>(0, partials - ranksPerNode) : 0;
         add({checkedMul(partials - 1, blockElements, what), checkedMul(far, blockElements, what), partials - 1},
-            {blockElements, ranksPerNode > 0 && partials > ranksPerNode ? blockElements : 0, 1});
+            {blockElements, ranksPerNode > 0 && partials > ranksPerNode ? blockElements : 0, 1}, bytes);
       },
-      [&](const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers) {
+      [&](const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers, int64_t bytes) {
         const RepartitionFloor f = repartitionFloor(shape, producer, consumer, readers, ranksPerNode, std::nullopt);
-        add(f.reader, f.holder);
+        add(f.reader, f.holder, bytes);
       });
   return bound;
 }

@@ -68,7 +68,7 @@ enum class MemoryDetail { Peak, None };
 PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine,
                   MemoryDetail memory = MemoryDetail::Peak, TrafficMemo* memo = nullptr);
 
-// The least traffic (elements) any placement of these partitions can have in which every
+// The least traffic (bytes, each element at its tensor's type) any placement of these partitions can have in which every
 // kernel call runs on a rank of its own (the canonical and matched rules: pinned calls may
 // share one): a rank then owns at most one block of each node's output, so a call reading
 // a block of nC elements receives at least nC - nI of it (nI: the largest overlap of that

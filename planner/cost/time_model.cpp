@@ -16,6 +16,7 @@
 #include "planner/cost/cost_model.h"
 #include "planner/cost/residency.h"
 #include "planner/fusion/fusion.h"
+#include "planner/graph/tensor_types.h"
 #include "planner/graph/expr.h"
 #include "planner/graph/scalar_functions.h"
 #include "planner/paths/gemm_mapping.h"
@@ -436,10 +437,12 @@ std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, co
   for (const NodePlan& np : plan.nodes) parts.push_back(np.parts);
   // Which results the busiest rank finds in memory (residency.h): the caches keep what the
   // grid's largest C (f32) showed they keep; files without that measurement: all cached.
+  // Each node computes in its output's type (SPEC 8; fused groups hold the graph's only).
+  const std::vector<DType> types = nodeOutputTypes(g);
   std::vector<double> touched;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const CallShape c = callShape(nodeSpace(g.nodes[i]), parts[i]);
-    touched.push_back(static_cast<double>(busiestCalls[i]) * (c.nX + c.nY + c.nZ) * static_cast<double>(dtypeSize(g.dtype)));
+    touched.push_back(static_cast<double>(busiestCalls[i]) * (c.nX + c.nY + c.nZ) * static_cast<double>(dtypeSize(types[i])));
   }
   const double cacheBytes = m.kernels ? static_cast<double>(m.kernels->spillFrom) * 4.0 : 0.0;
   const std::vector<bool> fromMemory = resultsFromMemory(model.lastReader, touched, cacheBytes);
@@ -447,7 +450,7 @@ std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, co
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const int group = m.kernels ? model.nodes[i].group : -1;
     if (group < 0) {
-      ps[i] = nodePicoseconds(m, g.nodes[i], nodeSpace(g.nodes[i]), parts[i], busiestCalls[i], g.dtype,
+      ps[i] = nodePicoseconds(m, g.nodes[i], nodeSpace(g.nodes[i]), parts[i], busiestCalls[i], types[i],
                               plan.nodes[i].gemmPath, fromMemory[i]);
     } else if (model.groups[static_cast<std::size_t>(group)].first == static_cast<int>(i)) {
       ps[i] = toPicoseconds(static_cast<double>(busiestCalls[i]) *

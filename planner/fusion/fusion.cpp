@@ -6,6 +6,7 @@
 
 #include "planner/graph/graph_index.h"
 #include "planner/graph/node_space.h"
+#include "planner/graph/tensor_types.h"
 #include "planner/paths/gemm_mapping.h"
 
 namespace eindecomp {
@@ -82,6 +83,9 @@ bool groupFits(const std::vector<FusionNode>& nodes, int first, int last, int k)
 Fusion chooseFusion(const Graph& g, const Plan& plan) {
   const GraphIndex index(g);
   const int count = static_cast<int>(g.nodes.size());
+  // A fused group's tiles are of the graph's type: casts, and nodes of another float type
+  // (SPEC 8), run on their own.
+  const std::vector<DType> types = nodeOutputTypes(g);
   std::vector<FusionNode> nodes(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     const Node& node = g.nodes[static_cast<std::size_t>(i)];
@@ -90,7 +94,8 @@ Fusion chooseFusion(const Graph& g, const Plan& plan) {
     static_cast<einrt::model::NodeShape&>(n) = nodeShape(node, np.labels, iterationSizes(node));
     n.parts = np.parts;
     for (const std::string& input : node.inputs) n.producer.push_back(index.findInput(input) ? -1 : index.nodeIndex(input));
-    n.fusible = !runsAsGemm(node) && !permutationOrder(node) && !isIndexNode(node) && !node.windows;
+    n.fusible = !runsAsGemm(node) && !permutationOrder(node) && !isIndexNode(node) && !node.windows && !node.castTo &&
+                types[static_cast<std::size_t>(i)] == g.dtype;
     n.callRank = &np.placement.callRank;
     n.blockOwner = &np.placement.blockOwner;
   }

@@ -15,6 +15,7 @@
 #include "planner/graph/graph_order.h"
 #include "planner/graph/identifiers.h"
 #include "planner/graph/index_nodes.h"
+#include "planner/graph/tensor_types.h"
 #include "planner/graph/window_checks.h"
 
 namespace eindecomp {
@@ -50,7 +51,7 @@ class GraphBuilder {
     if (doc_.nodes.empty()) throw InputError({doc_.nodesLoc, "empty graph: 'nodes' lists no node"});
     checkNames();
     for (const auto& in : doc_.inputs) {
-      graph_.inputs.push_back({in.name.text, shapeOf(in), in.loc, {}, indexTypeOf(in)});
+      graph_.inputs.push_back({in.name.text, shapeOf(in), in.loc, {}, indexTypeOf(in), floatTypeOf(in)});
       if (in.fileShape) graph_.inputs.back().fileShape = fileShapeOf(*in.fileShape, in.name.text, graph_.inputs.back().shape);
     }
     std::vector<Node> nodes;
@@ -66,7 +67,9 @@ class GraphBuilder {
     for (int i : order_) graph_.nodes.push_back(std::move(nodes[static_cast<std::size_t>(i)]));
     std::vector<Node>().swap(nodes);
     resolveLabelSizes(einsums);
-    resolveIndexNodes(graph_, indexNodeLocations());
+    const IndexNodeLocations where = indexNodeLocations();
+    resolveIndexNodes(graph_, where);
+    checkTensorTypes(graph_, castLocations(), where);
     checkCounts();
     readOutputs();
     readFileShapes();
@@ -92,18 +95,31 @@ class GraphBuilder {
     }
   }
 
-  // An input's own `dtype`: i32 or i64 makes it an index tensor; the graph's type may be
-  // repeated; per-tensor float types come with cast nodes (SPEC 8), not yet.
+  // An input's own `dtype`: i32 or i64 makes it an index tensor; a float type other than
+  // the graph's makes it a tensor of that type (a mixed-precision graph, SPEC 8, whose
+  // nodes convert between types only through cast nodes: tensor_types.h).
   std::optional<DType> indexTypeOf(const DocInput& in) const {
     if (!in.dtype) return std::nullopt;
     const std::string& t = in.dtype->text;
     if (const auto index = einrt::indexDTypeFromName(t)) return index;
-    if (t == dtypeName(graph_.dtype)) return std::nullopt;
-    throw InputError({in.dtype->loc, "input " + quoted(in.name.text) + ": dtype " + quoted(t) + " is " +
-                                         (einrt::dtypeFromName(t) ? "not the graph's (" + std::string(dtypeName(graph_.dtype)) +
-                                                                        "); an input's own dtype may be i32 or i64 (ids)"
-                                                                  : "unknown" + didYouMean(t, {"i32", "i64", "f32", "f64", "bf16", "f16"}) +
-                                                                        "; use i32 or i64 for ids, or the graph's dtype")});
+    if (einrt::dtypeFromName(t)) return std::nullopt;
+    throw InputError({in.dtype->loc, "input " + quoted(in.name.text) + ": unknown dtype " + quoted(t) +
+                                         didYouMean(t, {"i32", "i64", "f32", "f64", "bf16", "f16"}) +
+                                         "; use i32 or i64 for ids, or f32, f64, bf16 or f16"});
+  }
+  std::optional<DType> floatTypeOf(const DocInput& in) const {
+    const auto t = in.dtype ? einrt::dtypeFromName(in.dtype->text) : std::nullopt;
+    if (!t || *t == graph_.dtype) return std::nullopt;
+    return t;
+  }
+
+  std::vector<SourceLoc> castLocations() const {
+    std::vector<SourceLoc> at;
+    for (int i : order_) {
+      const DocNode& dn = doc_.nodes[static_cast<std::size_t>(i)];
+      at.push_back(dn.cast ? dn.cast->loc : dn.loc);
+    }
+    return at;
   }
 
   IndexNodeLocations indexNodeLocations() const {
@@ -208,6 +224,12 @@ class GraphBuilder {
     }
     readJoin(dn, node);
     readAgg(dn, node);
+    if (dn.cast) {
+      node.castTo = einrt::dtypeFromName(dn.cast->text);
+      if (!node.castTo)
+        throw InputError({dn.cast->loc, owner + ": cast to unknown type " + quoted(dn.cast->text) +
+                                            didYouMean(dn.cast->text, {"f32", "f64", "bf16", "f16"}) + "; use f32, f64, bf16 or f16"});
+    }
     if (node.inputs.size() >= 3 && !isContraction(node))
       throw InputError({dn.join ? dn.join->loc : (dn.agg ? dn.agg->loc : dn.loc),
                         owner + " has " + std::to_string(node.inputs.size()) +
@@ -401,7 +423,6 @@ class GraphBuilder {
 
   // Element counts, bytes and FLOPs must fit in 63 bits: later stages multiply them freely.
   void checkCounts() {
-    const int64_t elementBytes = static_cast<int64_t>(dtypeSize(graph_.dtype));
     int64_t totalBytes = 0;
     auto checkTensor = [&](const std::string& name, const std::vector<int64_t>& shape, const SourceLoc& loc,
                            int64_t elementBytes) {
@@ -414,10 +435,12 @@ class GraphBuilder {
       if (__builtin_add_overflow(totalBytes, bytes, &totalBytes))
         throw InputError({loc, "tensor " + quoted(name) + ": the graph's total size in bytes overflows 64 bits here"});
     };
-    for (const auto& in : graph_.inputs)
-      checkTensor(in.name, in.shape, in.loc, in.indexType ? static_cast<int64_t>(dtypeSize(*in.indexType)) : elementBytes);
+    for (const auto& in : graph_.inputs) checkTensor(in.name, in.shape, in.loc, static_cast<int64_t>(dtypeSize(inputType(graph_, in))));
     int64_t totalFlops = 0;
-    for (const auto& n : graph_.nodes) {
+    const std::vector<DType> types = nodeOutputTypes(graph_);
+    for (std::size_t i = 0; i < graph_.nodes.size(); ++i) {
+      const Node& n = graph_.nodes[i];
+      const int64_t elementBytes = static_cast<int64_t>(dtypeSize(types[i]));
       checkTensor(n.name, outputShape(n), n.loc, elementBytes);
       // A tapped or strided operand's whole window (one call over the node: each dimension
       // step * (its label's size - 1) + 1 and the halo) is a buffer of its own.

@@ -38,12 +38,17 @@ using Labels = std::vector<Label>;
 // their dimensions (docs/graph-format.md, docs/import.md).
 // `indexType`: set for an index tensor (i32 or i64: a gather's ids, SPEC 8), which only
 // the first operand of a gather or scatter node may read; unset: the graph's dtype.
+// `floatType`: a float input of another type than the graph's (a mixed-precision graph's
+// f32 master weights in a bf16 graph, SPEC 8); unset: the graph's dtype.
 struct InputTensor {
   std::string name;
   std::vector<int64_t> shape;
   SourceLoc loc;
   std::vector<int64_t> fileShape{};
   std::optional<DType> indexType{};
+  std::optional<DType> floatType{};
+  // The type the input states for itself (written back as its `dtype`), if any.
+  std::optional<DType> ownType() const { return indexType ? indexType : floatType; }
 };
 
 // Operand k's dimension d is read at `label + offsets[k][d]` (offsets[k] empty: operand k is
@@ -95,6 +100,10 @@ struct Node {
   // changed once made (a node is copied freely; a 100,000-node chain's gradient keeps
   // 300,000 of them).
   std::shared_ptr<const NodeWindows> windows{};
+  // A cast node (SPEC 8, `cast: bf16`): its output is of this float type, its one operand
+  // of any float type, read elementwise in the output's label order (tensor_types.h).
+  // Unset: the node computes in, and writes, its float operands' type.
+  std::optional<DType> castTo{};
 };
 
 struct Graph {

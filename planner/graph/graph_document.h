@@ -35,7 +35,7 @@ struct DocInput {
   DocText name;
   std::vector<DocInteger> shape;
   std::optional<std::vector<DocInteger>> fileShape;
-  std::optional<DocText> dtype;  // an index tensor's type (i32, i64); absent: the graph's
+  std::optional<DocText> dtype;  // an index tensor's type (i32, i64) or its own float type; absent: the graph's
   SourceLoc loc;
 };
 
@@ -76,6 +76,7 @@ struct DocNode {
   std::vector<DocSize> sizes;  // the node's own sizes of broadcast labels
   std::optional<std::vector<DocInteger>> fileShape;
   std::shared_ptr<const DocWindows> windows;  // null: neither 'windows' nor 'fill'
+  std::optional<DocText> cast;                 // a cast node's output type (SPEC 8)
   SourceLoc loc;
 };
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/graph/graph_index.h"
+#include "planner/graph/tensor_types.h"
 #include "planner/graph/text_table.h"
 #include "planner/graph/units.h"
 
@@ -15,23 +16,23 @@ GraphSummary summarizeGraph(const Graph& g, const std::map<std::string, int64_t>
   s.sourceFile = g.sourceFile;
   s.outputs = g.outputs;
   const GraphIndex index(g);
-  auto addTensor = [&](const std::string& name, const char* kind) {
+  const std::vector<DType> nodeTypes = nodeOutputTypes(g);
+  auto addTensor = [&](const std::string& name, const char* kind, DType type) {
     TensorSummary t;
     t.name = name;
     t.kind = kind;
     t.shape = index.tensorShape(name);
     t.elements = elementCount(t.shape);
-    const InputTensor* in = index.findInput(name);
-    const DType type = in && in->indexType ? *in->indexType : g.dtype;
     t.dtype = dtypeName(type);
     t.bytes = t.elements * static_cast<int64_t>(dtypeSize(type));
     t.isOutput = index.isOutput(name);
     s.totalBytes += t.bytes;  // the loader guarantees the total fits
     s.tensors.push_back(std::move(t));
   };
-  for (const auto& in : g.inputs) addTensor(in.name, "input");
-  for (const auto& n : g.nodes) {
-    addTensor(n.name, "node");
+  for (const auto& in : g.inputs) addTensor(in.name, "input", inputType(g, in));
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    addTensor(n.name, "node", nodeTypes[i]);
     const auto overridden = flopsOverride.find(n.name);
     const int64_t flops = overridden != flopsOverride.end() ? overridden->second : nodeFlops(n);
     if (__builtin_add_overflow(s.totalFlops, flops, &s.totalFlops))

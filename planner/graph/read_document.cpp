@@ -189,9 +189,9 @@ class DocumentReader {
     node.loc = locOf(item, listLoc);
     if (!item.IsMap())
       throw InputError({node.loc, "a node must be a mapping with the fields name, einsum, inputs, join, agg, sizes, "
-                                  "file_shape, windows, fill; not " + typeName(item)});
+                                  "file_shape, windows, fill, cast; not " + typeName(item)});
     const DocFields fields =
-        doc_.fields(item, {"name", "einsum", "inputs", "join", "agg", "sizes", "file_shape", "windows", "fill"}, "node");
+        doc_.fields(item, {"name", "einsum", "inputs", "join", "agg", "sizes", "file_shape", "windows", "fill", "cast"}, "node");
     node.name = readString(fields.require("name", "this node", node.loc), "a node's 'name'");
     const std::string owner = "node " + quoted(node.name.text);
     node.einsum = readString(fields.require("einsum", owner, node.loc), "the 'einsum' of " + owner);
@@ -209,6 +209,7 @@ class DocumentReader {
     if (const DocField* f = fields.find("agg")) node.agg = readString(*f, "the 'agg' of " + owner);
     if (const DocField* f = fields.find("sizes")) node.sizes = readSizes(*f, "the 'sizes' of " + owner);
     if (const DocField* f = fields.find("file_shape")) node.fileShape = readShape(f->value, f->valueLoc, node.name.text);
+    if (const DocField* f = fields.find("cast")) node.cast = readString(*f, "the 'cast' of " + owner);
     const DocField* windows = fields.find("windows");
     const DocField* fill = fields.find("fill");
     if (windows || fill) {

@@ -192,7 +192,7 @@ bool directYaml(const Graph& g, std::string& out) {
       out += ", file_shape: ";
       flowNumbers(out, t.fileShape);
     }
-    if (t.indexType) out += std::string(", dtype: ") + dtypeName(*t.indexType);
+    if (const auto own = t.ownType()) out += std::string(", dtype: ") + dtypeName(*own);
     out += "}\n";
   }
   out += "nodes:\n";
@@ -221,6 +221,7 @@ bool directYaml(const Graph& g, std::string& out) {
       flowNumbers(out, n.fileShape);
       out += '\n';
     }
+    if (n.castTo) out += std::string("    cast: ") + dtypeName(*n.castTo) + "\n";
   }
   for (const auto& o : g.outputs)
     if (!plainToken(o)) return fallBack();
@@ -254,7 +255,7 @@ std::string emittedYaml(const Graph& g) {
     for (int64_t s : t.shape) y << s;
     y << YAML::EndSeq;
     if (!t.fileShape.empty()) y << YAML::Key << "file_shape" << YAML::Value << YAML::Flow << t.fileShape;
-    if (t.indexType) y << YAML::Key << "dtype" << YAML::Value << dtypeName(*t.indexType);
+    if (const auto own = t.ownType()) y << YAML::Key << "dtype" << YAML::Value << dtypeName(*own);
     y << YAML::EndMap;
   }
   y << YAML::EndSeq;
@@ -276,6 +277,7 @@ std::string emittedYaml(const Graph& g) {
       y << YAML::EndMap;
     }
     if (!n.fileShape.empty()) y << YAML::Key << "file_shape" << YAML::Value << YAML::Flow << n.fileShape;
+    if (n.castTo) y << YAML::Key << "cast" << YAML::Value << dtypeName(*n.castTo);
     if (n.windows) {
       y << YAML::Key << "windows" << YAML::Value << YAML::Flow << YAML::BeginSeq;
       for (const auto& entries : windowEntries(n)) {
@@ -330,6 +332,7 @@ DocNode documentNodeOf(const Node& n, const SourceLoc& at) {
   if (n.agg != Reduce::Sum) node.agg = docText(reduceName(n.agg), at);
   for (const auto& l : sizedLabels(n)) node.sizes.push_back({docText(l, at), {n.labelSizes.at(l), at}});
   if (!n.fileShape.empty()) node.fileShape = docIntegers(n.fileShape, at);
+  if (n.castTo) node.cast = docText(dtypeName(*n.castTo), at);
   if (n.windows) {
     auto windows = std::make_shared<DocWindows>();
     windows->given = true;
@@ -353,7 +356,7 @@ DocNode documentNodeOf(const Node& n, const SourceLoc& at) {
 DocInput documentInputOf(const InputTensor& t, const SourceLoc& at) {
   DocInput in{docText(t.name, at), docIntegers(t.shape, at), std::nullopt, std::nullopt, at};
   if (!t.fileShape.empty()) in.fileShape = docIntegers(t.fileShape, at);
-  if (t.indexType) in.dtype = docText(dtypeName(*t.indexType), at);
+  if (const auto own = t.ownType()) in.dtype = docText(dtypeName(*own), at);
   return in;
 }
 
@@ -388,7 +391,7 @@ std::string writeGraphJson(const Graph& g, const GraphProvenance* provenance) {
   for (const auto& t : g.inputs) {
     j["inputs"].push_back({{"name", t.name}, {"shape", t.shape}});
     if (!t.fileShape.empty()) j["inputs"].back()["file_shape"] = t.fileShape;
-    if (t.indexType) j["inputs"].back()["dtype"] = dtypeName(*t.indexType);
+    if (const auto own = t.ownType()) j["inputs"].back()["dtype"] = dtypeName(*own);
   }
   j["nodes"] = nlohmann::ordered_json::array();
   for (const auto& n : g.nodes) {
@@ -403,6 +406,7 @@ std::string writeGraphJson(const Graph& g, const GraphProvenance* provenance) {
       node["sizes"] = sizes;
     }
     if (!n.fileShape.empty()) node["file_shape"] = n.fileShape;
+    if (n.castTo) node["cast"] = dtypeName(*n.castTo);
     if (n.windows) {
       nlohmann::ordered_json windows = nlohmann::ordered_json::array();
       for (const auto& entries : windowEntries(n)) {

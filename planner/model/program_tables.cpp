@@ -5,6 +5,7 @@
 #include "planner/graph/graph_index.h"
 #include "planner/graph/index_nodes.h"
 #include "planner/graph/node_space.h"
+#include "planner/graph/tensor_types.h"
 #include "planner/paths/gemm_mapping.h"
 
 namespace eindecomp {
@@ -52,10 +53,15 @@ einrt::model::NodeTable nodeTable(const Node& node, const NodePlan& np, const No
 einrt::model::ProgramTables programTables(const Graph& g, const Plan& plan, const Fusion& fusion) {
   const GraphIndex index(g);
   einrt::model::ProgramTables t;
+  // A float tensor's own type where it is not the graph's (tensor_types.h).
+  auto ownFloat = [&](DType type) { return type == g.dtype ? std::nullopt : std::optional<DType>(type); };
   for (const auto& in : g.inputs)
-    t.tensors.push_back({in.name, in.shape, true, false, -1, in.fileShape, in.indexType, in.indexType ? indexRange(g, in.name) : 0});
+    t.tensors.push_back({in.name, in.shape, true, false, -1, in.fileShape, in.indexType, in.indexType ? indexRange(g, in.name) : 0,
+                         in.indexType ? std::nullopt : ownFloat(inputType(g, in))});
+  const std::vector<DType> types = nodeOutputTypes(g);
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
-    t.tensors.push_back({g.nodes[i].name, outputShape(g.nodes[i]), false, false, static_cast<int>(i), g.nodes[i].fileShape, std::nullopt, 0});
+    t.tensors.push_back({g.nodes[i].name, outputShape(g.nodes[i]), false, false, static_cast<int>(i), g.nodes[i].fileShape,
+                         std::nullopt, 0, ownFloat(types[i])});
   auto tensorIndex = [&](const std::string& name) {
     if (const InputTensor* in = index.findInput(name)) return static_cast<int>(in - g.inputs.data());
     return static_cast<int>(g.inputs.size()) + index.nodeIndex(name);

@@ -6,6 +6,7 @@
 #include "planner/cost/time_model.h"
 #include "planner/graph/identifiers.h"
 #include "planner/graph/text_table.h"
+#include "planner/graph/tensor_types.h"
 #include "planner/graph/units.h"
 #include "planner/partition/call_geometry.h"
 #include "planner/partition/partition.h"
@@ -72,11 +73,12 @@ int64_t blockCount(const Parts& parts) {
 std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost) {
   std::string out = "tensor-relational program for '" + g.name + "' on " + std::to_string(plan.devices) + " devices (" +
                     plan.algorithm + "), " + formatBytes(cost.trafficBytes) + " of traffic per execution\n";
+  const std::vector<DType> types = nodeOutputTypes(g);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     const NodePlan& np = plan.nodes[i];
     NodeSpace space = nodeSpace(n);
-    NodeCost c = nodeCost(space, np.parts, dtypeSize(g.dtype));
+    NodeCost c = nodeCost(space, np.parts, dtypeSize(types[i]));
     out += "\nnode " + n.name + ": \"" + n.einsum + "\" join " + n.joinName + ", agg " + reduceName(n.agg) + "\n";
     out += "  partition " + partitionText(np.labels, np.parts) + " -> " + std::to_string(np.kernelCalls) + " kernel calls" +
            (np.fallback ? " (fallback: no partition gives " + std::to_string(plan.devices) + ")" : "") + "\n";
@@ -171,7 +173,7 @@ std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::s
       const int64_t kernels = c.computePs, all = c.timePs;
       t.rows.back().insert(t.rows.back().end(),
                            {formatSeconds(picosecondsToSeconds(kernels)), formatSeconds(picosecondsToSeconds(all - kernels)),
-                            describeCallTime(*model.machine, g.nodes[node], space, r.parts, g.dtype, c.resultFromMemory)});
+                            describeCallTime(*model.machine, g.nodes[node], space, r.parts, nodeOutputTypes(g)[node], c.resultFromMemory)});
     }
   }
   out += renderAligned(t);

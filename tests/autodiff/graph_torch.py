@@ -36,8 +36,14 @@ def load(path):
     return g
 
 
-def evaluate(g, inputs):
-    """inputs: name -> torch tensor. Returns name -> tensor for every node."""
+TYPES = {"f32": torch.float32, "f64": torch.float64, "bf16": torch.bfloat16, "f16": torch.float16}
+
+
+def evaluate(g, inputs, compute=None):
+    """inputs: name -> torch tensor. Returns name -> tensor for every node. A node's type is
+    its `cast`'s, else its first operand's (SPEC 8). With `compute` (torch.float32) a node
+    of a narrower type computes in it and rounds its result to its type once, as SPEC 8
+    says kernels do."""
     values = dict(inputs)
     for n in g["nodes"]:
         operands, out = parse_einsum(n["einsum"])
@@ -79,6 +85,9 @@ def evaluate(g, inputs):
 
         args = [spread(through_window(values[name], labels, window), labels)
                 for labels, name, window in zip(operands, n["inputs"], windows)]
+        node_type = TYPES[n["cast"]] if "cast" in n else args[0].dtype
+        if compute is not None:
+            args = [a.to(compute) for a in args]
         join = n.get("join", "mul" if len(args) > 1 else "x")
         join = NAMED.get(join, join)
         if len(args) > 2:
@@ -104,5 +113,5 @@ def evaluate(g, inputs):
                     v = v.prod(d)
         kept = [l for l in everything if l in out]
         v = v.permute([kept.index(l) for l in out]) if out else v
-        values[n["name"]] = v
+        values[n["name"]] = v.to(node_type)
     return values

@@ -11,10 +11,11 @@
    learning rate (W*_next), on the same inputs.
 3. AdamW (`einplan grad --update adamw`, `gen llama --train --optimizer adamw`): three
    steps of the FFNN (f64) and of the LLaMA (f64, and f32 within 1 % of a step), each fed
-   its outputs back, against torch.optim.AdamW over the same forward computation.
-4. The LLaMA AdamW training step in f32 planned, emitted and run with --check at the given
-   device counts (tests/codegen/run_programs.py: bytes and memory equal to the plan,
-   outputs equal to einplan eval).
+   its outputs back, against torch.optim.AdamW over the same forward computation; and the
+   mixed-precision step (--dtype bf16 --master f32) against torch's bf16/f32 arithmetic.
+4. The LLaMA AdamW training step in f32, and in bf16 with f32 master weights, planned,
+   emitted and run with --check at the given device counts (tests/codegen/run_programs.py:
+   bytes and memory equal to the plan, outputs equal to einplan eval).
 
     training_steps.py --einplan E --eincodegen C --work DIR [--ranks 1,2,3,4]
 """
@@ -212,6 +213,74 @@ def llama_adamw(a, work, dtype):
     return graph, values
 
 
+def llama_mixed_precision(a, work):
+    """gen llama --train --optimizer adamw --dtype bf16 --master f32 (SPEC 8): the forward
+    and backward in bf16 from f32 master weights through casts, the update in f32. Against
+    torch doing the same arithmetic (graph_torch: each node in f32, rounded to its type
+    once; the casts as torch's .to, whose gradient autograd casts back): the gradients
+    within bf16's tolerance, and torch.optim.AdamW given these gradients the same f32
+    update (1e-6): the update is not computed in bf16."""
+    graph = work / "llama_mixed.yaml"
+    run([a.einplan, "gen", "llama", *LLAMA, "--train", "--optimizer", "adamw", "--lr", "1e-3", "--dtype", "bf16",
+         "--master", "f32", "-o", graph], "gen llama --train --dtype bf16 --master f32")
+    g = graph_torch.load(graph)
+    types = {t["name"]: t.get("dtype", g["dtype"]) for t in g["inputs"]}
+    weights = [n[len("grad_"):] for n in g["outputs"] if n.startswith("grad_")]
+    if not weights or any(types[w] != "f32" for w in weights) or g["dtype"] != "bf16":
+        sys.exit(f"FAILED: the mixed-precision step's trained inputs are not f32 master weights in a bf16 graph: {types}")
+    rng = np.random.default_rng(17)
+    ins, out = work / "mixed_in", work / "mixed_out"
+    ins.mkdir()
+    values = {}
+    for t in g["inputs"]:
+        shape, name = t["shape"], t["name"]
+        if name == "targets":
+            v = np.zeros(shape)
+            np.put_along_axis(v, rng.integers(0, shape[-1], size=shape[:-1])[..., None], 1.0, axis=-1)
+        elif name == "mask":
+            v = np.triu(np.full(shape, -1e4), 1)
+        elif name == "step":
+            v = np.array(1.0)
+        elif name.endswith(("_m", "_v")) and name[:-2] in weights:
+            v = np.zeros(shape)
+        else:
+            v = rng.uniform(-1, 1, shape) * (0.3 if name.startswith(("L", "output")) else 1)
+        # bf16 inputs are read from f32 files, rounded (SPEC 8): give torch the rounded values.
+        v = torch.tensor(v, dtype=torch.float32)
+        values[name] = v.to(torch.bfloat16).float() if types[name] == "bf16" else v
+        np.save(ins / f"{name}.npy", values[name].numpy())
+    run([a.einplan, "eval", graph, "--inputs", ins, "--outputs", out], "einplan eval of the mixed-precision step")
+    forward = dict(g, nodes=g["nodes"][:[n["name"] for n in g["nodes"]].index("loss") + 1])
+    params = {w: values[w].clone().requires_grad_(True) for w in weights}
+    fixed = {k: (v.to(torch.bfloat16) if types[k] == "bf16" else v) for k, v in values.items() if k not in params}
+    graph_torch.evaluate(forward, {**fixed, **params}, compute=torch.float32)["loss"].float().backward()
+    worst_grad = 0.0
+    for w in weights:
+        got = np.load(out / f"grad_{w}.npy")
+        for name in (f"grad_{w}", f"{w}_next", f"{w}_m_next", f"{w}_v_next"):
+            if np.load(out / f"{name}.npy").dtype != np.float32:
+                sys.exit(f"FAILED: {name} is not written as f32")
+        want = params[w].grad.numpy()
+        worst_grad = max(worst_grad, float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30)))
+        params[w].grad = torch.tensor(got)  # torch's AdamW from our gradients: the f32 update
+    opt = torch.optim.AdamW([params[w] for w in weights], lr=1e-3)
+    opt.step()
+    worst_update = 0.0
+    for w in weights:
+        st = opt.state[params[w]]
+        for mine, theirs in ((f"{w}_next", params[w]), (f"{w}_m_next", st["exp_avg"]), (f"{w}_v_next", st["exp_avg_sq"])):
+            want, got = theirs.detach().numpy(), np.load(out / f"{mine}.npy")
+            worst_update = max(worst_update, float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30)))
+    # bf16 keeps 8 bits: 2^-8 = 3.9e-3 a rounding; the two computations round at different
+    # places (their backward passes are different graphs), a few roundings apart.
+    if worst_grad > 3e-2 or worst_update > 1e-6:
+        sys.exit(f"FAILED: mixed-precision LLaMA step: gradients max rel err {worst_grad:.3g} (bf16 tolerance 3e-2), "
+                 f"the f32 update's {worst_update:.3g} (1e-6)")
+    print(f"LLaMA AdamW step, bf16 with f32 master weights: {len(weights)} gradients equal torch's bf16 arithmetic "
+          f"(max rel err {worst_grad:.2g}), and the update torch.optim.AdamW's in f32 (max rel err {worst_update:.2g})")
+    return graph, {k: v.numpy() for k, v in values.items()}
+
+
 def ffnn_adamw(a, work, fwd_path, weights, ins):
     """einplan grad --update adamw of ffnn's forward pass (f64): three steps against torch."""
     train = work / "ffnn_adamw.yaml"
@@ -271,6 +340,7 @@ def main():
     llama_against_torch(a, work)
     ffnn_adamw(a, work, *ffnn_hand_backward(a, work))
     llama_adamw(a, work, "f64")
+    mixed, mixed_values = llama_mixed_precision(a, work)
     graph, values = llama_adamw(a, work, "f32")
     # The AdamW training step (forward, backward, update) planned, emitted and run.
     inputs = work / "llama_adamw_program_in"
@@ -279,6 +349,14 @@ def main():
                         a.eincodegen, "--graph", graph, "--work", work / "programs", "--ranks", a.ranks, "--inputs", inputs, "--opt", "O0"])
     if p.returncode != 0:
         sys.exit("FAILED: the emitted training step")
+    # The mixed-precision step (bf16 with f32 master weights) emitted and run the same way.
+    inputs = work / "llama_mixed_program_in"
+    adamw_program_inputs(mixed, mixed_values, inputs)
+    p = subprocess.run([sys.executable, HERE.parent / "codegen" / "run_programs.py", "--einplan", a.einplan, "--eincodegen",
+                        a.eincodegen, "--graph", mixed, "--work", work / "mixed_programs", "--ranks", a.ranks, "--inputs", inputs,
+                        "--opt", "O0"])
+    if p.returncode != 0:
+        sys.exit("FAILED: the emitted mixed-precision training step")
     print("all training-step checks passed")
 
 

@@ -340,18 +340,38 @@ inline const std::vector<BadGraphCase>& badGraphCases() {
        "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
        2, 30, {"unknown field 'dtyp' in the tensor", "did you mean 'dtype'"}},
       // Index tensors and index nodes (SPEC 8, 8.1).
-      {"input_float_dtype.yaml",
+      // Per-tensor float types and casts (SPEC 8, tensor_types.h).
+      {"mixed_float_operands.yaml",
        "inputs:\n"
        "  - {name: A, shape: [4, 4], dtype: f64}\n"
+       "  - {name: C, shape: [4, 4]}\n"
        "nodes:\n"
-       "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
-       2, 37, {"dtype 'f64' is not the graph's (f32)", "i32 or i64"}},
+       "  - {name: B, einsum: \"ij,ij->ij\", inputs: [A, C]}\n",
+       5, 48, {"operand 2 ('C') is f32 and operand 1 ('A') is f64", "cast one of them first"}},
+      {"cast_permutes.yaml",
+       "inputs:\n"
+       "  - {name: A, shape: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->ji\", inputs: [A], cast: bf16}\n",
+       4, 52, {"a cast (`cast: bf16`) converts one operand element by element", "\"ij->ij\""}},
+      {"cast_unknown_type.yaml",
+       "inputs:\n"
+       "  - {name: A, shape: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->ij\", inputs: [A], cast: bf61}\n",
+       4, 52, {"cast to unknown type 'bf61'", "did you mean 'bf16'"}},
+      {"cast_of_ids.yaml",
+       "inputs:\n"
+       "  - {name: A, shape: [4, 4], dtype: i32}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij->ij\", inputs: [A], cast: f32}\n",
+       4, 42, {"reads 'A', which holds ids (dtype i32)", "first operand of a gather or scatter"}},
       {"input_unknown_dtype.yaml",
        "inputs:\n"
        "  - {name: A, shape: [4, 4], dtype: i16}\n"
        "nodes:\n"
        "  - {name: B, einsum: \"ij->i\", inputs: [A]}\n",
-       2, 37, {"dtype 'i16' is unknown", "use i32 or i64 for ids"}},
+       2, 37, {"unknown dtype 'i16'", "use i32 or i64 for ids"}},
       {"gather_float_ids.yaml",
        "inputs: {ids: [2, 3], E: [10, 4]}\n"
        "nodes:\n"

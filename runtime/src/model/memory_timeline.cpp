@@ -76,15 +76,18 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
         add(mem.transient, rank, blockBytes);
       }
     }
-    // The output: partial blocks where calls write, owned blocks when they aggregate.
-    const int64_t outBlockBytes = mul(nm.geometry.outputGrid.blockElements(), E);
+    // The output: partial blocks where calls write, owned blocks when they aggregate, of
+    // the output's element type (which the node's GEMM scratch has too).
+    const TensorTable& output = t.tensors[static_cast<std::size_t>(n.outputTensor)];
+    const auto outE = static_cast<int64_t>(output.elementBytes(static_cast<std::size_t>(E)));
+    const int64_t outBlockBytes = mul(nm.geometry.outputGrid.blockElements(), outE);
     RankBytes partial(P, 0), owned(P, 0);
     if (!nm.scratch)
       for (const auto& [rank, block] : nm.writes) add(partial, rank, outBlockBytes);
     if (nm.aggregates)
       for (int o : n.blockOwner) add(owned, o, outBlockBytes);
     const RankBytes& finished = nm.aggregates ? owned : partial;
-    const bool isOutput = t.tensors[static_cast<std::size_t>(n.outputTensor)].isOutput;
+    const bool isOutput = output.isOutput;
     for (std::size_t r = 0; r < P; ++r) {
       if (isOutput) {
         resident[r] = add(resident[r], finished[r]);
@@ -98,7 +101,7 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
       }
     }
     if (nm.gemmScratchElements) {
-      const int64_t scratch = mul(nm.gemmScratchElements, E);
+      const int64_t scratch = mul(nm.gemmScratchElements, outE);
       std::vector<bool> runs(P, false);
       for (int r : n.callRank) runs[static_cast<std::size_t>(r)] = true;
       for (std::size_t r = 0; r < P; ++r)

@@ -9,11 +9,24 @@
 
 #include "buffer.h"
 #include "index_kernel.h"
+#include "mixed_types.h"
 #include "node_kernel.h"
 
 namespace einrt::program::detail {
 
 namespace {
+
+// Mixed precision (mixed_types.h): what node i of a bf16 program is, and an f32 tensor's
+// element count and values.
+template <class T>
+bool wideTensor(const ProgramSpec<T>& spec, int t) {
+  const TensorSpec& ts = spec.tensors[static_cast<std::size_t>(t)];
+  return !ts.indexType && ts.elementType(dtypeOf<T>()) != dtypeOf<T>();
+}
+template <class T>
+std::size_t tensorBytes(const ProgramSpec<T>& spec, int t, int64_t elements) {
+  return static_cast<std::size_t>(elements) * spec.tensors[static_cast<std::size_t>(t)].elementBytes(sizeof(T));
+}
 
 // A buffer of `shape` (row-major) whose element at index `at` is the tensor's (extents
 // `bound`) at position(at, d) along each of its dimensions d, or the node's fill outside it.
@@ -89,7 +102,8 @@ std::map<int, std::vector<T>> evaluateWhole(const ProgramSpec<T>& spec, const st
   }
   for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
     const NodeTable& n = spec.nodes[i];
-    Buffer<T> z(static_cast<std::size_t>(model::blockElements(n.outputLabels, n.sizes)), device, nullptr);
+    const int64_t elements = model::blockElements(n.outputLabels, n.sizes);
+    Buffer<T> z = Buffer<T>::ofBytes(tensorBytes(spec, n.outputTensor, elements), device, nullptr);
     std::vector<Buffer<T>> windows(n.operandTensor.size());  // operands as read through a window
     std::vector<const T*> operand;
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
@@ -110,9 +124,19 @@ std::map<int, std::vector<T>> evaluateWhole(const ProgramSpec<T>& spec, const st
       values.emplace(n.outputTensor, std::move(z));
       continue;
     }
-    NodeKernel<T> kernel(n, spec.kernels.at(i), n.sizes, device, threads, spec.parallelFor, nullptr);
-    kernel.acquire();
-    kernel.run(operand[0], y, z.data(), false);
+    if (spec.isCast(i, dtypeOf<T>())) {
+      convertElements<T>(spec.tensors[static_cast<std::size_t>(n.operandTensor[0])].elementType(dtypeOf<T>()), operand[0],
+                         spec.nodeType(i, dtypeOf<T>()), z.data(), elements);
+    } else if (wideTensor(spec, n.outputTensor)) {
+      NodeKernel<float> kernel(n, spec.wideKernels.at(i), n.sizes, device, threads, spec.parallelFor, nullptr);
+      kernel.acquire();
+      kernel.run(reinterpret_cast<const float*>(operand[0]), reinterpret_cast<const float*>(y), reinterpret_cast<float*>(z.data()),
+                 false);
+    } else {
+      NodeKernel<T> kernel(n, spec.kernels.at(i), n.sizes, device, threads, spec.parallelFor, nullptr);
+      kernel.acquire();
+      kernel.run(operand[0], y, z.data(), false);
+    }
     values.emplace(n.outputTensor, std::move(z));
   }
   if (device) device->synchronize();
@@ -135,6 +159,12 @@ double largestMagnitude(const std::vector<T>& values) {
   return m;
 }
 
+template <class T>
+double largestMagnitude(const ProgramSpec<T>& spec, int t, const std::vector<T>& values) {
+  if (!wideTensor(spec, t)) return largestMagnitude(values);
+  return largestMagnitude(unpackFloats(values, values.size() * sizeof(T) / sizeof(float)));
+}
+
 // The largest term a contraction's output sums (the product of its operands' largest
 // magnitudes): where the terms cancel (a gradient that is zero in exact arithmetic, such
 // as a key bias's under softmax), the rounding error scales with the terms, not with the
@@ -146,7 +176,7 @@ double termScale(const ProgramSpec<T>& spec, int tensor, const std::map<int, std
   const NodeTable& n = spec.nodes[static_cast<std::size_t>(producer)];
   if (!n.contraction || n.reductionLength <= 1) return 0;
   double scale = n.gemm ? std::fabs(n.gemm->alpha) : 1.0;
-  for (int t : n.operandTensor) scale *= largestMagnitude(whole.at(t));
+  for (int t : n.operandTensor) scale *= largestMagnitude(spec, t, whole.at(t));
   return scale;
 }
 
@@ -155,7 +185,8 @@ std::map<int, std::vector<T>> evaluatePlain(const ProgramSpec<T>& spec, const st
   std::map<int, std::vector<T>> values = inputs;
   for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
     const NodeTable& n = spec.nodes[i];
-    std::vector<T> z(static_cast<std::size_t>(model::blockElements(n.outputLabels, n.sizes)));
+    const int64_t elements = model::blockElements(n.outputLabels, n.sizes);
+    std::vector<T> z((tensorBytes(spec, n.outputTensor, elements) + sizeof(T) - 1) / sizeof(T));
     std::vector<std::vector<T>> windows(n.operandTensor.size());  // operands as read through a window
     std::vector<std::vector<int>> labels = n.operandLabels;        // a tapped one's unfolded labels
     std::vector<const T*> operand;
@@ -171,7 +202,13 @@ std::map<int, std::vector<T>> evaluatePlain(const ProgramSpec<T>& spec, const st
       values[n.outputTensor] = std::move(z);
       continue;
     }
-    spec.kernels.at(i).plain(n.sizes, labels, n.outputLabels, operand[0], y, z.data());
+    if (spec.isCast(i, dtypeOf<T>()))
+      convertElements<T>(spec.tensors[static_cast<std::size_t>(n.operandTensor[0])].elementType(dtypeOf<T>()), operand[0],
+                         spec.nodeType(i, dtypeOf<T>()), z.data(), elements);
+    else if (wideTensor(spec, n.outputTensor))
+      spec.wideKernels.at(i).plain(n.sizes, labels, n.outputLabels, reinterpret_cast<const float*>(operand[0]),
+                                   reinterpret_cast<const float*>(y), reinterpret_cast<float*>(z.data()));
+    else spec.kernels.at(i).plain(n.sizes, labels, n.outputLabels, operand[0], y, z.data());
     values[n.outputTensor] = std::move(z);
   }
   return values;
@@ -248,6 +285,13 @@ CheckReport checkOutputs(const ProgramSpec<T>& spec, const std::map<int, std::ve
   for (const auto& [t, got] : outputs) {
     const std::string& name = spec.tensors[static_cast<std::size_t>(t)].name;
     const double tolerance = checkTolerance(spec, t), terms = termScale(spec, t, whole);
+    if (wideTensor(spec, t)) {  // an f32 output of a bf16 program: compared as f32 values
+      const std::size_t n = got.size() * sizeof(T) / sizeof(float);
+      const std::vector<float> mine = unpackFloats(got, n);
+      compareOutput(name, mine, unpackFloats(whole.at(t), n), tolerance, "whole-tensor", r, terms);
+      if (plain) compareOutput(name, mine, unpackFloats(loops.at(t), n), tolerance, "plain-loop", r, terms);
+      continue;
+    }
     compareOutput(name, got, whole.at(t), tolerance, "whole-tensor", r, terms);
     if (plain) compareOutput(name, got, loops.at(t), tolerance, "plain-loop", r, terms);
   }

@@ -7,6 +7,7 @@
 
 #include "../box_copy_plan.h"
 #include "../copy_ops.h"
+#include "mixed_types.h"
 
 namespace einrt::program::detail {
 
@@ -56,8 +57,10 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
   std::map<int64_t, Buffer<T>> blocks;
   std::vector<int64_t> needed, layoutBlock;
   std::unique_ptr<RedistributePlan> plan;
-  // An index tensor's blocks hold ids of its own type (index_kernel.h).
-  const DType dtype = t.indexType.value_or(dtypeOf<T>());
+  // An index tensor's blocks hold ids of its own type (index_kernel.h), an f32 tensor's of a
+  // bf16 program f32 values (mixed_types.h).
+  const DType dtype = typeOf(n.operandTensor[k]);
+  const bool ownType = dtype == dtypeOf<T>();
   const auto blockBytes = static_cast<std::size_t>(g.blockElements()) * dtypeSize(dtype);
   // A graph input read in a grid an earlier operand reads it in: its blocks are that
   // operand's (the input-copy rule, einrt/model/program_model.h), made or scattered once.
@@ -73,7 +76,7 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
     const einrt::Layout need = g.windowed() ? einrt::Layout::window(g, holders, layoutBlock) : einrt::Layout::grid(g.shape, g.parts, holders);
     if (t.producer >= 0) {
       plan = std::make_unique<RedistributePlan>(planRedistribute(
-          comm_, t.name, nodes_[static_cast<std::size_t>(t.producer)].outputLayout, need, dtypeOf<T>(), options_));
+          comm_, t.name, nodes_[static_cast<std::size_t>(t.producer)].outputLayout, need, dtype, options_));
     } else if (rootInputs) {
       RedistributePlan scatter = planScatter(comm_, t.name, 0, need, dtype, options_);
       Buffer<T> whole;
@@ -88,6 +91,7 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
       }
       scatter.execute(src, blockMap(blocks, layoutBlock));
     } else if (g.windowed()) {
+      if (!ownType) throw std::runtime_error("input " + t.name + ": a window over a tensor of another float type (eincodegen refuses it)");
       // The tensor's own values (generated over its shape) where the window reads it.
       std::vector<T> host;
       for (auto& [b, buf] : blocks) {
@@ -108,6 +112,12 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
       for (auto& [b, buf] : blocks) {
         einrt::fillIndexBlock(seed, t.name, g.shape, g.offset(b), g.blockShape(), t.indexRange, ids.data());
         buf.fromHost(packIds<T>(ids, *t.indexType).data());
+      }
+    } else if (!ownType) {  // an f32 input of a bf16 program (mixed_types.h): its f32 values' bytes
+      std::vector<float> host(static_cast<std::size_t>(g.blockElements()));
+      for (auto& [b, buf] : blocks) {
+        einrt::fillInputBlock<float>(seed, t.name, g.shape, g.offset(b), g.blockShape(), host.data());
+        buf.fromHost(reinterpret_cast<const T*>(host.data()));
       }
     } else {
       std::vector<T> host(static_cast<std::size_t>(g.blockElements()));
@@ -142,14 +152,15 @@ void DistributedProgram<T>::setUpOutput(std::size_t i) {
   if (nm.aggregates) {
     const einrt::Layout partial = einrt::Layout::grid(out.shape, grid.parts, model::holdersByBlock(nm.writes, grid.blockCount()),
                                                       Holding::Partial, n.agg);
-    ns.aggregation = std::make_unique<RedistributePlan>(planRedistribute(comm_, out.name, partial, ns.outputLayout, dtypeOf<T>(), options_));
+    ns.aggregation =
+        std::make_unique<RedistributePlan>(planRedistribute(comm_, out.name, partial, ns.outputLayout, typeOf(n.outputTensor), options_));
     ns.ownedNeed = model::ownedBlocks(n, me);
   }
   // Graph outputs stay from the start to the end of the run (written after it).
   ns.resident = out.isOutput;
   if (ns.resident)
     for (int64_t b : ns.aggregation ? ns.ownedNeed : ns.partialNeed)
-      ns.finished().emplace(b, block(static_cast<std::size_t>(grid.blockElements())));
+      ns.finished().emplace(b, blockOf(n.outputTensor, static_cast<std::size_t>(grid.blockElements())));
 }
 
 // Everything is decided by einrt's program model (einrt/model/program_model.h); this
@@ -167,6 +178,9 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
     for (std::size_t c = 0; c < n.callRank.size(); ++c)
       if (n.callRank[c] == me) ns.myCalls.push_back(static_cast<int64_t>(c));
     if (n.indexLabel >= 0) ns.index.emplace(n, spec_.tensors.at(static_cast<std::size_t>(n.operandTensor.at(0))), nm.extent);
+    else if (spec_.isCast(i, dtypeOf<T>())) ns.cast = std::make_pair(typeOf(n.operandTensor[0]), typeOf(n.outputTensor));
+    else if (typeOf(n.outputTensor) != dtypeOf<T>())
+      ns.wide.emplace(n, spec_.wideKernels.at(i), nm.extent, device_, threads_, spec_.parallelFor, &comm_.memory());
     else ns.kernel = NodeKernel<T>(n, spec_.kernels.at(i), nm.extent, device_, threads_, spec_.parallelFor, &comm_.memory());
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) setUpOperand(i, k, seed, rootInputs);
     setUpOutput(i);
@@ -188,6 +202,13 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
 template <class T>
 Buffer<T> DistributedProgram<T>::block(std::size_t elements) {
   return Buffer<T>(elements, device_, &comm_.memory());
+}
+
+template <class T>
+Buffer<T> DistributedProgram<T>::blockOf(int tensor, std::size_t elements) {
+  const std::size_t bytes = dtypeSize(typeOf(tensor));
+  if (bytes == sizeof(T)) return block(elements);
+  return Buffer<T>::ofBytes(elements * bytes, device_, &comm_.memory());
 }
 
 // A block of node i's windowed operand k: the fill where it lies outside the tensor, and
@@ -223,15 +244,20 @@ void DistributedProgram<T>::beginStep(std::size_t first, std::size_t last) {
     const model::CallGeometry& geometry = model_.nodes[m].geometry;
     for (std::size_t k = 0; k < ns.operandNeed.size(); ++k)
       for (int64_t b : ns.operandNeed[k]) {
-        auto [it, added] = ns.operandBlocks[k].emplace(b, block(static_cast<std::size_t>(geometry.operandGrid[k].blockElements())));
+        auto [it, added] = ns.operandBlocks[k].emplace(
+            b, blockOf(spec_.nodes[m].operandTensor[k], static_cast<std::size_t>(geometry.operandGrid[k].blockElements())));
         if (geometry.operandGrid[k].windowed()) fillWindowBlock(m, k, b, it->second, nullptr);
       }
     const auto blockElems = static_cast<std::size_t>(geometry.outputGrid.blockElements());
+    const int out = spec_.nodes[m].outputTensor;
     if (!ns.resident || ns.aggregation)
-      for (int64_t b : ns.partialNeed) ns.partial.emplace(b, block(blockElems));
+      for (int64_t b : ns.partialNeed) ns.partial.emplace(b, blockOf(out, blockElems));
     if (!ns.resident)
-      for (int64_t b : ns.ownedNeed) ns.owned.emplace(b, block(blockElems));
-    if (!ns.myCalls.empty()) ns.kernel.acquire();
+      for (int64_t b : ns.ownedNeed) ns.owned.emplace(b, blockOf(out, blockElems));
+    if (!ns.myCalls.empty()) {
+      if (ns.wide) ns.wide->acquire();
+      else ns.kernel.acquire();
+    }
   }
 }
 
@@ -243,6 +269,7 @@ void DistributedProgram<T>::endStep(std::size_t first, std::size_t last) {
       if (!ns.operandNeed[k].empty()) ns.operandBlocks[k].clear();
     if (ns.aggregation) ns.partial.clear();
     ns.kernel.release();
+    if (ns.wide) ns.wide->release();
   }
   for (int dead : model_.steps[static_cast<std::size_t>(model_.nodes[first].step)].releases)
     nodes_[static_cast<std::size_t>(dead)].finished().clear();
@@ -331,8 +358,13 @@ void DistributedProgram<T>::runNode(std::size_t i) {
     const T* X = operandBlock(i, 0, reads[0][call]);
     const T* Y = reads.size() > 1 ? operandBlock(i, 1, reads[1][call]) : nullptr;
     const int64_t ob = nm.geometry.outputBlock[call];
-    if (ns.index) ns.index->run(X, Y, ns.partial.at(ob).data(), !written.insert(ob).second, callGrid(spec_.nodes[i]).offset(c));
-    else ns.kernel.run(X, Y, ns.partial.at(ob).data(), !written.insert(ob).second);
+    T* Z = ns.partial.at(ob).data();
+    const bool accumulate = !written.insert(ob).second;
+    if (ns.index) ns.index->run(X, Y, Z, accumulate, callGrid(spec_.nodes[i]).offset(c));
+    else if (ns.cast) convertElements<T>(ns.cast->first, X, ns.cast->second, Z, nm.geometry.outputGrid.blockElements());
+    else if (ns.wide)
+      ns.wide->run(reinterpret_cast<const float*>(X), reinterpret_cast<const float*>(Y), reinterpret_cast<float*>(Z), accumulate);
+    else ns.kernel.run(X, Y, Z, accumulate);
   }
   if (device_) device_->synchronize();
   if (ns.aggregation) ns.aggregation->execute(blockMap(ns.partial), blockMap(ns.owned));
@@ -346,17 +378,18 @@ std::vector<T> DistributedProgram<T>::gather(int tensor) {
   NodeState<T>& ns = nodes_[static_cast<std::size_t>(t.producer)];
   int64_t elements = 1;
   for (int64_t e : t.shape) elements *= e;
-  RedistributePlan plan = planGather(comm_, t.name, ns.outputLayout, 0, dtypeOf<T>(), options_);
+  RedistributePlan plan = planGather(comm_, t.name, ns.outputLayout, 0, typeOf(tensor), options_);
   Buffer<T> whole;
   BlockMap dst;
   if (comm_.rank() == 0) {
-    whole = Buffer<T>(static_cast<std::size_t>(elements), device_, nullptr);  // after the measured run
+    // After the measured run; an f32 tensor of a bf16 program as its bytes (mixed_types.h).
+    whole = Buffer<T>::ofBytes(static_cast<std::size_t>(elements) * dtypeSize(typeOf(tensor)), device_, nullptr);
     dst[0] = whole.data();
   }
   plan.execute(blockMap(ns.finished()), dst);
   std::vector<T> host;
   if (comm_.rank() == 0) {
-    host.resize(static_cast<std::size_t>(elements));
+    host.resize(whole.size());
     whole.toHost(host.data());
   }
   return host;

@@ -52,6 +52,10 @@ struct NodeState {
   einrt::Layout outputLayout;            // finished output: each block on its owner
   NodeKernel<T> kernel;
   std::optional<IndexKernel<T>> index;     // an index node's kernel (instead of `kernel`)
+  // Mixed precision (mixed_types.h): an f32 node's kernel (instead of `kernel`), or a
+  // cast's element types (from, to; its calls convert blocks, no kernel).
+  std::optional<NodeKernel<float>> wide;
+  std::optional<std::pair<DType, DType>> cast;
   std::map<int64_t, int64_t> callOfBlock;  // fused members: this rank's call per output block
   bool resident = false;                 // a graph output: finished blocks held for the whole run
   std::map<int64_t, Buffer<T>>& finished() { return aggregation ? owned : partial; }
@@ -94,6 +98,9 @@ class DistributedProgram {
   void fillWindowBlock(std::size_t i, std::size_t k, int64_t block, Buffer<T>& buffer, const T* inRange);
   void runGroup(FusedGroup<T>& group);
   Buffer<T> block(std::size_t elements);
+  // A block of `elements` of tensor t's element type (another float type's bytes: mixed_types.h).
+  Buffer<T> blockOf(int tensor, std::size_t elements);
+  DType typeOf(int tensor) const { return spec_.tensors[static_cast<std::size_t>(tensor)].elementType(dtypeOf<T>()); }
   void beginStep(std::size_t first, std::size_t last);
   void endStep(std::size_t first, std::size_t last);
 

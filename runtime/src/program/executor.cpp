@@ -27,6 +27,7 @@
 
 #include "check.h"
 #include "distributed.h"
+#include "mixed_types.h"
 #include "einrt/program/gemm.h"
 #include "einrt/program/options.h"
 #include "einrt/program/report.h"
@@ -106,6 +107,18 @@ bool onRootOk(int rank, const char* what, Body body) {
   return !failed;
 }
 
+// An f32 tensor of a bf16 or f16 program (mixed_types.h).
+template <class T>
+bool isWide(const TensorSpec& t) {
+  return !t.indexType && t.elementType(dtypeOf<T>()) != dtypeOf<T>();
+}
+
+int64_t elementsOf(const TensorSpec& t) {
+  int64_t n = 1;
+  for (int64_t e : t.shape) n *= e;
+  return n;
+}
+
 // NaNs in an input (infinities are values: a min-plus graph's "no edge").
 template <class T>
 std::string nanSummary(const std::vector<T>& values) {
@@ -122,12 +135,14 @@ bool readRootInputs(const ProgramSpec<T>& spec, const ProgramOptions& opt, int m
       const TensorSpec& ts = spec.tensors[t];
       if (!ts.isInput) continue;
       const std::string path = (std::filesystem::path(opt.inputs) / (ts.name + ".npy")).string();
-      // Ids keep their type, packed into the program's host tensors (index_kernel.h).
-      rootInputs[static_cast<int>(t)] =
-          ts.indexType ? detail::packIds<T>(readNpyIndices(path, ts.npyShape()), *ts.indexType) : readNpy<T>(path, ts.npyShape());
+      // Ids keep their type, packed into the program's host tensors (index_kernel.h), and so
+      // do an f32 tensor's values in a bf16 program (mixed_types.h).
+      if (ts.indexType) rootInputs[static_cast<int>(t)] = detail::packIds<T>(readNpyIndices(path, ts.npyShape()), *ts.indexType);
+      else if (isWide<T>(ts)) rootInputs[static_cast<int>(t)] = detail::packFloats<T>(readNpy<float>(path, ts.npyShape()));
+      else rootInputs[static_cast<int>(t)] = readNpy<T>(path, ts.npyShape());
     }
     for (const auto& [t, values] : rootInputs) {
-      if (spec.tensors[static_cast<std::size_t>(t)].indexType) continue;
+      if (spec.tensors[static_cast<std::size_t>(t)].indexType || isWide<T>(spec.tensors[static_cast<std::size_t>(t)])) continue;
       const std::string bad = nanSummary(values);
       if (!bad.empty())
         std::fprintf(stderr, "warning: --inputs: %s.npy holds %s; where it reaches an output, --check compares NaN with NaN\n",
@@ -271,6 +286,12 @@ std::map<int, std::vector<T>> wholeInputs(const ProgramSpec<T>& spec, const Prog
       whole[static_cast<int>(t)] = detail::packIds<T>(ids, *ts.indexType);
       continue;
     }
+    if (isWide<T>(ts)) {
+      std::vector<float> v(static_cast<std::size_t>(elements));
+      fillInput<float>(opt.seed, ts.name, v.size(), v.data());
+      whole[static_cast<int>(t)] = detail::packFloats<T>(v);
+      continue;
+    }
     std::vector<T> v(static_cast<std::size_t>(elements));
     fillInput<T>(opt.seed, ts.name, v.size(), v.data());
     whole[static_cast<int>(t)] = std::move(v);
@@ -285,7 +306,10 @@ void writeOutputs(const ProgramSpec<T>& spec, const std::string& folder, const s
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& [t, values] : outputs) {
     const TensorSpec& ts = spec.tensors[static_cast<std::size_t>(t)];
-    files.emplace_back(ts.name + ".npy", encodeNpy<T>(ts.npyShape(), values.data()));
+    if (isWide<T>(ts))
+      files.emplace_back(ts.name + ".npy",
+                         encodeNpy<float>(ts.npyShape(), detail::unpackFloats(values, static_cast<std::size_t>(elementsOf(ts))).data()));
+    else files.emplace_back(ts.name + ".npy", encodeNpy<T>(ts.npyShape(), values.data()));
   }
   const FolderLock lock(folder);
   publishFiles(lock, files);
@@ -303,6 +327,12 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
   }
   if (spec.memory == MemorySpace::Cuda && !device)
     throw std::runtime_error("a CUDA program must pass einrt::cudaDevice() to runProgram");
+  if (device && std::any_of(spec.tensors.begin(), spec.tensors.end(), [](const TensorSpec& t) { return isWide<T>(t); })) {
+    if (me == 0)
+      std::fprintf(stderr, "error: %s computes in two float types (f32 tensors in a %s graph: mixed precision), which einrt "
+                   "runs on CPUs only; run the CPU program\n", spec.name.c_str(), dtypeName(dtypeOf<T>()));
+    return 2;
+  }
   // Output folders are made and checked before anything is computed.
   if (!onRootOk(me, "--outputs/--report", [&] {
         if (!opt.outputs.empty()) prepareFolder(opt.outputs);

@@ -54,9 +54,18 @@ struct TensorTable {
   // program's element type.
   std::optional<DType> indexType;
   int64_t indexRange = 0;  // an index tensor's ids lie in [0, indexRange) (generated ones do)
+  // A float tensor of another type than the program's (a mixed-precision graph, SPEC 8:
+  // f32 master weights and their updates in a bf16 step); unset: the program's type.
+  std::optional<DType> floatType = std::nullopt;
   const std::vector<int64_t>& npyShape() const { return fileShape.empty() ? shape : fileShape; }
-  // Bytes of one element: the index type's, else `elementSize` (the program's).
-  std::size_t elementBytes(std::size_t elementSize) const { return indexType ? dtypeSize(*indexType) : elementSize; }
+  // Bytes of one element: the tensor's own type's, else `elementSize` (the program's). The
+  // one rule of a tensor's bytes for the planner's memory and traffic models and the program.
+  std::size_t elementBytes(std::size_t elementSize) const {
+    if (indexType) return dtypeSize(*indexType);
+    return floatType ? dtypeSize(*floatType) : elementSize;
+  }
+  // Its element type in a program of `programType`.
+  DType elementType(DType programType) const { return indexType ? *indexType : floatType.value_or(programType); }
 };
 
 // A node's iteration space in positional form: the size of each iteration label (labels
@@ -129,6 +138,18 @@ struct ProgramTables {
   std::vector<TensorTable> tensors;
   std::vector<NodeTable> nodes;
   std::vector<int> outputs;  // tensor indices of the graph outputs
+
+  // What node i computes in (SPEC 8): its output's type. A node whose operand is of
+  // another float type is a cast (the planner's planner/graph/tensor_types.h allows no
+  // other: every other node's float operands are of its own type).
+  DType nodeType(std::size_t i, DType programType) const {
+    return tensors[static_cast<std::size_t>(nodes[i].outputTensor)].elementType(programType);
+  }
+  bool isCast(std::size_t i, DType programType) const {
+    const NodeTable& n = nodes[i];
+    return n.indexLabel < 0 && n.operandTensor.size() == 1 &&
+           tensors[static_cast<std::size_t>(n.operandTensor[0])].elementType(programType) != nodeType(i, programType);
+  }
 };
 
 // The one rule of block extents: a node cut by `parts` runs calls on blocks of

@@ -45,6 +45,10 @@ struct NodeKernels {
 template <class T>
 struct ProgramSpec : model::ProgramTables {
   std::vector<NodeKernels<T>> kernels;
+  // Mixed precision (SPEC 8): in a bf16 or f16 program, the kernels of the nodes that
+  // compute in f32 (tensors whose floatType is f32: master weights and their update),
+  // aligned with the nodes (empty, or null entries, elsewhere).
+  std::vector<NodeKernels<float>> wideKernels;
   std::string name;
   std::string toolVersion;
   std::string graphSha256;

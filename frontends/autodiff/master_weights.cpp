@@ -1,0 +1,83 @@
+#include "frontends/autodiff/master_weights.h"
+
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "planner/graph/diagnostic.h"
+#include "planner/graph/excerpt.h"
+#include "planner/graph/tensor_types.h"
+
+namespace eindecomp::autodiff {
+
+std::string castCopyName(const Graph& g, const std::string& input) { return input + "_" + dtypeName(g.dtype); }
+
+namespace {
+
+// The cast's labels: those its first reader reads the weight with (the model's own names,
+// such as `a v` of the output projection, which the hand strategies cut by), where they
+// are distinct; else A, B, C, ...
+const Labels* firstReading(const Graph& g, const std::string& input) {
+  for (const Node& n : g.nodes)
+    for (std::size_t k = 0; k < n.inputs.size(); ++k)
+      if (n.inputs[k] == input) return &n.operandLabels[k];
+  return nullptr;
+}
+
+Labels castLabels(const Graph& g, const std::string& input, std::size_t rank) {
+  if (const Labels* ls = firstReading(g, input); ls && ls->size() == rank && std::set<Label>(ls->begin(), ls->end()).size() == rank)
+    return *ls;
+  Labels out;
+  for (std::size_t d = 0; d < rank; ++d) out.push_back(d < 26 ? std::string(1, static_cast<char>('A' + d)) : "L" + std::to_string(d));
+  return out;
+}
+
+}  // namespace
+
+Graph withMasterWeights(Graph g, const std::vector<std::string>& trained, DType master) {
+  if (master == g.dtype)
+    throw InputError({{}, "--master " + std::string(dtypeName(master)) + " is the graph's own type; master weights are of "
+                          "a wider type than the graph computes in (--dtype bf16 --master f32)"});
+  std::unordered_set<std::string> names;
+  for (const InputTensor& in : g.inputs) names.insert(in.name);
+  for (const Node& n : g.nodes) names.insert(n.name);
+  std::unordered_map<std::string, std::string> copyOf;
+  std::vector<Node> casts;
+  for (const std::string& name : trained) {
+    InputTensor* in = nullptr;
+    for (InputTensor& t : g.inputs)
+      if (t.name == name) in = &t;
+    if (!in) continue;  // differentiate reports a --wrt that is not an input
+    if (inputType(g, *in) != g.dtype)
+      throw InputError({in->loc, "--master: input " + quoted(name) + " is " + dtypeName(inputType(g, *in)) + ", not the graph's " +
+                                     dtypeName(g.dtype) + "; only inputs of the graph's type get master weights"});
+    const std::string copy = castCopyName(g, name);
+    if (names.count(copy))
+      throw InputError({in->loc, "--master: the graph already has a tensor named " + quoted(copy) + ", the name of " +
+                                     quoted(name) + "'s " + dtypeName(g.dtype) + " copy; rename that tensor"});
+    names.insert(copy);
+    in->floatType = master;
+    Node cast;
+    cast.name = copy;
+    cast.inputs = {name};
+    const Labels labels = castLabels(g, name, in->shape.size());
+    for (std::size_t d = 0; d < labels.size(); ++d) cast.labelSizes[labels[d]] = in->shape[d];
+    cast.operandLabels = {labels};
+    cast.outputLabels = labels;
+    cast.einsum = "->";  // rewritten from the labels when the graph is written
+    cast.joinName = "x";
+    cast.join = Expr::x();
+    cast.castTo = g.dtype;
+    cast.loc = in->loc;
+    casts.push_back(std::move(cast));
+    copyOf.emplace(name, copy);
+  }
+  for (Node& n : g.nodes)
+    for (std::string& in : n.inputs)
+      if (const auto it = copyOf.find(in); it != copyOf.end()) in = it->second;
+  casts.insert(casts.end(), std::make_move_iterator(g.nodes.begin()), std::make_move_iterator(g.nodes.end()));
+  g.nodes = std::move(casts);
+  return g;
+}
+
+}  // namespace eindecomp::autodiff

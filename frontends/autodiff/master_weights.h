@@ -1,0 +1,24 @@
+// Mixed precision with master weights (`einplan grad --master f32`, `gen llama --train
+// --dtype bf16 --master f32`; SPEC 8): the forward graph, in its own type (bf16), reads
+// each trained input through a cast node from a master copy of type `master` (f32). Its
+// gradient then flows back through the cast (grad.h: a cast's gradient is the upstream
+// gradient cast back), so grad_X, the optimizer's state and X_next are of the master type,
+// and the update is applied there; the next step's casts refresh the low-precision copies.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "planner/graph/graph.h"
+
+namespace eindecomp::autodiff {
+
+// The cast node made for trained input X: X_<graph type> (X_bf16).
+std::string castCopyName(const Graph& g, const std::string& input);
+
+// `g` with every input of `trained` of type `master`, read by every node through its cast
+// node (placed first). Throws InputError when a cast's name is taken, when `master` is the
+// graph's type already, or when a trained input is not of the graph's type.
+Graph withMasterWeights(Graph g, const std::vector<std::string>& trained, DType master);
+
+}  // namespace eindecomp::autodiff
