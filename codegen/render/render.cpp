@@ -81,10 +81,8 @@ void fillNode(ctemplate::TemplateDictionary& d, const RankProgram& p, const Node
   d.SetValue("INDEX", std::to_string(index));
   // Mixed precision (SPEC 8): a cast converts in einrt (no kernels); a node of f32 in a
   // bf16 program has f32 kernels (ProgramSpec::wideKernels).
-  const einrt::DType type = p.tensors[static_cast<std::size_t>(n.outputTensor)].elementType(p.dtype);
-  const bool cast = n.indexLabel < 0 && n.operandTensor.size() == 1 &&
-                    p.tensors[static_cast<std::size_t>(n.operandTensor[0])].elementType(p.dtype) != type;
-  const bool wide = !cast && type != p.dtype;
+  const bool cast = einrt::model::ProgramTables::isCastNode(p.tensors, n, p.dtype);
+  const bool wide = !cast && p.tensors[static_cast<std::size_t>(n.outputTensor)].otherFloatType(p.dtype);
   d.SetValue("KERNELS", wide ? "wideKernels" : "kernels");
   d.SetValue("NODE_REAL", wide ? "float" : "Real");
   if (cast) {

@@ -176,6 +176,18 @@ def adamw_steps(a, work, tag, graph, forward, loss_name, values, dtype, steps=3)
     return weights, worst_w, worst_state, worst_step
 
 
+def llama_input(name, shape, rng):
+    """A LLaMA step's input: one-hot targets, the causal mask, else uniform values (the
+    weights scaled down)."""
+    if name == "targets":
+        v = np.zeros(shape)
+        np.put_along_axis(v, rng.integers(0, shape[-1], size=shape[:-1])[..., None], 1.0, axis=-1)
+        return v
+    if name == "mask":
+        return np.triu(np.full(shape, -1e4), 1)
+    return rng.uniform(-1, 1, shape) * (0.3 if name.startswith(("L", "output")) else 1)
+
+
 def llama_adamw(a, work, dtype):
     """gen llama --train --optimizer adamw: three steps equal torch.optim.AdamW's. In f64 to
     the last digits; in f32 the weights within 1 % of a step (lr): Adam divides each
@@ -191,16 +203,9 @@ def llama_adamw(a, work, dtype):
     values = {}
     for t in g["inputs"]:
         shape, name = t["shape"], t["name"]
-        if name == "targets":
-            v = np.zeros(shape)
-            np.put_along_axis(v, rng.integers(0, shape[-1], size=shape[:-1])[..., None], 1.0, axis=-1)
-        elif name == "mask":
-            v = np.triu(np.full(shape, -1e4), 1)
-        elif name == "step" or name.endswith(("_m", "_v")):
+        if name == "step" or name.endswith(("_m", "_v")):
             continue
-        else:
-            v = rng.uniform(-1, 1, shape) * (0.3 if name.startswith(("L", "output")) else 1)
-        values[name] = v.astype(npy)
+        values[name] = llama_input(name, shape, rng).astype(npy)
     forward = dict(g, nodes=g["nodes"][:[n["name"] for n in g["nodes"]].index("loss") + 1])
     weights, worst_w, worst_state, worst_step = adamw_steps(a, work, tag, graph, forward, "loss", values,
                                                             torch.float32 if dtype == "f32" else torch.float64)
@@ -234,17 +239,12 @@ def llama_mixed_precision(a, work):
     values = {}
     for t in g["inputs"]:
         shape, name = t["shape"], t["name"]
-        if name == "targets":
-            v = np.zeros(shape)
-            np.put_along_axis(v, rng.integers(0, shape[-1], size=shape[:-1])[..., None], 1.0, axis=-1)
-        elif name == "mask":
-            v = np.triu(np.full(shape, -1e4), 1)
-        elif name == "step":
+        if name == "step":
             v = np.array(1.0)
         elif name.endswith(("_m", "_v")) and name[:-2] in weights:
             v = np.zeros(shape)
         else:
-            v = rng.uniform(-1, 1, shape) * (0.3 if name.startswith(("L", "output")) else 1)
+            v = llama_input(name, shape, rng)
         # bf16 inputs are read from f32 files, rounded (SPEC 8): give torch the rounded values.
         v = torch.tensor(v, dtype=torch.float32)
         values[name] = v.to(torch.bfloat16).float() if types[name] == "bf16" else v

@@ -20,8 +20,7 @@ namespace {
 // element count and values.
 template <class T>
 bool wideTensor(const ProgramSpec<T>& spec, int t) {
-  const TensorSpec& ts = spec.tensors[static_cast<std::size_t>(t)];
-  return !ts.indexType && ts.elementType(dtypeOf<T>()) != dtypeOf<T>();
+  return spec.tensors[static_cast<std::size_t>(t)].otherFloatType(dtypeOf<T>());
 }
 template <class T>
 std::size_t tensorBytes(const ProgramSpec<T>& spec, int t, int64_t elements) {

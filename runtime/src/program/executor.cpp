@@ -110,7 +110,7 @@ bool onRootOk(int rank, const char* what, Body body) {
 // An f32 tensor of a bf16 or f16 program (mixed_types.h).
 template <class T>
 bool isWide(const TensorSpec& t) {
-  return !t.indexType && t.elementType(dtypeOf<T>()) != dtypeOf<T>();
+  return t.otherFloatType(dtypeOf<T>());
 }
 
 int64_t elementsOf(const TensorSpec& t) {

@@ -66,6 +66,8 @@ struct TensorTable {
   }
   // Its element type in a program of `programType`.
   DType elementType(DType programType) const { return indexType ? *indexType : floatType.value_or(programType); }
+  // A float tensor of another type than the program's (mixed precision).
+  bool otherFloatType(DType programType) const { return !indexType && elementType(programType) != programType; }
 };
 
 // A node's iteration space in positional form: the size of each iteration label (labels
@@ -145,10 +147,11 @@ struct ProgramTables {
   DType nodeType(std::size_t i, DType programType) const {
     return tensors[static_cast<std::size_t>(nodes[i].outputTensor)].elementType(programType);
   }
-  bool isCast(std::size_t i, DType programType) const {
-    const NodeTable& n = nodes[i];
+  bool isCast(std::size_t i, DType programType) const { return isCastNode(tensors, nodes[i], programType); }
+  static bool isCastNode(const std::vector<TensorTable>& tensors, const NodeTable& n, DType programType) {
     return n.indexLabel < 0 && n.operandTensor.size() == 1 &&
-           tensors[static_cast<std::size_t>(n.operandTensor[0])].elementType(programType) != nodeType(i, programType);
+           tensors[static_cast<std::size_t>(n.operandTensor[0])].elementType(programType) !=
+               tensors[static_cast<std::size_t>(n.outputTensor)].elementType(programType);
   }
 };
 
