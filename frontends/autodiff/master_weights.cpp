@@ -1,5 +1,6 @@
 #include "frontends/autodiff/master_weights.h"
 
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -7,6 +8,7 @@
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/excerpt.h"
 #include "planner/graph/tensor_types.h"
+#include "planner/graph/write_graph.h"
 
 namespace eindecomp::autodiff {
 
@@ -16,7 +18,7 @@ namespace {
 
 // The cast's labels: those its first reader reads the weight with (the model's own names,
 // such as `a v` of the output projection, which the hand strategies cut by), where they
-// are distinct; else A, B, C, ...
+// are distinct single letters; else A, B, C, ...
 const Labels* firstReading(const Graph& g, const std::string& input) {
   for (const Node& n : g.nodes)
     for (std::size_t k = 0; k < n.inputs.size(); ++k)
@@ -25,7 +27,10 @@ const Labels* firstReading(const Graph& g, const std::string& input) {
 }
 
 Labels castLabels(const Graph& g, const std::string& input, std::size_t rank) {
-  if (const Labels* ls = firstReading(g, input); ls && ls->size() == rank && std::set<Label>(ls->begin(), ls->end()).size() == rank)
+  // Single letters only: a 1-d tensor's `dim -> dim` would read back as three labels.
+  const auto letters = [](const Labels& ls) { return std::all_of(ls.begin(), ls.end(), [](const Label& l) { return l.size() == 1; }); };
+  if (const Labels* ls = firstReading(g, input);
+      ls && ls->size() == rank && std::set<Label>(ls->begin(), ls->end()).size() == rank && letters(*ls))
     return *ls;
   Labels out;
   for (std::size_t d = 0; d < rank; ++d) out.push_back(d < 26 ? std::string(1, static_cast<char>('A' + d)) : "L" + std::to_string(d));
@@ -64,7 +69,7 @@ Graph withMasterWeights(Graph g, const std::vector<std::string>& trained, DType 
     for (std::size_t d = 0; d < labels.size(); ++d) cast.labelSizes[labels[d]] = in->shape[d];
     cast.operandLabels = {labels};
     cast.outputLabels = labels;
-    cast.einsum = "->";  // rewritten from the labels when the graph is written
+    cast.einsum = formatEinsum(cast.operandLabels, cast.outputLabels);
     cast.joinName = "x";
     cast.join = Expr::x();
     cast.castTo = g.dtype;

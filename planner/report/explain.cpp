@@ -125,6 +125,7 @@ std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::s
                                                   }())});
   const auto node = static_cast<std::size_t>(idx);
   const NodeSpace space = nodeSpace(g.nodes[node]);
+  const DType type = nodeOutputTypes(g)[node];
   const ViablePartitions viable = viablePartitions(einrt::model::cuttableSizes(space), plan.devices);
   std::vector<Parts> parts;
   std::vector<Placement> placements;
@@ -173,7 +174,7 @@ std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::s
       const int64_t kernels = c.computePs, all = c.timePs;
       t.rows.back().insert(t.rows.back().end(),
                            {formatSeconds(picosecondsToSeconds(kernels)), formatSeconds(picosecondsToSeconds(all - kernels)),
-                            describeCallTime(*model.machine, g.nodes[node], space, r.parts, nodeOutputTypes(g)[node], c.resultFromMemory)});
+                            describeCallTime(*model.machine, g.nodes[node], space, r.parts, type, c.resultFromMemory)});
     }
   }
   out += renderAligned(t);
