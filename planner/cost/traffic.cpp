@@ -6,6 +6,7 @@
 #include <einrt/model/program_model.h>
 
 #include "planner/cost/checked_math.h"
+#include "planner/cost/traffic_by_block.h"
 
 namespace eindecomp {
 
@@ -101,6 +102,7 @@ Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& c
     }
     return t;
   }
+  if (std::optional<Traffic> byBlock = perRankTrafficByBlock(producer, consumerGrid, needs, devices, nodes)) return *byBlock;
   RankTally tally(devices, nodes, RankTally::GroupedBy::Receiver);  // needs are sorted by rank
   for (const auto& [rank, block] : needs)
     einrt::forEachOverlap(consumerGrid, block, from, [&](int64_t o, int64_t elements) {

@@ -315,13 +315,25 @@ class SortedOffers {
 // the canonical rank where it is free, then the lowest free rank. The sort is a merge of
 // the calls' own offer lists (offersOf: shared by calls reading alike) that skips the ranks
 // already taken: a gathered operand offers every call every rank.
+//
+// Calls sharing a list are merged as one: they see the same offers, so the first pair
+// free for one is the first free for each, and of them the lowest call takes it. One head
+// per list (its lowest waiting call, at the first offer and rank not known taken) gives
+// the same pairs in the same order as a head per call, without the rest of the list's
+// calls each passing over every rank one of them took (LLaMA's attention output at
+// p = 16,384 on a cluster: 2,048 calls of a list competing for its 2,048 ranks, which
+// was most of the placement's time).
 std::vector<int> greedyAssignment(const Benefits& benefit, const ReceiveCost& receive, const std::vector<int>& canonical,
                                   const LinkWeights& links, int64_t devices) {
   std::vector<SortedOffers> offers;
   offers.reserve(benefit.lists.size());
   for (std::size_t i = 0; i < benefit.lists.size(); ++i) offers.emplace_back(offersOf(benefit.lists[i], receive, i, links, devices));
+  // Each list's calls in ascending order, and how many of them are placed (a prefix).
+  std::vector<std::vector<int>> callsOf(benefit.lists.size());
+  for (std::size_t c = 0; c < benefit.listOf.size(); ++c) callsOf[static_cast<std::size_t>(benefit.listOf[c])].push_back(static_cast<int>(c));
+  std::vector<std::size_t> placed(benefit.lists.size(), 0);
   FreeRanks free(devices);
-  // The first free rank (now) of a call's offers from offer `at`, rank `from` on (ranks
+  // The first free rank (now) of a list's offers from offer `at`, rank `from` on (ranks
   // only ever get taken, so one skipped now would be skipped later too): (offer, rank),
   // the offer past the end when none is left.
   auto nextOffer = [&](SortedOffers& list, std::size_t at, int from) {
@@ -331,24 +343,24 @@ std::vector<int> greedyAssignment(const Benefits& benefit, const ReceiveCost& re
     }
     return std::make_pair(at, -1);
   };
-  using Head = std::tuple<int64_t, int, int, std::size_t>;  // (cost, call, rank, offer in the call's list)
+  using Head = std::tuple<int64_t, int, int, std::size_t, std::size_t>;  // (cost, call, rank, offer, list)
   std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
-  for (std::size_t c = 0; c < benefit.listOf.size(); ++c) {
-    auto& list = offers[static_cast<std::size_t>(benefit.listOf[c])];
-    if (!list.empty()) heads.emplace(list[0].cost, static_cast<int>(c), list[0].first, 0);
-  }
+  for (std::size_t l = 0; l < offers.size(); ++l)
+    if (!offers[l].empty() && !callsOf[l].empty()) heads.emplace(offers[l][0].cost, callsOf[l][0], offers[l][0].first, 0, l);
   std::vector<int> rankOf(benefit.listOf.size(), -1);
   while (!heads.empty()) {
-    const auto [cost, call, rank, at] = heads.top();
+    const auto [cost, call, rank, at, l] = heads.top();
     heads.pop();
-    if (!free.taken(rank)) {
+    const bool taken = free.taken(rank);
+    if (!taken) {
       rankOf[static_cast<std::size_t>(call)] = rank;
       free.take(rank);
-      continue;
+      if (++placed[l] == callsOf[l].size()) continue;
     }
-    auto& list = offers[static_cast<std::size_t>(benefit.listOf[static_cast<std::size_t>(call)])];
+    const int waiting = callsOf[l][placed[l]];
+    auto& list = offers[l];
     const auto [next, free_rank] = nextOffer(list, at, rank + 1);
-    if (next < list.size()) heads.emplace(list[next].cost, call, free_rank, next);
+    if (next < list.size()) heads.emplace(list[next].cost, waiting, free_rank, next, l);
   }
   for (std::size_t c = 0; c < rankOf.size(); ++c) {
     if (rankOf[c] >= 0) continue;

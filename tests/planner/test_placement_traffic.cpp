@@ -460,3 +460,99 @@ TEST_CASE("the traffic and time bounds the planner skips pricing by never exceed
   CHECK(positive > 40);
   CHECK(timeTight > 40);  // the time bound: within half of the plan's time often
 }
+
+namespace {
+
+// The per-rank count element by element (an oracle apart from traffic.cpp's pieces):
+// every element of every distinct (rank, block) read, from its producer block's owner.
+Traffic elementByElementTraffic(const einrt::BlockGrid& producer, const std::vector<int>& owner, const einrt::BlockGrid& consumer,
+                                const einrt::model::BlockNumbers& read, const std::vector<int>& callRank, int64_t devices,
+                                const einrt::RankNodes& nodes) {
+  std::set<std::pair<int, int64_t>> needs;
+  for (std::size_t c = 0; c < read.size(); ++c) needs.emplace(callRank[c], read[c]);
+  std::map<std::pair<int, int>, int64_t> pairs;  // (sender, receiver) -> elements
+  const std::size_t dims = consumer.dims();
+  for (const auto& [rank, block] : needs) {
+    std::vector<int64_t> at(dims), lo(dims);
+    int64_t rest = block;
+    for (std::size_t d = dims; d-- > 0;) {
+      lo[d] = rest % consumer.parts[d] * consumer.extent(d);
+      rest /= consumer.parts[d];
+    }
+    at = lo;
+    for (bool more = true; more;) {
+      int64_t from = 0;
+      for (std::size_t d = 0; d < dims; ++d) from = from * producer.parts[d] + at[d] / producer.extent(d);
+      if (owner[static_cast<std::size_t>(from)] != rank) ++pairs[{owner[static_cast<std::size_t>(from)], rank}];
+      more = false;
+      for (std::size_t d = dims; d-- > 0;) {
+        if (++at[d] < lo[d] + consumer.extent(d)) {
+          more = true;
+          break;
+        }
+        at[d] = lo[d];
+      }
+    }
+  }
+  Traffic t;
+  std::vector<int64_t> sent[2], received[2], messages[2];
+  for (int l = 0; l < 2; ++l) sent[l] = received[l] = messages[l] = std::vector<int64_t>(static_cast<std::size_t>(devices), 0);
+  for (const auto& [pair, elements] : pairs) {
+    const int l = nodes.sameNode(pair.first, pair.second) ? 0 : 1;
+    t.elements += elements;
+    if (l == 1) t.interNodeElements += elements;
+    sent[l][static_cast<std::size_t>(pair.first)] += elements;
+    received[l][static_cast<std::size_t>(pair.second)] += elements;
+    ++messages[l][static_cast<std::size_t>(pair.first)];
+    ++messages[l][static_cast<std::size_t>(pair.second)];
+  }
+  LinkLoad* load[2] = {&t.intraNode, &t.interNode};
+  for (int l = 0; l < 2; ++l)
+    for (std::size_t r = 0; r < static_cast<std::size_t>(devices); ++r) {
+      load[l]->busiestElements = std::max({load[l]->busiestElements, sent[l][r], received[l][r]});
+      load[l]->busiestMessages = std::max(load[l]->busiestMessages, messages[l][r]);
+    }
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("a repartition's per-rank count equals the element-by-element count, one block per rank or several") {
+  // repartitionTraffic counts block by block where each rank reads one block
+  // (traffic_by_block.h), piece by piece otherwise: both against the oracle, for random
+  // grids, owners anywhere, calls on random ranks (distinct, or several per rank), on one
+  // node and on nodes of 1-4 ranks.
+  const unsigned seed = 20261202;
+  std::cout << "per-rank by block seed " << seed << "\n";
+  std::mt19937 rng(seed);
+  int oneBlockEach = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    const std::vector<int64_t>& shape = shapes[rng() % shapes.size()];
+    const einrt::BlockGrid producer{shape, randomDivisors(shape, rng)}, consumer{shape, randomDivisors(shape, rng)};
+    const int64_t devices = 1 + static_cast<int64_t>(rng() % 12);
+    std::vector<int> owner(static_cast<std::size_t>(producer.blockCount()));
+    for (int& o : owner) o = static_cast<int>(rng() % static_cast<unsigned>(devices));
+    const std::size_t calls = 1 + rng() % 16;
+    einrt::model::BlockNumbers read(calls);
+    for (auto& b : read) b = static_cast<int32_t>(rng() % static_cast<unsigned>(consumer.blockCount()));
+    std::vector<int> callRank(calls);
+    std::vector<int> ranks(static_cast<std::size_t>(devices));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    std::shuffle(ranks.begin(), ranks.end(), rng);
+    const bool distinct = trial % 2 == 0 && calls <= ranks.size();
+    for (std::size_t c = 0; c < calls; ++c) callRank[c] = distinct ? ranks[c] : static_cast<int>(rng() % static_cast<unsigned>(devices));
+    oneBlockEach += distinct ? 1 : 0;
+    const einrt::RankNodes nodes{static_cast<int64_t>(rng() % 5)};
+    const Traffic want = elementByElementTraffic(producer, owner, consumer, read, callRank, devices, nodes);
+    const Traffic got = repartitionTraffic(BlockHomes(producer, owner, devices), consumer, read, callRank, devices,
+                                           TrafficDetail::PerRank, nodes);
+    CAPTURE(trial);
+    CHECK(got.elements == want.elements);
+    CHECK(got.interNodeElements == want.interNodeElements);
+    CHECK(got.intraNode.busiestElements == want.intraNode.busiestElements);
+    CHECK(got.intraNode.busiestMessages == want.intraNode.busiestMessages);
+    CHECK(got.interNode.busiestElements == want.interNode.busiestElements);
+    CHECK(got.interNode.busiestMessages == want.interNode.busiestMessages);
+  }
+  CHECK(oneBlockEach > 100);  // the block-by-block count ran
+}
