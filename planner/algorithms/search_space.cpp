@@ -1,5 +1,7 @@
 #include "planner/algorithms/search_space.h"
 
+#include <atomic>
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -25,6 +27,12 @@ namespace {
 
 // Matrices larger than this are not cached (each entry is computed when needed).
 constexpr std::size_t kMaxCachedMatrix = std::size_t{1} << 22;
+
+// EdgeMatrix::id: searches run on several threads (a cluster's flat plan beside it).
+std::atomic<uint64_t> nextMatrixId{1};
+
+// A grid cut in `parts` whose blocks are one element each: coordinates read its parts only.
+einrt::BlockGrid unitGrid(const Parts& parts) { return einrt::BlockGrid{parts, parts}; }
 
 template <class T>
 int intern(std::vector<T>& list, std::map<T, int>& index, const T& value) {
@@ -179,7 +187,7 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
         if (entries <= kMaxCachedMatrix) m.cost.assign(entries, -1);
         m.homes.resize(m.rows->size());
         m.owned.resize(m.rows->size());
-        m.read.resize(m.cols->size());
+        m.id = nextMatrixId++;
         s.matrices.push_back(std::move(m));
       }
       e.matrix = it->second;
@@ -206,6 +214,23 @@ int64_t windowEdgeCost(SearchSpace& s, EdgeMatrix& m, const OutputSide& side, co
   return s.model.edgeTerm(m.bounds, side.parts, consumer.parts, &homes, grid, consumer.readByRank, callRank, m.elementBytes);
 }
 
+// The block coordinates each rank reads of column `in`: this thread's last column's, made
+// again when it prices another (in the storage of the last: no allocation, no new pages).
+const RankBlockCoordinates& columnReads(const EdgeMatrix& m, int in, const OperandSide& consumer) {
+  struct LastColumn {
+    uint64_t matrix = 0;
+    int column = -1;
+    RankBlockCoordinates reads;
+  };
+  static thread_local LastColumn last;
+  if (last.matrix != m.id || last.column != in) {
+    assignRankBlockCoordinates(unitGrid(consumer.parts), consumer.readByRank, last.reads);
+    last.matrix = m.id;
+    last.column = in;
+  }
+  return last.reads;
+}
+
 // The block coordinates each rank owns of row `out`, found when first needed.
 const RankBlockCoordinates& ownedCoordinates(SearchSpace& s, EdgeMatrix& m, int out) {
   auto& owned = m.owned[static_cast<std::size_t>(out)];
@@ -222,9 +247,7 @@ int64_t computeEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
   const einrt::BlockGrid grid{m.bounds, consumer.parts};
   if (s.model.hasCanonicalEdgeTerm()) {
     const einrt::BlockGrid from{m.bounds, producer};
-    auto& read = m.read[static_cast<std::size_t>(in)];
-    if (!read) read = s.coordinates->read(consumer.parts, consumer.readByRank);
-    return s.model.canonicalEdgeTerm(from, ownedCoordinates(s, m, out), grid, *read, m.elementBytes);
+    return s.model.canonicalEdgeTerm(from, ownedCoordinates(s, m, out), grid, columnReads(m, in, consumer), m.elementBytes);
   }
   std::unique_ptr<BlockHomes>& homes = m.homes[static_cast<std::size_t>(out)];
   if (!homes && s.model.edgeNeedsPlacement()) {
@@ -322,41 +345,11 @@ std::vector<Parts> chosenParts(const SearchSpace& s, const std::vector<int>& cho
   return parts;
 }
 
-namespace {
-
-// A grid cut in `parts` whose blocks are one element each: coordinates read its parts only.
-einrt::BlockGrid unitGrid(const Parts& parts) { return einrt::BlockGrid{parts, parts}; }
-
-}  // namespace
-
 std::shared_ptr<const RankBlockCoordinates> SharedCoordinates::owned(const Parts& parts, int64_t ownerStride) {
   const std::lock_guard<std::mutex> lock(mutex_);
   auto& kept = owned_[{parts, ownerStride}];
   if (!kept) kept = std::make_shared<const RankBlockCoordinates>(ownedBlockCoordinates(unitGrid(parts), ownerStride));
   return kept;
-}
-
-std::shared_ptr<const RankBlockCoordinates> SharedCoordinates::read(const Parts& parts, const einrt::model::BlockNumbers& readByRank) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  auto mix = [&h](int64_t v) { h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull; };
-  for (int64_t v : parts) mix(v);
-  for (int64_t v : readByRank) mix(v);
-  // Equal when each rank's coordinates number the block it reads.
-  auto reads = [&](const RankBlockCoordinates& c) {
-    if (c.byDim.size() != parts.size() || c.ranks() != readByRank.size()) return false;
-    for (std::size_t r = 0; r < readByRank.size(); ++r) {
-      int64_t block = 0;
-      for (std::size_t d = 0; d < parts.size(); ++d) block = block * parts[d] + c.byDim[d][r];
-      if (block != readByRank[r]) return false;
-    }
-    return true;
-  };
-  const std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<std::shared_ptr<const RankBlockCoordinates>>& same = readWithHash_[h];
-  for (const auto& c : same)
-    if (reads(*c)) return c;
-  same.push_back(std::make_shared<const RankBlockCoordinates>(rankBlockCoordinates(unitGrid(parts), readByRank)));
-  return same.back();
 }
 
 }  // namespace eindecomp

@@ -86,8 +86,12 @@ struct EdgeMatrix {
   int64_t& cell(int out, int in) { return cost[static_cast<std::size_t>(in) * rows->size() + static_cast<std::size_t>(out)]; }
   std::vector<std::unique_ptr<BlockHomes>> homes;  // per row, made when first needed (time)
   // The traffic objective's fast path (traffic.h, canonical placement): per row the block
-  // coordinates each rank owns, per column those it reads, made when first needed.
-  std::vector<std::shared_ptr<const RankBlockCoordinates>> owned, read;  // from SharedCoordinates
+  // coordinates each rank owns, made when first needed. Those a column reads are made
+  // by the thread pricing it and kept only until it prices another column (search_space.cpp
+  // columnReads): the dynamic program prices a column's rows together, and keeping every
+  // column's (dims x p numbers each) was most of the planner's memory at p = 16,384.
+  std::vector<std::shared_ptr<const RankBlockCoordinates>> owned;  // from SharedCoordinates
+  uint64_t id = 0;  // unique in the process: what a thread's last column is known by
   // The dynamic program's last answers on this matrix (block_solver.cpp bestProducers): a
   // producer's tables in ascending order and, per column, the best producer layout and
   // sum. A model's repeated layers meet equal tables again and again (LLaMA-65B under
@@ -125,14 +129,10 @@ class SharedCoordinates {
  public:
   // The canonical owners' (ownedBlockCoordinates) of a grid cut in `parts`.
   std::shared_ptr<const RankBlockCoordinates> owned(const Parts& parts, int64_t ownerStride);
-  // Rank r reading block readByRank[r] of a grid cut in `parts` (rankBlockCoordinates).
-  std::shared_ptr<const RankBlockCoordinates> read(const Parts& parts, const einrt::model::BlockNumbers& readByRank);
 
  private:
   std::mutex mutex_;
   std::map<std::pair<Parts, int64_t>, std::shared_ptr<const RankBlockCoordinates>> owned_;
-  // By a hash of (parts, readByRank); an entry is checked against readByRank in full.
-  std::unordered_map<uint64_t, std::vector<std::shared_ptr<const RankBlockCoordinates>>> readWithHash_;
 };
 
 struct SearchSpace {

@@ -158,7 +158,15 @@ Traffic TrafficMemo::repartition(const BlockHomes& producer, const std::vector<i
 
 RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const einrt::model::BlockNumbers& blockOfRank) {
   RankBlockCoordinates c;
-  c.byDim.assign(grid.dims(), std::vector<int32_t>(blockOfRank.size()));
+  assignRankBlockCoordinates(grid, blockOfRank, c);
+  return c;
+}
+
+void assignRankBlockCoordinates(const einrt::BlockGrid& grid, const einrt::model::BlockNumbers& blockOfRank,
+                                RankBlockCoordinates& c) {
+  c.ownerStride = 1;
+  c.byDim.resize(grid.dims());
+  for (auto& coordinates : c.byDim) coordinates.resize(blockOfRank.size());  // every entry is written below
   for (std::size_t r = 0; r < blockOfRank.size(); ++r) {
     int64_t b = blockOfRank[r];
     for (std::size_t d = grid.dims(); d-- > 0;) {
@@ -166,7 +174,6 @@ RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const ei
       b /= grid.parts[d];
     }
   }
-  return c;
 }
 
 RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid, int64_t ownerStride, int64_t rankEnd) {

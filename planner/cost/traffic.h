@@ -83,6 +83,9 @@ struct RankBlockCoordinates {
 };
 // blockOfRank[r]: the block rank r owns or reads.
 RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const einrt::model::BlockNumbers& blockOfRank);
+// The same into `c`, in the storage it already has where large enough.
+void assignRankBlockCoordinates(const einrt::BlockGrid& grid, const einrt::model::BlockNumbers& blockOfRank,
+                                RankBlockCoordinates& c);
 // The canonical owners: rank b * ownerStride owns block b, for every block of `grid`
 // (the ranks between own none: coordinate -1, which meets no block); of the ranks below
 // `rankEnd` only, where given.
