@@ -277,12 +277,65 @@ std::vector<int64_t> randomDivisors(const std::vector<int64_t>& shape, std::mt19
   return parts;
 }
 
+// The per-rank count element by element (an oracle apart from traffic.cpp's pieces):
+// every element of every distinct (rank, block) read, from its producer block's owner.
+Traffic elementByElementTraffic(const einrt::BlockGrid& producer, const std::vector<int>& owner, const einrt::BlockGrid& consumer,
+                                const einrt::model::BlockNumbers& read, const std::vector<int>& callRank, int64_t devices,
+                                const einrt::RankNodes& nodes) {
+  std::set<std::pair<int, int64_t>> needs;
+  for (std::size_t c = 0; c < read.size(); ++c) needs.emplace(callRank[c], read[c]);
+  std::map<std::pair<int, int>, int64_t> pairs;  // (sender, receiver) -> elements
+  const std::size_t dims = consumer.dims();
+  for (const auto& [rank, block] : needs) {
+    std::vector<int64_t> at(dims), lo(dims);
+    int64_t rest = block;
+    for (std::size_t d = dims; d-- > 0;) {
+      lo[d] = rest % consumer.parts[d] * consumer.extent(d);
+      rest /= consumer.parts[d];
+    }
+    at = lo;
+    for (bool more = true; more;) {
+      int64_t from = 0;
+      for (std::size_t d = 0; d < dims; ++d) from = from * producer.parts[d] + at[d] / producer.extent(d);
+      if (owner[static_cast<std::size_t>(from)] != rank) ++pairs[{owner[static_cast<std::size_t>(from)], rank}];
+      more = false;
+      for (std::size_t d = dims; d-- > 0;) {
+        if (++at[d] < lo[d] + consumer.extent(d)) {
+          more = true;
+          break;
+        }
+        at[d] = lo[d];
+      }
+    }
+  }
+  Traffic t;
+  std::vector<int64_t> sent[2], received[2], messages[2];
+  for (int l = 0; l < 2; ++l) sent[l] = received[l] = messages[l] = std::vector<int64_t>(static_cast<std::size_t>(devices), 0);
+  for (const auto& [pair, elements] : pairs) {
+    const int l = nodes.sameNode(pair.first, pair.second) ? 0 : 1;
+    t.elements += elements;
+    if (l == 1) t.interNodeElements += elements;
+    sent[l][static_cast<std::size_t>(pair.first)] += elements;
+    received[l][static_cast<std::size_t>(pair.second)] += elements;
+    ++messages[l][static_cast<std::size_t>(pair.first)];
+    ++messages[l][static_cast<std::size_t>(pair.second)];
+  }
+  LinkLoad* load[2] = {&t.intraNode, &t.interNode};
+  for (int l = 0; l < 2; ++l)
+    for (std::size_t r = 0; r < static_cast<std::size_t>(devices); ++r) {
+      load[l]->busiestElements = std::max({load[l]->busiestElements, sent[l][r], received[l][r]});
+      load[l]->busiestMessages = std::max(load[l]->busiestMessages, messages[l][r]);
+    }
+  return t;
+}
+
 }  // namespace
 
 TEST_CASE("the search's canonical repartition count equals an element-by-element count") {
   // Rank r owns block r of the producer's grid and reads block read[r] of the consumer's;
   // the elements it must receive are those of its read block it does not own, counted
-  // element by element here (no overlap arithmetic), and through repartitionTraffic.
+  // element by element (elementByElementTraffic: no overlap arithmetic), and through
+  // repartitionTraffic.
   const unsigned seed = 20261125;
   std::cout << "canonical repartition seed " << seed << "\n";
   std::mt19937 rng(seed);
@@ -294,27 +347,13 @@ TEST_CASE("the search's canonical repartition count equals an element-by-element
     einrt::model::BlockNumbers read(static_cast<std::size_t>(ranks));
     for (auto& b : read) b = static_cast<int32_t>(rng() % static_cast<unsigned>(consumer.blockCount()));
     const int64_t devices = std::max(ranks, producer.blockCount());
-    int64_t total = 1;
-    for (int64_t e : shape) total *= e;
-    int64_t want = 0;
-    for (int64_t r = 0; r < ranks; ++r)
-      for (int64_t flat = 0; flat < total; ++flat) {
-        std::vector<int64_t> pc, cc;
-        int64_t rest = flat;
-        for (std::size_t d = shape.size(); d-- > 0;) {
-          const int64_t i = rest % shape[d];
-          rest /= shape[d];
-          pc.insert(pc.begin(), i / producer.extent(d));
-          cc.insert(cc.begin(), i / consumer.extent(d));
-        }
-        if (consumer.index(cc) == read[static_cast<std::size_t>(r)] && producer.index(pc) != r) ++want;
-      }
     const int64_t got = canonicalRepartitionElements(producer, ownedBlockCoordinates(producer), consumer,
                                                      rankBlockCoordinates(consumer, read));
     std::vector<int> owner(static_cast<std::size_t>(producer.blockCount()));
     std::iota(owner.begin(), owner.end(), 0);
     std::vector<int> callRank(static_cast<std::size_t>(ranks));
     std::iota(callRank.begin(), callRank.end(), 0);
+    const int64_t want = elementByElementTraffic(producer, owner, consumer, read, callRank, devices, {}).elements;
     const Traffic general = repartitionTraffic(BlockHomes(producer, owner, devices), consumer, read, callRank, devices,
                                                TrafficDetail::Total);
     CAPTURE(trial);
@@ -461,61 +500,6 @@ TEST_CASE("the traffic and time bounds the planner skips pricing by never exceed
   CHECK(timeTight > 40);  // the time bound: within half of the plan's time often
 }
 
-namespace {
-
-// The per-rank count element by element (an oracle apart from traffic.cpp's pieces):
-// every element of every distinct (rank, block) read, from its producer block's owner.
-Traffic elementByElementTraffic(const einrt::BlockGrid& producer, const std::vector<int>& owner, const einrt::BlockGrid& consumer,
-                                const einrt::model::BlockNumbers& read, const std::vector<int>& callRank, int64_t devices,
-                                const einrt::RankNodes& nodes) {
-  std::set<std::pair<int, int64_t>> needs;
-  for (std::size_t c = 0; c < read.size(); ++c) needs.emplace(callRank[c], read[c]);
-  std::map<std::pair<int, int>, int64_t> pairs;  // (sender, receiver) -> elements
-  const std::size_t dims = consumer.dims();
-  for (const auto& [rank, block] : needs) {
-    std::vector<int64_t> at(dims), lo(dims);
-    int64_t rest = block;
-    for (std::size_t d = dims; d-- > 0;) {
-      lo[d] = rest % consumer.parts[d] * consumer.extent(d);
-      rest /= consumer.parts[d];
-    }
-    at = lo;
-    for (bool more = true; more;) {
-      int64_t from = 0;
-      for (std::size_t d = 0; d < dims; ++d) from = from * producer.parts[d] + at[d] / producer.extent(d);
-      if (owner[static_cast<std::size_t>(from)] != rank) ++pairs[{owner[static_cast<std::size_t>(from)], rank}];
-      more = false;
-      for (std::size_t d = dims; d-- > 0;) {
-        if (++at[d] < lo[d] + consumer.extent(d)) {
-          more = true;
-          break;
-        }
-        at[d] = lo[d];
-      }
-    }
-  }
-  Traffic t;
-  std::vector<int64_t> sent[2], received[2], messages[2];
-  for (int l = 0; l < 2; ++l) sent[l] = received[l] = messages[l] = std::vector<int64_t>(static_cast<std::size_t>(devices), 0);
-  for (const auto& [pair, elements] : pairs) {
-    const int l = nodes.sameNode(pair.first, pair.second) ? 0 : 1;
-    t.elements += elements;
-    if (l == 1) t.interNodeElements += elements;
-    sent[l][static_cast<std::size_t>(pair.first)] += elements;
-    received[l][static_cast<std::size_t>(pair.second)] += elements;
-    ++messages[l][static_cast<std::size_t>(pair.first)];
-    ++messages[l][static_cast<std::size_t>(pair.second)];
-  }
-  LinkLoad* load[2] = {&t.intraNode, &t.interNode};
-  for (int l = 0; l < 2; ++l)
-    for (std::size_t r = 0; r < static_cast<std::size_t>(devices); ++r) {
-      load[l]->busiestElements = std::max({load[l]->busiestElements, sent[l][r], received[l][r]});
-      load[l]->busiestMessages = std::max(load[l]->busiestMessages, messages[l][r]);
-    }
-  return t;
-}
-
-}  // namespace
 
 TEST_CASE("a repartition's per-rank count equals the element-by-element count, one block per rank or several") {
   // repartitionTraffic counts block by block where each rank reads one block
