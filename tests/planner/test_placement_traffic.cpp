@@ -277,6 +277,16 @@ std::vector<int64_t> randomDivisors(const std::vector<int64_t>& shape, std::mt19
   return parts;
 }
 
+// Every count a Traffic carries, checked one by one so that a failure names the field.
+void checkSameTraffic(const Traffic& got, const Traffic& want) {
+  CHECK(got.elements == want.elements);
+  CHECK(got.interNodeElements == want.interNodeElements);
+  CHECK(got.intraNode.busiestElements == want.intraNode.busiestElements);
+  CHECK(got.intraNode.busiestMessages == want.intraNode.busiestMessages);
+  CHECK(got.interNode.busiestElements == want.interNode.busiestElements);
+  CHECK(got.interNode.busiestMessages == want.interNode.busiestMessages);
+}
+
 // The per-rank count element by element (an oracle apart from traffic.cpp's pieces):
 // every element of every distinct (rank, block) read, from its producer block's owner.
 Traffic elementByElementTraffic(const einrt::BlockGrid& producer, const std::vector<int>& owner, const einrt::BlockGrid& consumer,
@@ -437,12 +447,7 @@ TEST_CASE("the search's canonical per-rank repartition equals repartitionTraffic
     CAPTURE(stride);
     CHECK(canonicalRepartitionElements(producer, owns, consumer, reads) == want.elements);
     checkFloorsUnder(want, producer, stride, consumer, read, devices, nodes);
-    CHECK(got.elements == want.elements);
-    CHECK(got.interNodeElements == want.interNodeElements);
-    CHECK(got.intraNode.busiestElements == want.intraNode.busiestElements);
-    CHECK(got.intraNode.busiestMessages == want.intraNode.busiestMessages);
-    CHECK(got.interNode.busiestElements == want.interNode.busiestElements);
-    CHECK(got.interNode.busiestMessages == want.interNode.busiestMessages);
+    checkSameTraffic(got, want);
   }
 }
 
@@ -531,12 +536,7 @@ TEST_CASE("a repartition's per-rank count equals the element-by-element count, o
     const Traffic got = repartitionTraffic(BlockHomes(producer, owner, devices), consumer, read, callRank, devices,
                                            TrafficDetail::PerRank, nodes);
     CAPTURE(trial);
-    CHECK(got.elements == want.elements);
-    CHECK(got.interNodeElements == want.interNodeElements);
-    CHECK(got.intraNode.busiestElements == want.intraNode.busiestElements);
-    CHECK(got.intraNode.busiestMessages == want.intraNode.busiestMessages);
-    CHECK(got.interNode.busiestElements == want.interNode.busiestElements);
-    CHECK(got.interNode.busiestMessages == want.interNode.busiestMessages);
+    checkSameTraffic(got, want);
   }
   CHECK(oneBlockEach > 100);  // the block-by-block count ran
 }
