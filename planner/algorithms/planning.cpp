@@ -128,6 +128,7 @@ PlanOptions besideTheRequest(PlanOptions other) {
   other.trafficMemo = std::make_shared<TrafficMemo>();
   other.lowestPeak.reset();
   other.returnedCost.reset();
+  other.rulesSideBySide = false;
   return other;
 }
 
@@ -239,11 +240,12 @@ void priceOnTwoThreads(const Graph& g, const PlanOptions& options, std::vector<I
       }
     }
   };
-  PlanOptions second = options;
+  PlanOptions first = options, second = options;
+  first.rulesSideBySide = second.rulesSideBySide = false;  // two threads already
   second.trafficMemo = std::make_shared<TrafficMemo>();
   std::thread helper;
   if (items.size() > 1) helper = std::thread(work, std::cref(second));
-  work(options);
+  work(first);
   if (helper.joinable()) helper.join();
 }
 

@@ -57,6 +57,10 @@ struct PlanOptions {
   // The placement rules planGraph tries; the cheaper plan wins. The tests of the search's
   // exactness keep only the canonical rule, the one the search itself prices.
   std::vector<PlacementRule> placementRules{PlacementRule::Canonical, PlacementRule::Matched};
+  // placeAndPrice places and prices the rules each on a thread of its own (the plan is the
+  // same): off where this request already runs beside another (a cluster's flat plan, the
+  // baselines priced two at a time), which would otherwise take the core the other needs.
+  bool rulesSideBySide = true;
   std::size_t partitionLimit = kDefaultPartitionLimit;
   double bruteLimit = kBruteForceLimit;
   // eindecomp enumerates the output layouts of multi-consumer nodes exactly while
