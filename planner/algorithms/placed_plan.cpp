@@ -2,11 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <future>
+#include <limits>
 #include <optional>
 #include <utility>
 
+#include "planner/cost/checked_math.h"
 #include "planner/cost/time_model.h"
+#include "planner/graph/graph_index.h"
+#include "planner/partition/call_geometry.h"
 #include "planner/graph/tensor_types.h"
 #include "planner/graph/units.h"
 
@@ -37,6 +42,63 @@ void chooseGemmPaths(const Graph& g, const PlanOptions& options, Plan& plan) {
   }
 }
 
+// Prices a plan node by node as placeNodes places it (NodePlaced), once the rival's time is
+// known, and stops the placement when the plan is sure to take longer: the nodes placed at
+// their exchanges' time, the rest at their floors, every node's kernels at theirs (the
+// fused groups, which price them with a kernel model, are chosen from the whole plan). The exchanges go through the request's
+// memo, where costPlan finds them if the plan is finished.
+class LosingPlanWatch {
+ public:
+  LosingPlanWatch(const Graph& g, const PlanOptions& options, const std::vector<Parts>& parts, RivalTime rival)
+      : g_(g), options_(options), parts_(parts), rival_(std::move(rival)), index_(g), types_(nodeOutputTypes(g)),
+        computeFloor_(computeFloorsByNode(*options.machine, g, parts)), restFloor_(g.nodes.size() + 1, 0) {
+    const std::vector<int64_t> floors = timeFloorsByNode(g, parts, *options.machine, options.devices);
+    for (std::size_t i = floors.size(); i-- > 0;) restFloor_[i] = checkedAdd(restFloor_[i + 1], floors[i], "estimated time");
+  }
+  // Whether the time bounds hold for these partitions (plan_cost.h: a rank per call).
+  static bool applies(const PlanOptions& options, const std::vector<Parts>& parts) {
+    if (!options.machine || !options.pinnedPlacements.empty() || options.memLimitBytes) return false;
+    for (const Parts& p : parts) {
+      int64_t calls = 1;
+      for (int64_t d : p) calls *= d;
+      if (calls > options.devices) return false;
+    }
+    return true;
+  }
+  bool operator()(std::size_t node, const CallGeometry& geometry, const std::vector<Placement>& placements) {
+    if (!rivalPs_ && !(rivalPs_ = rival_())) return true;
+    for (; priced_ < node; ++priced_)  // placed before the rival's time came
+      placedPs_ = checkedAdd(placedPs_, exchange(priced_, callGeometry(nodeSpace(g_.nodes[priced_]), parts_[priced_]), placements),
+                             "estimated time");
+    placedPs_ = checkedAdd(placedPs_, exchange(node, geometry, placements), "estimated time");
+    priced_ = node + 1;
+    lost_ = floorPs() > *rivalPs_;
+    return !lost_;
+  }
+  bool lost() const { return lost_; }
+  int64_t floorPs() const { return checkedAdd(placedPs_, restFloor_[priced_], "estimated time"); }
+
+ private:
+  // The node's exchanges and its kernels' floor.
+  int64_t exchange(std::size_t node, const CallGeometry& geometry, const std::vector<Placement>& placements) const {
+    return checkedAdd(exchangePicoseconds(g_, index_, node, geometry, parts_, placements, types_, *options_.machine,
+                                          options_.devices, options_.trafficMemo.get()),
+                      computeFloor_[node], "estimated time");
+  }
+  const Graph& g_;
+  const PlanOptions& options_;
+  const std::vector<Parts>& parts_;
+  RivalTime rival_;
+  GraphIndex index_;
+  std::vector<DType> types_;
+  std::vector<int64_t> computeFloor_;
+  std::vector<int64_t> restFloor_;  // [i]: the floors of nodes i.. together
+  std::optional<int64_t> rivalPs_;
+  int64_t placedPs_ = 0;            // nodes [0, priced_) at their exchanges' time
+  std::size_t priced_ = 0;
+  bool lost_ = false;
+};
+
 }  // namespace
 
 void say(const PlanOptions& options, const std::string& phase) {
@@ -52,11 +114,16 @@ int64_t ranksPerNodeOf(const PlanOptions& options) {
 }
 
 PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::string& algorithm,
-                         const std::vector<Parts>& parts) {
+                         const std::vector<Parts>& parts, const RivalTime& rival) {
   const ObjectiveModel model = objectiveModel(g, options);
-  auto placedBy = [&](PlacementRule rule) {
-    Plan plan = makePlan(g, options.devices, algorithm, parts,
-                         placeNodes(g, parts, rule, options.pinnedPlacements, options.devices, linkWeights(options)));
+  const bool watched = rival && LosingPlanWatch::applies(options, parts);
+  auto placedBy = [&](PlacementRule rule, bool watch) {
+    std::optional<LosingPlanWatch> losing;
+    if (watch) losing.emplace(g, options, parts, rival);
+    std::vector<Placement> placements = placeNodes(g, parts, rule, options.pinnedPlacements, options.devices, linkWeights(options),
+                                                   losing ? NodePlaced(std::ref(*losing)) : NodePlaced{});
+    if (losing && losing->lost()) return PricedPlan{{}, {}, rule, true, losing->floorPs()};
+    Plan plan = makePlan(g, options.devices, algorithm, parts, std::move(placements));
     plan.ranksPerNode = ranksPerNodeOf(options);
     chooseGemmPaths(g, options, plan);
     PlanCost cost = costPlan(g, plan, options.machine, memoryToCompare(options), options.trafficMemo.get());
@@ -64,23 +131,40 @@ PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::
   };
   // Every rule but the last on a thread of its own (the memo is safe from several): on a
   // cluster at p = 16,384 the canonical rule's plan takes a second or two to place and
-  // price beside the matched rule's ten (LLaMA-65B, 20 layers). Compared in the rules'
-  // order, so the plan kept is the one a single thread keeps.
-  std::optional<PricedPlan> best;
-  auto keepCheaper = [&](PricedPlan priced) {
-    if (!best || model.key(priced.cost) < model.key(best->cost)) best = std::move(priced);
-  };
+  // price beside the matched rule's ten (LLaMA-65B, 20 layers).
   const std::vector<PlacementRule>& rules = options.placementRules;
+  std::vector<PricedPlan> placed;
   if (!options.rulesSideBySide || rules.size() < 2) {
-    for (PlacementRule rule : rules) keepCheaper(placedBy(rule));
-    return std::move(*best);
+    for (PlacementRule rule : rules) placed.push_back(placedBy(rule, watched));
+  } else {
+    std::vector<std::future<PricedPlan>> others;
+    for (std::size_t r = 0; r + 1 < rules.size(); ++r) others.push_back(std::async(std::launch::async, placedBy, rules[r], watched));
+    PricedPlan last = placedBy(rules.back(), watched);
+    for (auto& other : others) placed.push_back(other.get());
+    placed.push_back(std::move(last));
   }
-  std::vector<std::future<PricedPlan>> others;
-  for (std::size_t r = 0; r + 1 < rules.size(); ++r) others.push_back(std::async(std::launch::async, placedBy, rules[r]));
-  PricedPlan last = placedBy(rules.back());
-  for (auto& other : others) keepCheaper(other.get());
-  keepCheaper(std::move(last));
-  return std::move(*best);
+  // Where some rule's plan was abandoned, the plan kept is sure to lose to the rival when
+  // every finished one takes longer too; else the abandoned are finished (the cheapest
+  // under the objective may be one of them).
+  const auto abandoned = std::count_if(placed.begin(), placed.end(), [](const PricedPlan& p) { return p.abandoned; });
+  if (abandoned > 0) {
+    const int64_t rivalPs = *rival();  // known: a plan was abandoned against it
+    int64_t floor = std::numeric_limits<int64_t>::max();
+    for (const PricedPlan& p : placed) floor = std::min(floor, p.abandoned ? p.timeFloorPs : *p.cost.timePs);
+    if (floor > rivalPs) {
+      PricedPlan lost{{}, {}, rules.front(), true, floor, std::nullopt};
+      for (const PricedPlan& p : placed)
+        if (!p.abandoned && (!lost.ceiling || model.key(p.cost) < model.key(*lost.ceiling))) lost.ceiling = p.cost;
+      return lost;
+    }
+    for (std::size_t r = 0; r < rules.size(); ++r)
+      if (placed[r].abandoned) placed[r] = placedBy(rules[r], false);
+  }
+  // Compared in the rules' order, so the plan kept is the one a single thread keeps.
+  std::size_t best = 0;
+  for (std::size_t r = 1; r < placed.size(); ++r)
+    if (model.key(placed[r].cost) < model.key(placed[best].cost)) best = r;
+  return std::move(placed[best]);
 }
 
 std::string bytesText(int64_t bytes) { return std::to_string(bytes) + " bytes (" + formatBytes(bytes) + ")"; }

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,12 +19,28 @@ struct PricedPlan {
   Plan plan;
   PlanCost cost;
   PlacementRule rule = PlacementRule::Canonical;
+  // Given up while placed, sure to take longer than a rival (RivalTime): it takes at least
+  // timeFloorPs on the machine; plan and cost are empty.
+  bool abandoned = false;
+  int64_t timeFloorPs = 0;
+  // Abandoned, where some rule's plan was finished: the cheapest of those, which the plan
+  // of the cheapest rule costs no more than under the objective.
+  std::optional<PlanCost> ceiling;
 };
 
+// A plan that another thread is making to compare with at the end (the cluster's plan
+// made without its nodes, priced on the cluster: planning.cpp): its time (picoseconds on
+// the options' machine) once it is priced, none before.
+using RivalTime = std::function<std::optional<int64_t>()>;
+
 // The partitions placed by every rule of the options; the cheapest plan (its memory priced
-// only under --mem-limit).
+// only under --mem-limit). With `rival`, where the time bounds hold (a machine, no pinned
+// placement, no node above p calls, no --mem-limit): a plan priced node by node as it is
+// placed — the nodes placed at their exchanges' time, the rest at their floors
+// (plan_cost.h timeFloorsByNode) — is abandoned once that sum passes the rival's time; the
+// result is abandoned where every rule's plan is sure to take longer.
 PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::string& algorithm,
-                         const std::vector<Parts>& parts);
+                         const std::vector<Parts>& parts, const RivalTime& rival = {});
 
 // Plans compared without --mem-limit need no memory plan: every plan fits, and the report
 // prices the plan returned.

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <exception>
 #include <future>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -143,18 +144,68 @@ std::future<std::optional<Plan>> planMeanwhile(const Graph& g, const PlanOptions
 
 // The cluster's plan made without its nodes, priced on the cluster (as the plan the
 // search returns is) on the same thread: its pricing, a second or so on a large model,
-// is then not left for the end (keepClusterPlanOrFlat).
-std::future<std::optional<PricedPlan>> planFlatMeanwhile(const Graph& g, const PlanOptions& options) {
+// is then not left for the end (keepClusterPlanOrFlat). Its time and bytes between nodes
+// there are published as soon as they are known (the search's plan, placed meanwhile, is
+// abandoned once it is sure to take longer: placeAndPrice's rival).
+struct FlatOnCluster {
+  std::atomic<int64_t> interNodeBytes{-1};
+  std::atomic<int64_t> timePs{-1};  // stored last: known once it is
+};
+std::future<std::optional<PricedPlan>> planFlatMeanwhile(const Graph& g, const PlanOptions& options,
+                                                         std::shared_ptr<FlatOnCluster> published) {
   PlanOptions flat = besideTheRequest(options);
   flat.machine = flatMachine(*options.machine);
   say(options, "planning the same machine with its nodes forgotten, to compare (on a thread of its own)");
-  return std::async(std::launch::async, [&g, flat, options]() -> std::optional<PricedPlan> {
+  return std::async(std::launch::async, [&g, flat, options, published]() -> std::optional<PricedPlan> {
     std::optional<Plan> made = planOrNone(g, flat);
     if (!made) return std::nullopt;
     made->ranksPerNode = ranksPerNodeOf(options);
     PlanCost onCluster = costPlan(g, *made, options.machine, memoryToCompare(options), options.trafficMemo.get());
+    published->interNodeBytes.store(onCluster.interNodeBytes);
+    published->timePs.store(*onCluster.timePs);
     return PricedPlan{std::move(*made), std::move(onCluster)};
   });
+}
+
+// The flat plan's time on the cluster, once its thread has priced it.
+RivalTime rivalOf(const std::shared_ptr<FlatOnCluster>& published) {
+  return [published]() -> std::optional<int64_t> {
+    const int64_t ps = published->timePs.load();
+    return ps < 0 ? std::nullopt : std::optional<int64_t>(ps);
+  };
+}
+
+// Whether no baseline's plan that eindecomp could return instead of the search's (the
+// ones planGraph prices: unlike the search's partitions, running every call) would be kept
+// over the flat plan, as the search's abandoned plan would not: each is sure to take longer
+// on the cluster (by its floor, timeLowerBound, or abandoned as it is placed) or sends more
+// between nodes. Then keepClusterPlanOrFlat returns the flat plan whichever of them is the
+// cheapest. A baseline that cannot be chosen, or one that would be kept, leaves it to
+// planGraph's own comparisons.
+bool baselinesLoseToo(const Graph& g, const PlanOptions& options, const SearchSpace& space, const std::vector<Parts>& searched,
+                      const std::optional<PlanCost>& ceiling, const RivalTime& rival, const FlatOnCluster& flat) {
+  const int64_t rivalPs = *rival();
+  const ObjectiveModel model = objectiveModel(g, options);
+  std::vector<std::vector<Parts>> seen{searched};
+  for (const std::string& name : baselineAlgorithmNames()) {
+    std::vector<Parts> parts;
+    try {
+      parts = choosePartitions(name, g, options).parts;
+    } catch (const InputError& e) {
+      if (e.exitCode() == kExitNoPlan) continue;
+      return false;
+    }
+    if (std::find(seen.begin(), seen.end(), parts) != seen.end() || !runsFullCalls(space, parts)) continue;
+    seen.push_back(parts);
+    // Cannot be the cheapest (it costs more than some rule's plan of the search's
+    // partitions), or cannot be kept over the flat plan.
+    if (ceiling && cannotBeat(g, options, model, *ceiling, parts)) continue;
+    if (timeLowerBound(g, parts, *options.machine, options.devices) > rivalPs) continue;
+    const PricedPlan priced = placeAndPrice(g, options, name, parts, rival);
+    if (!priced.abandoned && *priced.cost.timePs <= rivalPs && priced.cost.interNodeBytes <= flat.interNodeBytes.load())
+      return false;
+  }
+  return true;
 }
 
 std::future<std::optional<Plan>> planForTrafficMeanwhile(const Graph& g, const PlanOptions& options) {
@@ -168,21 +219,33 @@ std::future<std::optional<Plan>> planForTrafficMeanwhile(const Graph& g, const P
 // the cluster. The cluster-aware plan is kept when it sends no more bytes between nodes and
 // takes no longer there; otherwise the flat plan is returned. So a plan for a cluster is
 // never worse on the network, nor slower by the model, than the one made without its nodes.
-void keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, std::future<std::optional<PricedPlan>>& flatPlan,
+// Returns whether the flat plan is; its placement note (the rule that placed it) then
+// replaces the search's. Where the search's plan was abandoned (and no baseline could
+// replace it: baselinesLoseToo), the flat plan is returned against its time floor.
+bool keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, std::future<std::optional<PricedPlan>>& flatPlan,
                            PricedPlan& best, std::vector<std::string>& notes) {
   std::optional<PricedPlan> made = flatPlan.get();
-  if (!made) return;
+  if (!made) return false;
   Plan& flat = made->plan;
   const PlanCost& onCluster = made->cost;
   const ObjectiveModel model = objectiveModel(g, options);
-  const bool dominates = best.cost.interNodeBytes <= onCluster.interNodeBytes && *best.cost.timePs <= *onCluster.timePs;
-  if (dominates || !model.fits(onCluster)) return;
-  notes.push_back("cluster: the plan made for the nodes sends " + formatBytes(best.cost.interNodeBytes) + " between nodes in " +
-                  formatSeconds(picosecondsToSeconds(*best.cost.timePs)) + "; the plan made without them sends " +
-                  formatBytes(onCluster.interNodeBytes) + " in " + formatSeconds(picosecondsToSeconds(*onCluster.timePs)) +
-                  " on this cluster, so it is returned");
+  const std::string flatText = formatBytes(onCluster.interNodeBytes) + " in " + formatSeconds(picosecondsToSeconds(*onCluster.timePs)) +
+                               " on this cluster, so it is returned";
+  if (best.abandoned) {
+    notes.push_back("cluster: the plan made for the nodes takes at least " +
+                    formatSeconds(picosecondsToSeconds(best.timeFloorPs)) +
+                    " (its exchanges, counted as it was placed, and the floors of the rest); the plan made without them sends " +
+                    flatText);
+  } else {
+    const bool dominates = best.cost.interNodeBytes <= onCluster.interNodeBytes && *best.cost.timePs <= *onCluster.timePs;
+    if (dominates || !model.fits(onCluster)) return false;
+    notes.push_back("cluster: the plan made for the nodes sends " + formatBytes(best.cost.interNodeBytes) + " between nodes in " +
+                    formatSeconds(picosecondsToSeconds(*best.cost.timePs)) + "; the plan made without them sends " + flatText);
+  }
   best.plan = std::move(flat);
   best.cost = onCluster;
+  best.abandoned = false;
+  return true;
 }
 
 // --objective time: the search's plan replaces the traffic objective's plan only where it is
@@ -225,8 +288,8 @@ bool keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, con
 
 // placeAndPrice for every entry of `items` without an error (each has `parts`, and gets
 // `priced` or `error`), two at a time: the second thread is idle by then on most
-// requests (the cluster's flat plan is searched beside the first). That thread prices with
-// a traffic memo of its own (the memo is not shared across threads).
+// requests (the cluster's flat plan is searched beside the first). Both threads share the
+// request's traffic memo (TrafficMemo locks around its lookups and inserts).
 template <class Item>
 void priceOnTwoThreads(const Graph& g, const PlanOptions& options, std::vector<Item>& items) {
   std::atomic<std::size_t> next{0};
@@ -240,12 +303,11 @@ void priceOnTwoThreads(const Graph& g, const PlanOptions& options, std::vector<I
       }
     }
   };
-  PlanOptions first = options, second = options;
-  first.rulesSideBySide = second.rulesSideBySide = false;  // two threads already
-  second.trafficMemo = std::make_shared<TrafficMemo>();
+  PlanOptions one = options;
+  one.rulesSideBySide = false;  // two threads already
   std::thread helper;
-  if (items.size() > 1) helper = std::thread(work, std::cref(second));
-  work(first);
+  if (items.size() > 1) helper = std::thread(work, std::cref(one));
+  work(one);
   if (helper.joinable()) helper.join();
 }
 
@@ -279,8 +341,13 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   const ObjectiveModel model = objectiveModel(g, options);
   // On a cluster, the plan made without its nodes, to compare at the end (keepClusterPlanOrFlat).
   std::future<std::optional<PricedPlan>> flatPlan;
-  if (algorithm == "eindecomp" && options.machine && options.machine->rankNodes().spansNodes(options.devices))
-    flatPlan = planFlatMeanwhile(g, options);
+  std::shared_ptr<FlatOnCluster> flatOnCluster;
+  RivalTime flatRival;  // the search's plan is abandoned once sure to take longer (none under --mem-limit)
+  if (algorithm == "eindecomp" && options.machine && options.machine->rankNodes().spansNodes(options.devices)) {
+    flatOnCluster = std::make_shared<FlatOnCluster>();
+    flatPlan = planFlatMeanwhile(g, options, flatOnCluster);
+    if (!options.memLimitBytes) flatRival = rivalOf(flatOnCluster);
+  }
   // --objective time with the kernel model: the traffic objective's plan, to compare at the end.
   std::future<std::optional<Plan>> trafficPlan;
   if (algorithm == "eindecomp" && options.objective == Objective::Time && options.machine && options.machine->kernels)
@@ -295,7 +362,10 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   } else {
     choice = choosePartitions(algorithm, g, options);
   }
-  PricedPlan best = placeAndPrice(g, options, algorithm, choice.parts);
+  say(options, "placing the partitions' kernel calls on the ranks and pricing the plan");
+  PricedPlan best = placeAndPrice(g, options, algorithm, choice.parts, flatRival);
+  if (best.abandoned && !baselinesLoseToo(g, options, *space, choice.parts, best.ceiling, flatRival, *flatOnCluster))
+    best = placeAndPrice(g, options, algorithm, choice.parts);  // finished after all
   int64_t smallestPeak = best.cost.peakBytesPerDevice;
   std::vector<Parts> lowestPeak = choice.parts;  // the partitions that reached smallestPeak
   std::vector<std::string> notes;
@@ -316,7 +386,7 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   }
   for (std::string& note : choice.notes) notes.push_back(std::move(note));
   bool optimal = choice.optimal && !penalized;
-  if (algorithm == "eindecomp") {
+  if (algorithm == "eindecomp" && !best.abandoned) {
     // The search is exact under the canonical placement; a baseline's partitions, placed
     // by another rule, or a DAG the search only approximates, may still cost less: then
     // eindecomp returns them, so it never loses to a baseline that uses the devices as fully.
@@ -376,14 +446,19 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
       }
     }
   }
-  if (flatPlan.valid() && model.fits(best.cost)) keepClusterPlanOrFlat(g, options, flatPlan, best, notes);
+  const bool flatKept = flatPlan.valid() && (best.abandoned || model.fits(best.cost)) &&
+                        keepClusterPlanOrFlat(g, options, flatPlan, best, notes);
   const bool trafficPlanKept =
       trafficPlan.valid() && model.fits(best.cost) && keepTrafficPlanWithinMargin(g, options, model, trafficPlan, best, optimal, notes);
   if (!model.fits(best.cost) && options.lowestPeak) *options.lowestPeak = lowestPeak;
   if (!model.fits(best.cost)) throwNoPlan(options, algorithm == "fixed" ? "the given plan" : algorithm, smallestPeak);
-  if (!trafficPlanKept && options.placementRules.size() > 1)
+  if (!trafficPlanKept && flatKept) {
+    for (const std::string& n : best.plan.notes)
+      if (n.rfind("placement: ", 0) == 0) notes.push_back(n);
+  } else if (!trafficPlanKept && options.placementRules.size() > 1) {
     notes.push_back(std::string("placement: ") + placementRuleName(best.rule) + " rule (the cheaper of " +
                     std::to_string(options.placementRules.size()) + " rules under the objective)");
+  }
   if (algorithm == "eindecomp" && options.objective == Objective::Time && options.machine && options.machine->kernels &&
       !trafficPlanKept) {
     const Fusion fusion = chooseFusion(g, best.plan);

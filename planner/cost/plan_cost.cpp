@@ -15,6 +15,23 @@
 
 namespace eindecomp {
 
+namespace {
+
+// The repartition into operand `operand` of a node whose calls (on `callRank`) read it as
+// `reads` says, from its producer's blocks (`producer` cut as it writes it, owned by
+// `owner`): costPlan's for each edge, exchangePicoseconds' for a node placed.
+Traffic operandTraffic(const einrt::BlockGrid& producer, const std::vector<int>& owner, const CallGeometry& reads,
+                       std::size_t operand, const std::vector<int>& callRank, int64_t devices, TrafficDetail detail,
+                       const einrt::RankNodes& nodes, TrafficMemo* memo) {
+  const BlockHomes homes(producer, owner, devices);
+  const einrt::BlockGrid& grid = reads.operandGrid[operand];
+  const einrt::model::BlockNumbers& callBlock = reads.operandBlock[operand];
+  return memo ? memo->repartition(homes, owner, grid, callBlock, callRank, devices, detail, nodes)
+              : repartitionTraffic(homes, grid, callBlock, callRank, devices, detail, nodes);
+}
+
+}  // namespace
+
 PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine, MemoryDetail memory,
                   TrafficMemo* memo) {
   // Each node's figures count its output's element type, each edge's the producer's (SPEC 8).
@@ -82,14 +99,12 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     const NodePlan& producer = plan.nodes[static_cast<std::size_t>(edge.fromNode)];
     const NodePlan& consumer = plan.nodes[static_cast<std::size_t>(edge.toNode)];
     EdgePlanCost& c = pc.edges[e];
-    const BlockHomes homes({edge.bounds, edge.producerParts}, producer.placement.blockOwner, plan.devices);
     const CallGeometry& reads = geometryOf(static_cast<std::size_t>(edge.toNode));
     const einrt::BlockGrid& grid = reads.operandGrid[static_cast<std::size_t>(edge.operand)];
     c.paper = grid.windowed() ? windowRepartitionCost(grid) : repartitionCost(edge.bounds, edge.producerParts, edge.consumerParts);
-    const einrt::model::BlockNumbers& callBlock = reads.operandBlock[static_cast<std::size_t>(edge.operand)];
-    const Traffic t = memo ? memo->repartition(homes, producer.placement.blockOwner, grid, callBlock, consumer.placement.callRank,
-                                               plan.devices, detail, nodes)
-                           : repartitionTraffic(homes, grid, callBlock, consumer.placement.callRank, plan.devices, detail, nodes);
+    const Traffic t = operandTraffic({edge.bounds, edge.producerParts}, producer.placement.blockOwner, reads,
+                                     static_cast<std::size_t>(edge.operand), consumer.placement.callRank, plan.devices, detail,
+                                     nodes, memo);
     const int64_t elementBytes = bytesOf(static_cast<std::size_t>(edge.fromNode));
     c.trafficBytes = checkedMul(t.elements, elementBytes, "traffic bytes");
     c.interNodeBytes = checkedMul(t.interNodeElements, elementBytes, "traffic bytes");
@@ -141,14 +156,14 @@ void forEachPhaseFloor(const Graph& g, const std::vector<Parts>& parts, NodeFloo
     // A node's partial results: each output block's (calls / blocks) partials on as many
     // ranks, all but one sent to the block's owner.
     const einrt::BlockGrid out = einrt::tensorGrid(space.sizes, parts[i], space.outputLabels);
-    node(calls / out.blockCount(), out.blockElements(), calls - out.blockCount(), bytesOf(i));
+    node(i, calls / out.blockCount(), out.blockElements(), calls - out.blockCount(), bytesOf(i));
     for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
       const int from = index.nodeIndex(g.nodes[i].inputs[k]);
       if (from < 0 || space.windowed(k)) continue;  // graph inputs are free; a window's reads count 0 here
       const NodeSpace& producer = spaces[static_cast<std::size_t>(from)];
       const einrt::BlockGrid read = einrt::tensorGrid(space.sizes, parts[i], space.operandLabels[k]);
       const einrt::BlockGrid owned = einrt::tensorGrid(producer.sizes, parts[static_cast<std::size_t>(from)], producer.outputLabels);
-      edge(read.shape, owned.parts, read.parts, calls, bytesOf(static_cast<std::size_t>(from)));
+      edge(i, read.shape, owned.parts, read.parts, calls, bytesOf(static_cast<std::size_t>(from)));
     }
   }
 }
@@ -160,40 +175,70 @@ int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts) {
   int64_t bound = 0;
   forEachPhaseFloor(
       g, parts,
-      [&](int64_t, int64_t blockElements, int64_t partialsSent, int64_t bytes) {
+      [&](std::size_t, int64_t, int64_t blockElements, int64_t partialsSent, int64_t bytes) {
         bound = checkedAdd(bound, checkedMul(checkedMul(partialsSent, blockElements, what), bytes, what), what);
       },
-      [&](const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers, int64_t bytes) {
+      [&](std::size_t, const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers,
+          int64_t bytes) {
         bound = checkedAdd(bound, checkedMul(repartitionFloor(shape, producer, consumer, readers, 0, std::nullopt).elements, bytes, what), what);
       });
   return bound;
 }
 
 int64_t timeLowerBound(const Graph& g, const std::vector<Parts>& parts, const Machine& m, int64_t devices) {
+  int64_t bound = 0;
+  for (int64_t floor : timeFloorsByNode(g, parts, m, devices)) bound = checkedAdd(bound, floor, "estimated time");
+  return bound;
+}
+
+std::vector<int64_t> timeFloorsByNode(const Graph& g, const std::vector<Parts>& parts, const Machine& m, int64_t devices) {
   const char* what = "estimated time";
   const einrt::RankNodes nodes = m.rankNodes();
   const bool cluster = nodes.spansNodes(devices);
   const int64_t ranksPerNode = cluster ? nodes.ranksPerNode : 0;
-  int64_t bound = 0;
-  auto add = [&](const RankFloor& a, const RankFloor& b, int64_t elementBytes) {
-    bound = checkedAdd(bound, std::max(phaseFloorPicoseconds(m, a, elementBytes, cluster, ranksPerNode),
-                                       phaseFloorPicoseconds(m, b, elementBytes, cluster, ranksPerNode)), what);
+  std::vector<int64_t> floors(g.nodes.size(), 0);
+  auto add = [&](std::size_t node, const RankFloor& a, const RankFloor& b, int64_t elementBytes) {
+    floors[node] = checkedAdd(floors[node], std::max(phaseFloorPicoseconds(m, a, elementBytes, cluster, ranksPerNode),
+                                                     phaseFloorPicoseconds(m, b, elementBytes, cluster, ranksPerNode)), what);
   };
   forEachPhaseFloor(
       g, parts,
-      [&](int64_t partials, int64_t blockElements, int64_t, int64_t bytes) {
+      [&](std::size_t node, int64_t partials, int64_t blockElements, int64_t, int64_t bytes) {
         if (partials <= 1) return;
         // The owner receives the other partials, from as many ranks; past a node's ranks
         // some come from other nodes. A sender sends one.
         const int64_t far = ranksPerNode > 0 ? std::max<int64_t>(0, partials - ranksPerNode) : 0;
-        add({checkedMul(partials - 1, blockElements, what), checkedMul(far, blockElements, what), partials - 1},
+        add(node, {checkedMul(partials - 1, blockElements, what), checkedMul(far, blockElements, what), partials - 1},
             {blockElements, ranksPerNode > 0 && partials > ranksPerNode ? blockElements : 0, 1}, bytes);
       },
-      [&](const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers, int64_t bytes) {
+      [&](std::size_t node, const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers,
+          int64_t bytes) {
         const RepartitionFloor f = repartitionFloor(shape, producer, consumer, readers, ranksPerNode, std::nullopt);
-        add(f.reader, f.holder, bytes);
+        add(node, f.reader, f.holder, bytes);
       });
-  return bound;
+  const std::vector<int64_t> compute = computeFloorsByNode(m, g, parts);
+  for (std::size_t i = 0; i < floors.size(); ++i) floors[i] = checkedAdd(floors[i], compute[i], what);
+  return floors;
+}
+
+int64_t exchangePicoseconds(const Graph& g, const GraphIndex& index, std::size_t node, const CallGeometry& geometry,
+                            const std::vector<Parts>& parts, const std::vector<Placement>& placements,
+                            const std::vector<DType>& types, const Machine& m, int64_t devices, TrafficMemo* memo) {
+  const einrt::RankNodes nodes = m.rankNodes();
+  const Placement& placed = placements[node];
+  const Traffic agg = aggregationTraffic(geometry, placed.callRank, placed.blockOwner, devices, TrafficDetail::PerRank, nodes);
+  int64_t ps = phasePicoseconds(m, agg, static_cast<int64_t>(dtypeSize(types[node])));
+  const NodeSpace space = nodeSpace(g.nodes[node]);
+  for (std::size_t k = 0; k < g.nodes[node].inputs.size(); ++k) {
+    const int from = index.nodeIndex(g.nodes[node].inputs[k]);
+    if (from < 0) continue;
+    const auto f = static_cast<std::size_t>(from);
+    const Parts producerParts = projectParts(parts[f], nodeSpace(g.nodes[f]).outputLabels);
+    const Traffic t = operandTraffic({operandExtent(space, k), producerParts}, placements[f].blockOwner, geometry, k,
+                                     placed.callRank, devices, TrafficDetail::PerRank, nodes, memo);
+    ps = checkedAdd(ps, phasePicoseconds(m, t, static_cast<int64_t>(dtypeSize(types[f]))), "estimated time");
+  }
+  return ps;
 }
 
 }  // namespace eindecomp

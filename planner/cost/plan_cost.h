@@ -20,6 +20,8 @@
 #include "planner/cost/objective.h"
 #include "planner/cost/traffic.h"
 #include "planner/graph/graph.h"
+#include "planner/graph/graph_index.h"
+#include "planner/graph/tensor_types.h"
 #include "planner/placement/plan.h"
 
 namespace eindecomp {
@@ -79,8 +81,25 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
 int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts);
 // The same for costPlan's estimated time on machine `m` (picoseconds): every edge's and
 // every node's exchange at the floor of its busiest rank's phase (traffic.h's
-// repartitionFloor, time_model.h's phaseFloorPicoseconds); the kernels' time counts 0
-// (fused groups are priced together). The time objective skips pricing partitions by it.
+// repartitionFloor, time_model.h's phaseFloorPicoseconds), and the kernels' at
+// time_model.h's computeFloorsByNode (one call each without a kernel model, 0 with one:
+// fused groups are priced together). The time objective skips pricing partitions by it.
 int64_t timeLowerBound(const Graph& g, const std::vector<Parts>& parts, const Machine& m, int64_t devices);
+// timeLowerBound node by node (it is their sum): node i's share is the floor of its
+// aggregation, of the repartitions into its operands and of its kernels, at most costPlan's
+// nodes[i].timePs under any placement with a rank per call. A placement under way adds the
+// nodes still to place at these floors to the ones placed at their exchanges' time
+// (exchangePicoseconds) and their kernels' floor.
+std::vector<int64_t> timeFloorsByNode(const Graph& g, const std::vector<Parts>& parts, const Machine& m, int64_t devices);
+
+// What a node's placement decides of costPlan's time (picoseconds, on `m`): its partial
+// results' aggregation and each operand's repartition from its producer's blocks (graph
+// inputs are free) — its nodes[i].timePs less its kernels' time, known as soon as the node
+// and its producers are placed. `placements`: every node's so far (aligned with
+// g.nodes); `types`: nodeOutputTypes(g). The repartitions go through `memo` (costPlan of
+// the finished plan then finds them there).
+int64_t exchangePicoseconds(const Graph& g, const GraphIndex& index, std::size_t node, const CallGeometry& geometry,
+                            const std::vector<Parts>& parts, const std::vector<Placement>& placements,
+                            const std::vector<DType>& types, const Machine& m, int64_t devices, TrafficMemo* memo);
 
 }  // namespace eindecomp

@@ -461,6 +461,15 @@ std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, co
   return ps;
 }
 
+std::vector<int64_t> computeFloorsByNode(const Machine& m, const Graph& g, const std::vector<Parts>& parts) {
+  std::vector<int64_t> ps(g.nodes.size(), 0);
+  if (m.kernels) return ps;
+  const std::vector<DType> types = nodeOutputTypes(g);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    ps[i] = nodePicoseconds(m, g.nodes[i], nodeSpace(g.nodes[i]), parts[i], 1, types[i], einrt::program::GemmPlanned::Rule, false);
+  return ps;
+}
+
 einrt::program::GemmPlanned plannedGemmPath(const Machine& m, const Node& n, const NodeSpace& space, const Parts& parts,
                                             DType dtype) {
   if (!m.kernels) return einrt::program::GemmPlanned::Rule;

@@ -74,6 +74,13 @@ std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, co
                                             const std::vector<int64_t>& busiestCalls, const einrt::model::ProgramModel& model,
                                             std::vector<bool>* resultFromMemory = nullptr);
 
+// A floor under planComputePicoseconds node by node, for any placement that runs each call
+// on a rank of its own (one call on the busiest rank): without a kernel model a call costs
+// the same wherever it runs and whatever runs beside it (the coarse model prices no fused
+// group and no cache), so one call's time; with one, fused groups (chosen from the
+// placement) are priced together, so 0.
+std::vector<int64_t> computeFloorsByNode(const Machine& m, const Graph& g, const std::vector<Parts>& parts);
+
 // The GEMM path the kernel model prices node `n`'s calls on under `parts` (the faster of
 // the BLAS and the primitive where the machine file has grids of both; Rule where there is
 // no choice: not a GEMM, no kernel model, no primitive, 2-byte types). The plan records it

@@ -46,4 +46,11 @@ NodeSpace nodeSpace(const Node& n) {
   return s;
 }
 
+std::vector<int64_t> operandExtent(const NodeSpace& s, std::size_t k) {
+  if (s.windowed(k)) return s.operandBound[k];
+  std::vector<int64_t> extent;
+  for (int d : s.operandLabels[k]) extent.push_back(s.sizes[static_cast<std::size_t>(d)]);
+  return extent;
+}
+
 }  // namespace eindecomp

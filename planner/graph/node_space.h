@@ -21,6 +21,10 @@ struct NodeSpace : einrt::model::NodeShape {
 
 NodeSpace nodeSpace(const Node& n);
 
+// The extent of the tensor operand k reads: its window's bound (SPEC 8.1), else its
+// labels' sizes — the shape a plan's edge carries (PlanEdge::bounds).
+std::vector<int64_t> operandExtent(const NodeSpace& s, std::size_t k);
+
 // The positional form of n over `labels` (its iteration labels in some order) with the
 // given sizes per label (block extents, say), without reading n's label sizes.
 einrt::model::NodeShape nodeShape(const Node& n, const Labels& labels, std::vector<int64_t> sizes);

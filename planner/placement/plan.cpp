@@ -82,29 +82,16 @@ class MatchedMemo {
 }  // namespace
 
 std::vector<Placement> placeNodes(const Graph& g, const std::vector<Parts>& nodeParts, PlacementRule rule,
-                                  const PinnedPlacements& pinned, int64_t devices, const LinkWeights& links) {
+                                  const PinnedPlacements& pinned, int64_t devices, const LinkWeights& links,
+                                  const NodePlaced& placed) {
   const GraphIndex index(g);
   std::vector<Placement> placements(g.nodes.size());
   std::vector<einrt::BlockGrid> outputGrids(g.nodes.size());
   MatchedMemo memo(g, index, nodeParts, placements, outputGrids);
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    const NodeSpace space = nodeSpace(n);
-    const CallGeometry geometry = callGeometry(space, nodeParts[i]);
-    outputGrids[i] = geometry.outputGrid;
-    if (auto pin = pinned.find(n.name); pin != pinned.end()) {
-      placements[i].callRank = pin->second;
-      placements[i].blockOwner = ownersOfBlocks(geometry, pin->second);
-      continue;
-    }
-    if (rule == PlacementRule::Canonical) {
-      placements[i] = canonicalPlacement(geometry, links.nodes.spansNodes(devices));
-      continue;
-    }
-    if (const int earlier = memo.earlierAlike(i, space); earlier >= 0) {
-      placements[i] = placements[static_cast<std::size_t>(earlier)];
-      continue;
-    }
+  auto placeNode = [&](std::size_t i, const Node& n, const NodeSpace& space, const CallGeometry& geometry) -> Placement {
+    if (auto pin = pinned.find(n.name); pin != pinned.end()) return {pin->second, ownersOfBlocks(geometry, pin->second)};
+    if (rule == PlacementRule::Canonical) return canonicalPlacement(geometry, links.nodes.spansNodes(devices));
+    if (const int earlier = memo.earlierAlike(i, space); earlier >= 0) return placements[static_cast<std::size_t>(earlier)];
     std::vector<std::optional<ProducerBlocks>> producers;
     for (const auto& input : n.inputs) {
       const int from = index.nodeIndex(input);
@@ -113,7 +100,15 @@ std::vector<Placement> placeNodes(const Graph& g, const std::vector<Parts>& node
         producers.push_back(ProducerBlocks{outputGrids[static_cast<std::size_t>(from)],
                                            placements[static_cast<std::size_t>(from)].blockOwner});
     }
-    placements[i] = matchedPlacement(geometry, producers, devices, links);
+    return matchedPlacement(geometry, producers, devices, links);
+  };
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    const NodeSpace space = nodeSpace(n);
+    const CallGeometry geometry = callGeometry(space, nodeParts[i]);
+    outputGrids[i] = geometry.outputGrid;
+    placements[i] = placeNode(i, n, space, geometry);
+    if (placed && !placed(i, geometry, placements)) break;
   }
   return placements;
 }
@@ -158,9 +153,7 @@ Plan makePlan(const Graph& g, int64_t devices, const std::string& algorithm, con
       e.fromNode = from;
       e.toNode = static_cast<int>(i);
       e.operand = static_cast<int>(k);
-      if (spaces[i].windowed(k)) e.bounds = spaces[i].operandBound[k];  // the window's extents are not the tensor's
-      else
-        for (int d : spaces[i].operandLabels[k]) e.bounds.push_back(spaces[i].sizes[static_cast<std::size_t>(d)]);
+      e.bounds = operandExtent(spaces[i], k);  // a window's extents are not the tensor's
       e.producerParts = plan.nodes[static_cast<std::size_t>(from)].outputParts;
       e.consumerParts = projectParts(plan.nodes[i].parts, spaces[i].operandLabels[k]);
       plan.edges.push_back(std::move(e));

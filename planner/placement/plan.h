@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -67,10 +68,17 @@ struct Plan {
 // Placements written by hand (plan files): node name -> rank of every kernel call.
 using PinnedPlacements = std::map<std::string, std::vector<int>>;
 
+// Told of each node once it is placed (its producers, earlier in order, are too): its
+// index, call geometry and every placement so far. Returning false stops the placement
+// (a plan priced as it is placed, found to lose before it is whole).
+using NodePlaced = std::function<bool(std::size_t node, const CallGeometry& geometry, const std::vector<Placement>& placements)>;
+
 // The placement of every node under `rule`, in topological order (the matched rule looks
-// at the producers' placements); nodes in `pinned` keep theirs (owners derived).
+// at the producers' placements); nodes in `pinned` keep theirs (owners derived). Where
+// `placed` stops it, the placements made so far and the rest empty.
 std::vector<Placement> placeNodes(const Graph& g, const std::vector<Parts>& nodeParts, PlacementRule rule,
-                                  const PinnedPlacements& pinned, int64_t devices, const LinkWeights& links = {});
+                                  const PinnedPlacements& pinned, int64_t devices, const LinkWeights& links = {},
+                                  const NodePlaced& placed = {});
 
 // True when every node runs its fullCalls (a plan that leaves devices idle moves less by
 // doing less; planners and comparisons treat it apart).

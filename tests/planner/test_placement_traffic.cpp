@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <random>
@@ -18,6 +19,7 @@
 #include <einrt/layout.h>
 #include <einrt/traffic.h>
 
+#include "planner/algorithms/placed_plan.h"
 #include "planner/cost/plan_cost.h"
 #include "planner/cost/time_model.h"
 #include "random_graphs.h"
@@ -485,14 +487,29 @@ TEST_CASE("the traffic and time bounds the planner skips pricing by never exceed
           CAPTURE(devices);
           CHECK(bound <= cost.trafficBytes);
           tight += bound == cost.trafficBytes;
-          // timeLowerBound, on one node and on nodes of two ranks, under the same placement.
+          // timeLowerBound, on one node and on nodes of two ranks, under the same placement;
+          // node by node, its floors under each node's time, and a node's exchanges
+          // (counted as it is placed) with its kernels' floor (one call's time, without a
+          // kernel model) are its time in the whole plan.
           for (const einrt::RankNodes nodes : {einrt::RankNodes{}, einrt::RankNodes{2}}) {
             const Machine m = floorMachine(nodes);
             Plan plan = makePlan(g, devices, "b", parts, placement);
             plan.ranksPerNode = nodes.ranksPerNode;
-            const int64_t time = *costPlan(g, plan, m, MemoryDetail::None).timePs;
+            const PlanCost cost = costPlan(g, plan, m, MemoryDetail::None);
+            const int64_t time = *cost.timePs;
             CHECK(timeLowerBound(g, parts, m, devices) <= time);
             timeTight += timeLowerBound(g, parts, m, devices) > time / 2;
+            const std::vector<int64_t> floors = timeFloorsByNode(g, parts, m, devices);
+            const std::vector<int64_t> compute = computeFloorsByNode(m, g, parts);
+            const GraphIndex index(g);
+            for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+              CAPTURE(i);
+              CHECK(floors[i] <= cost.nodes[i].timePs);
+              const CallGeometry geometry = callGeometry(nodeSpace(g.nodes[i]), parts[i]);
+              CHECK(exchangePicoseconds(g, index, i, geometry, parts, placement, nodeOutputTypes(g), m, devices, nullptr) +
+                        compute[i] ==
+                    cost.nodes[i].timePs);
+            }
           }
         }
         positive += bound > 0;
@@ -505,6 +522,52 @@ TEST_CASE("the traffic and time bounds the planner skips pricing by never exceed
   CHECK(timeTight > 40);  // the time bound: within half of the plan's time often
 }
 
+
+TEST_CASE("a plan priced as it is placed is abandoned only when it is sure to lose to its rival") {
+  // placed_plan.h placeAndPrice with a rival's time: against a rival as fast as the plan
+  // (its cheapest rule's time) it is finished, the same plan at the same cost as without
+  // one; against a rival below its floor it is abandoned, and the floor it reports is
+  // under every rule's time and above the rival's. On nodes of two ranks, p = 2..8.
+  const unsigned seed = 20261203;
+  std::cout << "abandoned plans seed " << seed << "\n";
+  std::mt19937 rng(seed);
+  testing::RandomGraphs random{std::mt19937(seed), 0, {}};
+  int abandoned = 0;
+  for (int k = 0; k < 8; ++k) {
+    const Graph g = random.make(4 + k % 3, k % 2 == 1);
+    for (int64_t devices : {2, 4, 6, 8}) {
+      const std::vector<Parts> parts = randomPartitions(g, devices, rng);
+      PlanOptions options;
+      options.devices = devices;
+      options.machine = floorMachine(einrt::RankNodes{2});
+      options.objective = Objective::Time;
+      options.trafficMemo = std::make_shared<TrafficMemo>();
+      const PricedPlan whole = placeAndPrice(g, options, "b", parts);
+      int64_t fastest = std::numeric_limits<int64_t>::max();
+      for (PlacementRule rule : options.placementRules) {
+        PlanOptions one = options;
+        one.placementRules = {rule};
+        fastest = std::min(fastest, *placeAndPrice(g, one, "b", parts).cost.timePs);
+      }
+      CAPTURE(k);
+      CAPTURE(devices);
+      const PricedPlan raced = placeAndPrice(g, options, "b", parts, [&] { return std::optional<int64_t>(fastest); });
+      REQUIRE_FALSE(raced.abandoned);
+      CHECK(raced.cost.timePs == whole.cost.timePs);
+      CHECK(raced.cost.trafficBytes == whole.cost.trafficBytes);
+      CHECK(raced.rule == whole.rule);
+      for (std::size_t i = 0; i < g.nodes.size(); ++i) CHECK(raced.plan.nodes[i].placement.callRank == whole.plan.nodes[i].placement.callRank);
+      const int64_t floor = timeLowerBound(g, parts, *options.machine, devices);
+      if (floor == 0) continue;
+      const PricedPlan lost = placeAndPrice(g, options, "b", parts, [&] { return std::optional<int64_t>(floor - 1); });
+      REQUIRE(lost.abandoned);
+      CHECK(lost.timeFloorPs > floor - 1);
+      CHECK(lost.timeFloorPs <= fastest);
+      abandoned += 1;
+    }
+  }
+  CHECK(abandoned > 16);  // not vacuous
+}
 
 TEST_CASE("a repartition's per-rank count equals the element-by-element count, one block per rank or several") {
   // repartitionTraffic counts block by block where each rank reads one block
