@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -25,7 +26,7 @@ bool aggregatesPartials(const NodeTable& n, const std::vector<RankBlock>& writes
   for (const auto& [rank, block] : writes) ++writers[static_cast<std::size_t>(block)];
   for (std::size_t b = 0; b < n.blockOwner.size(); ++b) {
     if (writers[b] != 1) return true;
-    if (!std::binary_search(writes.begin(), writes.end(), RankBlock{n.blockOwner[b], static_cast<int64_t>(b)})) return true;
+    if (!std::binary_search(writes.begin(), writes.end(), RankBlock{n.blockOwner[b], static_cast<int32_t>(b)})) return true;
   }
   return false;
 }
@@ -190,7 +191,7 @@ std::vector<std::vector<int>> holdersByBlock(const std::vector<RankBlock>& pairs
 
 std::vector<int64_t> blocksOf(const std::vector<RankBlock>& pairs, int rank) {
   std::vector<int64_t> blocks;
-  auto it = std::lower_bound(pairs.begin(), pairs.end(), RankBlock{rank, INT64_MIN});
+  auto it = std::lower_bound(pairs.begin(), pairs.end(), RankBlock{rank, std::numeric_limits<int32_t>::min()});
   for (; it != pairs.end() && it->first == rank; ++it) blocks.push_back(it->second);
   return blocks;
 }
