@@ -42,8 +42,10 @@ int planAndReport(const PlanCommandArgs& args) {
     refuseOverwritingInput(args.output, args.planning.graph);
     checkOutputFile(args.output, "-o");
   }
-  const PlannedGraph planned = planRequest(toRequest(args.planning, "einplan"));
+  const PlanningRequest request = toRequest(args.planning, "einplan");
+  const PlannedGraph planned = planRequest(request);
   if (!args.output.empty()) {
+    if (request.progress) request.progress("writing the plan file");  // seconds at p = 16,384
     writeFileAtomically(args.output,
                         renderReport(planned.report, args.output == "-" ? ReportFormat::Json : reportFormatForPath(args.output)));
     if (args.output == "-") return kExitOk;

@@ -73,6 +73,10 @@ class LosingPlanWatch {
     placedPs_ = checkedAdd(placedPs_, exchange(node, geometry, placements), "estimated time");
     priced_ = node + 1;
     lost_ = floorPs() > *rivalPs_;
+    if (lost_)
+      say(options_, "this plan takes at least " + formatSeconds(picosecondsToSeconds(floorPs())) + ", longer than " +
+                        formatSeconds(picosecondsToSeconds(*rivalPs_)) + ": abandoned after placing " +
+                        std::to_string(node + 1) + " of " + std::to_string(g_.nodes.size()) + " nodes");
     return !lost_;
   }
   bool lost() const { return lost_; }

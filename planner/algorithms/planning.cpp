@@ -85,12 +85,12 @@ PartitionChoice choosePartitions(const std::string& algorithm, const Graph& g, c
 }
 
 // Whether every node runs as many kernel calls as it can (usesAllDevices of the plan these
-// partitions make), from the search space's per-node counts.
-bool runsFullCalls(const SearchSpace& s, const std::vector<Parts>& parts) {
+// partitions make), from the search space's per-node counts (`fullCalls`).
+bool runsFullCalls(const std::vector<int64_t>& fullCalls, const std::vector<Parts>& parts) {
   for (std::size_t v = 0; v < parts.size(); ++v) {
     int64_t calls = 1;
     for (int64_t d : parts[v]) calls *= d;
-    if (calls != s.nodes[v]->kernelCalls) return false;
+    if (calls != fullCalls[v]) return false;
   }
   return true;
 }
@@ -160,6 +160,7 @@ std::future<std::optional<PricedPlan>> planFlatMeanwhile(const Graph& g, const P
     std::optional<Plan> made = planOrNone(g, flat);
     if (!made) return std::nullopt;
     made->ranksPerNode = ranksPerNodeOf(options);
+    say(options, "pricing the plan made without the nodes on the cluster");
     PlanCost onCluster = costPlan(g, *made, options.machine, memoryToCompare(options), options.trafficMemo.get());
     published->interNodeBytes.store(onCluster.interNodeBytes);
     published->timePs.store(*onCluster.timePs);
@@ -182,7 +183,8 @@ RivalTime rivalOf(const std::shared_ptr<FlatOnCluster>& published) {
 // between nodes. Then keepClusterPlanOrFlat returns the flat plan whichever of them is the
 // cheapest. A baseline that cannot be chosen, or one that would be kept, leaves it to
 // planGraph's own comparisons.
-bool baselinesLoseToo(const Graph& g, const PlanOptions& options, const SearchSpace& space, const std::vector<Parts>& searched,
+bool baselinesLoseToo(const Graph& g, const PlanOptions& options, const std::vector<int64_t>& fullCalls,
+                      const std::vector<Parts>& searched,
                       const std::optional<PlanCost>& ceiling, const RivalTime& rival, const FlatOnCluster& flat) {
   const int64_t rivalPs = *rival();
   const ObjectiveModel model = objectiveModel(g, options);
@@ -195,7 +197,7 @@ bool baselinesLoseToo(const Graph& g, const PlanOptions& options, const SearchSp
       if (e.exitCode() == kExitNoPlan) continue;
       return false;
     }
-    if (std::find(seen.begin(), seen.end(), parts) != seen.end() || !runsFullCalls(space, parts)) continue;
+    if (std::find(seen.begin(), seen.end(), parts) != seen.end() || !runsFullCalls(fullCalls, parts)) continue;
     seen.push_back(parts);
     // Cannot be the cheapest (it costs more than some rule's plan of the search's
     // partitions), or cannot be kept over the flat plan.
@@ -219,9 +221,9 @@ std::future<std::optional<Plan>> planForTrafficMeanwhile(const Graph& g, const P
 // the cluster. The cluster-aware plan is kept when it sends no more bytes between nodes and
 // takes no longer there; otherwise the flat plan is returned. So a plan for a cluster is
 // never worse on the network, nor slower by the model, than the one made without its nodes.
-// Returns whether the flat plan is; its placement note (the rule that placed it) then
-// replaces the search's. Where the search's plan was abandoned (and no baseline could
-// replace it: baselinesLoseToo), the flat plan is returned against its time floor.
+// Returns whether the flat plan is. Its notes say only what does not depend on how far
+// the cluster plan was priced (it is abandoned once sure to take longer, at a point that
+// depends on the two threads' timing): a plan is the same document from run to run.
 bool keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, std::future<std::optional<PricedPlan>>& flatPlan,
                            PricedPlan& best, std::vector<std::string>& notes) {
   std::optional<PricedPlan> made = flatPlan.get();
@@ -229,16 +231,13 @@ bool keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, std::futu
   Plan& flat = made->plan;
   const PlanCost& onCluster = made->cost;
   const ObjectiveModel model = objectiveModel(g, options);
-  const std::string flatText = formatBytes(onCluster.interNodeBytes) + " in " + formatSeconds(picosecondsToSeconds(*onCluster.timePs)) +
-                               " on this cluster, so it is returned";
-  if (best.abandoned) {
-    notes.push_back("cluster: the plan made for the nodes takes at least " +
-                    formatSeconds(picosecondsToSeconds(best.timeFloorPs)) +
-                    " (its exchanges, counted as it was placed, and the floors of the rest); the plan made without them sends " +
-                    flatText);
+  const std::string flatText = formatBytes(onCluster.interNodeBytes) + " between nodes in " +
+                               formatSeconds(picosecondsToSeconds(*onCluster.timePs)) + " on this cluster, so it is returned";
+  if (best.abandoned || *best.cost.timePs > *onCluster.timePs) {
+    if (!model.fits(onCluster)) return false;  // (never abandoned under --mem-limit)
+    notes.push_back("cluster: the plan made for the nodes takes longer than the plan made without them, which sends " + flatText);
   } else {
-    const bool dominates = best.cost.interNodeBytes <= onCluster.interNodeBytes && *best.cost.timePs <= *onCluster.timePs;
-    if (dominates || !model.fits(onCluster)) return false;
+    if (best.cost.interNodeBytes <= onCluster.interNodeBytes || !model.fits(onCluster)) return false;
     notes.push_back("cluster: the plan made for the nodes sends " + formatBytes(best.cost.interNodeBytes) + " between nodes in " +
                     formatSeconds(picosecondsToSeconds(*best.cost.timePs)) + "; the plan made without them sends " + flatText);
   }
@@ -353,24 +352,29 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   if (algorithm == "eindecomp" && options.objective == Objective::Time && options.machine && options.machine->kernels)
     trafficPlan = planForTrafficMeanwhile(g, options);
   std::optional<SearchSpace> space;
+  std::vector<int64_t> fullCalls;  // per node, the search space's kernel calls
   PartitionChoice choice;
   if (algorithm == "eindecomp") {
     say(options, "searching the partitions of " + std::to_string(g.nodes.size()) + " nodes for " + std::to_string(options.devices) +
                      " ranks");
     space.emplace(buildSearchSpace(g, options));
     choice = searchPartitions(*space, options);
+    for (const auto& node : space->nodes) fullCalls.push_back(node->kernelCalls);
+    // Only the --mem-limit search reads the space again: without it the space's per-rank
+    // tables (a gigabyte of LLaMA-65B's at p = 16,384) go before the plans are placed.
+    if (!options.memLimitBytes) space.reset();
   } else {
     choice = choosePartitions(algorithm, g, options);
   }
   say(options, "placing the partitions' kernel calls on the ranks and pricing the plan");
   PricedPlan best = placeAndPrice(g, options, algorithm, choice.parts, flatRival);
-  if (best.abandoned && !baselinesLoseToo(g, options, *space, choice.parts, best.ceiling, flatRival, *flatOnCluster))
+  if (best.abandoned && !baselinesLoseToo(g, options, fullCalls, choice.parts, best.ceiling, flatRival, *flatOnCluster))
     best = placeAndPrice(g, options, algorithm, choice.parts);  // finished after all
   int64_t smallestPeak = best.cost.peakBytesPerDevice;
   std::vector<Parts> lowestPeak = choice.parts;  // the partitions that reached smallestPeak
   std::vector<std::string> notes;
   bool penalized = false;
-  if (space && !model.fits(best.cost)) {
+  if (algorithm == "eindecomp" && !model.fits(best.cost)) {
     penalized = true;
     MemorySearchResult m = searchUnderMemoryLimit(*space, g, options, best);
     smallestPeak = m.smallestPeak;
@@ -386,6 +390,8 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   }
   for (std::string& note : choice.notes) notes.push_back(std::move(note));
   bool optimal = choice.optimal && !penalized;
+  std::size_t notesBeforeBaselines = notes.size();
+  bool optimalBeforeBaselines = optimal;
   if (algorithm == "eindecomp" && !best.abandoned) {
     // The search is exact under the canonical placement; a baseline's partitions, placed
     // by another rule, or a DAG the search only approximates, may still cost less: then
@@ -393,6 +399,8 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
     // Partitions already priced are not placed and priced again (on a chain of elementwise
     // nodes every baseline picks the search's partitions; pricing is linear in the nodes
     // but not free: a 100,000-node chain).
+    notesBeforeBaselines = notes.size();
+    optimalBeforeBaselines = optimal;
     std::vector<std::vector<Parts>> priced{choice.parts};
     say(options, "pricing the baselines' partitions");
     // Chosen first, in order (a baseline that cannot run is passed over, any other error
@@ -411,7 +419,7 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
         if (std::find(priced.begin(), priced.end(), b.parts) != priced.end()) continue;
         // Without --mem-limit (whose message names the smallest peak any plan reached), a
         // baseline leaving devices idle cannot be returned (below): it is not priced.
-        if (!options.memLimitBytes && !runsFullCalls(*space, b.parts)) continue;
+        if (!options.memLimitBytes && !runsFullCalls(fullCalls, b.parts)) continue;
         priced.push_back(b.parts);
         // (Against the search's plan: a baseline returned below only lowers the best, so
         // one this skips could not have been returned after it either.)
@@ -446,8 +454,14 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
       }
     }
   }
+  std::vector<std::string> clusterNotes;
   const bool flatKept = flatPlan.valid() && (best.abandoned || model.fits(best.cost)) &&
-                        keepClusterPlanOrFlat(g, options, flatPlan, best, notes);
+                        keepClusterPlanOrFlat(g, options, flatPlan, best, clusterNotes);
+  if (flatKept) {  // the notes describe the plan returned, not the cluster plan a baseline may have replaced
+    notes.resize(notesBeforeBaselines);
+    optimal = optimalBeforeBaselines;
+  }
+  notes.insert(notes.end(), clusterNotes.begin(), clusterNotes.end());
   const bool trafficPlanKept =
       trafficPlan.valid() && model.fits(best.cost) && keepTrafficPlanWithinMargin(g, options, model, trafficPlan, best, optimal, notes);
   if (!model.fits(best.cost) && options.lowestPeak) *options.lowestPeak = lowestPeak;
