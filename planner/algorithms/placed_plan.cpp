@@ -45,8 +45,9 @@ void chooseGemmPaths(const Graph& g, const PlanOptions& options, Plan& plan) {
 // Prices a plan node by node as placeNodes places it (NodePlaced), once the rival's time is
 // known, and stops the placement when the plan is sure to take longer: the nodes placed at
 // their exchanges' time, the rest at their floors, every node's kernels at theirs (the
-// fused groups, which price them with a kernel model, are chosen from the whole plan). The exchanges go through the request's
-// memo, where costPlan finds them if the plan is finished.
+// fused groups, which price them with a kernel model, are chosen from the whole plan).
+// The exchanges go through the request's memo, where costPlan finds them if the plan is
+// finished.
 class LosingPlanWatch {
  public:
   LosingPlanWatch(const Graph& g, const PlanOptions& options, const std::vector<Parts>& parts, RivalTime rival)
@@ -55,15 +56,10 @@ class LosingPlanWatch {
     const std::vector<int64_t> floors = timeFloorsByNode(g, parts, *options.machine, options.devices);
     for (std::size_t i = floors.size(); i-- > 0;) restFloor_[i] = checkedAdd(restFloor_[i + 1], floors[i], "estimated time");
   }
-  // Whether the time bounds hold for these partitions (plan_cost.h: a rank per call).
+  // Where a plan of these partitions can be watched: a machine to time it on, the bounds
+  // holding, and no --mem-limit (whose comparisons read memory, not time).
   static bool applies(const PlanOptions& options, const std::vector<Parts>& parts) {
-    if (!options.machine || !options.pinnedPlacements.empty() || options.memLimitBytes) return false;
-    for (const Parts& p : parts) {
-      int64_t calls = 1;
-      for (int64_t d : p) calls *= d;
-      if (calls > options.devices) return false;
-    }
-    return true;
+    return options.machine && !options.memLimitBytes && boundsHold(options, parts);
   }
   bool operator()(std::size_t node, const CallGeometry& geometry, const std::vector<Placement>& placements) {
     if (!rivalPs_ && !(rivalPs_ = rival_())) return true;
@@ -107,6 +103,16 @@ class LosingPlanWatch {
 
 void say(const PlanOptions& options, const std::string& phase) {
   if (options.progress) options.progress(phase);
+}
+
+bool boundsHold(const PlanOptions& options, const std::vector<Parts>& parts) {
+  if (!options.pinnedPlacements.empty()) return false;
+  for (const Parts& p : parts) {
+    int64_t calls = 1;
+    for (int64_t d : p) calls *= d;
+    if (calls > options.devices) return false;
+  }
+  return true;
 }
 
 MemoryDetail memoryToCompare(const PlanOptions& options) {

@@ -33,6 +33,11 @@ struct PricedPlan {
 // the options' machine) once it is priced, none before.
 using RivalTime = std::function<std::optional<int64_t>()>;
 
+// Whether the plan_cost.h bounds (trafficLowerBound, timeFloorsByNode) hold for plans of
+// these partitions: every call gets a rank of its own (no pinned placement, no node above
+// p calls).
+bool boundsHold(const PlanOptions& options, const std::vector<Parts>& parts);
+
 // The partitions placed by every rule of the options; the cheapest plan (its memory priced
 // only under --mem-limit). With `rival`, where the time bounds hold (a machine, no pinned
 // placement, no node above p calls, no --mem-limit): a plan priced node by node as it is

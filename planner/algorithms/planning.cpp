@@ -102,12 +102,7 @@ bool runsFullCalls(const std::vector<int64_t>& fullCalls, const std::vector<Part
 // placement, no node above p calls), as the bounds assume.
 bool cannotBeat(const Graph& g, const PlanOptions& options, const ObjectiveModel& model, const PlanCost& best,
                 const std::vector<Parts>& parts) {
-  if (options.objective == Objective::Paper || !options.pinnedPlacements.empty() || !model.fits(best)) return false;
-  for (const Parts& p : parts) {
-    int64_t calls = 1;
-    for (int64_t d : p) calls *= d;
-    if (calls > options.devices) return false;
-  }
+  if (options.objective == Objective::Paper || !model.fits(best) || !boundsHold(options, parts)) return false;
   if (options.objective == Objective::Time) return timeLowerBound(g, parts, *options.machine, options.devices) > model.total(best);
   const int64_t bound = trafficLowerBound(g, parts);
   return bound > model.total(best);
