@@ -132,12 +132,12 @@ PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::
     if (watch) losing.emplace(g, options, parts, rival);
     std::vector<Placement> placements = placeNodes(g, parts, rule, options.pinnedPlacements, options.devices, linkWeights(options),
                                                    losing ? NodePlaced(std::ref(*losing)) : NodePlaced{});
-    if (losing && losing->lost()) return PricedPlan{{}, {}, rule, true, losing->floorPs()};
+    if (losing && losing->lost()) return PricedPlan{{}, {}, rule, true, losing->floorPs(), std::nullopt};
     Plan plan = makePlan(g, options.devices, algorithm, parts, std::move(placements));
     plan.ranksPerNode = ranksPerNodeOf(options);
     chooseGemmPaths(g, options, plan);
     PlanCost cost = costPlan(g, plan, options.machine, memoryToCompare(options), options.trafficMemo.get());
-    return PricedPlan{std::move(plan), std::move(cost), rule};
+    return PricedPlan{std::move(plan), std::move(cost), rule, false, 0, std::nullopt};
   };
   // Every rule but the last on a thread of its own (the memo is safe from several): on a
   // cluster at p = 16,384 the canonical rule's plan takes a second or two to place and

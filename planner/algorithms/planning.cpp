@@ -159,7 +159,7 @@ std::future<std::optional<PricedPlan>> planFlatMeanwhile(const Graph& g, const P
     PlanCost onCluster = costPlan(g, *made, options.machine, memoryToCompare(options), options.trafficMemo.get());
     published->interNodeBytes.store(onCluster.interNodeBytes);
     published->timePs.store(*onCluster.timePs);
-    return PricedPlan{std::move(*made), std::move(onCluster)};
+    return PricedPlan{std::move(*made), std::move(onCluster), PlacementRule::Canonical, false, 0, std::nullopt};
   });
 }
 

@@ -28,6 +28,7 @@
 #include <einrt/block_grid.h>
 #include <einrt/nodes.h>
 
+#include "planner/cost/rank_bits.h"
 #include "planner/partition/call_geometry.h"
 
 namespace eindecomp {
@@ -78,6 +79,7 @@ Traffic repartitionTraffic(const BlockHomes& producer, const einrt::BlockGrid& c
 struct RankBlockCoordinates {
   std::vector<std::vector<int32_t>> byDim;  // [dim][rank]: the grid coordinate of the rank's block (-1: none)
   int64_t ownerStride = 1;                  // owned coordinates: the ranks holding a block are its multiples
+  std::optional<RankBits> bits;             // the coordinates as the ranks' bits, where they are (rank_bits.h)
   std::size_t ranks() const { return byDim.empty() ? 0 : byDim[0].size(); }
   bool holds(std::size_t rank) const { return ownerStride == 1 || static_cast<int64_t>(rank) % ownerStride == 0; }
 };
