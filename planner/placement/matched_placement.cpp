@@ -120,6 +120,11 @@ Benefits localElements(const CallGeometry& g, const std::vector<std::optional<Pr
   std::unordered_map<uint64_t, std::vector<int>> listsWithHash;  // a list's contents' hash -> lists
   std::vector<int64_t> onRank(static_cast<std::size_t>(devices), 0);
   std::vector<int> touched;
+  // The ranks touched, as bits: where most ranks hold some (an operand gathered from a
+  // thousand ranks and more), read off word by word, in rank order, instead of visiting
+  // every rank for every list (LLaMA-65B at p = 16,384 on a cluster: 4,096 lists of a
+  // thousand ranks each in one node).
+  std::vector<uint64_t> touchedBits((static_cast<std::size_t>(devices) + 63) / 64, 0);
   for (std::size_t c = 0; c < b.listOf.size(); ++c) {
     auto [it, inserted] = listOfReads.emplace(keys.of(c), static_cast<int>(b.lists.size()));
     b.listOf[c] = it->second;
@@ -128,18 +133,28 @@ Benefits localElements(const CallGeometry& g, const std::vector<std::optional<Pr
       if (!producers[k]) continue;
       einrt::forEachOverlap(g.operandGrid[k], g.operandBlock[k][c], producers[k]->grid, [&](int64_t block, int64_t elements) {
         const int owner = producers[k]->owner[static_cast<std::size_t>(block)];
-        if (onRank[static_cast<std::size_t>(owner)] == 0) touched.push_back(owner);
+        if (onRank[static_cast<std::size_t>(owner)] == 0) {
+          touched.push_back(owner);
+          touchedBits[static_cast<std::size_t>(owner) / 64] |= uint64_t{1} << (owner % 64);
+        }
         onRank[static_cast<std::size_t>(owner)] += elements;
       });
     }
     // In rank order: sorted, or (where most ranks hold some) read off in order.
     RankElements& list = b.lists.emplace_back();
+    list.reserve(touched.size());
     if (touched.size() * 16 < onRank.size()) {
       std::sort(touched.begin(), touched.end());
-      for (int r : touched) list.emplace_back(r, std::exchange(onRank[static_cast<std::size_t>(r)], 0));
+      for (int r : touched) {
+        touchedBits[static_cast<std::size_t>(r) / 64] = 0;
+        list.emplace_back(r, std::exchange(onRank[static_cast<std::size_t>(r)], 0));
+      }
     } else {
-      for (std::size_t r = 0; r < onRank.size(); ++r)
-        if (onRank[r] != 0) list.emplace_back(static_cast<int>(r), std::exchange(onRank[r], 0));
+      for (std::size_t w = 0; w < touchedBits.size(); ++w)
+        for (uint64_t bits = std::exchange(touchedBits[w], 0); bits != 0; bits &= bits - 1) {
+          const std::size_t r = w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits));
+          if (onRank[r] != 0) list.emplace_back(static_cast<int>(r), std::exchange(onRank[r], 0));
+        }
     }
     touched.clear();
     // An equal list already made: this call shares it.
