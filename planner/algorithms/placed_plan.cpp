@@ -132,12 +132,12 @@ PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::
     if (watch) losing.emplace(g, options, parts, rival);
     std::vector<Placement> placements = placeNodes(g, parts, rule, options.pinnedPlacements, options.devices, linkWeights(options),
                                                    losing ? NodePlaced(std::ref(*losing)) : NodePlaced{});
-    if (losing && losing->lost()) return PricedPlan{{}, {}, rule, true, losing->floorPs(), std::nullopt};
+    if (losing && losing->lost()) return PricedPlan{{}, {}, rule, true, losing->floorPs(), std::nullopt, false};
     Plan plan = makePlan(g, options.devices, algorithm, parts, std::move(placements));
     plan.ranksPerNode = ranksPerNodeOf(options);
     chooseGemmPaths(g, options, plan);
     PlanCost cost = costPlan(g, plan, options.machine, memoryToCompare(options), options.trafficMemo.get());
-    return PricedPlan{std::move(plan), std::move(cost), rule, false, 0, std::nullopt};
+    return PricedPlan{std::move(plan), std::move(cost), rule, false, 0, std::nullopt, memoryToCompare(options) == MemoryDetail::Peak};
   };
   // Every rule but the last on a thread of its own (the memo is safe from several): on a
   // cluster at p = 16,384 the canonical rule's plan takes a second or two to place and
@@ -162,7 +162,7 @@ PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::
     int64_t floor = std::numeric_limits<int64_t>::max();
     for (const PricedPlan& p : placed) floor = std::min(floor, p.abandoned ? p.timeFloorPs : *p.cost.timePs);
     if (floor > rivalPs) {
-      PricedPlan lost{{}, {}, rules.front(), true, floor, std::nullopt};
+      PricedPlan lost{{}, {}, rules.front(), true, floor, std::nullopt, false};
       for (const PricedPlan& p : placed)
         if (!p.abandoned && (!lost.ceiling || model.key(p.cost) < model.key(*lost.ceiling))) lost.ceiling = p.cost;
       return lost;

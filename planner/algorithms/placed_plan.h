@@ -26,6 +26,9 @@ struct PricedPlan {
   // Abandoned, where some rule's plan was finished: the cheapest of those, which the plan
   // of the cheapest rule costs no more than under the objective.
   std::optional<PlanCost> ceiling;
+  // Whether `cost` includes the memory plan (MemoryDetail::Peak): then a report needs no
+  // pricing of its own (PlanOptions::returnedCost).
+  bool memoryPriced = false;
 };
 
 // A plan that another thread is making to compare with at the end (the cluster's plan

@@ -141,7 +141,10 @@ std::future<std::optional<Plan>> planMeanwhile(const Graph& g, const PlanOptions
 // search returns is) on the same thread: its pricing, a second or so on a large model,
 // is then not left for the end (keepClusterPlanOrFlat). Its time and bytes between nodes
 // there are published as soon as they are known (the search's plan, placed meanwhile, is
-// abandoned once it is sure to take longer: placeAndPrice's rival).
+// abandoned once it is sure to take longer: placeAndPrice's rival). Then its memory is
+// priced too, which the report of a plan returned needs and which, at scale, the flat plan
+// mostly is: this thread has the time while the cluster plan is placed (LLaMA-65B at
+// p = 16,384: 8 s that the report would otherwise take at the end).
 struct FlatOnCluster {
   std::atomic<int64_t> interNodeBytes{-1};
   std::atomic<int64_t> timePs{-1};  // stored last: known once it is
@@ -159,7 +162,12 @@ std::future<std::optional<PricedPlan>> planFlatMeanwhile(const Graph& g, const P
     PlanCost onCluster = costPlan(g, *made, options.machine, memoryToCompare(options), options.trafficMemo.get());
     published->interNodeBytes.store(onCluster.interNodeBytes);
     published->timePs.store(*onCluster.timePs);
-    return PricedPlan{std::move(*made), std::move(onCluster), PlacementRule::Canonical, false, 0, std::nullopt};
+    const bool memoryPriced = memoryToCompare(options) == MemoryDetail::Peak || options.returnedCost;
+    if (memoryToCompare(options) != MemoryDetail::Peak && options.returnedCost) {
+      say(options, "pricing the memory of the plan made without the nodes, for the report");
+      onCluster = costPlan(g, *made, options.machine, MemoryDetail::Peak, options.trafficMemo.get());
+    }
+    return PricedPlan{std::move(*made), std::move(onCluster), PlacementRule::Canonical, false, 0, std::nullopt, memoryPriced};
   });
 }
 
@@ -239,6 +247,7 @@ bool keepClusterPlanOrFlat(const Graph& g, const PlanOptions& options, std::futu
   best.plan = std::move(flat);
   best.cost = onCluster;
   best.abandoned = false;
+  best.memoryPriced = made->memoryPriced;
   return true;
 }
 
@@ -276,6 +285,7 @@ bool keepTrafficPlanWithinMargin(const Graph& g, const PlanOptions& options, con
     if (n.rfind("placement: ", 0) == 0) notes.push_back(n);
   best.plan = std::move(traffic);
   best.cost = trafficCost;
+  best.memoryPriced = memoryToCompare(options) == MemoryDetail::Peak;
   optimal = false;
   return true;
 }
@@ -481,7 +491,7 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
   if (options.machine && !options.machine->kernels)
     notes.push_back("machine: the machine file has no kernel_model, so times come from the coarse model (one GEMM rate, "
                     "one memory bandwidth); einrt-calibrate measures the kernel model (docs/cost-model.md)");
-  if (options.returnedCost && memoryToCompare(options) == MemoryDetail::Peak) *options.returnedCost = best.cost;
+  if (options.returnedCost && best.memoryPriced) *options.returnedCost = best.cost;
   Plan plan = std::move(best.plan);
   plan.notes = std::move(notes);
   plan.optimal = optimal;
