@@ -160,7 +160,7 @@ std::string jsonToYaml(const nlohmann::ordered_json& j) {
   return std::string(out.c_str()) + "\n";
 }
 
-nlohmann::ordered_json reportJson(const Report& r) {
+nlohmann::ordered_json reportJson(const Report& r, bool withPlacements) {
   nlohmann::ordered_json j;
   j["schema_version"] = 1;
   j["tool"] = {{"name", r.provenance.toolName}, {"version", r.provenance.toolVersion}};
@@ -178,7 +178,8 @@ nlohmann::ordered_json reportJson(const Report& r) {
     node["partition"] = partitionJson(n.labels, n.parts);
     node["kernel_calls"] = n.kernelCalls;
     node["output_partition"] = partitionJson(n.outputLabels, n.outputParts);
-    node["placement"] = n.placement;
+    if (withPlacements) node["placement"] = n.placement;
+    else node["placement"] = nullptr;  // written from the report (renderReport)
     node["cost"] = {{"join", n.join}, {"agg", n.agg}, {"repart_in", n.repartIn}, {"total", n.total}};
     node["traffic_bytes"] = n.trafficBytes;
     node["traffic_in_bytes"] = n.trafficInBytes;
@@ -244,7 +245,26 @@ void appendNumber(std::string& out, const nlohmann::ordered_json& v) {
   }
 }
 
-void appendPretty(std::string& out, const nlohmann::ordered_json& j, std::size_t depth) {
+// A plan's placements, written from the report as the tree reaches them rather than held
+// in it: p numbers per node are most of a plan file (LLaMA-65B at p = 16,384: 43 million,
+// 700 MB as tree values). The tree has null in their place (placementTree).
+struct Placements {
+  const Report* report = nullptr;
+  std::size_t next = 0;  // the node whose placement comes next
+};
+
+// Integers as a number array is written: [a, b, c], or [] when there are none.
+void appendIntegers(std::string& out, const std::vector<int>& values) {
+  out += "[";
+  char digits[16];
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ", ";
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, values[i]).ptr);
+  }
+  out += "]";
+}
+
+void appendPretty(std::string& out, const nlohmann::ordered_json& j, std::size_t depth, Placements& placements) {
   const std::string inner(2 * (depth + 1), ' ');
   if (j.is_object() && !j.empty()) {
     out += "{\n";
@@ -255,7 +275,10 @@ void appendPretty(std::string& out, const nlohmann::ordered_json& j, std::size_t
       out += inner;
       out += nlohmann::ordered_json(it.key()).dump();
       out += ": ";
-      appendPretty(out, it.value(), depth + 1);
+      if (placements.report && depth == 2 && it.key() == "placement" && it.value().is_null())
+        appendIntegers(out, placements.report->nodes[placements.next++].placement);
+      else
+        appendPretty(out, it.value(), depth + 1, placements);
     }
     out += "\n" + std::string(2 * depth, ' ') + "}";
   } else if (isNumberArray(j)) {
@@ -270,7 +293,7 @@ void appendPretty(std::string& out, const nlohmann::ordered_json& j, std::size_t
     for (std::size_t i = 0; i < j.size(); ++i) {
       if (i > 0) out += ",\n";
       out += inner;
-      appendPretty(out, j[i], depth + 1);
+      appendPretty(out, j[i], depth + 1, placements);
     }
     out += "\n" + std::string(2 * depth, ' ') + "]";
   } else {
@@ -282,7 +305,8 @@ void appendPretty(std::string& out, const nlohmann::ordered_json& j, std::size_t
 
 std::string prettyJson(const nlohmann::ordered_json& j) {
   std::string out;
-  appendPretty(out, j, 0);
+  Placements none;
+  appendPretty(out, j, 0, none);
   return out;
 }
 
@@ -291,7 +315,14 @@ std::string renderReport(const Report& r, ReportFormat format) {
     case ReportFormat::Table: return renderTable(r);
     case ReportFormat::Markdown: return renderMarkdown(r);
     case ReportFormat::Csv: return renderCsv(r);
-    case ReportFormat::Json: return prettyJson(reportJson(r)) + "\n";
+    case ReportFormat::Json: {
+      // prettyJson(reportJson(r)), the placements written straight from the report.
+      std::string out;
+      Placements placements{&r, 0};
+      appendPretty(out, reportJson(r, false), 0, placements);
+      out += "\n";
+      return out;
+    }
     case ReportFormat::Yaml: return jsonToYaml(reportJson(r));
   }
   return renderTable(r);

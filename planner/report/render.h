@@ -20,7 +20,9 @@ ReportFormat parseReportFormat(const std::string& name);
 // By extension, in any case: .json, .yaml/.yml, .md, .csv, anything else -> table.
 ReportFormat reportFormatForPath(const std::string& path);
 
-nlohmann::ordered_json reportJson(const Report& r);
+// The report as a JSON tree; without placements, each node's "placement" is null (what
+// renderReport fills in as it writes, not holding p numbers per node as tree values).
+nlohmann::ordered_json reportJson(const Report& r, bool withPlacements = true);
 std::string renderReport(const Report& r, ReportFormat format);
 
 // JSON text as dump(2) writes it, except that an array of numbers is written on one line
