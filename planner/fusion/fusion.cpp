@@ -22,22 +22,18 @@ struct FusionNode : einrt::model::NodeShape {  // the node's positional form (no
   const std::vector<int>* blockOwner = nullptr;
 };
 
-// The rank running the call of `n` that writes output block `block`, when only the group
-// dimensions (the first k output dimensions) are cut.
-// (The block's coordinates over the group dimensions, row-major, each at its label's
-// stride in the row-major call grid; the other labels are uncut. No allocation: it runs
-// for every block of every candidate member.)
-int rankOfBlock(const FusionNode& n, int k, int64_t block) {
-  int64_t call = 0;
-  for (int q = k; q-- > 0;) {
+// The stride in the row-major call grid of each of n's first k output labels (the group
+// dimensions): with only those cut, output block b's call is the sum of its coordinates
+// over them times these.
+std::vector<int64_t> groupStrides(const FusionNode& n, int k) {
+  std::vector<int64_t> strides(static_cast<std::size_t>(k));
+  for (int q = 0; q < k; ++q) {
     const auto label = static_cast<std::size_t>(n.outputLabels[static_cast<std::size_t>(q)]);
-    const int64_t coordinate = block % n.parts[label];
-    block /= n.parts[label];
     int64_t stride = 1;
     for (std::size_t l = label + 1; l < n.parts.size(); ++l) stride *= n.parts[l];
-    call += coordinate * stride;
+    strides[static_cast<std::size_t>(q)] = stride;
   }
-  return (*n.callRank)[static_cast<std::size_t>(call)];
+  return strides;
 }
 
 // Whether member m (of a group starting at `first`) can run fused with the group's first
@@ -64,10 +60,24 @@ bool memberFits(const std::vector<FusionNode>& nodes, int first, int m, int k) {
       if (static_cast<int>(d) < k ? dims[d] != n.outputLabels[d] : group) return false;
     }
   }
+  // Every output block written on the rank the group's first node writes it on, and kept
+  // there. (The group dimensions' parts are the same in both, checked above; the block's
+  // coordinates are row-major over them. It runs for every block of every candidate
+  // member: no allocation in the loop.)
+  const std::vector<int64_t> strideN = groupStrides(n, k), strideRef = groupStrides(ref, k);
+  std::vector<int64_t> parts(static_cast<std::size_t>(k));
+  for (int q = 0; q < k; ++q) parts[static_cast<std::size_t>(q)] = n.parts[static_cast<std::size_t>(n.outputLabels[static_cast<std::size_t>(q)])];
   const auto blocks = static_cast<int64_t>(n.blockOwner->size());
   for (int64_t b = 0; b < blocks; ++b) {
-    const int rank = rankOfBlock(n, k, b);
-    if (rank != rankOfBlock(ref, k, b) || (*n.blockOwner)[static_cast<std::size_t>(b)] != rank) return false;
+    int64_t callN = 0, callRef = 0, rest = b;
+    for (std::size_t q = static_cast<std::size_t>(k); q-- > 0;) {
+      const int64_t coordinate = rest % parts[q];
+      rest /= parts[q];
+      callN += coordinate * strideN[q];
+      callRef += coordinate * strideRef[q];
+    }
+    const int rank = (*n.callRank)[static_cast<std::size_t>(callN)];
+    if (rank != (*ref.callRank)[static_cast<std::size_t>(callRef)] || (*n.blockOwner)[static_cast<std::size_t>(b)] != rank) return false;
   }
   return true;
 }
