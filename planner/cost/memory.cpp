@@ -94,9 +94,9 @@ void repartitionStaging(const einrt::BlockGrid& grid, const std::vector<RankBloc
 void aggregationStaging(const einrt::model::NodeTable& n, const einrt::model::NodeModel& nm, int devices, int64_t E,
                         MemoryPlan& m) {
   const auto P = static_cast<std::size_t>(devices);
-  const int64_t outBlockBytes = checkedMul(nm.geometry.outputGrid.blockElements(), E, kWhat);
+  const int64_t outBlockBytes = checkedMul(nm.geometry->outputGrid.blockElements(), E, kWhat);
   RankBytes sent(P, 0), received(P, 0), kept(P, 0);
-  for (const auto& [rank, block] : nm.writes) {
+  for (const auto& [rank, block] : *nm.writes) {
     const int o = n.blockOwner[static_cast<std::size_t>(block)];
     if (rank == o) {
       add(kept, rank, outBlockBytes);
@@ -143,7 +143,7 @@ MemoryPlan memoryPlan(const einrt::model::ProgramTables& t, const einrt::model::
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
       const int producer = t.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer;
       if (producer < 0 || nm.inPlace[k]) continue;
-      repartitionStaging(nm.geometry.operandGrid[k], nm.reads[k], model.nodes[static_cast<std::size_t>(producer)].geometry.outputGrid,
+      repartitionStaging(nm.geometry->operandGrid[k], *nm.reads[k], model.nodes[static_cast<std::size_t>(producer)].geometry->outputGrid,
                          t.nodes[static_cast<std::size_t>(producer)].blockOwner, devices, bytesOf(n.operandTensor[k]), m);
     }
     if (nm.aggregates) aggregationStaging(n, nm, devices, bytesOf(n.outputTensor), m);

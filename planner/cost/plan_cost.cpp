@@ -42,7 +42,10 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   PlanCost pc;
   pc.ranksPerNode = nodes.ranksPerNode;
   pc.nodes.resize(plan.nodes.size());
-  std::vector<CallGeometry> geometry;  // moved into a full program model where there is one
+  // One per distinct shape and partition (a model's layers share theirs), moved into a
+  // full program model where there is one.
+  einrt::model::SharedGeometries geometries;
+  std::vector<std::shared_ptr<const CallGeometry>> geometry;
   std::optional<einrt::model::ProgramModel> program;
   std::vector<int64_t> busiestCalls(plan.nodes.size(), 0);
   std::vector<int64_t> callsPerRank(machine ? static_cast<std::size_t>(plan.devices) : 0, 0);  // zero between nodes
@@ -50,7 +53,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     const Node& n = g.nodes[i];
     const NodePlan& np = plan.nodes[i];
     const NodeSpace space = nodeSpace(n);
-    geometry.push_back(callGeometry(space, np.parts));
+    geometry.push_back(geometries.of(space, np.parts, space.aggregatedDims));
     NodePlanCost& c = pc.nodes[i];
     const int64_t elementBytes = bytesOf(i);
     const NodeCost paper = nodeCost(space, np.parts, static_cast<std::size_t>(elementBytes));
@@ -58,7 +61,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     c.agg = paper.agg;
     c.flops = nodeFlops(n);
     c.bytesPerDevice = paper.bytesPerDevice;
-    const Traffic agg = aggregationTraffic(geometry.back(), np.placement.callRank, np.placement.blockOwner, plan.devices, detail, nodes);
+    const Traffic agg = aggregationTraffic(*geometry.back(), np.placement.callRank, np.placement.blockOwner, plan.devices, detail, nodes);
     c.trafficAggBytes = checkedMul(agg.elements, elementBytes, "traffic bytes");
     c.interNodeBytes = checkedMul(agg.interNodeElements, elementBytes, "traffic bytes");
     if (machine) {
@@ -83,7 +86,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
                                                 einrt::model::ModelDetail::Steps);
     }
   }
-  auto geometryOf = [&](std::size_t i) -> const CallGeometry& { return geometry.empty() ? program->nodes[i].geometry : geometry[i]; };
+  auto geometryOf = [&](std::size_t i) -> const CallGeometry& { return geometry.empty() ? *program->nodes[i].geometry : *geometry[i]; };
   if (machine) {
     std::vector<bool> fromMemory;
     const std::vector<int64_t> compute = planComputePicoseconds(*machine, g, plan, busiestCalls, *program, &fromMemory);

@@ -215,4 +215,22 @@ CallGeometry callGeometry(const NodeShape& shape, const std::vector<int64_t>& pa
   return g;
 }
 
+std::shared_ptr<const CallGeometry> SharedGeometries::of(const NodeShape& shape, const std::vector<int64_t>& parts,
+                                                         const std::vector<int>& aggregated) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over what mostly tells shapes apart
+  auto mix = [&h](int64_t v) { h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull; };
+  for (int64_t v : shape.sizes) mix(v);
+  for (int64_t v : parts) mix(v);
+  for (const auto& labels : shape.operandLabels) {
+    mix(-1);
+    for (int v : labels) mix(v);
+  }
+  for (int v : shape.outputLabels) mix(v);
+  std::vector<Kept>& bucket = byHash_[h];
+  for (const Kept& k : bucket)
+    if (k.parts == parts && k.aggregated == aggregated && k.shape == shape) return k.geometry;
+  bucket.push_back({shape, parts, aggregated, std::make_shared<const CallGeometry>(callGeometry(shape, parts, aggregated))});
+  return bucket.back().geometry;
+}
+
 }  // namespace einrt::model

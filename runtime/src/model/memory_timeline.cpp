@@ -54,10 +54,10 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
       const TensorTable& tensor = t.tensors[static_cast<std::size_t>(n.operandTensor[k])];
       const int64_t blockBytes =
-          mul(nm.geometry.operandGrid[k].blockElements(), static_cast<int64_t>(tensor.elementBytes(static_cast<std::size_t>(E))));
+          mul(nm.geometry->operandGrid[k].blockElements(), static_cast<int64_t>(tensor.elementBytes(static_cast<std::size_t>(E))));
       if (tensor.producer < 0) {
         RankBytes inputs(P, 0);
-        for (const auto& [rank, block] : nm.reads[k]) add(inputs, rank, blockBytes);
+        for (const auto& [rank, block] : *nm.reads[k]) add(inputs, rank, blockBytes);
         // Held once per input copy (program_model.h): counted at the copy's first reader,
         // for the blocks all of its readers read; a window's blocks are the operand's own.
         const int copy = nm.inputCopy.empty() ? -1 : nm.inputCopy[k];
@@ -71,7 +71,7 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
         continue;
       }
       if (nm.inPlace[k]) continue;
-      for (const auto& [rank, block] : nm.reads[k]) {
+      for (const auto& [rank, block] : *nm.reads[k]) {
         add(mem.step, rank, blockBytes);
         add(mem.transient, rank, blockBytes);
       }
@@ -80,10 +80,10 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
     // the output's element type (which the node's GEMM scratch has too).
     const TensorTable& output = t.tensors[static_cast<std::size_t>(n.outputTensor)];
     const auto outE = static_cast<int64_t>(output.elementBytes(static_cast<std::size_t>(E)));
-    const int64_t outBlockBytes = mul(nm.geometry.outputGrid.blockElements(), outE);
+    const int64_t outBlockBytes = mul(nm.geometry->outputGrid.blockElements(), outE);
     RankBytes partial(P, 0), owned(P, 0);
     if (!nm.scratch)
-      for (const auto& [rank, block] : nm.writes) add(partial, rank, outBlockBytes);
+      for (const auto& [rank, block] : *nm.writes) add(partial, rank, outBlockBytes);
     if (nm.aggregates)
       for (int o : n.blockOwner) add(owned, o, outBlockBytes);
     const RankBytes& finished = nm.aggregates ? owned : partial;

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <stdexcept>
+#include <unordered_map>
 #include <utility>
 
 namespace einrt::model {
@@ -14,7 +16,7 @@ namespace {
 // window, and every block read sits on the only rank that reads it (its owner).
 bool readsInPlace(const NodeModel& producer, const NodeTable& producerTable, const BlockGrid& grid,
                   const std::vector<RankBlock>& reads) {
-  if (producer.geometry.outputGrid.parts != grid.parts || grid.windowed()) return false;
+  if (producer.geometry->outputGrid.parts != grid.parts || grid.windowed()) return false;
   for (const auto& [rank, block] : reads)
     if (producerTable.blockOwner[static_cast<std::size_t>(block)] != rank) return false;
   return true;
@@ -80,12 +82,12 @@ void shareInputCopies(const ProgramTables& t, ProgramModel& m) {
     nm.inputCopy.assign(nm.reads.size(), -1);
     for (std::size_t k = 0; k < nm.reads.size(); ++k) {
       const int tensor = t.nodes[i].operandTensor[k];
-      const BlockGrid& grid = nm.geometry.operandGrid[k];
+      const BlockGrid& grid = nm.geometry->operandGrid[k];
       if (t.tensors[static_cast<std::size_t>(tensor)].producer >= 0 || grid.windowed()) continue;
       int shared = -1;
       for (int c : copiesOf[static_cast<std::size_t>(tensor)]) {
         const InputCopy& copy = m.inputCopies[static_cast<std::size_t>(c)];
-        if (m.nodes[static_cast<std::size_t>(copy.node)].geometry.operandGrid[static_cast<std::size_t>(copy.operand)].parts == grid.parts)
+        if (m.nodes[static_cast<std::size_t>(copy.node)].geometry->operandGrid[static_cast<std::size_t>(copy.operand)].parts == grid.parts)
           shared = c;
       }
       if (shared < 0) {
@@ -95,8 +97,9 @@ void shareInputCopies(const ProgramTables& t, ProgramModel& m) {
       }
       std::vector<RankBlock>& reads = m.inputCopies[static_cast<std::size_t>(shared)].reads;
       std::vector<RankBlock> both;
-      both.reserve(reads.size() + nm.reads[k].size());
-      std::set_union(reads.begin(), reads.end(), nm.reads[k].begin(), nm.reads[k].end(), std::back_inserter(both));
+      const std::vector<RankBlock>& mine = *nm.reads[k];
+      both.reserve(reads.size() + mine.size());
+      std::set_union(reads.begin(), reads.end(), mine.begin(), mine.end(), std::back_inserter(both));
       reads = std::move(both);
       nm.inputCopy[k] = shared;
     }
@@ -140,28 +143,64 @@ std::vector<int> lastReaders(const ProgramTables& t) {
   return last;
 }
 
-ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, bool fused, std::vector<CallGeometry> geometry,
-                               ModelDetail detail) {
+namespace {
+
+// The distinct (rank, block) pairs of a node's reads and writes, shared between nodes of
+// one geometry whose calls run on the same ranks (a model's repeated layers, placed alike):
+// each is p pairs per operand.
+class SharedPairs {
+ public:
+  struct Pairs {
+    std::vector<std::shared_ptr<const std::vector<RankBlock>>> reads;
+    std::shared_ptr<const std::vector<RankBlock>> writes;
+  };
+  const Pairs& of(const std::shared_ptr<const CallGeometry>& geometry, const std::vector<int>& callRank) {
+    std::vector<Kept>& kept = byGeometry_[geometry.get()];
+    for (const Kept& k : kept)
+      if (*k.callRank == callRank) return k.pairs;
+    Pairs p;
+    for (const BlockNumbers& blocks : geometry->operandBlock)
+      p.reads.push_back(std::make_shared<const std::vector<RankBlock>>(distinctPairs(blocks, callRank)));
+    p.writes = std::make_shared<const std::vector<RankBlock>>(distinctPairs(geometry->outputBlock, callRank));
+    kept.push_back({&callRank, std::move(p)});
+    return kept.back().pairs;
+  }
+
+ private:
+  struct Kept {
+    const std::vector<int>* callRank;  // the first node's, in the tables
+    Pairs pairs;
+  };
+  std::unordered_map<const CallGeometry*, std::vector<Kept>> byGeometry_;
+};
+
+}  // namespace
+
+ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, bool fused,
+                               std::vector<std::shared_ptr<const CallGeometry>> geometry, ModelDetail detail) {
   ProgramModel m;
   m.fused = fused;
   m.lastReader = lastReaders(t);
   m.nodes.resize(t.nodes.size());
+  SharedGeometries geometries;
+  SharedPairs pairs;
   for (std::size_t i = 0; i < t.nodes.size() && detail == ModelDetail::Full; ++i) {
     const NodeTable& n = t.nodes[i];
     NodeModel& nm = m.nodes[i];
     nm.extent = blockExtent(n.sizes, n.parts);
-    nm.geometry = geometry.size() == t.nodes.size() ? std::move(geometry[i]) : callGeometry(n, n.parts, aggregatedLabels(n));
+    nm.geometry = geometry.size() == t.nodes.size() ? std::move(geometry[i]) : geometries.of(n, n.parts, aggregatedLabels(n));
+    const SharedPairs::Pairs& shared = pairs.of(nm.geometry, n.callRank);
+    nm.reads = shared.reads;
+    nm.writes = shared.writes;
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
-      nm.reads.push_back(distinctPairs(nm.geometry.operandBlock[k], n.callRank));
       const int producer = t.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer;
       nm.inPlace.push_back(producer >= 0 && readsInPlace(m.nodes[static_cast<std::size_t>(producer)],
                                                          t.nodes[static_cast<std::size_t>(producer)],
-                                                         nm.geometry.operandGrid[k], nm.reads.back()));
+                                                         nm.geometry->operandGrid[k], *nm.reads[k]));
     }
-    nm.writes = distinctPairs(nm.geometry.outputBlock, n.callRank);
-    nm.aggregates = aggregatesPartials(n, nm.writes);
+    nm.aggregates = aggregatesPartials(n, *nm.writes);
     if (n.gemm) nm.gemm = gemmCallPlan(*n.gemm, n, nm.extent);
-    nm.gemmScratchElements = gemmScratch(n, nm.geometry);
+    nm.gemmScratchElements = gemmScratch(n, *nm.geometry);
   }
   if (detail == ModelDetail::Full) shareInputCopies(t, m);
   formSteps(t, elementSize, m);

@@ -53,7 +53,7 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
   NodeState<T>& ns = nodes_[i];
   const int me = comm_.rank();
   const TensorSpec& t = spec_.tensors[static_cast<std::size_t>(n.operandTensor[k])];
-  const einrt::BlockGrid& g = nm.geometry.operandGrid[k];
+  const einrt::BlockGrid& g = nm.geometry->operandGrid[k];
   std::map<int64_t, Buffer<T>> blocks;
   std::vector<int64_t> needed, layoutBlock;
   std::unique_ptr<RedistributePlan> plan;
@@ -68,7 +68,7 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
   const model::InputCopy* shared = copy < 0 ? nullptr : &model_.inputCopies[static_cast<std::size_t>(copy)];
   const bool sharesCopy = shared && (shared->node != static_cast<int>(i) || shared->operand != static_cast<int>(k));
   if (!nm.inPlace[k] && !sharesCopy) {
-    const std::vector<model::RankBlock>& reads = shared ? shared->reads : nm.reads[k];
+    const std::vector<model::RankBlock>& reads = shared ? shared->reads : *nm.reads[k];
     needed = model::blocksOf(reads, me);
     if (t.producer < 0)
       for (int64_t b : needed) blocks.emplace(b, Buffer<T>::ofBytes(blockBytes, device_, &comm_.memory()));
@@ -141,16 +141,16 @@ void DistributedProgram<T>::setUpOutput(std::size_t i) {
   const model::NodeModel& nm = model_.nodes[i];
   NodeState<T>& ns = nodes_[i];
   const int me = comm_.rank();
-  const einrt::BlockGrid& grid = nm.geometry.outputGrid;
+  const einrt::BlockGrid& grid = nm.geometry->outputGrid;
   std::vector<std::vector<int>> owners;
   for (int o : n.blockOwner) owners.push_back({o});
   const TensorSpec& out = spec_.tensors[static_cast<std::size_t>(n.outputTensor)];
   ns.outputLayout = einrt::Layout::grid(out.shape, grid.parts, owners);
-  if (!nm.scratch) ns.partialNeed = model::blocksOf(nm.writes, me);
+  if (!nm.scratch) ns.partialNeed = model::blocksOf(*nm.writes, me);
   if (nm.group >= 0)
-    for (int64_t c : ns.myCalls) ns.callOfBlock[nm.geometry.outputBlock[static_cast<std::size_t>(c)]] = c;
+    for (int64_t c : ns.myCalls) ns.callOfBlock[nm.geometry->outputBlock[static_cast<std::size_t>(c)]] = c;
   if (nm.aggregates) {
-    const einrt::Layout partial = einrt::Layout::grid(out.shape, grid.parts, model::holdersByBlock(nm.writes, grid.blockCount()),
+    const einrt::Layout partial = einrt::Layout::grid(out.shape, grid.parts, model::holdersByBlock(*nm.writes, grid.blockCount()),
                                                       Holding::Partial, n.agg);
     ns.aggregation =
         std::make_unique<RedistributePlan>(planRedistribute(comm_, out.name, partial, ns.outputLayout, typeOf(n.outputTensor), options_));
@@ -216,7 +216,7 @@ Buffer<T> DistributedProgram<T>::blockOf(int tensor, std::size_t elements) {
 // the repartition.
 template <class T>
 void DistributedProgram<T>::fillWindowBlock(std::size_t i, std::size_t k, int64_t b, Buffer<T>& buffer, const T* inRange) {
-  const einrt::BlockGrid& g = model_.nodes[i].geometry.operandGrid[k];
+  const einrt::BlockGrid& g = model_.nodes[i].geometry->operandGrid[k];
   if (!inRange && g.readElements(b) == g.blockElements()) return;
   std::vector<T> host(static_cast<std::size_t>(g.blockElements()), static_cast<T>(spec_.nodes[i].fill));
   if (inRange && g.readElements(b) > 0) {
@@ -241,7 +241,7 @@ template <class T>
 void DistributedProgram<T>::beginStep(std::size_t first, std::size_t last) {
   for (std::size_t m = first; m <= last; ++m) {
     NodeState<T>& ns = nodes_[m];
-    const model::CallGeometry& geometry = model_.nodes[m].geometry;
+    const model::CallGeometry& geometry = *model_.nodes[m].geometry;
     for (std::size_t k = 0; k < ns.operandNeed.size(); ++k)
       for (int64_t b : ns.operandNeed[k]) {
         auto [it, added] = ns.operandBlocks[k].emplace(
@@ -308,7 +308,7 @@ void DistributedProgram<T>::runGroup(FusedGroup<T>& group) {
       const NodeTable& n = spec_.nodes[m];
       NodeState<T>& ns = nodes_[m];
       const auto call = static_cast<std::size_t>(ns.callOfBlock.at(b));
-      const model::CallGeometry& geometry = model_.nodes[m].geometry;
+      const model::CallGeometry& geometry = *model_.nodes[m].geometry;
       auto& mb = blocks[m - first];
       for (std::size_t o = 0; o < n.operandTensor.size(); ++o) {
         const int producer = spec_.tensors[static_cast<std::size_t>(n.operandTensor[o])].producer;
@@ -354,14 +354,14 @@ void DistributedProgram<T>::runNode(std::size_t i) {
   std::set<int64_t> written;
   for (int64_t c : ns.myCalls) {
     const auto call = static_cast<std::size_t>(c);
-    const std::vector<model::BlockNumbers>& reads = nm.geometry.operandBlock;
+    const std::vector<model::BlockNumbers>& reads = nm.geometry->operandBlock;
     const T* X = operandBlock(i, 0, reads[0][call]);
     const T* Y = reads.size() > 1 ? operandBlock(i, 1, reads[1][call]) : nullptr;
-    const int64_t ob = nm.geometry.outputBlock[call];
+    const int64_t ob = nm.geometry->outputBlock[call];
     T* Z = ns.partial.at(ob).data();
     const bool accumulate = !written.insert(ob).second;
     if (ns.index) ns.index->run(X, Y, Z, accumulate, callGrid(spec_.nodes[i]).offset(c));
-    else if (ns.cast) convertElements<T>(ns.cast->first, X, ns.cast->second, Z, nm.geometry.outputGrid.blockElements());
+    else if (ns.cast) convertElements<T>(ns.cast->first, X, ns.cast->second, Z, nm.geometry->outputGrid.blockElements());
     else if (ns.wide)
       ns.wide->run(reinterpret_cast<const float*>(X), reinterpret_cast<const float*>(Y), reinterpret_cast<float*>(Z), accumulate);
     else ns.kernel.run(X, Y, Z, accumulate);

@@ -8,6 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "einrt/block_grid.h"
@@ -32,6 +35,24 @@ struct CallGeometry {
   BlockNumbers outputBlock;                         // [call]: the block the call writes
   BlockNumbers aggCoordinate;                       // [call]: row-major over the aggregated labels
   int64_t aggParts = 1;                             // prod of the aggregated labels' parts
+};
+
+// One call geometry per distinct node shape and partition, shared: a model's repeated
+// layers cut the same nodes the same way, and each geometry is p block numbers per
+// operand (LLaMA-65B at p = 16,384: 600 MB over 2,645 nodes where 33 distinct ones do).
+class SharedGeometries {
+ public:
+  // callGeometry(shape, parts, aggregated), made once.
+  std::shared_ptr<const CallGeometry> of(const NodeShape& shape, const std::vector<int64_t>& parts, const std::vector<int>& aggregated);
+
+ private:
+  struct Kept {
+    NodeShape shape;
+    std::vector<int64_t> parts;
+    std::vector<int> aggregated;
+    std::shared_ptr<const CallGeometry> geometry;
+  };
+  std::unordered_map<uint64_t, std::vector<Kept>> byHash_;
 };
 
 // The grid `parts` cuts operand k of a node into: its labels' blocks, and where the operand

@@ -49,10 +49,13 @@ std::vector<RankBlock> distinctPairs(const BlockNumbers& callBlock, const std::v
 
 struct NodeModel {
   std::vector<int64_t> extent;                 // block extent per label (blockExtent)
-  CallGeometry geometry;                       // the blocks each call reads and writes
-  std::vector<std::vector<RankBlock>> reads;   // per operand: distinct (rank, block) read, sorted
+  // The blocks each call reads and writes, and the distinct (rank, block) pairs read per
+  // operand and written, sorted: shared between nodes of one shape, partition and
+  // placement (SharedGeometries; a model's repeated layers), each p entries.
+  std::shared_ptr<const CallGeometry> geometry;
+  std::vector<std::shared_ptr<const std::vector<RankBlock>>> reads;
   std::vector<bool> inPlace;                   // per operand (above); graph inputs never are
-  std::vector<RankBlock> writes;               // distinct (rank, block) written, sorted
+  std::shared_ptr<const std::vector<RankBlock>> writes;
   bool aggregates = false;
   bool scratch = false;                        // output kept in tiles only (fused runs)
   int group = -1;                              // index into ProgramModel::groups, -1: none
@@ -98,7 +101,8 @@ enum class ModelDetail { Steps, Full };
 // planner's traffic model), else computed here. Throws std::logic_error where the tables
 // break a rule the planner guarantees (a fused member that would move data between ranks).
 ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, bool fused,
-                               std::vector<CallGeometry> geometry = {}, ModelDetail detail = ModelDetail::Full);
+                               std::vector<std::shared_ptr<const CallGeometry>> geometry = {},
+                               ModelDetail detail = ModelDetail::Full);
 
 // Ranks holding each block of a grid of `blocks` blocks, from distinct (rank, block) pairs.
 std::vector<std::vector<int>> holdersByBlock(const std::vector<RankBlock>& pairs, int64_t blocks);

@@ -94,6 +94,7 @@ struct NodeShape {
   // (every step and spread 1), or one per dimension; empty where no operand has either.
   std::vector<std::vector<int64_t>> operandStep, operandSpread;
 
+  friend bool operator==(const NodeShape&, const NodeShape&) = default;
   bool windowed(std::size_t operand) const { return operand < operandOrigin.size() && !operandOrigin[operand].empty(); }
   bool tapped(std::size_t operand) const { return operand < operandTap.size() && !operandTap[operand].empty(); }
   bool stepped(std::size_t operand) const { return operand < operandStep.size() && !operandStep[operand].empty(); }
