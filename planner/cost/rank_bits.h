@@ -6,7 +6,8 @@
 // bits; the ranks keeping anything are then counted by the classes of bits those
 // equalities join, in O(dims x bits) instead of the O(ranks x dims) of visiting every
 // rank (traffic.h canonicalRepartitionElements: the search prices 200,000 pairs of
-// layouts over 16,384 ranks for LLaMA-65B on a cluster).
+// layouts over 16,384 ranks for LLaMA-65B on a cluster). rank_bits.cpp also makes the
+// rank block coordinates themselves (traffic.h RankBlockCoordinates), describing each.
 #pragma once
 
 #include <array>

@@ -157,44 +157,6 @@ Traffic TrafficMemo::repartition(const BlockHomes& producer, const std::vector<i
   return t;
 }
 
-RankBlockCoordinates rankBlockCoordinates(const einrt::BlockGrid& grid, const einrt::model::BlockNumbers& blockOfRank) {
-  RankBlockCoordinates c;
-  assignRankBlockCoordinates(grid, blockOfRank, c);
-  return c;
-}
-
-void assignRankBlockCoordinates(const einrt::BlockGrid& grid, const einrt::model::BlockNumbers& blockOfRank,
-                                RankBlockCoordinates& c) {
-  c.ownerStride = 1;
-  c.byDim.resize(grid.dims());
-  for (auto& coordinates : c.byDim) coordinates.resize(blockOfRank.size());  // every entry is written below
-  for (std::size_t r = 0; r < blockOfRank.size(); ++r) {
-    int64_t b = blockOfRank[r];
-    for (std::size_t d = grid.dims(); d-- > 0;) {
-      c.byDim[d][r] = static_cast<int32_t>(b % grid.parts[d]);
-      b /= grid.parts[d];
-    }
-  }
-  c.bits = rankBitsOf(c.byDim, 1);
-}
-
-RankBlockCoordinates ownedBlockCoordinates(const einrt::BlockGrid& grid, int64_t ownerStride, int64_t rankEnd) {
-  // The ranks 0 .. rankEnd - 1, past the last holder (blockCount - 1) * stride none.
-  const int64_t ranks = std::min(rankEnd, (grid.blockCount() - 1) * ownerStride + 1);
-  einrt::model::BlockNumbers blocks(static_cast<std::size_t>((ranks + ownerStride - 1) / ownerStride));
-  for (std::size_t b = 0; b < blocks.size(); ++b) blocks[b] = static_cast<int32_t>(b);
-  RankBlockCoordinates c = rankBlockCoordinates(grid, blocks);
-  if (ownerStride == 1) return c;
-  c.ownerStride = ownerStride;
-  for (auto& coordinates : c.byDim) {
-    std::vector<int32_t> spread(static_cast<std::size_t>(ranks), -1);
-    for (std::size_t b = 0; b < coordinates.size(); ++b) spread[b * static_cast<std::size_t>(ownerStride)] = coordinates[b];
-    coordinates = std::move(spread);
-  }
-  c.bits = rankBitsOf(c.byDim, ownerStride);
-  return c;
-}
-
 namespace {
 
 // The length of [loC, loC + ec) ∩ [loP, loP + ep): what a read interval finds of an owned one.
