@@ -162,10 +162,11 @@ std::future<std::optional<PricedPlan>> planFlatMeanwhile(const Graph& g, const P
     PlanCost onCluster = costPlan(g, *made, options.machine, memoryToCompare(options), options.trafficMemo.get());
     published->interNodeBytes.store(onCluster.interNodeBytes);
     published->timePs.store(*onCluster.timePs);
-    const bool memoryPriced = memoryToCompare(options) == MemoryDetail::Peak || options.returnedCost;
-    if (memoryToCompare(options) != MemoryDetail::Peak && options.returnedCost) {
+    bool memoryPriced = memoryToCompare(options) == MemoryDetail::Peak;
+    if (!memoryPriced && options.returnedCost) {  // the request's report will need it
       say(options, "pricing the memory of the plan made without the nodes, for the report");
       onCluster = costPlan(g, *made, options.machine, MemoryDetail::Peak, options.trafficMemo.get());
+      memoryPriced = true;
     }
     return PricedPlan{std::move(*made), std::move(onCluster), PlacementRule::Canonical, false, 0, std::nullopt, memoryPriced};
   });

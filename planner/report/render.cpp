@@ -247,7 +247,7 @@ void appendNumber(std::string& out, const nlohmann::ordered_json& v) {
 
 // A plan's placements, written from the report as the tree reaches them rather than held
 // in it: p numbers per node are most of a plan file (LLaMA-65B at p = 16,384: 43 million,
-// 700 MB as tree values). The tree has null in their place (placementTree).
+// 700 MB as tree values). The tree has null in their place (reportJson(r, false)).
 struct Placements {
   const Report* report = nullptr;
   std::size_t next = 0;  // the node whose placement comes next
