@@ -61,11 +61,9 @@ int64_t ObjectiveModel::canonicalEdgeFloor(const std::vector<int64_t>& bounds, c
   if (objective == Objective::Paper) return 0;
   const einrt::RankNodes n = nodes();
   const bool cluster = n.spansNodes(devices);
-  const RepartitionFloor f = repartitionFloor(bounds, producerParts, consumerParts, readers, cluster ? n.ranksPerNode : 0, ownerStride);
-  if (objective == Objective::Time) {
-    return std::max(phaseFloorPicoseconds(*machine, f.reader, elementBytes, cluster, n.ranksPerNode),
-                    phaseFloorPicoseconds(*machine, f.holder, elementBytes, cluster, n.ranksPerNode));
-  }
+  const RepartitionFloor f =
+      repartitionFloor(bounds, producerParts, consumerParts, readers, cluster ? n.ranksPerNode : 0, ownerStride, devices);
+  if (objective == Objective::Time) return repartitionFloorPicoseconds(*machine, f, elementBytes, cluster, n.ranksPerNode);
   return checkedMul(f.elements, elementBytes, "traffic bytes");
 }
 

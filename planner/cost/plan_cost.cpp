@@ -183,7 +183,9 @@ int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts) {
       },
       [&](std::size_t, const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers,
           int64_t bytes) {
-        bound = checkedAdd(bound, checkedMul(repartitionFloor(shape, producer, consumer, readers, 0, std::nullopt).elements, bytes, what), what);
+        // (Elements only: which ranks hold and read does not matter, so any count of ranks does.)
+        const RepartitionFloor f = repartitionFloor(shape, producer, consumer, readers, 0, std::nullopt, kMaxDevices);
+        bound = checkedAdd(bound, checkedMul(f.elements, bytes, what), what);
       });
   return bound;
 }
@@ -200,9 +202,8 @@ std::vector<int64_t> timeFloorsByNode(const Graph& g, const std::vector<Parts>& 
   const bool cluster = nodes.spansNodes(devices);
   const int64_t ranksPerNode = cluster ? nodes.ranksPerNode : 0;
   std::vector<int64_t> floors(g.nodes.size(), 0);
-  auto add = [&](std::size_t node, const RankFloor& a, const RankFloor& b, int64_t elementBytes) {
-    floors[node] = checkedAdd(floors[node], std::max(phaseFloorPicoseconds(m, a, elementBytes, cluster, ranksPerNode),
-                                                     phaseFloorPicoseconds(m, b, elementBytes, cluster, ranksPerNode)), what);
+  auto add = [&](std::size_t node, const RepartitionFloor& f, int64_t elementBytes) {
+    floors[node] = checkedAdd(floors[node], repartitionFloorPicoseconds(m, f, elementBytes, cluster, ranksPerNode), what);
   };
   forEachPhaseFloor(
       g, parts,
@@ -211,13 +212,15 @@ std::vector<int64_t> timeFloorsByNode(const Graph& g, const std::vector<Parts>& 
         // The owner receives the other partials, from as many ranks; past a node's ranks
         // some come from other nodes. A sender sends one.
         const int64_t far = ranksPerNode > 0 ? std::max<int64_t>(0, partials - ranksPerNode) : 0;
-        add(node, {checkedMul(partials - 1, blockElements, what), checkedMul(far, blockElements, what), partials - 1},
-            {blockElements, ranksPerNode > 0 && partials > ranksPerNode ? blockElements : 0, 1}, bytes);
+        // (No rank does both: each runs one call, its block's owner or a sender.)
+        RepartitionFloor f;
+        f.reader = {checkedMul(partials - 1, blockElements, what), checkedMul(far, blockElements, what), partials - 1};
+        f.holder = {blockElements, ranksPerNode > 0 && partials > ranksPerNode ? blockElements : 0, 1};
+        add(node, f, bytes);
       },
       [&](std::size_t node, const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers,
           int64_t bytes) {
-        const RepartitionFloor f = repartitionFloor(shape, producer, consumer, readers, ranksPerNode, std::nullopt);
-        add(node, f.reader, f.holder, bytes);
+        add(node, repartitionFloor(shape, producer, consumer, readers, ranksPerNode, std::nullopt, devices), bytes);
       });
   const std::vector<int64_t> compute = computeFloorsByNode(m, g, parts);
   for (std::size_t i = 0; i < floors.size(); ++i) floors[i] = checkedAdd(floors[i], compute[i], what);

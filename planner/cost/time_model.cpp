@@ -399,7 +399,8 @@ int64_t phaseFloorPicoseconds(const Machine& m, const RankFloor& r, int64_t elem
   double seconds = m.latencySeconds * messages + bytes / m.bandwidthBytesPerSecond;
   if (onCluster) {
     const double farBytes = static_cast<double>(r.farElements) * static_cast<double>(elementBytes);
-    const double farMessages = std::max(messages - static_cast<double>(ranksPerNode - 1), r.farElements > 0 ? 1.0 : 0.0);
+    const int64_t near = r.nearMessages >= 0 ? r.nearMessages : ranksPerNode - 1;
+    const double farMessages = std::max(messages - static_cast<double>(near), r.farElements > 0 ? 1.0 : 0.0);
     const double latency = m.interNodeLatencySeconds * farMessages +
                            std::min(m.latencySeconds, m.interNodeLatencySeconds) * (messages - farMessages);
     seconds = latency + farBytes / m.interNodeBandwidthBytesPerSecond +
@@ -407,6 +408,25 @@ int64_t phaseFloorPicoseconds(const Machine& m, const RankFloor& r, int64_t elem
   }
   // Below the price by a rounding's margin: the price adds two links' seconds in floating point.
   return std::max<int64_t>(0, toPicoseconds(seconds * (1 - 1e-9)) - 1);
+}
+
+int64_t repartitionFloorPicoseconds(const Machine& m, const RepartitionFloor& f, int64_t elementBytes, bool onCluster,
+                                    int64_t ranksPerNode) {
+  int64_t floor = std::max(phaseFloorPicoseconds(m, f.reader, elementBytes, onCluster, ranksPerNode),
+                           phaseFloorPicoseconds(m, f.holder, elementBytes, onCluster, ranksPerNode));
+  if (f.holdingReader) {
+    // The rank sends and receives: the latency of both, with the elements of either; of
+    // each side's messages, one per other rank of its node may stay there.
+    const int64_t messages = f.holdingReader->messages + f.holder.messages;
+    const int64_t peers = std::max<int64_t>(0, ranksPerNode - 1);
+    const int64_t near = std::min(f.holdingReader->messages, peers) + std::min(f.holder.messages, peers);
+    for (RankFloor side : {*f.holdingReader, f.holder}) {
+      side.messages = messages;
+      side.nearMessages = near;
+      floor = std::max(floor, phaseFloorPicoseconds(m, side, elementBytes, onCluster, ranksPerNode));
+    }
+  }
+  return floor;
 }
 
 namespace {

@@ -59,6 +59,11 @@ int64_t phasePicoseconds(const Machine& m, const Traffic& t, int64_t elementByte
 // can carry (a rank has ranksPerNode - 1 partners on its node). Used to skip pricing
 // what cannot win, never as a price.
 int64_t phaseFloorPicoseconds(const Machine& m, const RankFloor& r, int64_t elementBytes, bool onCluster, int64_t ranksPerNode);
+// The floor under a repartition's phase (traffic.h repartitionFloor): its reader's, its
+// holder's, and where some rank must do both, that rank's messages both ways with either
+// side's elements. The one floor of a repartition the search and the plan bounds read.
+int64_t repartitionFloorPicoseconds(const Machine& m, const RepartitionFloor& f, int64_t elementBytes, bool onCluster,
+                                    int64_t ranksPerNode);
 
 // The time of `calls` kernel calls of node `n` under partition `parts` (the busiest
 // rank's), unfused.

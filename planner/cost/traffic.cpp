@@ -246,7 +246,7 @@ int64_t canonicalRepartitionElements(const einrt::BlockGrid& producer, const Ran
 
 RepartitionFloor repartitionFloor(const std::vector<int64_t>& shape, const std::vector<int64_t>& producerParts,
                                   const std::vector<int64_t>& consumerParts, int64_t readers, int64_t ranksPerNode,
-                                  std::optional<int64_t> ownerStride) {
+                                  std::optional<int64_t> ownerStride, int64_t devices) {
   int64_t readBlock = 1, ownedBlock = 1, kept = 1, producerBlocks = 1, consumerBlocks = 1, ownersMet = 1, blocksMet = 1;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     const int64_t ec = shape[d] / consumerParts[d], ep = shape[d] / producerParts[d];
@@ -274,10 +274,20 @@ RepartitionFloor repartitionFloor(const std::vector<int64_t>& shape, const std::
     f.reader.farElements = readBlock - std::min(readBlock, nodeHolders * kept);
     f.holder.farElements = sends - std::min(sends, ranksPerNode * kept);
   }
+  // A rank holds and reads: canonically rank 0 (block 0's holder, a reader); else
+  // wherever the producerBlocks holders (distinct ranks) and the readers cannot be apart.
+  if (ownerStride || producerBlocks > devices - readers)
+    f.holdingReader = RankFloor{readBlock - kept, f.reader.farElements, ownersMet - 1};
   for (RankFloor* r : {&f.reader, &f.holder}) {
     if (r->elements <= 0) *r = {};
     else r->messages = std::max<int64_t>(r->messages, 1);
     r->farElements = std::min(r->farElements, r->elements);
+  }
+  if (f.holdingReader) {
+    RankFloor& both = *f.holdingReader;
+    if (both.elements <= 0) both = {};
+    else both.messages = std::max<int64_t>(both.messages, 1);
+    both.farElements = std::min(both.farElements, both.elements);
   }
   return f;
 }

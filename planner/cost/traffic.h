@@ -110,18 +110,30 @@ int64_t canonicalRepartitionElements(const einrt::BlockGrid& producer, const Ran
 // most `kept` each of a read block (or read as much of an owned one): the rest of it
 // crosses the network. `readers`: the consumer's calls (ranks 0..readers-1 in the
 // canonical placement); `ranksPerNode`: 0 on one node.
+// A rank's messages are those it sends and those it receives (LinkLoad), so where some
+// rank must both hold a producer block and read a consumer block — the canonical rule's
+// rank 0, or any placement where holders and readers together outnumber the `devices`
+// ranks — the busiest rank has at least a holding reader's received messages and a
+// holder's sent ones together (`readingHolder`). A node's scores read from a thousand
+// holders that each send to a thousand readers: every rank does both, and the phase
+// takes twice the latency of either side alone.
 struct RankFloor {
   int64_t elements = 0;     // sent or received, both links together
   int64_t farElements = 0;  // of those, at least this many over the inter-node link
   int64_t messages = 0;
+  // At most this many of its messages stay on its node; -1: one per other rank there.
+  int64_t nearMessages = -1;
 };
 struct RepartitionFloor {
   int64_t elements = 0;      // under the total (repartitionTraffic's elements)
   RankFloor reader, holder;  // one reading rank's received, one holding rank's sent
+  // Where some rank must hold and read (else empty): a reader holding a block receives at
+  // least `holdingReader` (its messages those it receives), and sends `holder`'s.
+  std::optional<RankFloor> holdingReader;
 };
 RepartitionFloor repartitionFloor(const std::vector<int64_t>& shape, const std::vector<int64_t>& producerParts,
                                   const std::vector<int64_t>& consumerParts, int64_t readers, int64_t ranksPerNode,
-                                  std::optional<int64_t> ownerStride);
+                                  std::optional<int64_t> ownerStride, int64_t devices);
 
 // The same repartition per rank and link (the time objective's fast path): exactly
 // repartitionTraffic(..., PerRank, nodes) with the canonical homes, given that every block

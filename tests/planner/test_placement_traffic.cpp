@@ -22,6 +22,7 @@
 #include "planner/algorithms/placed_plan.h"
 #include "planner/cost/plan_cost.h"
 #include "planner/cost/time_model.h"
+#include "placement_fixtures.h"
 #include "random_graphs.h"
 #include "planner/cost/traffic.h"
 #include "planner/graph/load.h"
@@ -30,6 +31,10 @@
 #include "planner/placement/plan.h"
 
 using namespace eindecomp;
+using testing::floorMachine;
+using testing::kBatched;
+using testing::kChain;
+using testing::randomPartitions;
 
 TEST_CASE("the assignment solver finds the brute-force optimum") {
   const unsigned seed = 20261122;
@@ -87,27 +92,6 @@ TEST_CASE("block overlaps match an element-by-element count") {
 
 namespace {
 
-const char* kChain = R"(
-name: chain
-inputs: {A: [12, 8], B: [8, 6], C: [6, 12]}
-nodes:
-  - {name: AB, einsum: "ij,jk->ik", inputs: [A, B]}
-  - {name: ABC, einsum: "ik,kl->il", inputs: [AB, C]}
-  - {name: M, einsum: "il->l", agg: max, inputs: [ABC]}
-  - {name: D, einsum: "il,l->il", join: "x - y", inputs: [ABC, M]}
-  - {name: T, einsum: "il,ik->lk", inputs: [D, AB]}
-)";
-
-const char* kBatched = R"(
-name: batched
-dtype: f64
-inputs: {Q: [4, 6, 2], K: [4, 6, 2]}
-nodes:
-  - {name: S, einsum: "b q d, b k d -> b q k", inputs: [Q, K]}
-  - {name: P, einsum: "b q k -> q b", agg: sum, inputs: [S]}
-)";
-
-
 // The layouts the emitted program builds (the executor in einrt), rebuilt here from the
 // plan with einrt's Layout and fed to einrt's predictor.
 std::vector<std::vector<int>> holders(const NodePlan& np, const std::vector<int>& dims) {
@@ -149,23 +133,6 @@ NodeBytes predictedNodeBytes(const Graph& g, const Plan& plan, std::size_t i, in
   const einrt::Layout partial = einrt::Layout::grid(outputShape(n), np.outputParts, holders(np, space.outputLabels), einrt::Holding::Partial);
   bytes.add(einrt::predictTraffic(partial, owned(i), dt, static_cast<int>(plan.devices), "t", nodes));
   return bytes;
-}
-
-std::vector<Parts> randomPartitions(const Graph& g, int64_t devices, std::mt19937& rng) {
-  std::vector<Parts> parts;
-  for (const Node& node : g.nodes) {
-    Parts d;
-    int64_t calls = 1;
-    for (const int64_t size : iterationSizes(node)) {
-      std::vector<int64_t> options;
-      for (int64_t x = 1; x <= size; ++x)
-        if (size % x == 0 && calls * x <= devices) options.push_back(x);
-      d.push_back(options[rng() % options.size()]);
-      calls *= d.back();
-    }
-    parts.push_back(d);
-  }
-  return parts;
 }
 
 }  // namespace
@@ -376,17 +343,8 @@ TEST_CASE("the search's canonical repartition count equals an element-by-element
 
 namespace {
 
-// A cluster whose links differ (latency and bandwidth both), or one node.
-Machine floorMachine(const einrt::RankNodes& nodes) {
-  Machine m;
-  m.latencySeconds = 3e-6, m.bandwidthBytesPerSecond = 300e9, m.flopsPerSecond = 1e12;
-  if (nodes.ranksPerNode > 0) m.ranksPerNode = nodes.ranksPerNode;
-  m.interNodeLatencySeconds = 6e-6, m.interNodeBandwidthBytesPerSecond = 25e9;
-  return m;
-}
-
 // The search's floors (traffic.h repartitionFloor, firstGroupRepartitionTraffic;
-// time_model.h phaseFloorPicoseconds) under the exact count `want` of the canonical
+// time_model.h phaseFloorPicoseconds, repartitionFloorPicoseconds) under the exact count `want` of the canonical
 // placement, with and without the canonical rule's owner stride.
 void checkFloorsUnder(const Traffic& want, const einrt::BlockGrid& producer, int64_t stride, const einrt::BlockGrid& consumer,
                       const einrt::model::BlockNumbers& read, int64_t devices, const einrt::RankNodes& nodes) {
@@ -395,10 +353,11 @@ void checkFloorsUnder(const Traffic& want, const einrt::BlockGrid& producer, int
   const int64_t perNode = cluster ? nodes.ranksPerNode : 0, readers = static_cast<int64_t>(read.size());
   const int64_t phase = phasePicoseconds(m, want, 4);
   for (const std::optional<int64_t> s : {std::optional<int64_t>(stride), std::optional<int64_t>()}) {
-    const RepartitionFloor f = repartitionFloor(producer.shape, producer.parts, consumer.parts, readers, perNode, s);
+    const RepartitionFloor f = repartitionFloor(producer.shape, producer.parts, consumer.parts, readers, perNode, s, devices);
     CHECK(f.elements <= want.elements);
     CHECK(phaseFloorPicoseconds(m, f.reader, 4, cluster, nodes.ranksPerNode) <= phase);
     CHECK(phaseFloorPicoseconds(m, f.holder, 4, cluster, nodes.ranksPerNode) <= phase);
+    CHECK(repartitionFloorPicoseconds(m, f, 4, cluster, nodes.ranksPerNode) <= phase);
   }
   const Traffic first = firstGroupRepartitionTraffic(producer, stride, consumer, read, devices, nodes);
   CHECK(first.elements <= want.elements);
@@ -451,122 +410,6 @@ TEST_CASE("the search's canonical per-rank repartition equals repartitionTraffic
     checkFloorsUnder(want, producer, stride, consumer, read, devices, nodes);
     checkSameTraffic(got, want);
   }
-}
-
-TEST_CASE("the traffic and time bounds the planner skips pricing by never exceed a plan's with a rank per call") {
-  // planner/cost/plan_cost.h trafficLowerBound: for random partitions placed by both rules,
-  // on one node and on nodes of two ranks, and by random distinct ranks per call.
-  const unsigned seed = 2718;
-  std::cout << "traffic bound seed " << seed << "\n";
-  std::mt19937 rng(seed);
-  int tight = 0, positive = 0, timeTight = 0;
-  std::vector<Graph> graphs{loadGraphText(kChain, "test.yaml", GraphFormat::Yaml), loadGraphText(kBatched, "test.yaml", GraphFormat::Yaml)};
-  testing::RandomGraphs random{std::mt19937(seed), 0, {}};
-  for (int k = 0; k < 6; ++k) graphs.push_back(random.make(4 + k % 3, k % 2 == 1));  // in-trees and DAGs
-  for (const Graph& g : graphs) {
-    for (int64_t devices : {1, 2, 3, 4, 6, 8}) {
-      for (int trial = 0; trial < 4; ++trial) {
-        const std::vector<Parts> parts = randomPartitions(g, devices, rng);
-        const int64_t bound = trafficLowerBound(g, parts);
-        LinkWeights twoPerNode;
-        twoPerNode.nodes = einrt::RankNodes{2};
-        twoPerNode.interNodeWeight = 4;
-        PinnedPlacements shuffled;  // distinct random ranks
-        for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-          std::vector<int> ranks(static_cast<std::size_t>(devices));
-          std::iota(ranks.begin(), ranks.end(), 0);
-          std::shuffle(ranks.begin(), ranks.end(), rng);
-          ranks.resize(static_cast<std::size_t>(callGeometry(nodeSpace(g.nodes[i]), parts[i]).calls));
-          shuffled[g.nodes[i].name] = ranks;
-        }
-        for (const auto& placement : {placeNodes(g, parts, PlacementRule::Canonical, {}, devices),
-                                      placeNodes(g, parts, PlacementRule::Matched, {}, devices),
-                                      placeNodes(g, parts, PlacementRule::Matched, {}, devices, twoPerNode),
-                                      placeNodes(g, parts, PlacementRule::Canonical, shuffled, devices)}) {
-          const PlanCost cost = costPlan(g, makePlan(g, devices, "b", parts, placement), std::nullopt);
-          CAPTURE(devices);
-          CHECK(bound <= cost.trafficBytes);
-          tight += bound == cost.trafficBytes;
-          // timeLowerBound, on one node and on nodes of two ranks, under the same placement;
-          // node by node, its floors under each node's time, and a node's exchanges
-          // (counted as it is placed) with its kernels' floor (one call's time, without a
-          // kernel model) are its time in the whole plan.
-          for (const einrt::RankNodes nodes : {einrt::RankNodes{}, einrt::RankNodes{2}}) {
-            const Machine m = floorMachine(nodes);
-            Plan plan = makePlan(g, devices, "b", parts, placement);
-            plan.ranksPerNode = nodes.ranksPerNode;
-            const PlanCost cost = costPlan(g, plan, m, MemoryDetail::None);
-            const int64_t time = *cost.timePs;
-            CHECK(timeLowerBound(g, parts, m, devices) <= time);
-            timeTight += timeLowerBound(g, parts, m, devices) > time / 2;
-            const std::vector<int64_t> floors = timeFloorsByNode(g, parts, m, devices);
-            const std::vector<int64_t> compute = computeFloorsByNode(m, g, parts);
-            const GraphIndex index(g);
-            for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-              CAPTURE(i);
-              CHECK(floors[i] <= cost.nodes[i].timePs);
-              const CallGeometry geometry = callGeometry(nodeSpace(g.nodes[i]), parts[i]);
-              CHECK(exchangePicoseconds(g, index, i, geometry, parts, placement, nodeOutputTypes(g), m, devices, nullptr) +
-                        compute[i] ==
-                    cost.nodes[i].timePs);
-            }
-          }
-        }
-        positive += bound > 0;
-      }
-    }
-  }
-  // Not vacuous: the bound is often exact and often above zero.
-  CHECK(tight > 40);
-  CHECK(positive > 40);
-  CHECK(timeTight > 40);  // the time bound: within half of the plan's time often
-}
-
-
-TEST_CASE("a plan priced as it is placed is abandoned only when it is sure to lose to its rival") {
-  // placed_plan.h placeAndPrice with a rival's time: against a rival as fast as the plan
-  // (its cheapest rule's time) it is finished, the same plan at the same cost as without
-  // one; against a rival below its floor it is abandoned, and the floor it reports is
-  // under every rule's time and above the rival's. On nodes of two ranks, p = 2..8.
-  const unsigned seed = 20261203;
-  std::cout << "abandoned plans seed " << seed << "\n";
-  std::mt19937 rng(seed);
-  testing::RandomGraphs random{std::mt19937(seed), 0, {}};
-  int abandoned = 0;
-  for (int k = 0; k < 8; ++k) {
-    const Graph g = random.make(4 + k % 3, k % 2 == 1);
-    for (int64_t devices : {2, 4, 6, 8}) {
-      const std::vector<Parts> parts = randomPartitions(g, devices, rng);
-      PlanOptions options;
-      options.devices = devices;
-      options.machine = floorMachine(einrt::RankNodes{2});
-      options.objective = Objective::Time;
-      options.trafficMemo = std::make_shared<TrafficMemo>();
-      const PricedPlan whole = placeAndPrice(g, options, "b", parts);
-      int64_t fastest = std::numeric_limits<int64_t>::max();
-      for (PlacementRule rule : options.placementRules) {
-        PlanOptions one = options;
-        one.placementRules = {rule};
-        fastest = std::min(fastest, *placeAndPrice(g, one, "b", parts).cost.timePs);
-      }
-      CAPTURE(k);
-      CAPTURE(devices);
-      const PricedPlan raced = placeAndPrice(g, options, "b", parts, [&] { return std::optional<int64_t>(fastest); });
-      REQUIRE_FALSE(raced.abandoned);
-      CHECK(raced.cost.timePs == whole.cost.timePs);
-      CHECK(raced.cost.trafficBytes == whole.cost.trafficBytes);
-      CHECK(raced.rule == whole.rule);
-      for (std::size_t i = 0; i < g.nodes.size(); ++i) CHECK(raced.plan.nodes[i].placement.callRank == whole.plan.nodes[i].placement.callRank);
-      const int64_t floor = timeLowerBound(g, parts, *options.machine, devices);
-      if (floor == 0) continue;
-      const PricedPlan lost = placeAndPrice(g, options, "b", parts, [&] { return std::optional<int64_t>(floor - 1); });
-      REQUIRE(lost.abandoned);
-      CHECK(lost.timeFloorPs > floor - 1);
-      CHECK(lost.timeFloorPs <= fastest);
-      abandoned += 1;
-    }
-  }
-  CHECK(abandoned > 16);  // not vacuous
 }
 
 TEST_CASE("a repartition's per-rank count equals the element-by-element count, one block per rank or several") {
