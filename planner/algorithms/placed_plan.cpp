@@ -63,12 +63,17 @@ class LosingPlanWatch {
   }
   bool operator()(std::size_t node, const CallGeometry& geometry, const std::vector<Placement>& placements) {
     if (!rivalPs_ && !(rivalPs_ = rival_())) return true;
-    for (; priced_ < node; ++priced_)  // placed before the rival's time came
-      placedPs_ = checkedAdd(placedPs_, exchange(priced_, callGeometry(nodeSpace(g_.nodes[priced_]), parts_[priced_]), placements),
-                             "estimated time");
-    placedPs_ = checkedAdd(placedPs_, exchange(node, geometry, placements), "estimated time");
-    priced_ = node + 1;
+    // The nodes not priced yet count at their floors until they are: that may settle it
+    // before the ones placed before the rival's time came are priced.
     lost_ = floorPs() > *rivalPs_;
+    if (!lost_) {
+      for (; priced_ < node; ++priced_)  // placed before the rival's time came
+        placedPs_ = checkedAdd(placedPs_, exchange(priced_, callGeometry(nodeSpace(g_.nodes[priced_]), parts_[priced_]), placements),
+                               "estimated time");
+      placedPs_ = checkedAdd(placedPs_, exchange(node, geometry, placements), "estimated time");
+      priced_ = node + 1;
+      lost_ = floorPs() > *rivalPs_;
+    }
     if (lost_)
       say(options_, "this plan takes at least " + formatSeconds(picosecondsToSeconds(floorPs())) + ", longer than " +
                         formatSeconds(picosecondsToSeconds(*rivalPs_)) + ": abandoned after placing " +
