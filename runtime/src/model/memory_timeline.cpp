@@ -26,14 +26,104 @@ void add(RankBytes& v, int rank, int64_t bytes) {
   x = add(x, bytes);
 }
 
-// What one node adds to its step on every rank.
-struct NodeMemory {
-  RankBytes step, transient;                      // allocated at the step's start / released at its end
-  std::vector<std::pair<int, int64_t>> finished;  // (rank, bytes) of its output, released after its last reader
+// A node's output block size at its type, and what its finished output is: the owned
+// blocks where it aggregates, else the blocks its calls write (none for scratch members).
+struct NodeOutput {
+  int64_t blockBytes = 0;
+  bool isOutput = false;
 };
+
+NodeOutput nodeOutput(const ProgramTables& t, const NodeModel& nm, std::size_t i, int64_t E) {
+  const TensorTable& output = t.tensors[static_cast<std::size_t>(t.nodes[i].outputTensor)];
+  const auto outE = static_cast<int64_t>(output.elementBytes(static_cast<std::size_t>(E)));
+  return {mul(nm.geometry->outputGrid.blockElements(), outE), output.isOutput};
+}
+
+// Calls f(rank, bytes) for every finished output block of node i.
+template <class F>
+void forEachFinished(const ProgramTables& t, const NodeModel& nm, std::size_t i, int64_t blockBytes, F&& f) {
+  if (nm.aggregates) {
+    for (int o : t.nodes[i].blockOwner) f(o, blockBytes);
+  } else if (!nm.scratch) {
+    for (const auto& [rank, block] : *nm.writes) f(rank, blockBytes);
+  }
+}
+
+// What stays for the whole run: every graph input's blocks (once per input copy), and
+// every graph output's finished blocks; also each node's graph-input blocks on its
+// busiest rank.
+RankBytes residentInputsAndOutputs(const ProgramTables& t, const ProgramModel& m, std::size_t P, int64_t E,
+                                   std::vector<int64_t>& nodeResidentInputBytes) {
+  RankBytes resident(P, 0), inputs(P, 0);
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    const NodeTable& n = t.nodes[i];
+    const NodeModel& nm = m.nodes[i];
+    for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
+      const TensorTable& tensor = t.tensors[static_cast<std::size_t>(n.operandTensor[k])];
+      if (tensor.producer >= 0) continue;
+      const int64_t blockBytes =
+          mul(nm.geometry->operandGrid[k].blockElements(), static_cast<int64_t>(tensor.elementBytes(static_cast<std::size_t>(E))));
+      std::fill(inputs.begin(), inputs.end(), 0);
+      for (const auto& [rank, block] : *nm.reads[k]) add(inputs, rank, blockBytes);
+      // Held once per input copy (program_model.h): counted at the copy's first reader,
+      // for the blocks all of its readers read; a window's blocks are the operand's own.
+      const int copy = nm.inputCopy.empty() ? -1 : nm.inputCopy[k];
+      if (copy < 0) {
+        for (std::size_t r = 0; r < P; ++r) resident[r] = add(resident[r], inputs[r]);
+      } else if (const InputCopy& c = m.inputCopies[static_cast<std::size_t>(copy)]; c.node == static_cast<int>(i) &&
+                                                                                      c.operand == static_cast<int>(k)) {
+        for (const auto& [rank, block] : c.reads) add(resident, rank, blockBytes);
+      }
+      nodeResidentInputBytes[i] = add(nodeResidentInputBytes[i], *std::max_element(inputs.begin(), inputs.end()));
+    }
+    const NodeOutput out = nodeOutput(t, nm, i, E);
+    if (out.isOutput) forEachFinished(t, nm, i, out.blockBytes, [&](int rank, int64_t bytes) { add(resident, rank, bytes); });
+  }
+  return resident;
+}
+
+// What node i allocates when its step begins (`step`) and, of that, what goes when the
+// step ends (`transient`): copies of the operands it reads, its finished output (a graph
+// output's is resident instead), its partials where it aggregates, its GEMM scratch.
+// `runs`: P zeros, left so.
+void addStepAllocations(const ProgramTables& t, const NodeModel& nm, std::size_t i, int64_t E, RankBytes& step,
+                        RankBytes& transient, std::vector<char>& runs) {
+  const NodeTable& n = t.nodes[i];
+  for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
+    const TensorTable& tensor = t.tensors[static_cast<std::size_t>(n.operandTensor[k])];
+    if (tensor.producer < 0 || nm.inPlace[k]) continue;
+    const int64_t blockBytes =
+        mul(nm.geometry->operandGrid[k].blockElements(), static_cast<int64_t>(tensor.elementBytes(static_cast<std::size_t>(E))));
+    for (const auto& [rank, block] : *nm.reads[k]) {
+      add(step, rank, blockBytes);
+      add(transient, rank, blockBytes);
+    }
+  }
+  const NodeOutput out = nodeOutput(t, nm, i, E);
+  if (!out.isOutput) forEachFinished(t, nm, i, out.blockBytes, [&](int rank, int64_t bytes) { add(step, rank, bytes); });
+  if (nm.aggregates && !nm.scratch)
+    for (const auto& [rank, block] : *nm.writes) {
+      add(step, rank, out.blockBytes);
+      add(transient, rank, out.blockBytes);
+    }
+  if (nm.gemmScratchElements) {
+    const TensorTable& output = t.tensors[static_cast<std::size_t>(n.outputTensor)];
+    const int64_t scratch = mul(nm.gemmScratchElements, static_cast<int64_t>(output.elementBytes(static_cast<std::size_t>(E))));
+    for (int r : n.callRank) {
+      if (runs[static_cast<std::size_t>(r)]) continue;
+      runs[static_cast<std::size_t>(r)] = 1;
+      add(step, r, scratch);
+      add(transient, r, scratch);
+    }
+    for (int r : n.callRank) runs[static_cast<std::size_t>(r)] = 0;
+  }
+}
 
 }  // namespace
 
+// Two passes over the nodes, each holding O(ranks): what stays for the whole run, then
+// the run step by step, each step's allocations summed as it comes (a table of every
+// node's allocations per rank was nodes x ranks: 700 MB for LLaMA-65B at p = 16,384).
 MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int ranks, int64_t elementBytes,
                               const std::vector<int64_t>& extra) {
   const auto P = static_cast<std::size_t>(ranks);
@@ -43,74 +133,7 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
   out.tileWorkspaceBytesPerRank.assign(P, 0);
   out.nodeLiveBytes.assign(count, 0);
   out.nodeResidentInputBytes.assign(count, 0);
-  RankBytes resident(P, 0);
-  std::vector<NodeMemory> nodes(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    const NodeTable& n = t.nodes[i];
-    const NodeModel& nm = m.nodes[i];
-    NodeMemory& mem = nodes[i];
-    mem.step.assign(P, 0);
-    mem.transient.assign(P, 0);
-    for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
-      const TensorTable& tensor = t.tensors[static_cast<std::size_t>(n.operandTensor[k])];
-      const int64_t blockBytes =
-          mul(nm.geometry->operandGrid[k].blockElements(), static_cast<int64_t>(tensor.elementBytes(static_cast<std::size_t>(E))));
-      if (tensor.producer < 0) {
-        RankBytes inputs(P, 0);
-        for (const auto& [rank, block] : *nm.reads[k]) add(inputs, rank, blockBytes);
-        // Held once per input copy (program_model.h): counted at the copy's first reader,
-        // for the blocks all of its readers read; a window's blocks are the operand's own.
-        const int copy = nm.inputCopy.empty() ? -1 : nm.inputCopy[k];
-        if (copy < 0) {
-          for (std::size_t r = 0; r < P; ++r) resident[r] = add(resident[r], inputs[r]);
-        } else if (const InputCopy& c = m.inputCopies[static_cast<std::size_t>(copy)]; c.node == static_cast<int>(i) &&
-                                                                                        c.operand == static_cast<int>(k)) {
-          for (const auto& [rank, block] : c.reads) add(resident, rank, blockBytes);
-        }
-        out.nodeResidentInputBytes[i] = add(out.nodeResidentInputBytes[i], *std::max_element(inputs.begin(), inputs.end()));
-        continue;
-      }
-      if (nm.inPlace[k]) continue;
-      for (const auto& [rank, block] : *nm.reads[k]) {
-        add(mem.step, rank, blockBytes);
-        add(mem.transient, rank, blockBytes);
-      }
-    }
-    // The output: partial blocks where calls write, owned blocks when they aggregate, of
-    // the output's element type (which the node's GEMM scratch has too).
-    const TensorTable& output = t.tensors[static_cast<std::size_t>(n.outputTensor)];
-    const auto outE = static_cast<int64_t>(output.elementBytes(static_cast<std::size_t>(E)));
-    const int64_t outBlockBytes = mul(nm.geometry->outputGrid.blockElements(), outE);
-    RankBytes partial(P, 0), owned(P, 0);
-    if (!nm.scratch)
-      for (const auto& [rank, block] : *nm.writes) add(partial, rank, outBlockBytes);
-    if (nm.aggregates)
-      for (int o : n.blockOwner) add(owned, o, outBlockBytes);
-    const RankBytes& finished = nm.aggregates ? owned : partial;
-    const bool isOutput = output.isOutput;
-    for (std::size_t r = 0; r < P; ++r) {
-      if (isOutput) {
-        resident[r] = add(resident[r], finished[r]);
-      } else {
-        mem.step[r] = add(mem.step[r], finished[r]);
-        if (finished[r]) mem.finished.emplace_back(static_cast<int>(r), finished[r]);
-      }
-      if (nm.aggregates) {
-        mem.step[r] = add(mem.step[r], partial[r]);
-        mem.transient[r] = add(mem.transient[r], partial[r]);
-      }
-    }
-    if (nm.gemmScratchElements) {
-      const int64_t scratch = mul(nm.gemmScratchElements, outE);
-      std::vector<bool> runs(P, false);
-      for (int r : n.callRank) runs[static_cast<std::size_t>(r)] = true;
-      for (std::size_t r = 0; r < P; ++r)
-        if (runs[r]) {
-          add(mem.step, static_cast<int>(r), scratch);
-          add(mem.transient, static_cast<int>(r), scratch);
-        }
-    }
-  }
+  RankBytes resident = residentInputsAndOutputs(t, m, P, E, out.nodeResidentInputBytes);
   // Fused groups: one tile workspace per rank, the largest group it runs calls of.
   for (const FusedGroupGeometry& group : m.groups) {
     const int64_t bytes = mul(group.workspaceElements, E);
@@ -124,24 +147,31 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
   out.residentBytesPerRank = resident;
 
   // The run, step by step.
-  RankBytes current = resident;
-  RankBytes peak = resident;
-  for (const StepModel& step : m.steps) {
-    for (int i = step.first; i <= step.last; ++i)
-      for (std::size_t r = 0; r < P; ++r) current[r] = add(current[r], nodes[static_cast<std::size_t>(i)].step[r]);
+  RankBytes current = std::move(resident);
+  RankBytes peak = current;
+  RankBytes step(P, 0), transient(P, 0);
+  std::vector<char> runs(P, 0);
+  for (const StepModel& s : m.steps) {
+    std::fill(step.begin(), step.end(), 0);
+    std::fill(transient.begin(), transient.end(), 0);
+    for (int i = s.first; i <= s.last; ++i)
+      addStepAllocations(t, m.nodes[static_cast<std::size_t>(i)], static_cast<std::size_t>(i), E, step, transient, runs);
     int64_t live = 0;
     for (std::size_t r = 0; r < P; ++r) {
+      current[r] = add(current[r], step[r]);
       peak[r] = std::max(peak[r], current[r]);
       live = std::max(live, current[r]);
+      current[r] -= transient[r];
     }
-    for (int i = step.first; i <= step.last; ++i) {
-      out.nodeLiveBytes[static_cast<std::size_t>(i)] = live;
-      for (std::size_t r = 0; r < P; ++r) current[r] -= nodes[static_cast<std::size_t>(i)].transient[r];
+    for (int i = s.first; i <= s.last; ++i) out.nodeLiveBytes[static_cast<std::size_t>(i)] = live;
+    for (int dead : s.releases) {
+      const auto d = static_cast<std::size_t>(dead);
+      const NodeOutput finished = nodeOutput(t, m.nodes[d], d, E);
+      if (!finished.isOutput)
+        forEachFinished(t, m.nodes[d], d, finished.blockBytes, [&](int rank, int64_t bytes) { current[static_cast<std::size_t>(rank)] -= bytes; });
     }
-    for (int dead : step.releases)
-      for (const auto& [rank, bytes] : nodes[static_cast<std::size_t>(dead)].finished) current[static_cast<std::size_t>(rank)] -= bytes;
   }
-  out.peakBytesPerRank = peak;
+  out.peakBytesPerRank = std::move(peak);
   return out;
 }
 
