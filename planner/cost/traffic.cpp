@@ -278,16 +278,11 @@ RepartitionFloor repartitionFloor(const std::vector<int64_t>& shape, const std::
   // wherever the producerBlocks holders (distinct ranks) and the readers cannot be apart.
   if (ownerStride || producerBlocks > devices - readers)
     f.holdingReader = RankFloor{readBlock - kept, f.reader.farElements, ownersMet - 1};
-  for (RankFloor* r : {&f.reader, &f.holder}) {
+  for (RankFloor* r : {&f.reader, &f.holder, f.holdingReader ? &*f.holdingReader : nullptr}) {
+    if (!r) continue;
     if (r->elements <= 0) *r = {};
     else r->messages = std::max<int64_t>(r->messages, 1);
     r->farElements = std::min(r->farElements, r->elements);
-  }
-  if (f.holdingReader) {
-    RankFloor& both = *f.holdingReader;
-    if (both.elements <= 0) both = {};
-    else both.messages = std::max<int64_t>(both.messages, 1);
-    both.farElements = std::min(both.farElements, both.elements);
   }
   return f;
 }

@@ -26,8 +26,7 @@ void add(RankBytes& v, int rank, int64_t bytes) {
   x = add(x, bytes);
 }
 
-// A node's output block size at its type, and what its finished output is: the owned
-// blocks where it aggregates, else the blocks its calls write (none for scratch members).
+// A node's output block size at its type, and whether it is a graph output (resident).
 struct NodeOutput {
   int64_t blockBytes = 0;
   bool isOutput = false;
@@ -39,7 +38,8 @@ NodeOutput nodeOutput(const ProgramTables& t, const NodeModel& nm, std::size_t i
   return {mul(nm.geometry->outputGrid.blockElements(), outE), output.isOutput};
 }
 
-// Calls f(rank, bytes) for every finished output block of node i.
+// Calls f(rank, bytes) for every finished output block of node i: the owned blocks where
+// it aggregates, else the blocks its calls write (none for scratch members).
 template <class F>
 void forEachFinished(const ProgramTables& t, const NodeModel& nm, std::size_t i, int64_t blockBytes, F&& f) {
   if (nm.aggregates) {
