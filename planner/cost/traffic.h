@@ -114,7 +114,7 @@ int64_t canonicalRepartitionElements(const einrt::BlockGrid& producer, const Ran
 // rank must both hold a producer block and read a consumer block — the canonical rule's
 // rank 0, or any placement where holders and readers together outnumber the `devices`
 // ranks — the busiest rank has at least a holding reader's received messages and a
-// holder's sent ones together (`readingHolder`). A node's scores read from a thousand
+// holder's sent ones together (`holdingReader`). A node's scores read from a thousand
 // holders that each send to a thousand readers: every rank does both, and the phase
 // takes twice the latency of either side alone.
 struct RankFloor {

@@ -26,16 +26,23 @@ void add(RankBytes& v, int rank, int64_t bytes) {
   x = add(x, bytes);
 }
 
-// A node's output block size at its type, and whether it is a graph output (resident).
+// A node's output element and block sizes at its type, and whether it is a graph output
+// (resident).
 struct NodeOutput {
-  int64_t blockBytes = 0;
+  int64_t elementBytes = 0, blockBytes = 0;
   bool isOutput = false;
 };
 
 NodeOutput nodeOutput(const ProgramTables& t, const NodeModel& nm, std::size_t i, int64_t E) {
   const TensorTable& output = t.tensors[static_cast<std::size_t>(t.nodes[i].outputTensor)];
   const auto outE = static_cast<int64_t>(output.elementBytes(static_cast<std::size_t>(E)));
-  return {mul(nm.geometry->outputGrid.blockElements(), outE), output.isOutput};
+  return {outE, mul(nm.geometry->outputGrid.blockElements(), outE), output.isOutput};
+}
+
+// The bytes of one block of node i's operand k, at the operand tensor's type.
+int64_t operandBlockBytes(const ProgramTables& t, const NodeModel& nm, std::size_t i, std::size_t k, int64_t E) {
+  const TensorTable& tensor = t.tensors[static_cast<std::size_t>(t.nodes[i].operandTensor[k])];
+  return mul(nm.geometry->operandGrid[k].blockElements(), static_cast<int64_t>(tensor.elementBytes(static_cast<std::size_t>(E))));
 }
 
 // Calls f(rank, bytes) for every finished output block of node i: the owned blocks where
@@ -59,10 +66,8 @@ RankBytes residentInputsAndOutputs(const ProgramTables& t, const ProgramModel& m
     const NodeTable& n = t.nodes[i];
     const NodeModel& nm = m.nodes[i];
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
-      const TensorTable& tensor = t.tensors[static_cast<std::size_t>(n.operandTensor[k])];
-      if (tensor.producer >= 0) continue;
-      const int64_t blockBytes =
-          mul(nm.geometry->operandGrid[k].blockElements(), static_cast<int64_t>(tensor.elementBytes(static_cast<std::size_t>(E))));
+      if (t.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer >= 0) continue;
+      const int64_t blockBytes = operandBlockBytes(t, nm, i, k, E);
       std::fill(inputs.begin(), inputs.end(), 0);
       for (const auto& [rank, block] : *nm.reads[k]) add(inputs, rank, blockBytes);
       // Held once per input copy (program_model.h): counted at the copy's first reader,
@@ -90,10 +95,8 @@ void addStepAllocations(const ProgramTables& t, const NodeModel& nm, std::size_t
                         RankBytes& transient, std::vector<char>& runs) {
   const NodeTable& n = t.nodes[i];
   for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
-    const TensorTable& tensor = t.tensors[static_cast<std::size_t>(n.operandTensor[k])];
-    if (tensor.producer < 0 || nm.inPlace[k]) continue;
-    const int64_t blockBytes =
-        mul(nm.geometry->operandGrid[k].blockElements(), static_cast<int64_t>(tensor.elementBytes(static_cast<std::size_t>(E))));
+    if (t.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer < 0 || nm.inPlace[k]) continue;
+    const int64_t blockBytes = operandBlockBytes(t, nm, i, k, E);
     for (const auto& [rank, block] : *nm.reads[k]) {
       add(step, rank, blockBytes);
       add(transient, rank, blockBytes);
@@ -107,8 +110,7 @@ void addStepAllocations(const ProgramTables& t, const NodeModel& nm, std::size_t
       add(transient, rank, out.blockBytes);
     }
   if (nm.gemmScratchElements) {
-    const TensorTable& output = t.tensors[static_cast<std::size_t>(n.outputTensor)];
-    const int64_t scratch = mul(nm.gemmScratchElements, static_cast<int64_t>(output.elementBytes(static_cast<std::size_t>(E))));
+    const int64_t scratch = mul(nm.gemmScratchElements, out.elementBytes);
     for (int r : n.callRank) {
       if (runs[static_cast<std::size_t>(r)]) continue;
       runs[static_cast<std::size_t>(r)] = 1;
