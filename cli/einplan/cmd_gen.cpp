@@ -295,6 +295,9 @@ void addGenCommand(CLI::App& app, int& status) {
                c.choice("--optimizer", o->optimizer, {"sgd", "adamw"},
                         "the update: sgd (W_new, the paper's) or adamw (torch.optim.AdamW's defaults; state inputs W_m, "
                         "W_v, step)");
+               c.count("--micro-batches", o->microBatches,
+                       "gradient accumulation: forward and backward M times over B/M rows of X and Y, the gradients and "
+                       "the (scalar, mean) loss summed, one update");
              },
              [o = ffnn](const gen::CommonOptions& common) {
                o->common = common;
@@ -344,6 +347,9 @@ void addGenCommand(CLI::App& app, int& status) {
                c.positiveNumber("--lr", o->learningRate, "learning rate of --train's update");
                c.choice("--optimizer", o->optimizer, {"sgd", "adamw"},
                         "--train's update: sgd, or adamw (torch.optim.AdamW's defaults; state inputs W_m, W_v, step)");
+               c.count("--micro-batches", o->microBatches,
+                       "with --train: gradient accumulation, forward and backward M times over batch/M sequences, the "
+                       "gradients and the loss summed, one update");
                c.flag("--no-grad-outputs", o->noGradientOutputs,
                       "with --train: the gradients are read by the update only (not outputs; freed after it)");
                c.choice("--master", o->master, {"f32", "f64"},

@@ -61,8 +61,9 @@ std::vector<std::string> splitList(const std::vector<std::string>& items) {
 void addGradCommand(CLI::App& app, int& status) {
   struct Options {
     std::string graph, loss, output, update, lr, beta1, beta2, eps, weightDecay, master, inputFormat = "auto";
-    std::vector<std::string> wrt;
+    std::vector<std::string> wrt, split;
     bool noGradOutputs = false;
+    int64_t microBatches = 0;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("grad", "write the graph extended with the reverse-mode gradient of a loss node");
@@ -75,7 +76,8 @@ void addGradCommand(CLI::App& app, int& status) {
       "  einplan grad mlp.yaml --loss loss -o train.yaml\n"
       "  einplan grad llama.yaml --loss loss --wrt L0_wq,L0_wk --update sgd --lr 0.01 -o step.yaml\n"
       "  einplan grad mlp.yaml --loss loss --update adamw --lr 1e-3 --weight-decay 0.1 -o adamw.yaml\n"
-      "  einplan grad mlp_bf16.yaml --loss loss --update adamw --lr 1e-3 --master f32 -o mixed.yaml");
+      "  einplan grad mlp_bf16.yaml --loss loss --update adamw --lr 1e-3 --master f32 -o mixed.yaml\n"
+      "  einplan grad mlp.yaml --loss loss --update sgd --lr 0.01 --micro-batches 4 --split X:0,Y:0 -o accum.yaml");
   cmd->add_option("GRAPH", opts->graph, "the forward graph (.yaml, .yml, .json; - reads stdin)")->required();
   cmd->add_option("--loss", opts->loss, "the node whose sum is differentiated")->required()->type_name("NODE");
   cmd->add_option("--wrt", opts->wrt, "graph inputs to differentiate by, comma-separated (default: every input)")
@@ -97,6 +99,14 @@ void addGradCommand(CLI::App& app, int& status) {
                   "mixed precision: each --wrt input becomes of this type (f32), read through a cast to the graph's "
                   "(bf16); its gradient, optimizer state and update are of this type (docs/grad.md)")
       ->type_name("TYPE");
+  CLI::Option* micro = cmd->add_option("--micro-batches", opts->microBatches,
+                  "gradient accumulation: the forward and backward run M times over 1/M of the --split inputs, the "
+                  "gradients (and the loss) are summed, the update runs once (docs/graph-format.md \"Micro-batches\")")
+      ->type_name("M");
+  cmd->add_option("--split", opts->split, "with --micro-batches: the inputs cut into micro-batches and their dimension, "
+                  "comma-separated (the batch: --split X:0,Y:0)")
+      ->type_name("INPUT:DIM,...")
+      ->needs(micro);
   cmd->add_option("-o,--output", opts->output, "the graph to write (.yaml, .yml, .json; - for YAML on stdout)")
       ->required()
       ->type_name("TRAIN");
@@ -131,6 +141,21 @@ void addGradCommand(CLI::App& app, int& status) {
         request.master = einrt::dtypeFromName(opts->master);
         if (!request.master)
           throw InputError({{}, "--master " + eindecomp::quoted(opts->master) + ": expected a float type: f32, f64, bf16 or f16"});
+      }
+      if (opts->microBatches != 0) {
+        if (opts->microBatches < 1) throw InputError({{}, "--micro-batches must be at least 1"});
+        if (opts->split.empty())
+          throw InputError({{}, "--micro-batches needs --split INPUT:DIM,...: the inputs whose dimension is the batch"});
+        MicroBatches mb;
+        mb.count = opts->microBatches;
+        for (const std::string& entry : splitList(opts->split)) {
+          const std::size_t colon = entry.rfind(':');
+          const std::optional<double> dim = colon == std::string::npos ? std::nullopt : parseNumber(entry.substr(colon + 1));
+          if (!dim || *dim < 0 || *dim != static_cast<double>(static_cast<int>(*dim)))
+            throw InputError({{}, "--split " + eindecomp::quoted(entry) + ": expected INPUT:DIM, such as X:0"});
+          mb.split.push_back({entry.substr(0, colon), static_cast<int>(*dim), {}});
+        }
+        request.microBatches = std::move(mb);
       }
       Graph forward = loadGraphFile(opts->graph, parseGraphFormat(opts->inputFormat));
       const std::size_t forwardNodes = forward.nodes.size();

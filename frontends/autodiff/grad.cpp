@@ -1,5 +1,7 @@
 #include "frontends/autodiff/grad.h"
 
+#include "planner/graph/micro_batches.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -85,7 +87,7 @@ class Differentiator {
     std::vector<std::string> wrt = req_.wrt;
     if (wrt.empty())
       for (const auto& in : fwd_.inputs)
-        if (!in.indexType) wrt.push_back(in.name);  // ids are integers: nothing to differentiate
+        if (!in.indexType && !isSplit(in.name)) wrt.push_back(in.name);  // ids are integers: nothing to differentiate
     std::set<std::string> seen;
     for (const auto& w : wrt) {
       if (fwdIndex_.findInput(w) == nullptr) {
@@ -95,6 +97,9 @@ class Differentiator {
         throw InputError({{}, "--wrt " + quoted(w) + " is not an input of the graph" + didYouMean(w, names)});
       }
       if (!seen.insert(w).second) throw InputError({{}, "--wrt names " + quoted(w) + " twice"});
+      if (isSplit(w))
+        throw InputError({{}, "--wrt " + quoted(w) + " is split into micro-batches (--split): its gradient differs from one "
+                              "micro-batch to the next and is not a sum over them; differentiate by the weights"});
       if (fwdIndex_.findInput(w)->indexType)
         throw InputError({{}, "--wrt " + quoted(w) + " holds ids (dtype " + dtypeName(*fwdIndex_.findInput(w)->indexType) +
                                   "), which have no gradient"});
@@ -131,6 +136,16 @@ class Differentiator {
       out_.nodes[added_.at(*g)].fileShape = fileShapeOf(fwd_, w) == shapeOf(w) ? std::vector<int64_t>{} : fileShapeOf(fwd_, w);
     }
     if (req_.update) appendUpdates(*req_.update, grads);
+    // With micro-batches the step outputs the loss summed over them: a copy of the loss,
+    // since the backward's seed reads the loss itself once per micro-batch.
+    std::string lossSum;
+    if (req_.microBatches) {
+      const auto it = std::find(out_.outputs.begin(), out_.outputs.end(), loss->name);
+      if (it != out_.outputs.end()) {
+        const Labels ls = labelsFor(loss->outputLabels.size());
+        lossSum = *it = addNode(loss->name + "_step", {{loss->name, ls}}, ls, Expr::x(), Reduce::Sum, sizesOf(loss->name));
+      }
+    }
     // Through the one validation of graph files: whatever was built is checked as any
     // graph file is (as the document its file would read back as, without the text):
     // the forward graph, then the nodes made here.
@@ -140,7 +155,7 @@ class Differentiator {
       GraphDocument document = documentOf(fwd_, "<grad>");
       document.nodes.reserve(fwd_.nodes.size() + out_.nodes.size());
       for (const Node& n : out_.nodes) document.nodes.push_back(documentNodeOf(n, document.loc));
-      for (const InputTensor& in : out_.inputs) document.inputs.push_back(documentInputOf(in, document.loc));  // adamw's state
+      for (const InputTensor& in : out_.inputs) document.inputs.push_back(documentInputOf(out_, in, document.loc));  // adamw's state
       document.outputs->clear();
       for (const std::string& o : out_.outputs) document.outputs->push_back({o, document.loc, false});
       // Both graphs are in the document now; their memory goes before the result is built.
@@ -150,10 +165,26 @@ class Differentiator {
       result_.graph = buildGraph(document);
       result_.graph.sourceFile = sourceFile;
     }
+    if (req_.microBatches) {
+      // Every gradient is summed over the micro-batches, and so is the loss if it is output.
+      // (`grads` and `lossSum` name nodes of the result: the document kept every name.)
+      MicroBatches mb = *req_.microBatches;
+      mb.accumulate.clear();
+      for (const auto& [w, g] : grads) mb.accumulate.push_back({g, {}});
+      if (!lossSum.empty()) mb.accumulate.push_back({lossSum, {}});
+      result_.graph = withMicroBatches(result_.graph, std::move(mb));
+    }
     return std::move(result_);
   }
 
  private:
+  bool isSplit(const std::string& input) const {
+    if (!req_.microBatches) return false;
+    for (const MicroBatchSplit& sp : req_.microBatches->split)
+      if (sp.input == input) return true;
+    return false;
+  }
+
   Graph& fwd_;                 // differentiate's own copy, emptied once the result is built
   const GraphIndex fwdIndex_;  // names of the forward graph, looked up once each (not after)
   GradRequest req_;
@@ -579,6 +610,7 @@ class Differentiator {
 }  // namespace
 
 GradResult differentiate(Graph forward, const GradRequest& request) {
+  if (request.microBatches) forward = slicedForMicroBatches(forward, request.microBatches->count, request.microBatches->split);
   splitWindows(forward);
   if (request.master) {
     std::vector<std::string> trained = request.wrt;

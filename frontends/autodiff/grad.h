@@ -36,6 +36,11 @@ struct GradRequest {
   // Master weights (master_weights.h): each --wrt input becomes of this type, read through a
   // cast to the graph's; its gradient, state and update are of this type. Unset: none.
   std::optional<DType> master;
+  // Micro-batches (planner/graph/micro_batches.h): the count and the split inputs; the
+  // forward graph is taken over one micro-batch, and the step accumulates every gradient
+  // (and the loss, where it is an output). Split inputs are not differentiated by
+  // default and may not be named in `wrt` (their gradient differs per micro-batch).
+  std::optional<MicroBatches> microBatches;
 };
 
 struct GradResult {

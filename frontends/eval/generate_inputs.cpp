@@ -2,6 +2,7 @@
 
 #include "einrt/input_generator.h"
 #include "planner/graph/index_nodes.h"
+#include "planner/graph/micro_batches.h"
 #include "planner/graph/tensor_types.h"
 
 namespace eindecomp {
@@ -9,12 +10,14 @@ namespace eindecomp {
 Tensor generateInput(const Graph& graph, const InputTensor& input, uint64_t seed) {
   Tensor t;
   t.dtype = inputType(graph, input);
-  t.shape = input.shape;
-  t.values.resize(static_cast<std::size_t>(elementCount(input.shape)));
+  // A split input (micro_batches) is the whole step's: its values are those of the same
+  // tensor in the one-pass step.
+  t.shape = stepShape(graph, input);
+  t.values.resize(static_cast<std::size_t>(elementCount(t.shape)));
   if (input.indexType) {  // ids within the range their gathers select from (input_generator.h)
     t.dtype = *input.indexType;
     std::vector<int64_t> ids(t.values.size());
-    einrt::fillIndexBlock(seed, input.name, input.shape, std::vector<int64_t>(input.shape.size(), 0), input.shape,
+    einrt::fillIndexBlock(seed, input.name, t.shape, std::vector<int64_t>(t.shape.size(), 0), t.shape,
                           indexRange(graph, input.name), ids.data());
     for (std::size_t i = 0; i < ids.size(); ++i) t.values[i] = static_cast<double>(ids[i]);
   } else if (t.dtype == DType::F64) {

@@ -6,6 +6,7 @@
 #include "einrt/npy.h"
 #include "frontends/eval/tensor_npy.h"
 #include "planner/graph/diagnostic.h"
+#include "planner/graph/micro_batches.h"
 #include "planner/graph/tensor_types.h"
 
 namespace eindecomp {
@@ -23,8 +24,8 @@ std::map<std::string, Tensor> readInputFiles(const Graph& graph, const std::stri
       throw InputError({{path, 0, 0}, "missing: graph input '" + in.name + "' is read from this file"});
     try {
       // The file may hold the tensor in its file shape (a reshape: the same elements in C order).
-      inputs[in.name] = readTensorNpy(path, inputType(graph, in), in.fileShape.empty() ? in.shape : in.fileShape);
-      inputs[in.name].shape = in.shape;
+      inputs[in.name] = readTensorNpy(path, inputType(graph, in), in.fileShape.empty() ? stepShape(graph, in) : in.fileShape);
+      inputs[in.name].shape = stepShape(graph, in);
     } catch (const einrt::NpyError& e) {
       throw InputError({{path, 0, 0}, "graph input '" + in.name + "': " + e.problem()});
     }

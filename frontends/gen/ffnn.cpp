@@ -2,6 +2,7 @@
 
 #include "frontends/autodiff/update.h"
 #include "frontends/gen/graph_builder.h"
+#include "planner/graph/micro_batches.h"
 #include "planner/graph/units.h"
 
 namespace eindecomp::gen {
@@ -61,12 +62,19 @@ Graph makeFfnn(const FfnnOptions& opts) {
   if (opts.loss != "xent" && opts.loss != "squared") badOption("--loss", "must be 'xent' or 'squared', got '" + opts.loss + "'");
   if (!(opts.learningRate > 0)) badOption("--lr", "must be positive");
   if (opts.optimizer != "sgd" && opts.optimizer != "adamw") badOption("--optimizer", "must be 'sgd' or 'adamw'");
+  requirePositive("--micro-batches", opts.microBatches);
+  if (opts.batch % opts.microBatches != 0)
+    badOption("--micro-batches", std::to_string(opts.microBatches) + " does not divide --batch " + std::to_string(opts.batch));
+  // With micro-batches the nodes see one micro-batch's rows; the loss and its gradient
+  // still average over the whole batch, so that their sums over the micro-batches are the
+  // one-pass step's.
+  const bool accumulating = opts.microBatches > 1;
 
   GraphBuilder b(graphName(opts.common, "ffnn"), opts.common.dtype);
   const std::size_t layers = opts.hidden.size() + 1;  // weight matrices
   // Layer widths: f, h1, ..., hk, c, as labels.
   std::vector<std::string> width{"f"};
-  b.size("b", opts.batch);
+  b.size("b", opts.batch / opts.microBatches);
   b.size("f", opts.features);
   for (std::size_t i = 0; i < opts.hidden.size(); ++i) {
     width.push_back("h" + std::to_string(i + 1));
@@ -102,10 +110,13 @@ Graph makeFfnn(const FfnnOptions& opts) {
     b.node("Lexp", "b c, b -> b c", {"L", "Lmax"}, "exp(x - y)");
     b.node("Lsum", "b c -> b", {"Lexp"});
     b.node("P", "b c, b -> b c", {"Lexp", "Lsum"}, "div");
-    b.node("loss", "b c, b c -> b", {"Y", "P"}, "-(x * log(y))");
+    // Per row; with micro-batches the mean over the batch, a scalar summed over them.
+    if (accumulating) b.node("loss", "b c, b c -> ", {"Y", "P"}, "-(x * log(y)) * " + invBatch);
+    else b.node("loss", "b c, b c -> b", {"Y", "P"}, "-(x * log(y))");
     b.node("dL", "b c, b c -> b c", {"P", "Y"}, "(x - y) * " + invBatch);
   } else {
-    b.node("loss", "b c, b c -> b", {"L", "Y"}, "0.5 * (x - y) * (x - y)");
+    if (accumulating) b.node("loss", "b c, b c -> ", {"L", "Y"}, "0.5 * (x - y) * (x - y) * " + invBatch);
+    else b.node("loss", "b c, b c -> b", {"L", "Y"}, "0.5 * (x - y) * (x - y)");
     b.node("dL", "b c, b c -> b c", {"L", "Y"}, "(x - y) * " + invBatch);
   }
 
@@ -123,10 +134,20 @@ Graph makeFfnn(const FfnnOptions& opts) {
   }
 
   b.output("loss");
+  // The step over micro-batches: X and Y split by rows, every weight gradient and the loss summed.
+  auto step = [&](const Graph& g) {
+    if (!accumulating) return g;
+    MicroBatches mb;
+    mb.count = opts.microBatches;
+    mb.split = {{"X", 0, {}}, {"Y", 0, {}}};
+    for (std::size_t l = 0; l < layers; ++l) mb.accumulate.push_back({"d" + weight(l), {}});
+    mb.accumulate.push_back({"loss", {}});
+    return withMicroBatches(g, std::move(mb));
+  };
   if (adamw) {
     for (std::size_t l = 0; l < layers; ++l)
       appendUpdate(b, recipe, l == 0, weight(l), "d" + weight(l), width[l] + " " + width[l + 1]);
-    return b.build();
+    return step(b.build());
   }
   // SGD update (the paper's; its outputs are named W_new).
   const std::string update = "x - " + numberText(opts.learningRate) + " * y";
@@ -135,7 +156,7 @@ Graph makeFfnn(const FfnnOptions& opts) {
     b.node(weight(l) + "_new", labels + ", " + labels + " -> " + labels, {weight(l), "d" + weight(l)}, update);
     b.output(weight(l) + "_new");
   }
-  return b.build();
+  return step(b.build());
 }
 
 }  // namespace eindecomp::gen

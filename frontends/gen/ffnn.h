@@ -30,6 +30,9 @@ struct FfnnOptions {
   // defaults (frontends/autodiff/update.h): inputs W_m, W_v per weight and `step`, outputs
   // W_next, W_m_next, W_v_next.
   std::string optimizer = "sgd";
+  // --micro-batches M (planner/graph/micro_batches.h): the step over M micro-batches of
+  // batch/M, its gradients (and loss) summed; 1: one pass.
+  int64_t microBatches = 1;
 };
 
 Graph makeFfnn(const FfnnOptions& opts);

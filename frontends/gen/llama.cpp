@@ -100,6 +100,10 @@ Graph makeLlama(const LlamaOptions& opts) {
   requireExtent("--vocab", z.vocab);
   requireExtent("--seq", opts.seq);
   requireExtent("--batch", opts.batch);
+  requirePositive("--micro-batches", opts.microBatches);
+  if (opts.microBatches > 1 && !opts.train) badOption("--micro-batches", "is an option of --train; add --train");
+  if (opts.batch % opts.microBatches != 0)
+    badOption("--micro-batches", std::to_string(opts.microBatches) + " does not divide --batch " + std::to_string(opts.batch));
   if (z.dim % (2 * z.heads) != 0)
     badOption("--heads", "dim / heads must be an even head dimension (rotary embedding pairs), got dim " +
                              std::to_string(z.dim) + " and " + std::to_string(z.heads) + " heads");
@@ -190,6 +194,10 @@ Graph makeLlama(const LlamaOptions& opts) {
   request.update = update;
   request.gradientOutputs = !opts.noGradientOutputs;
   request.master = master;
+  // The step over micro-batches: the activations and targets split by sequence, every
+  // weight's gradient and the loss summed (output as loss_sum). The loss averages over the
+  // whole batch, so that the sums are the one-pass step's.
+  if (opts.microBatches > 1) request.microBatches = MicroBatches{opts.microBatches, {{"embeddings", 0, {}}, {"targets", 0, {}}}, {}, {}};
   return autodiff::differentiate(forward, request).graph;
 }
 

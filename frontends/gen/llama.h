@@ -44,6 +44,9 @@ struct LlamaOptions {
   // --master f32: mixed precision (frontends/autodiff/master_weights.h): the weights, their
   // gradients, optimizer state and update of this type, the forward and backward of --dtype's.
   std::string master;
+  // --micro-batches M (planner/graph/micro_batches.h): the step over M micro-batches of
+  // batch/M, its gradients (and loss) summed; 1: one pass.
+  int64_t microBatches = 1;
 };
 
 Graph makeLlama(const LlamaOptions& opts);

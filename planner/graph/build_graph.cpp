@@ -15,6 +15,7 @@
 #include "planner/graph/graph_order.h"
 #include "planner/graph/identifiers.h"
 #include "planner/graph/index_nodes.h"
+#include "planner/graph/micro_batches.h"
 #include "planner/graph/tensor_types.h"
 #include "planner/graph/window_checks.h"
 
@@ -54,6 +55,7 @@ class GraphBuilder {
       graph_.inputs.push_back({in.name.text, shapeOf(in), in.loc, {}, indexTypeOf(in), floatTypeOf(in)});
       if (in.fileShape) graph_.inputs.back().fileShape = fileShapeOf(*in.fileShape, in.name.text, graph_.inputs.back().shape);
     }
+    readMicroBatches();
     std::vector<Node> nodes;
     std::vector<EinsumSpec> einsums;
     nodes.reserve(doc_.nodes.size());
@@ -73,10 +75,56 @@ class GraphBuilder {
     checkCounts();
     readOutputs();
     readFileShapes();
+    orderByStepPhase(graph_);
     return std::move(graph_);
   }
 
  private:
+  // micro_batches (micro_batches.h): the split inputs' shapes become one micro-batch's; the
+  // accumulated nodes and the phase rules are checked once the nodes are read.
+  void readMicroBatches() {
+    if (!doc_.microBatches) return;
+    const DocMicroBatches& dm = *doc_.microBatches;
+    MicroBatches mb;
+    mb.loc = dm.loc;
+    mb.count = dm.count.value;
+    if (mb.count < 1)
+      throw InputError({dm.count.loc, "micro_batches' count must be at least 1, got " + std::to_string(mb.count)});
+    if (dm.split.empty())
+      throw InputError({dm.loc, "micro_batches' 'split' names no input: name the inputs whose dimension is cut into "
+                                "micro-batches (the batch), such as {tokens: 0}"});
+    if (dm.accumulate.empty())
+      throw InputError({dm.loc, "micro_batches' 'accumulate' names no node: name the nodes summed over the micro-batches "
+                                "(the gradients, the loss)"});
+    for (const DocSize& s : dm.split) {
+      InputTensor* in = nullptr;
+      for (InputTensor& t : graph_.inputs)
+        if (t.name == s.label.text) in = &t;
+      if (!in) {
+        std::vector<std::string> names;
+        for (const InputTensor& t : graph_.inputs) names.push_back(t.name);
+        throw InputError({s.label.loc, "micro_batches' 'split' names " + quoted(s.label.text) + ", which is not a graph input" +
+                                           didYouMean(s.label.text, names)});
+      }
+      const int64_t d = s.size.value;
+      if (d < 0 || d >= static_cast<int64_t>(in->shape.size()))
+        throw InputError({s.size.loc, "micro_batches: input " + quoted(in->name) + " has " + std::to_string(in->shape.size()) +
+                                          " dimension(s); dimension " + std::to_string(d) + " is not one of them (0 is the first)"});
+      if (!in->fileShape.empty())
+        throw InputError({s.label.loc, "micro_batches: input " + quoted(in->name) + " has a file_shape; a split input's file is "
+                                           "its shape, the whole step's"});
+      const int64_t extent = in->shape[static_cast<std::size_t>(d)];
+      if (extent % mb.count != 0)
+        throw InputError({s.size.loc, "micro_batches: dimension " + std::to_string(d) + " of input " + quoted(in->name) + " is " +
+                                          std::to_string(extent) + ", which " + std::to_string(mb.count) +
+                                          " micro-batches do not divide"});
+      in->shape[static_cast<std::size_t>(d)] = extent / mb.count;
+      mb.split.push_back({in->name, static_cast<int>(d), s.label.loc});
+    }
+    for (const DocText& a : dm.accumulate) mb.accumulate.push_back({a.text, a.loc});
+    graph_.microBatches = std::move(mb);
+  }
+
   void readHeader() {
     if (doc_.name) {
       requireIdentifier(doc_.name->text, "graph name", doc_.name->loc);

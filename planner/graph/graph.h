@@ -106,6 +106,30 @@ struct Node {
   std::optional<DType> castTo{};
 };
 
+// Micro-batches (docs/graph-format.md "Micro-batches"; micro_batches.h): the step runs the
+// nodes that depend on the `split` inputs `count` times, each time over the next 1/count of
+// each split input along its dimension, and sums the `accumulate` nodes' results over
+// those runs; the nodes that read the sums run once, after them. A split input's `shape`
+// here is one micro-batch's (its file, --inputs and the generated values are the whole
+// step's: the dimension times `count`).
+struct MicroBatchSplit {
+  std::string input;
+  int dimension = 0;
+  SourceLoc loc;
+};
+
+struct AccumulatedNode {
+  std::string node;
+  SourceLoc loc;
+};
+
+struct MicroBatches {
+  int64_t count = 1;
+  std::vector<MicroBatchSplit> split;
+  std::vector<AccumulatedNode> accumulate;
+  SourceLoc loc;
+};
+
 struct Graph {
   std::string name = "einprog";
   DType dtype = DType::F32;
@@ -113,6 +137,7 @@ struct Graph {
   std::vector<InputTensor> inputs;
   std::vector<Node> nodes;               // topologically ordered
   std::vector<std::string> outputs;      // node names (defaults to the sinks)
+  std::optional<MicroBatches> microBatches;  // none: the step is one pass over its inputs
 };
 
 // ---- queries used throughout the planner (graph_queries.cpp) ----

@@ -80,6 +80,14 @@ struct DocNode {
   SourceLoc loc;
 };
 
+// `micro_batches: {count: 4, split: {tokens: 0}, accumulate: [grad_w, loss]}` (docs/graph-format.md).
+struct DocMicroBatches {
+  DocInteger count;
+  std::vector<DocSize> split;  // input name -> dimension (DocSize's integer)
+  std::vector<DocText> accumulate;
+  SourceLoc loc;
+};
+
 struct GraphDocument {
   std::string file;
   SourceLoc loc;  // the top-level mapping
@@ -91,6 +99,7 @@ struct GraphDocument {
   SourceLoc nodesLoc;
   std::optional<std::vector<DocText>> outputs;
   SourceLoc outputsLoc;
+  std::optional<DocMicroBatches> microBatches;
 };
 
 // A location for the character `offset` into `t`: exact when the text is verbatim in

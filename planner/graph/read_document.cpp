@@ -43,7 +43,7 @@ class DocumentReader {
                                               "inputs, nodes, outputs; this one is " + typeName(root)});
     doc.loc = locOf(root, doc.loc);
     const DocFields fields =
-        doc_.fields(root, {"name", "dtype", "sizes", "inputs", "nodes", "outputs", "provenance"}, "graph");
+        doc_.fields(root, {"name", "dtype", "sizes", "inputs", "nodes", "outputs", "micro_batches", "provenance"}, "graph");
     // Who wrote the file (einplan gen writes it in JSON, docs/graph-format.md): read by people only.
     if (const DocField* f = fields.find("provenance"); f && !f->value.IsMap())
       throw InputError({f->valueLoc, "'provenance' must be a mapping (it records who wrote the file and is not "
@@ -64,6 +64,7 @@ class DocumentReader {
       doc.outputsLoc = f->valueLoc;
       doc.outputs = readStringList(*f, "'outputs'");
     }
+    if (const DocField* f = fields.find("micro_batches")) doc.microBatches = readMicroBatches(*f);
     return doc;
   }
 
@@ -113,6 +114,35 @@ class DocumentReader {
     std::vector<DocText> out;
     for (const auto& item : f.value.items()) out.push_back(readString(item, locOf(item, f.valueLoc), "an entry of " + what));
     return out;
+  }
+
+  // `micro_batches: {count: M, split: {INPUT: DIM, ...}, accumulate: [NODE, ...]}`; what the
+  // names and numbers mean is checked by the graph builder.
+  DocMicroBatches readMicroBatches(const DocField& f) const {
+    DocMicroBatches mb;
+    mb.loc = f.valueLoc;
+    if (!f.value.IsMap())
+      throw InputError({f.valueLoc, "'micro_batches' must be a mapping {count: M, split: {INPUT: DIMENSION}, accumulate: "
+                                    "[NODE, ...]}, not " + typeName(f.value)});
+    const DocFields fields = doc_.fields(f.value, {"count", "split", "accumulate"}, "micro_batches");
+    const DocField& count = fields.require("count", "'micro_batches'", mb.loc);
+    mb.count = readInteger(count.value, count.valueLoc, "micro_batches' 'count'");
+    const DocField& split = fields.require("split", "'micro_batches'", mb.loc);
+    if (!split.value.IsMap())
+      throw InputError({split.valueLoc, "micro_batches' 'split' must be a mapping from input name to the dimension cut into "
+                                        "micro-batches (0 for the first), such as {tokens: 0}, not " + typeName(split.value)});
+    for (const auto& entry : split.value.entries()) {
+      const SourceLoc keyLoc = locOf(entry.first, split.valueLoc);
+      DocText input = readString(entry.first, keyLoc, "an input name in micro_batches' 'split'");
+      for (const auto& s : mb.split)
+        if (s.label.text == input.text)
+          throw InputError({keyLoc, "input " + quoted(input.text) + " appears twice in micro_batches' 'split'"});
+      DocInteger dim = readInteger(entry.second, locOf(entry.second, keyLoc), "the dimension of " + quoted(input.text));
+      mb.split.push_back({std::move(input), dim});
+    }
+    const DocField& accumulate = fields.require("accumulate", "'micro_batches'", mb.loc);
+    mb.accumulate = readStringList(accumulate, "micro_batches' 'accumulate'");
+    return mb;
   }
 
   // `what` names the field in messages: "'sizes'" or "the 'sizes' of node 'N'".

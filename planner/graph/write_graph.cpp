@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "planner/graph/micro_batches.h"
 #include "planner/graph/excerpt.h"
 
 namespace eindecomp {
@@ -187,7 +188,7 @@ bool directYaml(const Graph& g, std::string& out) {
   for (const auto& t : g.inputs) {
     if (!plainToken(t.name)) return fallBack();
     out += "  - {name: " + t.name + ", shape: ";
-    flowNumbers(out, t.shape);
+    flowNumbers(out, stepShape(g, t));
     if (!t.fileShape.empty()) {
       out += ", file_shape: ";
       flowNumbers(out, t.fileShape);
@@ -228,6 +229,16 @@ bool directYaml(const Graph& g, std::string& out) {
   out += "outputs: ";
   flowNames(out, g.outputs);
   out += '\n';
+  if (g.microBatches) {
+    out += "micro_batches:\n  count: " + std::to_string(g.microBatches->count) + "\n  split: {";
+    for (std::size_t i = 0; i < g.microBatches->split.size(); ++i)
+      out += (i ? ", " : "") + g.microBatches->split[i].input + ": " + std::to_string(g.microBatches->split[i].dimension);
+    out += "}\n  accumulate: ";
+    std::vector<std::string> names;
+    for (const AccumulatedNode& a : g.microBatches->accumulate) names.push_back(a.node);
+    flowNames(out, names);
+    out += '\n';
+  }
   return true;
 }
 
@@ -252,7 +263,7 @@ std::string emittedYaml(const Graph& g) {
   for (const auto& t : g.inputs) {
     y << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << t.name;
     y << YAML::Key << "shape" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-    for (int64_t s : t.shape) y << s;
+    for (int64_t s : stepShape(g, t)) y << s;
     y << YAML::EndSeq;
     if (!t.fileShape.empty()) y << YAML::Key << "file_shape" << YAML::Value << YAML::Flow << t.fileShape;
     if (const auto own = t.ownType()) y << YAML::Key << "dtype" << YAML::Value << dtypeName(*own);
@@ -304,6 +315,17 @@ std::string emittedYaml(const Graph& g) {
   }
   y << YAML::EndSeq;
   y << YAML::Key << "outputs" << YAML::Value << YAML::Flow << g.outputs;
+  if (g.microBatches) {
+    y << YAML::Key << "micro_batches" << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << "count" << YAML::Value << g.microBatches->count;
+    y << YAML::Key << "split" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (const MicroBatchSplit& sp : g.microBatches->split) y << YAML::Key << sp.input << YAML::Value << sp.dimension;
+    y << YAML::EndMap;
+    std::vector<std::string> names;
+    for (const AccumulatedNode& a : g.microBatches->accumulate) names.push_back(a.node);
+    y << YAML::Key << "accumulate" << YAML::Value << YAML::Flow << names;
+    y << YAML::EndMap;
+  }
   y << YAML::EndMap;
   if (!y.good()) throw std::runtime_error("YAML emitter: " + y.GetLastError());
   return y.c_str();
@@ -353,8 +375,8 @@ DocNode documentNodeOf(const Node& n, const SourceLoc& at) {
   return node;
 }
 
-DocInput documentInputOf(const InputTensor& t, const SourceLoc& at) {
-  DocInput in{docText(t.name, at), docIntegers(t.shape, at), std::nullopt, std::nullopt, at};
+DocInput documentInputOf(const Graph& g, const InputTensor& t, const SourceLoc& at) {
+  DocInput in{docText(t.name, at), docIntegers(stepShape(g, t), at), std::nullopt, std::nullopt, at};
   if (!t.fileShape.empty()) in.fileShape = docIntegers(t.fileShape, at);
   if (const auto own = t.ownType()) in.dtype = docText(dtypeName(*own), at);
   return in;
@@ -367,7 +389,7 @@ GraphDocument documentOf(const Graph& g, const std::string& file) {
   d.loc = at;
   d.name = docText(g.name, at);
   d.dtype = docText(dtypeName(g.dtype), at);
-  for (const auto& t : g.inputs) d.inputs.push_back(documentInputOf(t, at));
+  for (const auto& t : g.inputs) d.inputs.push_back(documentInputOf(g, t, at));
   d.nodesLoc = at;
   d.nodes.reserve(g.nodes.size());
   for (const auto& n : g.nodes) d.nodes.push_back(documentNodeOf(n, at));
@@ -375,6 +397,12 @@ GraphDocument documentOf(const Graph& g, const std::string& file) {
   for (const auto& o : g.outputs) outputs.push_back(docText(o, at));
   d.outputs = std::move(outputs);
   d.outputsLoc = at;
+  if (g.microBatches) {
+    DocMicroBatches mb{{g.microBatches->count, at}, {}, {}, at};
+    for (const MicroBatchSplit& sp : g.microBatches->split) mb.split.push_back({docText(sp.input, at), {sp.dimension, at}});
+    for (const AccumulatedNode& a : g.microBatches->accumulate) mb.accumulate.push_back(docText(a.node, at));
+    d.microBatches = std::move(mb);
+  }
   return d;
 }
 
@@ -389,7 +417,7 @@ std::string writeGraphJson(const Graph& g, const GraphProvenance* provenance) {
   j["dtype"] = dtypeName(g.dtype);
   j["inputs"] = nlohmann::ordered_json::array();
   for (const auto& t : g.inputs) {
-    j["inputs"].push_back({{"name", t.name}, {"shape", t.shape}});
+    j["inputs"].push_back({{"name", t.name}, {"shape", stepShape(g, t)}});
     if (!t.fileShape.empty()) j["inputs"].back()["file_shape"] = t.fileShape;
     if (const auto own = t.ownType()) j["inputs"].back()["dtype"] = dtypeName(*own);
   }
@@ -435,6 +463,13 @@ std::string writeGraphJson(const Graph& g, const GraphProvenance* provenance) {
     j["nodes"].push_back(node);
   }
   j["outputs"] = g.outputs;
+  if (g.microBatches) {
+    nlohmann::ordered_json split = nlohmann::ordered_json::object();
+    for (const MicroBatchSplit& sp : g.microBatches->split) split[sp.input] = sp.dimension;
+    std::vector<std::string> names;
+    for (const AccumulatedNode& a : g.microBatches->accumulate) names.push_back(a.node);
+    j["micro_batches"] = {{"count", g.microBatches->count}, {"split", split}, {"accumulate", names}};
+  }
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

@@ -55,7 +55,8 @@ std::string emittedYaml(const Graph& g);
 // round trip through text (einplan grad's 300,000-node results).
 GraphDocument documentOf(const Graph& g, const std::string& file);
 DocNode documentNodeOf(const Node& n, const SourceLoc& at);
-DocInput documentInputOf(const InputTensor& t, const SourceLoc& at);
+// A split input (micro_batches) is written with its whole step's shape, as its file has it.
+DocInput documentInputOf(const Graph& g, const InputTensor& t, const SourceLoc& at);
 
 // YAML for paths ending in .yaml/.yml (and "-"), JSON for .json, in any case (.JSON);
 // throws std::invalid_argument for any other extension.
