@@ -113,6 +113,8 @@ std::string nodeSource(const NodeProgram& n) {
   if (!n.operandSpread.empty()) s += "    n.operandSpread = " + lists(n.operandSpread) + ";\n";
   if (n.fill != 0.0) s += "    n.fill = " + fillSource(n.fill) + ";\n";
   s += "    n.kernel = " + literal(n.kernel) + ";\n";
+  if (n.oncePerStep) s += "    n.oncePerStep = true;\n";
+  if (n.accumulated) s += "    n.accumulated = true;\n";
   return s + "  }();\n";
 }
 
@@ -147,8 +149,10 @@ std::string tablesSource(const RankProgram& program) {
          (t.indexType ? std::string(", einrt::DType::") + (*t.indexType == einrt::DType::I32 ? "I32" : "I64")
                       : std::string(", std::nullopt")) +
          ", " + std::to_string(t.indexRange) +
-         (t.floatType ? std::string(", einrt::DType::") + floatTypeEnum(*t.floatType) : std::string()) + "});\n";
+         (t.floatType ? std::string(", einrt::DType::") + floatTypeEnum(*t.floatType) : std::string()) + "});\n" +
+         (t.splitDimension >= 0 ? "  p.tensors.back().splitDimension = " + std::to_string(t.splitDimension) + ";\n" : std::string());
   for (const NodeProgram& n : program.nodes) s += nodeSource(n);
+  if (program.microBatches > 1) s += "  p.microBatches = " + std::to_string(program.microBatches) + ";\n";
   return s + "  p.outputs = " + list(program.outputs) + ";\n";
 }
 

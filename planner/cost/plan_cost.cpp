@@ -8,6 +8,7 @@
 #include "planner/cost/traffic.h"
 #include "planner/fusion/fusion.h"
 #include "planner/graph/graph_index.h"
+#include "planner/graph/micro_batches.h"
 #include "planner/graph/tensor_types.h"
 #include "planner/model/program_tables.h"
 #include "planner/partition/call_geometry.h"
@@ -30,6 +31,23 @@ Traffic operandTraffic(const einrt::BlockGrid& producer, const std::vector<int>&
               : repartitionTraffic(homes, grid, callBlock, callRank, devices, detail, nodes);
 }
 
+// Adds node c's step figures (its runs `run`) to one micro-batch's or the once-per-step
+// totals: its repartitions and kernels run with its calls, its aggregation on its own.
+void splitByPhase(PlanCost& pc, const NodePlanCost& c, const NodeRuns& run) {
+  const int64_t m = pc.microBatches;
+  auto add = [&](int64_t runs, int64_t bytes, int64_t ps) {
+    if (m > 1 && runs == m) {
+      pc.perMicroBatchTrafficBytes += bytes / m;
+      pc.perMicroBatchTimePs += ps / m;
+    } else {
+      pc.oncePerStepTrafficBytes += bytes;
+      pc.oncePerStepTimePs += ps;
+    }
+  };
+  add(run.calls, c.trafficInBytes, c.timePs - c.aggTimePs);
+  add(run.aggregation, c.trafficAggBytes, c.aggTimePs);
+}
+
 }  // namespace
 
 PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine, MemoryDetail memory,
@@ -39,7 +57,10 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   auto bytesOf = [&](std::size_t node) { return static_cast<int64_t>(dtypeSize(types[node])); };
   const auto detail = machine ? TrafficDetail::PerRank : TrafficDetail::Total;
   const einrt::RankNodes nodes = machine ? machine->rankNodes() : einrt::RankNodes{plan.ranksPerNode};
+  // How often each node's calls and aggregation run per step (micro_batches.h).
+  const std::vector<NodeRuns> runs = nodeRuns(g);
   PlanCost pc;
+  pc.microBatches = microBatchCount(g);
   pc.ranksPerNode = nodes.ranksPerNode;
   pc.nodes.resize(plan.nodes.size());
   // One per distinct shape and partition (a model's layers share theirs), moved into a
@@ -57,19 +78,21 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     NodePlanCost& c = pc.nodes[i];
     const int64_t elementBytes = bytesOf(i);
     const NodeCost paper = nodeCost(space, np.parts, static_cast<std::size_t>(elementBytes));
-    c.join = paper.join;
-    c.agg = paper.agg;
-    c.flops = nodeFlops(n);
+    const NodeRuns& run = runs[i];
+    c.join = checkedMul(paper.join, run.calls, "node cost");
+    c.agg = checkedMul(paper.agg, run.aggregation, "node cost");
+    c.flops = checkedMul(nodeFlops(n), run.calls, "total FLOPs");
     c.bytesPerDevice = paper.bytesPerDevice;
     const Traffic agg = aggregationTraffic(*geometry.back(), np.placement.callRank, np.placement.blockOwner, plan.devices, detail, nodes);
-    c.trafficAggBytes = checkedMul(agg.elements, elementBytes, "traffic bytes");
-    c.interNodeBytes = checkedMul(agg.interNodeElements, elementBytes, "traffic bytes");
+    c.trafficAggBytes = checkedMul(checkedMul(agg.elements, elementBytes, "traffic bytes"), run.aggregation, "traffic bytes");
+    c.interNodeBytes = checkedMul(checkedMul(agg.interNodeElements, elementBytes, "traffic bytes"), run.aggregation, "traffic bytes");
     if (machine) {
       int64_t busiest = 0;
       for (int r : np.placement.callRank) busiest = std::max(busiest, ++callsPerRank[static_cast<std::size_t>(r)]);
       for (int r : np.placement.callRank) callsPerRank[static_cast<std::size_t>(r)] = 0;
       busiestCalls[i] = busiest;
-      c.timePs = phasePicoseconds(*machine, agg, elementBytes);
+      c.aggTimePs = checkedMul(phasePicoseconds(*machine, agg, elementBytes), run.aggregation, "estimated time");
+      c.timePs = c.aggTimePs;
     }
   }
   // The program the plan lowers to (einrt's program model, on the host: fused groups as
@@ -91,9 +114,9 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     std::vector<bool> fromMemory;
     const std::vector<int64_t> compute = planComputePicoseconds(*machine, g, plan, busiestCalls, *program, &fromMemory);
     for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
-      pc.nodes[i].computePs = compute[i];
+      pc.nodes[i].computePs = checkedMul(compute[i], runs[i].calls, "estimated time");
       pc.nodes[i].resultFromMemory = fromMemory[i];
-      pc.nodes[i].timePs = checkedAdd(pc.nodes[i].timePs, compute[i], "estimated time");
+      pc.nodes[i].timePs = checkedAdd(pc.nodes[i].timePs, pc.nodes[i].computePs, "estimated time");
     }
   }
   pc.edges.resize(plan.edges.size());
@@ -109,9 +132,12 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
                                      static_cast<std::size_t>(edge.operand), consumer.placement.callRank, plan.devices, detail,
                                      nodes, memo);
     const int64_t elementBytes = bytesOf(static_cast<std::size_t>(edge.fromNode));
-    c.trafficBytes = checkedMul(t.elements, elementBytes, "traffic bytes");
-    c.interNodeBytes = checkedMul(t.interNodeElements, elementBytes, "traffic bytes");
-    if (machine) c.timePs = phasePicoseconds(*machine, t, elementBytes);
+    // The repartition runs before each of the consumer's runs.
+    const int64_t readerRuns = runs[static_cast<std::size_t>(edge.toNode)].calls;
+    c.paper = checkedMul(c.paper, readerRuns, "repart_in");
+    c.trafficBytes = checkedMul(checkedMul(t.elements, elementBytes, "traffic bytes"), readerRuns, "traffic bytes");
+    c.interNodeBytes = checkedMul(checkedMul(t.interNodeElements, elementBytes, "traffic bytes"), readerRuns, "traffic bytes");
+    if (machine) c.timePs = checkedMul(phasePicoseconds(*machine, t, elementBytes), readerRuns, "estimated time");
     NodePlanCost& to = pc.nodes[static_cast<std::size_t>(edge.toNode)];
     to.repartIn = checkedAdd(to.repartIn, c.paper, "repart_in");
     to.trafficInBytes = checkedAdd(to.trafficInBytes, c.trafficBytes, "traffic bytes");
@@ -130,6 +156,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     pc.interNodeBytes = checkedAdd(pc.interNodeBytes, c.interNodeBytes, "total traffic");
     pc.flops = checkedAdd(pc.flops, c.flops, "total FLOPs");
     time = checkedAdd(time, c.timePs, "estimated time");
+    splitByPhase(pc, c, runs[i]);
   }
   if (memory == MemoryDetail::Peak) {
     pc.memory = memoryPlan(*tables, *program, static_cast<int>(plan.devices), static_cast<int64_t>(dtypeSize(g.dtype)));

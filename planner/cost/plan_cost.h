@@ -1,4 +1,8 @@
 // The one whole-plan cost: a Plan priced under every model at once (SPEC 3 and 3.1).
+// A step of M micro-batches (planner/graph/micro_batches.h) is priced per step: a node
+// run per micro-batch counts its kernel calls and repartitions M times, its partial
+// results' aggregation M times (once for an accumulated node); the totals split into one
+// micro-batch's figures and the rest, run once per step (total = M x one + once).
 // Reports, the planner's final comparisons between candidate plans and the code
 // generator's predicted bytes all come from costPlan, so they cannot disagree.
 //   paper    join + agg of every node plus the repartition of every node-to-node edge
@@ -26,6 +30,7 @@
 
 namespace eindecomp {
 
+// Every figure below is the whole step's (each node's work times its runs).
 struct NodePlanCost {
   int64_t join = 0, agg = 0, repartIn = 0, paper = 0;  // elements
   int64_t trafficInBytes = 0;                          // repartition into its operands
@@ -34,6 +39,7 @@ struct NodePlanCost {
   int64_t interNodeBytes = 0;                          // of those, between nodes (SPEC 9; 0 on one node)
   int64_t timePs = 0;                                  // with a machine: all its phases
   int64_t computePs = 0;                               // with a machine: its kernel calls
+  int64_t aggTimePs = 0;                               // with a machine: its aggregation
   bool resultFromMemory = false;                       // with a machine: its result's lines come from
                                                        // memory (residency.h)
   int64_t flops = 0;
@@ -59,6 +65,11 @@ struct PlanCost {
   int64_t flops = 0;
   int64_t peakBytesPerDevice = 0;  // memory.peakBytesPerDevice
   MemoryPlan memory;
+  // Micro-batches: the step's count, and what of trafficBytes and timePs one micro-batch
+  // runs (trafficBytes = microBatches x perMicroBatch + oncePerStep; likewise time).
+  int64_t microBatches = 1;
+  int64_t perMicroBatchTrafficBytes = 0, oncePerStepTrafficBytes = 0;
+  int64_t perMicroBatchTimePs = 0, oncePerStepTimePs = 0;  // with a machine
 };
 
 // Whether costPlan computes the memory plan (memory.h): a planner choosing between plans

@@ -5,6 +5,7 @@
 #include <einrt/block_grid.h>
 
 #include "planner/graph/graph_index.h"
+#include "planner/graph/micro_batches.h"
 #include "planner/graph/node_space.h"
 #include "planner/graph/tensor_types.h"
 #include "planner/paths/gemm_mapping.h"
@@ -96,6 +97,10 @@ Fusion chooseFusion(const Graph& g, const Plan& plan) {
   // A fused group's tiles are of the graph's type: casts, and nodes of another float type
   // (SPEC 8), run on their own.
   const std::vector<DType> types = nodeOutputTypes(g);
+  // Micro-batches (micro_batches.h): an accumulated node's calls add into its sums, and a
+  // group runs in one phase only (per micro-batch, or once per step).
+  const std::vector<bool> accumulated = accumulatedNodes(g);
+  const std::vector<StepPhase> phase = stepPhases(g);
   std::vector<FusionNode> nodes(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     const Node& node = g.nodes[static_cast<std::size_t>(i)];
@@ -105,7 +110,7 @@ Fusion chooseFusion(const Graph& g, const Plan& plan) {
     n.parts = np.parts;
     for (const std::string& input : node.inputs) n.producer.push_back(index.findInput(input) ? -1 : index.nodeIndex(input));
     n.fusible = !runsAsGemm(node) && !permutationOrder(node) && !isIndexNode(node) && !node.windows && !node.castTo &&
-                types[static_cast<std::size_t>(i)] == g.dtype;
+                types[static_cast<std::size_t>(i)] == g.dtype && !accumulated[static_cast<std::size_t>(i)];
     n.callRank = &np.placement.callRank;
     n.blockOwner = &np.placement.blockOwner;
   }
@@ -118,7 +123,7 @@ Fusion chooseFusion(const Graph& g, const Plan& plan) {
     int last = first;
     // Grow the group while the next node fits. k only shrinks, and only then are the
     // members checked again (at most once per dimension): a long chain takes linear time.
-    while (k > 0 && last + 1 < count) {
+    while (k > 0 && last + 1 < count && phase[static_cast<std::size_t>(last + 1)] == phase[static_cast<std::size_t>(first)]) {
       int next = k;
       while (next > 0 && !(memberFits(nodes, first, last + 1, next) && (next == k || groupFits(nodes, first, last, next)))) --next;
       if (next == 0) break;

@@ -87,10 +87,10 @@ std::vector<StepPhase> phasesChecked(const Graph& g) {
                                 "micro-batch, and " + quoted(sumInput) + ", which is summed over the micro-batches (or read "
                                 "from such a sum): accumulate " + quoted(bodyInput) + " too, or read it only per micro-batch"});
     }
-    if (accumulated[i] && nd.agg != Reduce::Sum && !aggregatedLabels(nd).empty())
+    if (accumulated[i] && nd.agg != Reduce::Sum)
       throw InputError({listedAt[i], "micro_batches: " + quoted(nd.name) + " aggregates by " + reduceName(nd.agg) +
                                      "; an accumulated node is summed over the micro-batches before its partial results "
-                                     "are combined, which needs agg sum (or no aggregated label)"});
+                                     "are combined, which needs agg sum"});
   }
   // Backward: a node that varies with no micro-batch runs where all its readers run.
   std::vector<std::vector<int>> readers(n);
@@ -111,6 +111,9 @@ std::vector<StepPhase> phasesChecked(const Graph& g) {
   }();
   for (std::size_t i = 0; i < n; ++i) {
     if (after[i]) phase[i] = StepPhase::OncePerStep;
+    if (accumulated[i] && readers[i].empty() && !isOutput[i])
+      throw InputError({listedAt[i], "micro_batches: the sum of " + quoted(g.nodes[i].name) + " is read by no node and is no "
+                                     "output"});
     if (isOutput[i] && varies[i] && !accumulated[i])
       throw InputError({g.nodes[i].loc, "output " + quoted(g.nodes[i].name) + " changes with every micro-batch: list it under "
                                         "micro_batches' accumulate (its sum over the micro-batches is the output) or do not "

@@ -15,7 +15,7 @@
 // An accumulated node runs per micro-batch; its results are summed over the micro-batches
 // in its own type before its partial results are combined across ranks, so its
 // aggregation (the gradient's reduction) runs once per step. Only nodes run once per step
-// read it, and it must aggregate by sum where it aggregates at all.
+// read it, and it aggregates by sum.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,7 @@
 
 #include "planner/graph/graph_index.h"
 #include "planner/graph/index_nodes.h"
+#include "planner/graph/micro_batches.h"
 #include "planner/graph/node_space.h"
 #include "planner/graph/tensor_types.h"
 #include "planner/paths/gemm_mapping.h"
@@ -55,9 +56,15 @@ einrt::model::ProgramTables programTables(const Graph& g, const Plan& plan, cons
   einrt::model::ProgramTables t;
   // A float tensor's own type where it is not the graph's (tensor_types.h).
   auto ownFloat = [&](DType type) { return type == g.dtype ? std::nullopt : std::optional<DType>(type); };
-  for (const auto& in : g.inputs)
+  for (const auto& in : g.inputs) {
     t.tensors.push_back({in.name, in.shape, true, false, -1, in.fileShape, in.indexType, in.indexType ? indexRange(g, in.name) : 0,
                          in.indexType ? std::nullopt : ownFloat(inputType(g, in))});
+    t.tensors.back().splitDimension = splitDimension(g, in.name);
+  }
+  // Micro-batches (planner/graph/micro_batches.h): which nodes run once per step, which are summed.
+  t.microBatches = microBatchCount(g);
+  const std::vector<StepPhase> phases = stepPhases(g);
+  const std::vector<bool> accumulated = accumulatedNodes(g);
   const std::vector<DType> types = nodeOutputTypes(g);
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
     t.tensors.push_back({g.nodes[i].name, outputShape(g.nodes[i]), false, false, static_cast<int>(i), g.nodes[i].fileShape,
@@ -70,6 +77,8 @@ einrt::model::ProgramTables programTables(const Graph& g, const Plan& plan, cons
     einrt::model::NodeTable n = nodeTable(g.nodes[i], plan.nodes[i], fusion.nodes[i]);
     for (const std::string& input : g.nodes[i].inputs) n.operandTensor.push_back(tensorIndex(input));
     n.outputTensor = tensorIndex(g.nodes[i].name);
+    n.oncePerStep = phases[i] == StepPhase::OncePerStep;
+    n.accumulated = accumulated[i];
     t.nodes.push_back(std::move(n));
   }
   for (const std::string& o : g.outputs) {

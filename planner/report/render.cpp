@@ -101,6 +101,14 @@ std::string summaryLine(const Report& r) {
          " ranks per node)";
   if (r.estimatedTimeSeconds) s += ", estimated time " + formatSeconds(*r.estimatedTimeSeconds);
   if (r.searchSeconds) s += ", search " + formatSeconds(*r.searchSeconds);
+  if (r.microBatches > 1) {
+    // The step's figures above, as the program runs them: the body per micro-batch, the rest once.
+    s += "\nstep of " + std::to_string(r.microBatches) + " micro-batches: per micro-batch traffic " +
+         formatBytes(r.perMicroBatchTrafficBytes);
+    if (r.perMicroBatchTimeSeconds) s += ", time " + formatSeconds(*r.perMicroBatchTimeSeconds);
+    s += "; once per step traffic " + formatBytes(r.oncePerStepTrafficBytes);
+    if (r.oncePerStepTimeSeconds) s += ", time " + formatSeconds(*r.oncePerStepTimeSeconds);
+  }
   return s;
 }
 
@@ -214,6 +222,14 @@ nlohmann::ordered_json reportJson(const Report& r, bool withPlacements) {
   j["peak_bytes_per_rank"] = r.peakBytesPerRank;
   j["tile_workspace_bytes_per_rank"] = r.tileWorkspaceBytesPerRank;
   if (r.estimatedTimeSeconds) j["estimated_time_s"] = *r.estimatedTimeSeconds;
+  if (r.microBatches > 1) {
+    nlohmann::ordered_json mb{{"count", r.microBatches},
+                              {"per_micro_batch_traffic_bytes", r.perMicroBatchTrafficBytes},
+                              {"once_per_step_traffic_bytes", r.oncePerStepTrafficBytes}};
+    if (r.perMicroBatchTimeSeconds) mb["per_micro_batch_time_s"] = *r.perMicroBatchTimeSeconds;
+    if (r.oncePerStepTimeSeconds) mb["once_per_step_time_s"] = *r.oncePerStepTimeSeconds;
+    j["micro_batches"] = std::move(mb);
+  }
   if (r.searchSeconds) j["search_time_s"] = *r.searchSeconds;
   j["optimal"] = r.optimal;
   j["notes"] = r.notes;

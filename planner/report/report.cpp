@@ -74,6 +74,13 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
   r.peakBytesPerRank = cost.memory.peakBytesPerRank;
   r.tileWorkspaceBytesPerRank = cost.memory.tileWorkspaceBytesPerRank;
   if (cost.timePs) r.estimatedTimeSeconds = picosecondsToSeconds(*cost.timePs);
+  r.microBatches = cost.microBatches;
+  r.perMicroBatchTrafficBytes = cost.perMicroBatchTrafficBytes;
+  r.oncePerStepTrafficBytes = cost.oncePerStepTrafficBytes;
+  if (cost.timePs) {
+    r.perMicroBatchTimeSeconds = picosecondsToSeconds(cost.perMicroBatchTimePs);
+    r.oncePerStepTimeSeconds = picosecondsToSeconds(cost.oncePerStepTimePs);
+  }
   return r;
 }
 

@@ -77,6 +77,11 @@ struct Report {
   std::vector<int64_t> peakBytesPerRank;      // the program's predicted high-water mark, one thread
   std::vector<int64_t> tileWorkspaceBytesPerRank;  // added per further thread
   std::optional<double> estimatedTimeSeconds;
+  // A step of micro-batches (microBatches > 1): what one micro-batch moves and takes, and
+  // what runs once per step (the totals above are the step's: count x one + once).
+  int64_t microBatches = 1;
+  int64_t perMicroBatchTrafficBytes = 0, oncePerStepTrafficBytes = 0;
+  std::optional<double> perMicroBatchTimeSeconds, oncePerStepTimeSeconds;
   std::optional<double> searchSeconds;  // absent where the report must be reproducible (eincodegen's plan.json)
   bool optimal = false;
   std::vector<std::string> notes;

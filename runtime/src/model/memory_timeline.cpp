@@ -67,7 +67,9 @@ RankBytes residentInputsAndOutputs(const ProgramTables& t, const ProgramModel& m
     const NodeModel& nm = m.nodes[i];
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
       if (t.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer >= 0) continue;
-      const int64_t blockBytes = operandBlockBytes(t, nm, i, k, E);
+      // A split input's blocks are held once per micro-batch (program_model.h).
+      const bool split = t.tensors[static_cast<std::size_t>(n.operandTensor[k])].splitDimension >= 0;
+      const int64_t blockBytes = mul(operandBlockBytes(t, nm, i, k, E), split ? std::max<int64_t>(1, t.microBatches) : 1);
       std::fill(inputs.begin(), inputs.end(), 0);
       for (const auto& [rank, block] : *nm.reads[k]) add(inputs, rank, blockBytes);
       // Held once per input copy (program_model.h): counted at the copy's first reader,
@@ -89,10 +91,12 @@ RankBytes residentInputsAndOutputs(const ProgramTables& t, const ProgramModel& m
 
 // What node i allocates when its step begins (`step`) and, of that, what goes when the
 // step ends (`transient`): copies of the operands it reads, its finished output (a graph
-// output's is resident instead), its partials where it aggregates, its GEMM scratch.
-// `runs`: P zeros, left so.
-void addStepAllocations(const ProgramTables& t, const NodeModel& nm, std::size_t i, int64_t E, RankBytes& step,
-                        RankBytes& transient, std::vector<char>& runs) {
+// output's is resident instead), its partials where it aggregates, its GEMM scratch. An
+// accumulated node's run (`run`, program_model.h's runOfStep) allocates its partials in
+// its first run (transient in its last), its owned blocks in its last, and fresh blocks
+// for its results in every run after the first. `runs`: P zeros, left so.
+void addStepAllocations(const ProgramTables& t, const NodeModel& nm, std::size_t i, int64_t E, RunOfStep run,
+                        RankBytes& step, RankBytes& transient, std::vector<char>& runs) {
   const NodeTable& n = t.nodes[i];
   for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
     if (t.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer < 0 || nm.inPlace[k]) continue;
@@ -103,12 +107,20 @@ void addStepAllocations(const ProgramTables& t, const NodeModel& nm, std::size_t
     }
   }
   const NodeOutput out = nodeOutput(t, nm, i, E);
-  if (!out.isOutput) forEachFinished(t, nm, i, out.blockBytes, [&](int rank, int64_t bytes) { add(step, rank, bytes); });
-  if (nm.aggregates && !nm.scratch)
+  if (!out.isOutput && (nm.aggregates ? run.last : run.first))
+    forEachFinished(t, nm, i, out.blockBytes, [&](int rank, int64_t bytes) { add(step, rank, bytes); });
+  if (nm.aggregates && !nm.scratch && run.first)
+    for (const auto& [rank, block] : *nm.writes) {
+      add(step, rank, out.blockBytes);
+      if (run.last) add(transient, rank, out.blockBytes);
+    }
+  if (!run.first && !nm.scratch)
     for (const auto& [rank, block] : *nm.writes) {
       add(step, rank, out.blockBytes);
       add(transient, rank, out.blockBytes);
     }
+  if (nm.aggregates && !nm.scratch && run.last && !run.first)
+    for (const auto& [rank, block] : *nm.writes) add(transient, rank, out.blockBytes);  // the sums, aggregated
   if (nm.gemmScratchElements) {
     const int64_t scratch = mul(nm.gemmScratchElements, out.elementBytes);
     for (int r : n.callRank) {
@@ -148,16 +160,19 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
   }
   out.residentBytesPerRank = resident;
 
-  // The run, step by step.
+  // The run, step by step: the body once per micro-batch, then the once-per-step nodes
+  // (program_model.h). Micro-batches 1 .. M - 2 start from the same holdings and allocate
+  // alike, so micro-batch 1 stands for them all: the walk is at most three passes long.
   RankBytes current = std::move(resident);
   RankBytes peak = current;
   RankBytes step(P, 0), transient(P, 0);
   std::vector<char> runs(P, 0);
-  for (const StepModel& s : m.steps) {
+  auto walk = [&](const StepModel& s, int64_t microBatch) {
     std::fill(step.begin(), step.end(), 0);
     std::fill(transient.begin(), transient.end(), 0);
     for (int i = s.first; i <= s.last; ++i)
-      addStepAllocations(t, m.nodes[static_cast<std::size_t>(i)], static_cast<std::size_t>(i), E, step, transient, runs);
+      addStepAllocations(t, m.nodes[static_cast<std::size_t>(i)], static_cast<std::size_t>(i), E,
+                         runOfStep(t, static_cast<std::size_t>(i), microBatch), step, transient, runs);
     int64_t live = 0;
     for (std::size_t r = 0; r < P; ++r) {
       current[r] = add(current[r], step[r]);
@@ -165,14 +180,25 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
       live = std::max(live, current[r]);
       current[r] -= transient[r];
     }
-    for (int i = s.first; i <= s.last; ++i) out.nodeLiveBytes[static_cast<std::size_t>(i)] = live;
+    for (int i = s.first; i <= s.last; ++i)
+      out.nodeLiveBytes[static_cast<std::size_t>(i)] = std::max(out.nodeLiveBytes[static_cast<std::size_t>(i)], live);
     for (int dead : s.releases) {
       const auto d = static_cast<std::size_t>(dead);
       const NodeOutput finished = nodeOutput(t, m.nodes[d], d, E);
       if (!finished.isOutput)
         forEachFinished(t, m.nodes[d], d, finished.blockBytes, [&](int rank, int64_t bytes) { current[static_cast<std::size_t>(rank)] -= bytes; });
     }
-  }
+  };
+  const auto body = static_cast<int>(bodyEnd(t));
+  const int64_t M = std::max<int64_t>(1, t.microBatches);
+  std::vector<int64_t> passes{0};
+  if (M >= 3) passes.push_back(1);
+  if (M >= 2) passes.push_back(M - 1);
+  for (int64_t microBatch : passes)
+    for (const StepModel& s : m.steps)
+      if (s.first < body) walk(s, microBatch);
+  for (const StepModel& s : m.steps)
+    if (s.first >= body) walk(s, 0);
   out.peakBytesPerRank = std::move(peak);
   return out;
 }

@@ -182,8 +182,36 @@ class SharedPairs {
 
 }  // namespace
 
+std::size_t bodyEnd(const ProgramTables& t) {
+  std::size_t end = 0;
+  while (end < t.nodes.size() && !t.nodes[end].oncePerStep) ++end;
+  return end;
+}
+
+namespace {
+
+// The micro-batch rules the planner guarantees (program_model.h): the body first, no node
+// of it reading one run once per step, accumulated nodes in the body.
+void checkMicroBatches(const ProgramTables& t) {
+  const std::size_t body = bodyEnd(t);
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    const NodeTable& n = t.nodes[i];
+    if (i >= body && !n.oncePerStep) throw std::logic_error("einrt: node " + n.name + " runs per micro-batch after the step's once-per-step nodes");
+    if (n.accumulated && n.oncePerStep) throw std::logic_error("einrt: accumulated node " + n.name + " runs once per step");
+    if (i >= body) continue;
+    for (int k : n.operandTensor) {
+      const int producer = t.tensors[static_cast<std::size_t>(k)].producer;
+      if (producer >= 0 && (t.nodes[static_cast<std::size_t>(producer)].oncePerStep || t.nodes[static_cast<std::size_t>(producer)].accumulated))
+        throw std::logic_error("einrt: node " + n.name + " runs per micro-batch but reads a once-per-step or accumulated node");
+    }
+  }
+}
+
+}  // namespace
+
 ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, bool fused,
                                std::vector<std::shared_ptr<const CallGeometry>> geometry, ModelDetail detail) {
+  if (t.microBatches > 1) checkMicroBatches(t);
   ProgramModel m;
   m.fused = fused;
   m.lastReader = lastReaders(t);

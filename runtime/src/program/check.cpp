@@ -8,7 +8,9 @@
 #include <string>
 
 #include "buffer.h"
+#include "einrt/model/program_model.h"
 #include "index_kernel.h"
+#include "micro_batches.h"
 #include "mixed_types.h"
 #include "node_kernel.h"
 
@@ -90,16 +92,18 @@ std::vector<T> readUnfolded(const NodeTable& n, std::size_t k, const std::vector
   });
 }
 
+// Nodes begin..end-1 over whole tensors, from `inputs` (graph inputs and any node
+// outputs they read); every tensor's values after.
 template <class T>
 std::map<int, std::vector<T>> evaluateWhole(const ProgramSpec<T>& spec, const std::map<int, std::vector<T>>& inputs,
-                                            const DeviceOps* device, int threads) {
+                                            std::size_t begin, std::size_t end, const DeviceOps* device, int threads) {
   std::map<int, Buffer<T>> values;
   for (const auto& [t, host] : inputs) {
     Buffer<T> b(host.size(), device, nullptr);
     b.fromHost(host.data());
     values.emplace(t, std::move(b));
   }
-  for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
+  for (std::size_t i = begin; i < end; ++i) {
     const NodeTable& n = spec.nodes[i];
     const int64_t elements = model::blockElements(n.outputLabels, n.sizes);
     Buffer<T> z = Buffer<T>::ofBytes(tensorBytes(spec, n.outputTensor, elements), device, nullptr);
@@ -180,9 +184,10 @@ double termScale(const ProgramSpec<T>& spec, int tensor, const std::map<int, std
 }
 
 template <class T>
-std::map<int, std::vector<T>> evaluatePlain(const ProgramSpec<T>& spec, const std::map<int, std::vector<T>>& inputs) {
+std::map<int, std::vector<T>> evaluatePlain(const ProgramSpec<T>& spec, const std::map<int, std::vector<T>>& inputs,
+                                            std::size_t begin, std::size_t end) {
   std::map<int, std::vector<T>> values = inputs;
-  for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
+  for (std::size_t i = begin; i < end; ++i) {
     const NodeTable& n = spec.nodes[i];
     const int64_t elements = model::blockElements(n.outputLabels, n.sizes);
     std::vector<T> z((tensorBytes(spec, n.outputTensor, elements) + sizeof(T) - 1) / sizeof(T));
@@ -211,6 +216,40 @@ std::map<int, std::vector<T>> evaluatePlain(const ProgramSpec<T>& spec, const st
     values[n.outputTensor] = std::move(z);
   }
   return values;
+}
+
+// The step as the program runs it (einrt/model/program_model.h), by `evaluate(values,
+// begin, end)`: the body once per micro-batch over its slice of the split inputs (from
+// the whole step's `inputs`), the accumulated nodes' results summed in their own type
+// (micro_batches.h's addInto, in micro-batch order), then the nodes run once per step.
+// Every tensor's values after: the sums, and the rest of the body's from the last
+// micro-batch.
+template <class T, class Evaluate>
+std::map<int, std::vector<T>> evaluateStep(const ProgramSpec<T>& spec, const std::map<int, std::vector<T>>& inputs,
+                                           Evaluate evaluate) {
+  if (spec.microBatches <= 1) return evaluate(inputs, 0, spec.nodes.size());
+  const std::size_t body = model::bodyEnd(spec);
+  std::map<int, std::vector<T>> sums, last;
+  for (int64_t m = 0; m < spec.microBatches; ++m) {
+    std::map<int, std::vector<T>> slice = inputs;
+    for (auto& [t, values] : slice)
+      if (spec.tensors[static_cast<std::size_t>(t)].splitDimension >= 0)
+        values = microBatchSlice(spec.tensors[static_cast<std::size_t>(t)], inputs.at(t), spec.microBatches, m);
+    last = evaluate(slice, 0, body);
+    for (std::size_t i = 0; i < body; ++i) {
+      const NodeTable& n = spec.nodes[i];
+      if (!n.accumulated) continue;
+      const auto [sum, first] = sums.emplace(n.outputTensor, last.at(n.outputTensor));
+      if (!first)
+        addInto<T>(spec.nodeType(i, dtypeOf<T>()), last.at(n.outputTensor).data(), sum->second.data(),
+                   model::blockElements(n.outputLabels, n.sizes));
+    }
+  }
+  std::map<int, std::vector<T>> once = inputs;
+  for (auto& [t, values] : sums) once[t] = values;
+  std::map<int, std::vector<T>> out = evaluate(once, body, spec.nodes.size());
+  for (auto& [t, values] : last) out.emplace(t, std::move(values));  // kept where out has the sum
+  return out;
 }
 
 }  // namespace
@@ -262,8 +301,10 @@ double checkTolerance(const ProgramSpec<T>& spec, int tensor) {
       longest = std::max(longest, length[static_cast<std::size_t>(t)]);
       deepest = std::max(deepest, depth[static_cast<std::size_t>(t)]);
     }
-    length[static_cast<std::size_t>(n.outputTensor)] = longest + static_cast<double>(std::max<int64_t>(1, n.reductionLength));
-    depth[static_cast<std::size_t>(n.outputTensor)] = deepest + 1;
+    // An accumulated node's sum over the micro-batches rounds once per micro-batch more.
+    const double sums = n.accumulated ? static_cast<double>(std::max<int64_t>(1, spec.microBatches) - 1) : 0.0;
+    length[static_cast<std::size_t>(n.outputTensor)] = longest + static_cast<double>(std::max<int64_t>(1, n.reductionLength)) + sums;
+    depth[static_cast<std::size_t>(n.outputTensor)] = deepest + 1 + sums;
   }
   const auto t = static_cast<std::size_t>(tensor);
   const double computeEps = std::numeric_limits<Compute<T>>::epsilon();
@@ -276,10 +317,16 @@ CheckReport checkOutputs(const ProgramSpec<T>& spec, const std::map<int, std::ve
                          const std::map<int, std::vector<T>>& outputs, const DeviceOps* device, int threads) {
   CheckReport r;
   r.ran = true;
-  const std::map<int, std::vector<T>> whole = evaluateWhole(spec, inputs, device, threads);
+  const std::map<int, std::vector<T>> whole =
+      evaluateStep(spec, inputs, [&](const std::map<int, std::vector<T>>& values, std::size_t begin, std::size_t end) {
+        return evaluateWhole(spec, values, begin, end, device, threads);
+      });
   const bool plain = spec.flops <= kPlainReferenceFlops;
   std::map<int, std::vector<T>> loops;
-  if (plain) loops = evaluatePlain(spec, inputs);
+  if (plain)
+    loops = evaluateStep(spec, inputs, [&](const std::map<int, std::vector<T>>& values, std::size_t begin, std::size_t end) {
+      return evaluatePlain(spec, values, begin, end);
+    });
   r.reference = plain ? "whole-tensor kernels and plain loops" : "whole-tensor kernels";
   for (const auto& [t, got] : outputs) {
     const std::string& name = spec.tensors[static_cast<std::size_t>(t)].name;

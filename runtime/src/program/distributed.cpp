@@ -7,6 +7,7 @@
 
 #include "../box_copy_plan.h"
 #include "../copy_ops.h"
+#include "micro_batches.h"
 #include "mixed_types.h"
 
 namespace einrt::program::detail {
@@ -60,7 +61,6 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
   // An index tensor's blocks hold ids of its own type (index_kernel.h), an f32 tensor's of a
   // bf16 program f32 values (mixed_types.h).
   const DType dtype = typeOf(n.operandTensor[k]);
-  const bool ownType = dtype == dtypeOf<T>();
   const auto blockBytes = static_cast<std::size_t>(g.blockElements()) * dtypeSize(dtype);
   // A graph input read in a grid an earlier operand reads it in: its blocks are that
   // operand's (the input-copy rule, einrt/model/program_model.h), made or scattered once.
@@ -70,60 +70,20 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
   if (!nm.inPlace[k] && !sharesCopy) {
     const std::vector<model::RankBlock>& reads = shared ? shared->reads : *nm.reads[k];
     needed = model::blocksOf(reads, me);
-    if (t.producer < 0)
-      for (int64_t b : needed) blocks.emplace(b, Buffer<T>::ofBytes(blockBytes, device_, &comm_.memory()));
     const std::vector<std::vector<int>> holders = model::holdersByBlock(reads, g.blockCount());
     const einrt::Layout need = g.windowed() ? einrt::Layout::window(g, holders, layoutBlock) : einrt::Layout::grid(g.shape, g.parts, holders);
     if (t.producer >= 0) {
       plan = std::make_unique<RedistributePlan>(planRedistribute(
           comm_, t.name, nodes_[static_cast<std::size_t>(t.producer)].outputLayout, need, dtype, options_));
-    } else if (rootInputs) {
-      RedistributePlan scatter = planScatter(comm_, t.name, 0, need, dtype, options_);
-      Buffer<T> whole;
-      BlockMap src;
-      for (auto& [b, buf] : blocks)
-        if (g.windowed()) fillWindowBlock(i, k, b, buf, nullptr);  // the scatter writes the rest
-      if (me == 0) {
-        const std::vector<T>& host = rootInputs->at(n.operandTensor[k]);
-        whole = Buffer<T>(host.size(), device_, nullptr);  // --inputs I/O, before the measured run
-        whole.fromHost(host.data());
-        src[0] = whole.data();
-      }
-      scatter.execute(src, blockMap(blocks, layoutBlock));
-    } else if (g.windowed()) {
-      if (!ownType) throw std::runtime_error("input " + t.name + ": a window over a tensor of another float type (eincodegen refuses it)");
-      // The tensor's own values (generated over its shape) where the window reads it.
-      std::vector<T> host;
-      for (auto& [b, buf] : blocks) {
-        const int64_t inLayout = layoutBlock[static_cast<std::size_t>(b)];
-        if (inLayout < 0) {  // wholly fill
-          fillWindowBlock(i, k, b, buf, nullptr);
-          continue;
-        }
-        const einrt::Box& in = need.blocks[static_cast<std::size_t>(inLayout)].box;
-        std::vector<int64_t> sub(in.rank());
-        for (std::size_t d = 0; d < in.rank(); ++d) sub[d] = in.extent(d);
-        host.resize(static_cast<std::size_t>(einrt::volume(in)));
-        einrt::fillInputBlock<T>(seed, t.name, g.bound, in.lo, sub, host.data());
-        fillWindowBlock(i, k, b, buf, host.data());
-      }
-    } else if (t.indexType) {
-      std::vector<int64_t> ids(static_cast<std::size_t>(g.blockElements()));
-      for (auto& [b, buf] : blocks) {
-        einrt::fillIndexBlock(seed, t.name, g.shape, g.offset(b), g.blockShape(), t.indexRange, ids.data());
-        buf.fromHost(packIds<T>(ids, *t.indexType).data());
-      }
-    } else if (!ownType) {  // an f32 input of a bf16 program (mixed_types.h): its f32 values' bytes
-      std::vector<float> host(static_cast<std::size_t>(g.blockElements()));
-      for (auto& [b, buf] : blocks) {
-        einrt::fillInputBlock<float>(seed, t.name, g.shape, g.offset(b), g.blockShape(), host.data());
-        buf.fromHost(reinterpret_cast<const T*>(host.data()));
-      }
     } else {
-      std::vector<T> host(static_cast<std::size_t>(g.blockElements()));
-      for (auto& [b, buf] : blocks) {
-        einrt::fillInputBlock<T>(seed, t.name, g.shape, g.offset(b), g.blockShape(), host.data());
-        buf.fromHost(host.data());
+      // A split input (micro_batches.h): every micro-batch's slice of each block, held for
+      // the run, micro-batch m's under block numbers offset by m x the grid's blocks.
+      const int64_t slices = t.splitDimension >= 0 ? spec_.microBatches : 1;
+      for (int64_t m = 0; m < slices; ++m) {
+        std::map<int64_t, Buffer<T>> slice;
+        for (int64_t b : needed) slice.emplace(b, Buffer<T>::ofBytes(blockBytes, device_, &comm_.memory()));
+        placeInputBlocks(i, k, m, seed, rootInputs, need, layoutBlock, slice);
+        for (auto& [b, buf] : slice) blocks.emplace(b + m * g.blockCount(), std::move(buf));
       }
     }
   }
@@ -131,6 +91,80 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
   ns.operandLayoutBlock.push_back(std::move(layoutBlock));
   ns.operandNeed.push_back(t.producer >= 0 ? needed : std::vector<int64_t>{});
   ns.repartition.push_back(std::move(plan));
+}
+
+// Micro-batch m's slice (the whole input without micro-batches) of graph input operand k
+// of node i into the blocks this rank reads (`blocks`, laid out as `need`): scattered
+// from rank 0's --inputs, or generated from `seed` over the whole step's shape.
+template <class T>
+void DistributedProgram<T>::placeInputBlocks(std::size_t i, std::size_t k, int64_t m, uint64_t seed,
+                                             const std::map<int, std::vector<T>>* rootInputs, const einrt::Layout& need,
+                                             const std::vector<int64_t>& layoutBlock, std::map<int64_t, Buffer<T>>& blocks) {
+  const NodeTable& n = spec_.nodes[i];
+  const int me = comm_.rank();
+  const TensorSpec& t = spec_.tensors[static_cast<std::size_t>(n.operandTensor[k])];
+  const einrt::BlockGrid& g = model_.nodes[i].geometry->operandGrid[k];
+  const DType dtype = typeOf(n.operandTensor[k]);
+  const bool split = t.splitDimension >= 0;
+  if (split && g.windowed()) throw std::runtime_error("input " + t.name + ": a window over a split input (eincodegen refuses it)");
+  // Where micro-batch m's slice lies in the whole step's tensor: its generated values are
+  // the step's at those coordinates.
+  const std::vector<int64_t> wholeShape = t.stepShape(spec_.microBatches);
+  auto origin = [&](int64_t b) {
+    std::vector<int64_t> at = g.offset(b);
+    if (split) at[static_cast<std::size_t>(t.splitDimension)] += m * t.shape[static_cast<std::size_t>(t.splitDimension)];
+    return at;
+  };
+  if (rootInputs) {
+    RedistributePlan scatter = planScatter(comm_, t.name, 0, need, dtype, options_);
+    Buffer<T> whole;
+    BlockMap src;
+    for (auto& [b, buf] : blocks)
+      if (g.windowed()) fillWindowBlock(i, k, b, buf, nullptr);  // the scatter writes the rest
+    if (me == 0) {
+      const std::vector<T>& step = rootInputs->at(n.operandTensor[k]);
+      const std::vector<T> host = split ? microBatchSlice(t, step, spec_.microBatches, m) : step;
+      whole = Buffer<T>(host.size(), device_, nullptr);  // --inputs I/O, before the measured run
+      whole.fromHost(host.data());
+      src[0] = whole.data();
+    }
+    scatter.execute(src, blockMap(blocks, layoutBlock));
+  } else if (g.windowed()) {
+    if (dtype != dtypeOf<T>()) throw std::runtime_error("input " + t.name + ": a window over a tensor of another float type (eincodegen refuses it)");
+    // The tensor's own values (generated over its shape) where the window reads it.
+    std::vector<T> host;
+    for (auto& [b, buf] : blocks) {
+      const int64_t inLayout = layoutBlock[static_cast<std::size_t>(b)];
+      if (inLayout < 0) {  // wholly fill
+        fillWindowBlock(i, k, b, buf, nullptr);
+        continue;
+      }
+      const einrt::Box& in = need.blocks[static_cast<std::size_t>(inLayout)].box;
+      std::vector<int64_t> sub(in.rank());
+      for (std::size_t d = 0; d < in.rank(); ++d) sub[d] = in.extent(d);
+      host.resize(static_cast<std::size_t>(einrt::volume(in)));
+      einrt::fillInputBlock<T>(seed, t.name, g.bound, in.lo, sub, host.data());
+      fillWindowBlock(i, k, b, buf, host.data());
+    }
+  } else if (t.indexType) {
+    std::vector<int64_t> ids(static_cast<std::size_t>(g.blockElements()));
+    for (auto& [b, buf] : blocks) {
+      einrt::fillIndexBlock(seed, t.name, wholeShape, origin(b), g.blockShape(), t.indexRange, ids.data());
+      buf.fromHost(packIds<T>(ids, *t.indexType).data());
+    }
+  } else if (dtype != dtypeOf<T>()) {  // an f32 input of a bf16 program (mixed_types.h): its f32 values' bytes
+    std::vector<float> host(static_cast<std::size_t>(g.blockElements()));
+    for (auto& [b, buf] : blocks) {
+      einrt::fillInputBlock<float>(seed, t.name, wholeShape, origin(b), g.blockShape(), host.data());
+      buf.fromHost(reinterpret_cast<const T*>(host.data()));
+    }
+  } else {
+    std::vector<T> host(static_cast<std::size_t>(g.blockElements()));
+    for (auto& [b, buf] : blocks) {
+      einrt::fillInputBlock<T>(seed, t.name, wholeShape, origin(b), g.blockShape(), host.data());
+      buf.fromHost(host.data());
+    }
+  }
 }
 
 // Node i's output: its finished layout, the partial and owned blocks this rank holds, the
@@ -250,9 +284,14 @@ void DistributedProgram<T>::beginStep(std::size_t first, std::size_t last) {
       }
     const auto blockElems = static_cast<std::size_t>(geometry.outputGrid.blockElements());
     const int out = spec_.nodes[m].outputTensor;
-    if (!ns.resident || ns.aggregation)
+    // An accumulated node (micro_batches.h) sums into the partials of its first run; a
+    // later run's results go to fresh blocks first, its owned blocks come with its last.
+    const model::RunOfStep run = runOf(m);
+    if ((!ns.resident || ns.aggregation) && run.first)
       for (int64_t b : ns.partialNeed) ns.partial.emplace(b, blockOf(out, blockElems));
-    if (!ns.resident)
+    if (!run.first)
+      for (int64_t b : ns.partialNeed) ns.fresh.emplace(b, blockOf(out, blockElems));
+    if (!ns.resident && run.last)
       for (int64_t b : ns.ownedNeed) ns.owned.emplace(b, blockOf(out, blockElems));
     if (!ns.myCalls.empty()) {
       if (ns.wide) ns.wide->acquire();
@@ -267,7 +306,8 @@ void DistributedProgram<T>::endStep(std::size_t first, std::size_t last) {
     NodeState<T>& ns = nodes_[m];
     for (std::size_t k = 0; k < ns.operandNeed.size(); ++k)
       if (!ns.operandNeed[k].empty()) ns.operandBlocks[k].clear();
-    if (ns.aggregation) ns.partial.clear();
+    if (ns.aggregation && runOf(m).last) ns.partial.clear();
+    ns.fresh.clear();
     ns.kernel.release();
     if (ns.wide) ns.wide->release();
   }
@@ -299,7 +339,9 @@ void DistributedProgram<T>::runGroup(FusedGroup<T>& group) {
   for (std::size_t m = first; m <= last; ++m) {
     const SentBytes before = sentSoFar();
     repartitionOperands(m);
-    lastBytes_.at(m) = sentSince(before);
+    const SentBytes sent = sentSince(before);
+    lastBytes_.at(m).all += sent.all;
+    lastBytes_.at(m).interNode += sent.interNode;
   }
   std::vector<typename FusedGroup<T>::MemberBlocks> blocks(last - first + 1);
   for (const auto& entry : nodes_[first].callOfBlock) {
@@ -328,9 +370,12 @@ const T* DistributedProgram<T>::operandBlock(std::size_t node, std::size_t opera
   const model::NodeModel& nm = model_.nodes[node];
   if (const int copy = nm.inputCopy.empty() ? -1 : nm.inputCopy[operand]; copy >= 0) {
     const model::InputCopy& shared = model_.inputCopies[static_cast<std::size_t>(copy)];
-    return nodes_[static_cast<std::size_t>(shared.node)].operandBlocks[static_cast<std::size_t>(shared.operand)].at(block).data();
+    return nodes_[static_cast<std::size_t>(shared.node)]
+        .operandBlocks[static_cast<std::size_t>(shared.operand)]
+        .at(inputBlockKey(node, operand, block))
+        .data();
   }
-  if (!nm.inPlace[operand]) return ns.operandBlocks[operand].at(block).data();
+  if (!nm.inPlace[operand]) return ns.operandBlocks[operand].at(inputBlockKey(node, operand, block)).data();
   const int producer = spec_.tensors[static_cast<std::size_t>(spec_.nodes[node].operandTensor[operand])].producer;
   return nodes_[static_cast<std::size_t>(producer)].finished().at(block).data();
 }
@@ -349,6 +394,7 @@ void DistributedProgram<T>::runNode(std::size_t i) {
     return;
   }
   const SentBytes before = sentSoFar();
+  const model::RunOfStep run = runOf(i);
   beginStep(i, i);
   repartitionOperands(i);
   std::set<int64_t> written;
@@ -358,7 +404,7 @@ void DistributedProgram<T>::runNode(std::size_t i) {
     const T* X = operandBlock(i, 0, reads[0][call]);
     const T* Y = reads.size() > 1 ? operandBlock(i, 1, reads[1][call]) : nullptr;
     const int64_t ob = nm.geometry->outputBlock[call];
-    T* Z = ns.partial.at(ob).data();
+    T* Z = (run.first ? ns.partial : ns.fresh).at(ob).data();
     const bool accumulate = !written.insert(ob).second;
     if (ns.index) ns.index->run(X, Y, Z, accumulate, callGrid(spec_.nodes[i]).offset(c));
     else if (ns.cast) convertElements<T>(ns.cast->first, X, ns.cast->second, Z, nm.geometry->outputGrid.blockElements());
@@ -366,10 +412,42 @@ void DistributedProgram<T>::runNode(std::size_t i) {
       ns.wide->run(reinterpret_cast<const float*>(X), reinterpret_cast<const float*>(Y), reinterpret_cast<float*>(Z), accumulate);
     else ns.kernel.run(X, Y, Z, accumulate);
   }
+  if (!run.first) addFreshIntoPartials(i);
   if (device_) device_->synchronize();
-  if (ns.aggregation) ns.aggregation->execute(blockMap(ns.partial), blockMap(ns.owned));
+  if (ns.aggregation && run.last) ns.aggregation->execute(blockMap(ns.partial), blockMap(ns.owned));
   endStep(i, i);
-  lastBytes_.at(i) = sentSince(before);
+  const SentBytes sent = sentSince(before);
+  lastBytes_.at(i).all += sent.all;
+  lastBytes_.at(i).interNode += sent.interNode;
+}
+
+// An accumulated node's later run: its results, in fresh blocks, added into the sums.
+template <class T>
+void DistributedProgram<T>::addFreshIntoPartials(std::size_t i) {
+  NodeState<T>& ns = nodes_[i];
+  const int64_t elements = model_.nodes[i].geometry->outputGrid.blockElements();
+  const DType type = typeOf(spec_.nodes[i].outputTensor);
+  if (device_) throw std::runtime_error(spec_.nodes[i].name + ": micro-batches run on CPUs only (eincodegen refuses a CUDA program of them)");
+  for (auto& [b, part] : ns.fresh) addInto<T>(type, part.data(), ns.partial.at(b).data(), elements);
+}
+
+template <class T>
+model::RunOfStep DistributedProgram<T>::runOf(std::size_t i) const {
+  return model::runOfStep(spec_, i, microBatch_);
+}
+
+// A graph input's block as stored: a split input's of the current micro-batch.
+template <class T>
+int64_t DistributedProgram<T>::inputBlockKey(std::size_t node, std::size_t operand, int64_t block) const {
+  const TensorSpec& t = spec_.tensors[static_cast<std::size_t>(spec_.nodes[node].operandTensor[operand])];
+  if (t.producer >= 0 || t.splitDimension < 0) return block;
+  return block + microBatch_ * model_.nodes[node].geometry->operandGrid[operand].blockCount();
+}
+
+template <class T>
+void DistributedProgram<T>::startIteration() {
+  lastBytes_.assign(spec_.nodes.size(), SentBytes{});
+  microBatch_ = 0;
 }
 
 template <class T>

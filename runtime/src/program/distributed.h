@@ -47,6 +47,9 @@ struct NodeState {
   std::vector<int64_t> partialNeed, ownedNeed;    // block numbers of partial, owned
   std::vector<std::unique_ptr<RedistributePlan>> repartition;  // per operand produced by a node
   std::map<int64_t, Buffer<T>> partial;  // this rank's (partial) results per output block
+  // An accumulated node's results of a micro-batch after its first, before they are added
+  // into `partial` (which holds their sum over the micro-batches so far).
+  std::map<int64_t, Buffer<T>> fresh;
   std::map<int64_t, Buffer<T>> owned;    // finished output blocks this rank owns (when aggregating)
   std::unique_ptr<RedistributePlan> aggregation;
   einrt::Layout outputLayout;            // finished output: each block on its owner
@@ -74,6 +77,11 @@ class DistributedProgram {
   // all run at its first member).
   void runNode(std::size_t i);
 
+  // A new iteration: the bytes per node start from zero, and the first micro-batch.
+  void startIteration();
+  // The micro-batch the nodes run per micro-batch run next (einrt/model/program_model.h).
+  void setMicroBatch(int64_t m) { microBatch_ = m; }
+
   // The rank's memory counter (collective-free).
   MemoryCounter& memory() { return comm_.memory(); }
 
@@ -81,7 +89,7 @@ class DistributedProgram {
   // counted in that member's), else -1.
   int fusedWith(std::size_t i) const;
 
-  // The bytes this rank sent for node i the last time it ran: a fused group's are counted
+  // The bytes this rank sent for node i in this iteration (all its runs): a fused group's are counted
   // per member (each member's operands are repartitioned on their own), so that per-node
   // traffic is the plan's even where members run as one step.
   uint64_t lastBytesSent(std::size_t i) const { return lastBytes_.at(i).all; }
@@ -97,6 +105,11 @@ class DistributedProgram {
   void repartitionOperands(std::size_t i);
   void fillWindowBlock(std::size_t i, std::size_t k, int64_t block, Buffer<T>& buffer, const T* inRange);
   void runGroup(FusedGroup<T>& group);
+  void placeInputBlocks(std::size_t i, std::size_t k, int64_t m, uint64_t seed, const std::map<int, std::vector<T>>* rootInputs,
+                        const einrt::Layout& need, const std::vector<int64_t>& layoutBlock, std::map<int64_t, Buffer<T>>& blocks);
+  void addFreshIntoPartials(std::size_t i);
+  model::RunOfStep runOf(std::size_t i) const;
+  int64_t inputBlockKey(std::size_t node, std::size_t operand, int64_t block) const;
   Buffer<T> block(std::size_t elements);
   // A block of `elements` of tensor t's element type (another float type's bytes: mixed_types.h).
   Buffer<T> blockOf(int tensor, std::size_t elements);
@@ -123,6 +136,7 @@ class DistributedProgram {
     return {now.all - before.all, now.interNode - before.interNode};
   }
   std::vector<SentBytes> lastBytes_;
+  int64_t microBatch_ = 0;
 };
 
 }  // namespace einrt::program::detail

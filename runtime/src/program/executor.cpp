@@ -135,11 +135,13 @@ bool readRootInputs(const ProgramSpec<T>& spec, const ProgramOptions& opt, int m
       const TensorSpec& ts = spec.tensors[t];
       if (!ts.isInput) continue;
       const std::string path = (std::filesystem::path(opt.inputs) / (ts.name + ".npy")).string();
-      // Ids keep their type, packed into the program's host tensors (index_kernel.h), and so
-      // do an f32 tensor's values in a bf16 program (mixed_types.h).
-      if (ts.indexType) rootInputs[static_cast<int>(t)] = detail::packIds<T>(readNpyIndices(path, ts.npyShape()), *ts.indexType);
-      else if (isWide<T>(ts)) rootInputs[static_cast<int>(t)] = detail::packFloats<T>(readNpy<float>(path, ts.npyShape()));
-      else rootInputs[static_cast<int>(t)] = readNpy<T>(path, ts.npyShape());
+      // The whole step's values (a split input's every micro-batch). Ids keep their type,
+      // packed into the program's host tensors (index_kernel.h), and so do an f32 tensor's
+      // values in a bf16 program (mixed_types.h).
+      const std::vector<int64_t> shape = ts.stepNpyShape(spec.microBatches);
+      if (ts.indexType) rootInputs[static_cast<int>(t)] = detail::packIds<T>(readNpyIndices(path, shape), *ts.indexType);
+      else if (isWide<T>(ts)) rootInputs[static_cast<int>(t)] = detail::packFloats<T>(readNpy<float>(path, shape));
+      else rootInputs[static_cast<int>(t)] = readNpy<T>(path, shape);
     }
     for (const auto& [t, values] : rootInputs) {
       if (spec.tensors[static_cast<std::size_t>(t)].indexType || isWide<T>(spec.tensors[static_cast<std::size_t>(t)])) continue;
@@ -174,9 +176,31 @@ struct Measurement {
   std::vector<long long> nodeBytes, nodeInterBytes, peaks;
 };
 
+// The order the nodes run in one iteration: the body (the nodes run per micro-batch,
+// einrt/model/program_model.h) once per micro-batch, then the rest; `microBatchOf[r]`:
+// the micro-batch run r belongs to.
+std::vector<std::size_t> runOrder(const model::ProgramTables& t, std::vector<int64_t>& microBatchOf) {
+  const std::size_t body = model::bodyEnd(t);
+  std::vector<std::size_t> order;
+  microBatchOf.clear();
+  for (int64_t m = 0; m < std::max<int64_t>(1, t.microBatches); ++m)
+    for (std::size_t i = 0; i < body; ++i) {
+      order.push_back(i);
+      microBatchOf.push_back(m);
+    }
+  for (std::size_t i = body; i < t.nodes.size(); ++i) {
+    order.push_back(i);
+    microBatchOf.push_back(0);
+  }
+  return order;
+}
+
 template <class T>
 Measurement measureIterations(detail::DistributedProgram<T>& program, Communicator& comm, const ProgramOptions& opt,
-                              std::size_t nodes) {
+                              const ProgramSpec<T>& spec) {
+  const std::size_t nodes = spec.nodes.size();
+  std::vector<int64_t> microBatchOf;
+  const std::vector<std::size_t> order = runOrder(spec, microBatchOf);
   Measurement m;
   m.nodeTimes.resize(nodes);
   m.nodeBytes.assign(nodes, 0);
@@ -184,16 +208,18 @@ Measurement measureIterations(detail::DistributedProgram<T>& program, Communicat
   for (int it = 0; it < opt.warmup + opt.iters; ++it) {
     const bool timed = it >= opt.warmup;
     MPI_Barrier(MPI_COMM_WORLD);
+    program.startIteration();
     const double start = MPI_Wtime();
-    // Each rank notes when it finished every node, counted from its own start (the
-    // barrier): clocks of different machines need not agree, their starts do within a
+    // Each rank notes when it finished every run of a node, counted from its own start
+    // (the barrier): clocks of different machines need not agree, their starts do within a
     // message's latency.
-    std::vector<double> finished(nodes);
-    for (std::size_t i = 0; i < nodes; ++i) {
-      program.runNode(i);
-      finished[i] = MPI_Wtime() - start;
+    std::vector<double> finished(order.size());
+    for (std::size_t r = 0; r < order.size(); ++r) {
+      program.setMicroBatch(microBatchOf[r]);
+      program.runNode(order[r]);
+      finished[r] = MPI_Wtime() - start;
     }
-    // Per node, fused members included (their group ran at its first member).
+    // Per node, all its runs, fused members included (their group ran at its first member).
     if (timed)
       for (std::size_t i = 0; i < nodes; ++i) {
         m.nodeBytes[i] += static_cast<long long>(program.lastBytesSent(i));
@@ -201,16 +227,18 @@ Measurement measureIterations(detail::DistributedProgram<T>& program, Communicat
       }
     double elapsed = MPI_Wtime() - start;
     if (!timed) continue;
-    // A node's time is what it adds to the iteration: the last rank to finish it less the
-    // last to finish the node before. Timing each rank's own run of the node instead
-    // counted a rank's wait for a slower partner in the node where it waits, on top of the
-    // partner's time in the node before (trn / 2 at p = 2: its last step, 576 bytes, 5.5
-    // us of which about 3 were rank 0 waiting out rank 1's trn.7), and the nodes' times
-    // added up to more than the iteration's.
-    std::vector<double> lastFinish(nodes);
-    MPI_Allreduce(finished.data(), lastFinish.data(), static_cast<int>(nodes), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    // A run's time is what it adds to the iteration: the last rank to finish it less the
+    // last to finish the run before; a node's, its runs' together. Timing each rank's own
+    // run of the node instead counted a rank's wait for a slower partner in the node where
+    // it waits, on top of the partner's time in the node before (trn / 2 at p = 2: its
+    // last step, 576 bytes, 5.5 us of which about 3 were rank 0 waiting out rank 1's
+    // trn.7), and the nodes' times added up to more than the iteration's.
+    std::vector<double> lastFinish(order.size());
+    MPI_Allreduce(finished.data(), lastFinish.data(), static_cast<int>(order.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    for (std::size_t i = 0; i < nodes; ++i) m.nodeTimes[i].push_back(lastFinish[i] - (i > 0 ? lastFinish[i - 1] : 0.0));
+    std::vector<double> nodeTime(nodes, 0.0);
+    for (std::size_t r = 0; r < order.size(); ++r) nodeTime[order[r]] += lastFinish[r] - (r > 0 ? lastFinish[r - 1] : 0.0);
+    for (std::size_t i = 0; i < nodes; ++i) m.nodeTimes[i].push_back(nodeTime[i]);
     m.totalTimes.push_back(elapsed);
   }
   MPI_Allreduce(MPI_IN_PLACE, m.nodeBytes.data(), static_cast<int>(nodes), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -278,11 +306,13 @@ std::map<int, std::vector<T>> wholeInputs(const ProgramSpec<T>& spec, const Prog
       whole[static_cast<int>(t)] = rootInputs->at(static_cast<int>(t));
       continue;
     }
+    // The whole step's (a split input's every micro-batch: micro_batches.h).
+    const std::vector<int64_t> shape = ts.stepShape(spec.microBatches);
     int64_t elements = 1;
-    for (int64_t e : ts.shape) elements *= e;
+    for (int64_t e : shape) elements *= e;
     if (ts.indexType) {
       std::vector<int64_t> ids(static_cast<std::size_t>(elements));
-      fillIndexBlock(opt.seed, ts.name, ts.shape, std::vector<int64_t>(ts.shape.size(), 0), ts.shape, ts.indexRange, ids.data());
+      fillIndexBlock(opt.seed, ts.name, shape, std::vector<int64_t>(shape.size(), 0), shape, ts.indexRange, ids.data());
       whole[static_cast<int>(t)] = detail::packIds<T>(ids, *ts.indexType);
       continue;
     }
@@ -333,6 +363,12 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
                    "runs on CPUs only; run the CPU program\n", spec.name.c_str(), dtypeName(dtypeOf<T>()));
     return 2;
   }
+  if (device && spec.microBatches > 1) {
+    if (me == 0)
+      std::fprintf(stderr, "error: %s runs a step of %lld micro-batches, which einrt runs on CPUs only; run the CPU program\n",
+                   spec.name.c_str(), static_cast<long long>(spec.microBatches));
+    return 2;
+  }
   // Output folders are made and checked before anything is computed.
   if (!onRootOk(me, "--outputs/--report", [&] {
         if (!opt.outputs.empty()) prepareFolder(opt.outputs);
@@ -363,7 +399,7 @@ int runOnRanks(const ProgramSpec<T>& spec, const ProgramOptions& opt, const Devi
     comm.fixStaging(true);
   }
   comm.memory().resetPeak();
-  const Measurement measured = measureIterations(program, comm, opt, spec.nodes.size());
+  const Measurement measured = measureIterations(program, comm, opt, spec);
   comm.fixStaging(false);  // the output gather below stages whole tensors
 
   std::map<int, std::vector<T>> outputs;

@@ -17,7 +17,11 @@
 //     owned blocks     of an aggregating node, on their owners;
 //     GEMM scratch     one block per tensor the mapping permutes, on ranks with calls;
 //   when the step ends, copies, aggregated partials and scratch go, and so does every
-//   node output (not a graph output) whose last reader ran in the step.
+//   node output (not a graph output) whose last reader ran in the step;
+//   micro-batches (program_model.h): a split input's blocks are resident once per
+//   micro-batch; the body's steps run once per micro-batch, an accumulated node's
+//   partials staying from its first run to its last (its later runs' fresh blocks go
+//   when their step ends), then the once-per-step steps.
 #pragma once
 
 #include <cstdint>

@@ -21,6 +21,13 @@
 //                share its blocks: a rank holds each block once, for all of their calls
 //                that read it (a weight that the forward and the backward read alike is
 //                made or scattered once, and held once).
+//   micro-batches a step of M (ProgramTables::microBatches; the planner's
+//                planner/graph/micro_batches.h) runs its nodes not oncePerStep, which come
+//                first, M times, micro-batch m on slice m of each split input (whose M
+//                slices are all held for the run); an accumulated node's first run writes
+//                its partials, each later run writes fresh blocks that are added into them
+//                and go, and its last run aggregates them (runOfStep); then the nodes run
+//                once per step, once.
 //
 // What each rank holds, and when (SPEC 3.2), in memory_timeline.h; the planner prices it
 // (planner/cost/memory.h), the executor allocates it (runtime/src/program/distributed.h).
@@ -87,6 +94,20 @@ struct ProgramModel {
   std::vector<InputCopy> inputCopies;      // Full detail only
 };
 
+// Which of its runs a node's run at micro-batch m is: an accumulated node's M runs add up
+// into the partials its first run allocates, and its last run aggregates them; every
+// other node's run is its own first and last.
+struct RunOfStep {
+  bool first = true, last = true;
+};
+inline RunOfStep runOfStep(const ProgramTables& t, std::size_t node, int64_t microBatch) {
+  if (!t.nodes[node].accumulated || t.microBatches <= 1) return {};
+  return {microBatch == 0, microBatch + 1 == t.microBatches};
+}
+
+// The nodes run per micro-batch: 0 .. bodyEnd(t) - 1 (all of them without micro-batches).
+std::size_t bodyEnd(const ProgramTables& t);
+
 // The last reader of every node's output (readers come later in node order).
 std::vector<int> lastReaders(const ProgramTables& t);
 
@@ -99,7 +120,8 @@ enum class ModelDetail { Steps, Full };
 // as one step (host memory; on a device every node is a step of its own and no output is
 // scratch). `geometry`: the nodes' call geometries where the caller has them (the
 // planner's traffic model), else computed here. Throws std::logic_error where the tables
-// break a rule the planner guarantees (a fused member that would move data between ranks).
+// break a rule the planner guarantees (a fused member that would move data between ranks;
+// a node run per micro-batch after one run once per step, or one reading it).
 ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, bool fused,
                                std::vector<std::shared_ptr<const CallGeometry>> geometry = {},
                                ModelDetail detail = ModelDetail::Full);

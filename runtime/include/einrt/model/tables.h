@@ -57,7 +57,21 @@ struct TensorTable {
   // A float tensor of another type than the program's (a mixed-precision graph, SPEC 8:
   // f32 master weights and their updates in a bf16 step); unset: the program's type.
   std::optional<DType> floatType = std::nullopt;
+  // Micro-batches (program_model.h): the dimension of a graph input cut into the program's
+  // micro-batches (-1: none). `shape` is one micro-batch's; the input's file, --inputs and
+  // its generated values are the whole step's (stepShape).
+  int splitDimension = -1;
   const std::vector<int64_t>& npyShape() const { return fileShape.empty() ? shape : fileShape; }
+  // The whole step's shape of a tensor in a program of `microBatches`, and its .npy
+  // file's (a split input has no fileShape of its own: eincodegen refuses one).
+  std::vector<int64_t> stepShape(int64_t microBatches) const {
+    std::vector<int64_t> s = shape;
+    if (splitDimension >= 0) s[static_cast<std::size_t>(splitDimension)] *= microBatches;
+    return s;
+  }
+  std::vector<int64_t> stepNpyShape(int64_t microBatches) const {
+    return splitDimension >= 0 ? stepShape(microBatches) : npyShape();
+  }
   // Bytes of one element: the tensor's own type's, else `elementSize` (the program's). The
   // one rule of a tensor's bytes for the planner's memory and traffic models and the program.
   std::size_t elementBytes(std::size_t elementSize) const {
@@ -135,12 +149,19 @@ struct NodeTable : NodeShape {
   int indexLabel = -1;
   double fill = 0.0;                            // what a windowed operand reads outside its tensor
   std::string kernel;                           // what runs, for reports
+  // Micro-batches (program_model.h): the node runs once per step, after the micro-batches
+  // (else once per micro-batch); its results are summed over the micro-batches.
+  bool oncePerStep = false;
+  bool accumulated = false;
 };
 
 struct ProgramTables {
   std::vector<TensorTable> tensors;
   std::vector<NodeTable> nodes;
   std::vector<int> outputs;  // tensor indices of the graph outputs
+  // The step's micro-batches (program_model.h): the nodes not oncePerStep, which come
+  // first, run this many times, each on the next slice of the split inputs.
+  int64_t microBatches = 1;
 
   // What node i computes in (SPEC 8): its output's type. A node whose operand is of
   // another float type is a cast (the planner's planner/graph/tensor_types.h allows no
