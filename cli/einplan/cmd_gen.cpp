@@ -187,7 +187,15 @@ std::string strategyPlanText(const std::string& text, const std::string& strateg
   provenance.toolVersion = EINDECOMP_VERSION_STRING;
   provenance.commandLine = commandLine();
   provenance.graphSha256 = loaded.sha256;
-  const Report report = makeReport(graph, plan, cost, provenance, options.objective);
+  Report report = makeReport(graph, plan, cost, provenance, options.objective);
+  if (strategy == "data" && devices > 1) {
+    // What the strategy is measured against (docs/planner.md, "Hand strategies").
+    const int64_t gradients = inputGradientBytes(graph);
+    report.notes.push_back("data parallel: the step's gradients are " + formatBytes(gradients) + "; a ring all-reduce of them moves " +
+                           formatBytes(2 * (devices - 1) * gradients) + " in all (2 (p - 1) x the gradients), this plan " +
+                           formatBytes(cost.trafficBytes) + " (each gradient's partial results to its owner, then to the " +
+                           "calls of its update)");
+  }
   return renderReport(report, output == "-" ? ReportFormat::Json : reportFormatForPath(output));
 }
 

@@ -57,17 +57,19 @@ OperandSide operandSide(const SearchSpace& s, const NodeSpace& space, const Part
 
 // What a node's candidates depend on: the shape of its iteration space, which operands
 // other nodes produce, its FLOPs and kernel class (the time objective's compute term) and
-// a pinned partition, and the element types of its output and operands (SPEC 8: what
-// each moved or kept element costs). Nodes with equal keys share one NodeCandidates.
+// a pinned partition, the element types of its output and operands (SPEC 8: what
+// each moved or kept element costs), and how often its calls and its aggregation run per
+// step (micro-batches). Nodes with equal keys share one NodeCandidates.
 using ShapeKey = std::tuple<std::vector<int64_t>, std::vector<std::vector<int>>, std::vector<int>, std::vector<bool>,
                             int64_t, bool, std::optional<Parts>, std::vector<std::vector<int64_t>>, std::vector<std::vector<int64_t>>,
                             std::vector<std::vector<int>>, std::vector<std::vector<int64_t>>, std::vector<std::vector<int64_t>>,
-                            std::vector<std::vector<int64_t>>, DType, std::vector<DType>>;
+                            std::vector<std::vector<int64_t>>, DType, std::vector<DType>, int64_t, int64_t>;
 
 // The candidates of one node shape (`n` is any node of that shape).
 std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node& n, NodeSpace space,
                                                const std::vector<bool>& produced, const std::optional<Parts>& pin,
-                                               DType type, const std::vector<DType>& operandTypes, const PlanOptions& options) {
+                                               DType type, const std::vector<DType>& operandTypes, NodeRuns runs,
+                                               const PlanOptions& options) {
   auto c = std::make_unique<NodeCandidates>();
   c->space = std::move(space);
   c->type = type;
@@ -90,7 +92,7 @@ std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node&
   for (Parts& parts : candidates) {
     const CallGeometry geometry = callGeometry(c->space, parts);
     const Placement placement = canonicalPlacement(geometry, s.onCluster);
-    c->local.push_back(s.model.nodeTerm(n, c->space, parts, geometry, placement, type));
+    c->local.push_back(s.model.nodeTerm(n, c->space, parts, geometry, placement, type, runs));
     // What the candidate keeps on a rank for long: the graph-input blocks its calls read
     // (resident all run) and its output block.
     int64_t keeps = checkedMul(geometry.outputGrid.blockElements(), static_cast<int64_t>(dtypeSize(type)), "memory");
@@ -121,6 +123,7 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
   s.nodes.resize(g.nodes.size());
   const GraphIndex index(g);
   const std::vector<DType> types = nodeOutputTypes(g);
+  const std::vector<NodeRuns> runs = nodeRuns(g);
   std::map<ShapeKey, int> shapeOf;
   std::vector<int> nodeShape(g.nodes.size());
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
@@ -141,9 +144,10 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
     if (pinIt != options.pinned.end()) pin = pinIt->second;
     ShapeKey key{space.sizes, space.operandLabels, space.outputLabels, produced, nodeFlops(n), runsAsGemm(n), pin,
                  space.operandOrigin, space.operandBound, space.operandTap, space.operandTapDilation, space.operandStep,
-                 space.operandSpread, types[i], operandTypes};
+                 space.operandSpread, types[i], operandTypes, runs[i].calls, runs[i].aggregation};
     auto [it, inserted] = shapeOf.emplace(std::move(key), static_cast<int>(s.shapes.size()));
-    if (inserted) s.shapes.push_back(nodeCandidates(s, n, std::move(space), produced, pin, types[i], operandTypes, options));
+    if (inserted)
+      s.shapes.push_back(nodeCandidates(s, n, std::move(space), produced, pin, types[i], operandTypes, runs[i], options));
     nodeShape[i] = it->second;
     NodeCandidates& c = *s.shapes[static_cast<std::size_t>(it->second)];
     s.nodes[i] = &c;
@@ -170,6 +174,7 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
         EdgeMatrix m;
         m.bounds = tensorBounds(s.nodes[i]->space, e.operand);
         m.elementBytes = static_cast<int64_t>(dtypeSize(s.nodes[static_cast<std::size_t>(from)]->type));
+        m.runs = runs[i].calls;  // one consumer shape, one count of runs (its ShapeKey)
         if (s.nodes[i]->space.windowed(k)) {
           // Where the window lies (its origin, halo, step and spread) does not depend on the
           // partition.
@@ -239,7 +244,7 @@ const RankBlockCoordinates& ownedCoordinates(SearchSpace& s, EdgeMatrix& m, int 
   return *owned;
 }
 
-int64_t computeEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
+int64_t onceEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
   const OutputSide& side = (*m.rows)[static_cast<std::size_t>(out)];
   const Parts& producer = side.parts;
   const OperandSide& consumer = (*m.cols)[static_cast<std::size_t>(in)];
@@ -259,6 +264,12 @@ int64_t computeEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
   }
   const std::vector<int> callRank(s.ranks.begin(), s.ranks.begin() + static_cast<std::ptrdiff_t>(consumer.readByRank.size()));
   return s.model.edgeTerm(m.bounds, producer, consumer.parts, homes.get(), grid, consumer.readByRank, callRank, m.elementBytes);
+}
+
+// The repartition runs before each of the consumer's runs (micro-batches).
+int64_t computeEdgeCost(SearchSpace& s, EdgeMatrix& m, int out, int in) {
+  const int64_t once = onceEdgeCost(s, m, out, in);
+  return m.runs == 1 ? once : checkedMul(once, m.runs, "edge cost");
 }
 
 }  // namespace
@@ -284,8 +295,9 @@ int64_t firstEdgeFloor(SearchSpace& s, const SearchEdge& e, int out, int in) {
   if (!m.origin.empty() || !s.model.hasCanonicalEdgeTerm()) return 0;
   const OutputSide& producer = (*m.rows)[static_cast<std::size_t>(out)];
   const OperandSide& consumer = (*m.cols)[static_cast<std::size_t>(in)];
-  const int64_t floor = s.model.canonicalEdgeFloor(m.bounds, producer.parts, producer.ownerStride, consumer.parts,
-                                                   static_cast<int64_t>(consumer.readByRank.size()), m.elementBytes);
+  const int64_t floor = checkedMul(s.model.canonicalEdgeFloor(m.bounds, producer.parts, producer.ownerStride, consumer.parts,
+                                                              static_cast<int64_t>(consumer.readByRank.size()), m.elementBytes),
+                                   m.runs, "edge cost");
   if (cell) *cell = floorCell(floor, false);
   return std::min(floor, kLargestKeptFloor);
 }
@@ -298,8 +310,9 @@ int64_t tightEdgeFloor(SearchSpace& s, const SearchEdge& e, int out, int in) {
   if (!m.origin.empty() || !s.model.hasCanonicalEdgeTerm()) return 0;
   const OutputSide& producer = (*m.rows)[static_cast<std::size_t>(out)];
   const OperandSide& consumer = (*m.cols)[static_cast<std::size_t>(in)];
-  const int64_t floor =
-      s.model.canonicalEdgeGroupFloor(m.bounds, producer.parts, producer.ownerStride, consumer.parts, consumer.readByRank, m.elementBytes);
+  const int64_t floor = checkedMul(
+      s.model.canonicalEdgeGroupFloor(m.bounds, producer.parts, producer.ownerStride, consumer.parts, consumer.readByRank, m.elementBytes),
+      m.runs, "edge cost");
   if (cell) *cell = floorCell(floor, true);
   return std::min(floor, kLargestKeptFloor);
 }

@@ -73,6 +73,7 @@ struct SearchEdge {
 struct EdgeMatrix {
   std::vector<int64_t> bounds;  // the consumer's extents of the operand (a window's, if it has one)
   int64_t elementBytes = 4;     // of the tensor moved (the producer's output type)
+  int64_t runs = 1;             // the consumer's runs per step: each cell is one run's cost x runs
   // An operand read through a window (SPEC 8.1): the producer's shape and where the window
   // lies in it; empty otherwise (the producer's shape is `bounds`).
   std::vector<int64_t> tensorShape, origin, halo, step, spread;

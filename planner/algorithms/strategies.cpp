@@ -7,6 +7,7 @@
 
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/identifiers.h"
+#include "planner/graph/tensor_types.h"
 
 namespace eindecomp {
 
@@ -116,26 +117,29 @@ std::string gradientOf(const std::string& name, const std::map<std::string, Labe
 }
 
 // What each node's labels are in the forward's names (b, s, t, h, f, v, ...), for the
-// strategies to cut the backward as they cut the forward. The forward (every node that
-// reads no gradient node) keeps its own labels, as `einplan gen llama` names them. A
-// gradient or update node (einplan grad names its labels a, b, c, ... anew in every node,
-// so its own names say nothing) takes, for its output's dimensions, the names of the
+// strategies to cut the backward as they cut the forward. The forward (the nodes before
+// einplan grad's first, which it appends after them: the first `d_` or `grad_` node)
+// keeps its own labels, as `einplan gen llama` names them. A node of the backward or the
+// update (einplan grad names its labels a, b, c, ... anew in every node, so its own names
+// say nothing: its join derivatives dx_, dy_, dxy_ and softmax sums s_ read only forward
+// tensors and are no less its) takes, for its output's dimensions, the names of the
 // tensor it is the gradient of (d_q's are q's), then for any label still unnamed those of
 // the first operand dimension it reads whose name is known; a label neither reaches gets
 // a name no strategy cuts by (`~` and its own), and passes on no name.
 std::vector<NodeSpace> spacesInForwardNames(const Graph& g) {
   std::map<std::string, Labels> dimNames;  // tensor -> the name of each dimension ("": unknown)
-  std::set<std::string> backward;          // gradient and update nodes
   std::vector<NodeSpace> spaces;
-  for (const Node& n : g.nodes) {
+  const auto backwardStart = std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
+    return n.name.rfind("d_", 0) == 0 || n.name.rfind("grad_", 0) == 0;
+  }) - g.nodes.begin();
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
     NodeSpace space = nodeSpace(n);
-    const bool derived = n.name.rfind("d_", 0) == 0 || n.name.rfind("grad_", 0) == 0 ||
-                         std::any_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& t) { return backward.count(t) > 0; });
+    const bool derived = static_cast<std::ptrdiff_t>(i) >= backwardStart;
     Labels named(space.labels.size());
     if (!derived) {
       named = space.labels;
     } else {
-      backward.insert(n.name);
       auto nameFrom = [&](const Labels& names, const std::vector<int>& dims) {
         for (std::size_t d = 0; d < dims.size() && d < names.size(); ++d)
           if (named[static_cast<std::size_t>(dims[d])].empty()) named[static_cast<std::size_t>(dims[d])] = names[d];
@@ -248,6 +252,19 @@ StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t d
     throw InputError({{}, "--strategy " + strategy + ": the graph has no head (h) or sequence (s) label; hand strategies "
                               "are for the graphs `einplan gen llama` writes"});
   return plan;
+}
+
+int64_t inputGradientBytes(const Graph& g) {
+  const std::vector<DType> types = nodeOutputTypes(g);
+  int64_t bytes = 0;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.name.rfind("grad_", 0) != 0 || !findInput(g, n.name.substr(5))) continue;
+    int64_t elements = 1;
+    for (int64_t e : outputShape(n)) elements *= e;
+    bytes += elements * static_cast<int64_t>(dtypeSize(types[i]));
+  }
+  return bytes;
 }
 
 }  // namespace eindecomp

@@ -69,4 +69,9 @@ struct StrategyPlan {
 // tensorParallel 0: none (megatron over all p ranks).
 StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t devices, int64_t tensorParallel = 0);
 
+// The bytes of a training step's gradients of its inputs (the nodes einplan grad names
+// grad_X, at their types): what data parallelism reduces once per step. A ring all-reduce
+// of them over p ranks moves 2 (p - 1) / p of it from every rank.
+int64_t inputGradientBytes(const Graph& g);
+
 }  // namespace eindecomp

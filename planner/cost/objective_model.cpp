@@ -10,21 +10,23 @@
 namespace eindecomp {
 
 int64_t ObjectiveModel::nodeTerm(const Node& n, const NodeSpace& space, const Parts& parts, const CallGeometry& geometry,
-                                 const Placement& placement, DType type) const {
+                                 const Placement& placement, DType type, NodeRuns runs) const {
   const auto elementBytes = static_cast<int64_t>(dtypeSize(type));
   switch (objective) {
     case Objective::Paper: {
       const NodeCost cost = nodeCost(space, parts, static_cast<std::size_t>(elementBytes));
-      return checkedAdd(cost.join, cost.agg, "node cost");
+      return checkedAdd(checkedMul(cost.join, runs.calls, "node cost"), checkedMul(cost.agg, runs.aggregation, "node cost"),
+                        "node cost");
     }
     case Objective::Traffic: {
       const Traffic t = aggregationTraffic(geometry, placement.callRank, placement.blockOwner, devices, TrafficDetail::Total);
-      return checkedMul(t.elements, elementBytes, "traffic bytes");
+      return checkedMul(checkedMul(t.elements, elementBytes, "traffic bytes"), runs.aggregation, "traffic bytes");
     }
     case Objective::Time: {
       const Traffic t = aggregationTraffic(geometry, placement.callRank, placement.blockOwner, devices, TrafficDetail::PerRank, nodes());
-      const int64_t compute = computePicoseconds(*machine, n, space, parts, 1, type);
-      return checkedAdd(compute, phasePicoseconds(*machine, t, elementBytes), "estimated time");
+      const int64_t compute = checkedMul(computePicoseconds(*machine, n, space, parts, 1, type), runs.calls, "estimated time");
+      return checkedAdd(compute, checkedMul(phasePicoseconds(*machine, t, elementBytes), runs.aggregation, "estimated time"),
+                        "estimated time");
     }
   }
   return 0;

@@ -26,6 +26,7 @@
 #include "planner/cost/plan_cost.h"
 #include "planner/cost/traffic.h"
 #include "planner/graph/graph.h"
+#include "planner/graph/micro_batches.h"
 #include "planner/partition/call_geometry.h"
 #include "planner/placement/placement.h"
 
@@ -46,9 +47,11 @@ struct ObjectiveModel {
   // is the graph's, every tensor's default.
 
   // A node's local term for one partition (its calls placed by `placement`), the node
-  // computing in and writing `type`.
+  // computing in and writing `type`, its kernels run `runs.calls` times per step and its
+  // aggregation `runs.aggregation` times (micro-batches, planner/graph/micro_batches.h).
+  // An edge's term is the consumer's: the search multiplies it by the consumer's calls.
   int64_t nodeTerm(const Node& n, const NodeSpace& space, const Parts& parts, const CallGeometry& geometry,
-                   const Placement& placement, DType type) const;
+                   const Placement& placement, DType type, NodeRuns runs = {}) const;
   // The repartition of a tensor of `bounds` written in `producerParts` blocks (placed by
   // `producer`; may be null under the paper objective, which needs no placement) into the
   // blocks `callBlock[c]` that call c, on rank callRank[c], reads of `consumer`

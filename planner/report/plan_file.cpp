@@ -22,7 +22,7 @@ const std::vector<std::string>& topKeys() {
       "schema_version", "tool",        "command",       "command_line",        "graph_sha256", "graph",
       "devices",        "algorithm",   "objective",     "dtype",               "nodes",        "edges",
       "total_cost",     "total_bytes", "total_traffic_bytes", "intra_node_bytes", "inter_node_bytes", "ranks_per_node", "total_flops", "peak_bytes_per_device",
-      "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "search_time_s", "optimal",   "notes",               "bytes_predicted", "recompute", "shard_at_rest"};
+      "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "micro_batches", "search_time_s", "optimal",   "notes",               "bytes_predicted", "recompute", "shard_at_rest"};
   return keys;
 }
 

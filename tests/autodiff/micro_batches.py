@@ -1,0 +1,252 @@
+#!/usr/bin/python3
+"""Training steps of micro-batches (issue "Training steps as large runs are configured"),
+and the data-parallel hand strategy's bytes against its closed form.
+
+1. Plans (no program): for the FFNN and LLaMA AdamW steps (tiny dims) with M = 2 and 4 at
+   p = 2, 4, 6: the report's step traffic is M x its per-micro-batch traffic plus what runs
+   once per step, and the sum of its nodes'.
+2. Programs, one per row of CASES: the step of M micro-batches planned, emitted, built and
+   run with --check: every node's bytes sent equal the plan's, every rank's measured peak
+   equals the plan's, and every output equals `einplan eval` of the same step without
+   micro-batches (the one-pass graph, from the same generated inputs: an independent run of
+   the reference evaluator, which never slices a batch), within f32 rounding or, for a
+   bf16 step with f32 master weights, bf16's; the data strategy's plan file runs so too.
+3. `einplan gen llama --train --strategy data` (f32, p = 2 and 4, with and without
+   micro-batches) moves what data parallelism moves and nothing else: each gradient's
+   partial results to its owner, (p - 1) x its bytes, once per step (per micro-batch where
+   it is not accumulated); the gradient from its owner to each of its R readers' calls,
+   R (p - 1) / p x its bytes; the optimizer's and the loss's scalars (the loss of each
+   micro-batch summed over its rows); no activation.
+
+A failure prints the command and its output.
+4. The issue's configuration (GPT 1.7B, batch 512, 16 micro-batches, p = 32 on
+   bench/clusters/dgx-a100.yaml, --objective time): plans under --mem-limit 80GiB, and is
+   estimated no slower than the Megatron TP8 plan file of the same step.
+
+usage: micro_batches.py --einplan E --eincodegen C --work DIR --machine bench/clusters/dgx-a100.yaml
+"""
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
+from emitted_build import make_command  # noqa: E402
+
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OPENBLAS_NUM_THREADS="1",
+           OMP_NUM_THREADS="1")
+
+FFNN = ["ffnn", "--batch", 16, "--features", 24, "--hidden", "32,32", "--classes", 10, "--optimizer", "adamw"]
+LLAMA = ["llama", "--layers", 1, "--dim", 32, "--heads", 4, "--ffn", 48, "--vocab", 40, "--seq", 8, "--batch", 4, "--train",
+         "--optimizer", "adamw", "--no-grad-outputs"]
+BF16 = ["--dtype", "bf16", "--master", "f32"]
+# Data parallelism cuts each micro-batch's sequences p ways: batch 8 at M = 2, p = 4.
+LLAMA_DATA = [8 if prev == "--batch" else x for prev, x in zip([None] + LLAMA, LLAMA)]
+
+# (name, family options, micro-batches, ranks, relative tolerance against the one-pass
+# step, hand strategy or None: eindecomp's plan)
+CASES = [
+    ("ffnn_f32_m4", FFNN, 4, 2, 1e-5, None),
+    ("llama_bf16_m2", LLAMA + BF16, 2, 4, 3e-2, None),
+    ("llama_f32_m4", LLAMA, 4, 6, 1e-5, None),
+    ("llama_data_m2", LLAMA_DATA, 2, 4, 1e-5, "data"),
+]
+
+
+def run(cmd, expect=0):
+    cmd = [str(c) for c in cmd]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=600)
+    if p.returncode != expect:
+        sys.exit(f"FAIL: {' '.join(cmd)} exited {p.returncode} (expected {expect})\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def require(ok, what):
+    print(f"  {what}: {'ok' if ok else 'WRONG'}")
+    if not ok:
+        sys.exit(f"FAIL: {what}")
+
+
+def gen(a, family, path, micro_batches=1, extra=()):
+    run([a.einplan, "gen", *family, *(["--micro-batches", micro_batches] if micro_batches > 1 else []), *extra, "-o", path])
+
+
+def plan_report(a, graph, p, work, extra=()):
+    out = work / f"plan_{graph.stem}_{p}.json"
+    run([a.einplan, "plan", graph, "-p", p, *extra, "--format", "json", "-o", out])
+    return json.loads(out.read_text())
+
+
+def step_plans(a, work):
+    print("1. step traffic = M x per micro-batch + once per step")
+    for family, name in ((FFNN, "ffnn"), (LLAMA, "llama")):
+        for m in (2, 4):
+            graph = work / f"{name}_m{m}.yaml"
+            gen(a, family, graph, m)
+            for p in (2, 4, 6):
+                r = plan_report(a, graph, p, work)
+                mb = r.get("micro_batches", {})
+                total = r["total_traffic_bytes"]
+                split = m * mb.get("per_micro_batch_traffic_bytes", -1) + mb.get("once_per_step_traffic_bytes", -1)
+                nodes = sum(n["traffic_bytes"] for n in r["nodes"])
+                require(mb.get("count") == m and total == split == nodes,
+                        f"{name} M={m} p={p}: {total} = {m} x {mb.get('per_micro_batch_traffic_bytes')} + "
+                        f"{mb.get('once_per_step_traffic_bytes')} = nodes' {nodes}")
+
+
+def compare_outputs(ours, reference, tolerance, what):
+    worst = 0.0
+    for f in sorted(reference.iterdir()):
+        mine = ours / f.name
+        if not mine.exists() and f.name == "loss.npy":
+            mine = ours / "loss_step.npy"  # the micro-batched LLaMA step's loss (gen llama: loss_step)
+        want, got = np.load(f).astype(np.float64), np.load(mine).astype(np.float64)
+        if want.shape != got.shape:
+            if want.size == got.size * want.shape[0] and f.name == "loss.npy":
+                want = np.array(want.mean())  # the FFNN's one-pass loss is per row; the step's, their mean
+            else:
+                require(False, f"{what}: {f.name} has shape {got.shape}, the one-pass step's {want.shape}")
+        same_nan = np.array_equal(np.isnan(want), np.isnan(got))
+        scale = np.nanmax(np.abs(want)) if np.isfinite(want).any() else 1.0
+        err = float(np.nanmax(np.abs(want - got)) / max(scale, 1e-30)) if want.size else 0.0
+        worst = max(worst, err)
+        if not same_nan or err > tolerance:
+            require(False, f"{what}: {f.name} differs from the one-pass step's by {err:.3g} (tolerance {tolerance})")
+    require(True, f"{what}: every output equals the one-pass step's (worst {worst:.2g} relative, tolerance {tolerance})")
+
+
+def programs(a, work):
+    print("2. programs of micro-batches: bytes and peaks as planned, outputs as the one-pass step's")
+    for name, family, m, p, tolerance, strategy in CASES:
+        graph, one_pass = work / f"{name}.yaml", work / f"{name}_one_pass.yaml"
+        gen(a, family, graph, m)
+        gen(a, family, one_pass)
+        plan = []
+        if strategy:
+            plan_file = work / f"{name}_{strategy}.yaml"
+            gen(a, family, plan_file, m, ["--strategy", strategy, "-p", p])
+            plan = ["--plan", plan_file]
+        planned = plan_report(a, graph, p, work, plan)
+        project = work / f"project_{name}"
+        shutil.rmtree(project, ignore_errors=True)
+        run([a.eincodegen, graph, "-p", p, *plan, "-o", project])
+        run(make_command(project, "-j2", opt="O0"))  # a few hundred tiny nodes: compiling is the cost
+        binary = next(f for f in project.iterdir() if f.is_file() and os.access(f, os.X_OK))
+        out, report, reference = work / f"out_{name}", work / f"report_{name}.json", work / f"reference_{name}"
+        for d in (out, reference):
+            shutil.rmtree(d, ignore_errors=True)
+        run(["mpirun", "--oversubscribe", "-np", p, binary, "--check", "--seed", 7, "--outputs", out, "--report", report])
+        run([a.einplan, "eval", one_pass, "--seed", 7, "--outputs", reference])
+        r = json.loads(report.read_text())
+        require(r["check"]["passed"], f"{name} (M={m}, p={p}): --check passed")
+        wrong = [n["name"] for n in r["nodes"] if n["bytes_sent"] != n["bytes_predicted"]]
+        require(not wrong and r["bytes_sent"] == r["bytes_predicted"] == planned["total_traffic_bytes"],
+                f"{name}: bytes sent {r['bytes_sent']} = predicted {planned['total_traffic_bytes']}, node by node {wrong[:3]}")
+        require(r["peak_bytes_per_rank"] == r["peak_bytes_predicted_per_rank"] == planned["peak_bytes_per_rank"],
+                f"{name}: peaks {r['peak_bytes_per_rank']} = planned {planned['peak_bytes_per_rank']}")
+        compare_outputs(out, reference, tolerance, name)
+
+
+def weight_elements(graph_text):
+    """The trained weights' element counts: the inputs X with an update X_next and a gradient grad_X."""
+    import yaml
+    g = yaml.safe_load(graph_text)
+    outputs, nodes = set(g["outputs"]), {n["name"] for n in g["nodes"]}
+    return {i["name"]: int(np.prod(i["shape"])) for i in g["inputs"]
+            if i["name"] + "_next" in outputs and "grad_" + i["name"] in nodes}
+
+
+def data_strategy(a, work):
+    print("3. --strategy data moves the gradients' closed form")
+    for m in (1, 2):
+        graph = work / f"llama_data_m{m}.yaml"
+        gen(a, LLAMA_DATA, graph, m)
+        weights = weight_elements(graph.read_text())
+        for p in (2, 4):
+            plan = work / f"data_m{m}_p{p}.yaml"
+            gen(a, LLAMA_DATA, plan, m, ["--strategy", "data", "-p", p])
+            cost = work / f"data_m{m}_p{p}.json"
+            run([a.einplan, "cost", graph, "-p", p, "--plan", plan, "--format", "json", "-o", cost])
+            r = json.loads(cost.read_text())
+            nodes = {n["name"]: n for n in r["nodes"]}
+            calls = {n["name"]: n["kernel_calls"] for n in r["nodes"]}
+            expected, moved_elsewhere = 0, []
+            for w, elements in weights.items():
+                grad = nodes[f"grad_{w}"]
+                readers = [e for e in r["edges"] if e["from"] == f"grad_{w}"]
+                want_agg = (p - 1) * elements * 4  # accumulated (M > 1): once per step
+                want_reads = len(readers) * (p - 1) * elements * 4 // p
+                require(grad["traffic_agg_bytes"] == want_agg and sum(e["traffic_bytes"] for e in readers) == want_reads,
+                        f"M={m} p={p} grad_{w}: aggregation {grad['traffic_agg_bytes']} = {want_agg}, "
+                        f"to its {len(readers)} readers {sum(e['traffic_bytes'] for e in readers)} = {want_reads}")
+                expected += want_agg + want_reads
+            # Besides the gradients only scalars move: a one-call node's value to a reader's
+            # other calls, and the loss's sum over the batch (once per step).
+            for e in r["edges"]:
+                if e["from"].startswith("grad_") and e["from"][5:] in weights:
+                    continue
+                if calls[e["from"]] == 1:
+                    # A scalar to the reader's other calls, once per run of the reader.
+                    once = (calls[e["to"]] - 1) * 4
+                    if e["traffic_bytes"] not in (once, m * once):
+                        moved_elsewhere.append(f"{e['from']}->{e['to']} {e['traffic_bytes']} (a scalar: {once} per run)")
+                    expected += e["traffic_bytes"]
+                elif e["traffic_bytes"]:
+                    moved_elsewhere.append(f"{e['from']}->{e['to']} {e['traffic_bytes']}")
+            # The loss of each micro-batch summed over its rows (gen llama's loss_step adds them up).
+            loss = nodes["loss"]
+            expected += loss["traffic_agg_bytes"]
+            require(loss["traffic_agg_bytes"] == m * (p - 1) * 4, f"M={m} p={p}: the loss's sum over the batch moves {m} x {(p - 1) * 4} bytes")
+            others = [n["name"] for n in r["nodes"] if n["traffic_agg_bytes"] and not n["name"].startswith("grad_")
+                      and n["name"] not in ("loss", "loss_step")]
+            require(not moved_elsewhere and not others, f"M={m} p={p}: no activation moves ({moved_elsewhere[:3]} {others[:3]})")
+            require(r["total_traffic_bytes"] == expected, f"M={m} p={p}: total {r['total_traffic_bytes']} = closed form {expected}")
+
+
+def cluster_plan(a, work):
+    """The issue's configuration: GPT 1.7B at batch 512 on 32 A100s, 16 micro-batches."""
+    print("4. GPT 1.7B, 16 micro-batches, p = 32 on the DGX A100 file under 80 GiB")
+    graph = work / "gpt_1_7b.yaml"
+    family = ["llama", "--layers", 24, "--dim", 2304, "--heads", 24, "--ffn", 6144, "--vocab", 51200, "--seq", 2048, "--batch", 512,
+              "--train", "--optimizer", "adamw", "--dtype", "bf16", "--master", "f32", "--no-grad-outputs"]
+    gen(a, family, graph, 16)
+    machine = ["--machine", a.machine, "--objective", "time"]
+    r = plan_report(a, graph, 32, work, machine + ["--mem-limit", "80GiB"])
+    require(r["peak_bytes_per_device"] <= 80 * 2**30, f"plans under --mem-limit 80GiB: peak {r['peak_bytes_per_device'] / 2**30:.1f} GiB")
+    megatron = work / "gpt_1_7b_megatron.yaml"
+    gen(a, family, megatron, 16, ["--strategy", "megatron", "--tensor-parallel", 8, "-p", 32])
+    cost = work / "gpt_1_7b_megatron.json"
+    run([a.einplan, "cost", graph, "-p", 32, "--plan", megatron, *machine, "--format", "json", "-o", cost])
+    m = json.loads(cost.read_text())
+    require(r["estimated_time_s"] <= m["estimated_time_s"],
+            f"estimated {r['estimated_time_s']:.2f} s, no slower than Megatron TP8's plan file ({m['estimated_time_s']:.2f} s)")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--einplan", required=True)
+    ap.add_argument("--eincodegen", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--machine", required=True, help="bench/clusters/dgx-a100.yaml")
+    a = ap.parse_args()
+    work = pathlib.Path(a.work)
+    work.mkdir(parents=True, exist_ok=True)
+    only = os.environ.get("MICRO_BATCHES_ONLY", "")
+    if only in ("", "1"):
+        step_plans(a, work)
+    if only in ("", "3"):
+        data_strategy(a, work)
+    if only in ("", "2"):
+        programs(a, work)
+    if only in ("", "4"):
+        cluster_plan(a, work)
+    print("micro_batches: all passed")
+
+
+if __name__ == "__main__":
+    main()
