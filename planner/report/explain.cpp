@@ -6,6 +6,7 @@
 #include "planner/cost/time_model.h"
 #include "planner/graph/identifiers.h"
 #include "planner/graph/text_table.h"
+#include "planner/graph/micro_batches.h"
 #include "planner/graph/tensor_types.h"
 #include "planner/graph/units.h"
 #include "planner/partition/call_geometry.h"
@@ -72,14 +73,25 @@ int64_t blockCount(const Parts& parts) {
 
 std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost) {
   std::string out = "tensor-relational program for '" + g.name + "' on " + std::to_string(plan.devices) + " devices (" +
-                    plan.algorithm + "), " + formatBytes(cost.trafficBytes) + " of traffic per execution\n";
+                    plan.algorithm + "), " + formatBytes(cost.trafficBytes) + " of traffic per execution";
+  if (cost.microBatches > 1)
+    out += " (a step of " + std::to_string(cost.microBatches) + " micro-batches: " + formatBytes(cost.perMicroBatchTrafficBytes) +
+           " per micro-batch, " + formatBytes(cost.oncePerStepTrafficBytes) + " once per step)";
+  out += "\n";
   const std::vector<DType> types = nodeOutputTypes(g);
+  // Micro-batches (micro_batches.h): how often each node runs (the bytes below are the step's).
+  const std::vector<NodeRuns> runs = nodeRuns(g);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     const NodePlan& np = plan.nodes[i];
     NodeSpace space = nodeSpace(n);
     NodeCost c = nodeCost(space, np.parts, dtypeSize(types[i]));
     out += "\nnode " + n.name + ": \"" + n.einsum + "\" join " + n.joinName + ", agg " + reduceName(n.agg) + "\n";
+    if (cost.microBatches > 1)
+      out += runs[i].calls > 1 ? "  runs once per micro-batch (" + std::to_string(runs[i].calls) + " times)" +
+                                     (runs[i].aggregation == 1 ? ", its results summed over them and aggregated once per step" : "") +
+                                     "; bytes below are the step's\n"
+                               : "  runs once per step, after the micro-batches\n";
     out += "  partition " + partitionText(np.labels, np.parts) + " -> " + std::to_string(np.kernelCalls) + " kernel calls" +
            (np.fallback ? " (fallback: no partition gives " + std::to_string(plan.devices) + ")" : "") + "\n";
     out += "  placement: kernel calls on ranks " + rankList(np.placement.callRank) + ", output blocks owned by ranks " +
