@@ -74,21 +74,17 @@ void requireRunnableTypes(const Graph& g) {
   }
 }
 
-// A split input (micro-batches) is sliced by the program along one dimension of its own
-// shape: neither a file of another shape nor a window over it.
+// A split input (micro-batches) is sliced by the program along one dimension of the
+// blocks its readers hold whole (the loader refuses a file_shape of its own): a window
+// over it would need the slices' halos.
 void requireRunnableMicroBatches(const Graph& g) {
   if (!g.microBatches) return;
-  for (const MicroBatchSplit& sp : g.microBatches->split) {
-    const InputTensor* in = findInput(g, sp.input);
-    if (in && !in->fileShape.empty())
-      throw InputError({sp.loc, "micro_batches: split input " + quoted(sp.input) + " has a file_shape of its own; emitted "
-                                "programs cut only inputs whose files have their shape"});
+  for (const MicroBatchSplit& sp : g.microBatches->split)
     for (const Node& n : g.nodes)
       for (std::size_t k = 0; k < n.inputs.size(); ++k)
         if (n.inputs[k] == sp.input && isWindowed(n, k))
           throw InputError({n.loc, "node " + quoted(n.name) + " reads split input " + quoted(sp.input) + " through a window; "
                                    "emitted programs cut only inputs read whole"});
-  }
 }
 
 }  // namespace
