@@ -137,4 +137,18 @@ std::optional<Expr> rewrite(const Expr& e, const Expr& value, const Expr& asValu
   return out;
 }
 
+bool containsSubtree(const Expr& e, const Expr& part) {
+  if (e == part) return true;
+  for (const auto& a : e.args)
+    if (containsSubtree(a, part)) return true;
+  return false;
+}
+
+Expr yAsX(const Expr& e) {
+  if (e.kind == Expr::Kind::VarY) return Expr::x();
+  Expr out = e;
+  for (auto& a : out.args) a = yAsX(a);
+  return out;
+}
+
 }  // namespace eindecomp::autodiff

@@ -37,4 +37,9 @@ bool usesX(const Expr& e);
 std::optional<Expr> rewrite(const Expr& e, const Expr& value, const Expr& asValue, const std::optional<Expr>& asX,
                             const std::optional<Expr>& asY);
 
+// Whether `part` occurs in e as a subexpression.
+bool containsSubtree(const Expr& e, const Expr& part);
+// e with y renamed x: a derivative that reads only the second operand becomes a unary join.
+Expr yAsX(const Expr& e);
+
 }  // namespace eindecomp::autodiff

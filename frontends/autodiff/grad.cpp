@@ -1,7 +1,5 @@
 #include "frontends/autodiff/grad.h"
 
-#include "planner/graph/micro_batches.h"
-
 #include <algorithm>
 #include <map>
 #include <set>
@@ -11,6 +9,7 @@
 #include "frontends/autodiff/window_rules.h"
 #include "frontends/autodiff/expr_derivative.h"
 #include "frontends/autodiff/master_weights.h"
+#include "frontends/autodiff/micro_batched_step.h"
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/excerpt.h"
 #include "planner/graph/graph_index.h"
@@ -48,21 +47,6 @@ Labels unionOf(const Labels& a, const Labels& b) {
 
 bool sameSet(const Labels& a, const Labels& b) {
   return std::set<Label>(a.begin(), a.end()) == std::set<Label>(b.begin(), b.end());
-}
-
-bool containsSubtree(const Expr& e, const Expr& part) {
-  if (e == part) return true;
-  for (const auto& a : e.args)
-    if (containsSubtree(a, part)) return true;
-  return false;
-}
-
-// y renamed x: a derivative that reads only the second operand becomes a unary join.
-Expr yAsX(const Expr& e) {
-  if (e.kind == K::VarY) return Expr::x();
-  Expr out = e;
-  for (auto& a : out.args) a = yAsX(a);
-  return out;
 }
 
 class Differentiator {
@@ -165,25 +149,13 @@ class Differentiator {
       result_.graph = buildGraph(document);
       result_.graph.sourceFile = sourceFile;
     }
-    if (req_.microBatches) {
-      // Every gradient is summed over the micro-batches, and so is the loss if it is output.
-      // (`grads` and `lossSum` name nodes of the result: the document kept every name.)
-      MicroBatches mb = *req_.microBatches;
-      mb.accumulate.clear();
-      for (const auto& [w, g] : grads) mb.accumulate.push_back({g, {}});
-      if (!lossSum.empty()) mb.accumulate.push_back({lossSum, {}});
-      result_.graph = withMicroBatches(result_.graph, std::move(mb));
-    }
+    // (`grads` and `lossSum` name nodes of the result: the document kept every name.)
+    if (req_.microBatches) result_.graph = withAccumulatedGradients(std::move(result_.graph), *req_.microBatches, grads, lossSum);
     return std::move(result_);
   }
 
  private:
-  bool isSplit(const std::string& input) const {
-    if (!req_.microBatches) return false;
-    for (const MicroBatchSplit& sp : req_.microBatches->split)
-      if (sp.input == input) return true;
-    return false;
-  }
+  bool isSplit(const std::string& input) const { return req_.microBatches && isSplitInput(*req_.microBatches, input); }
 
   Graph& fwd_;                 // differentiate's own copy, emptied once the result is built
   const GraphIndex fwdIndex_;  // names of the forward graph, looked up once each (not after)
