@@ -94,9 +94,11 @@ RankBytes residentInputsAndOutputs(const ProgramTables& t, const ProgramModel& m
 // output's is resident instead), its partials where it aggregates, its GEMM scratch. An
 // accumulated node's run (`run`, program_model.h's runOfStep) allocates its partials in
 // its first run (transient in its last), its owned blocks in its last, and fresh blocks
-// for its results in every run after the first. `runs`: P zeros, left so.
+// for its results in every run after the first; a node that outlives the micro-batches
+// makes its finished blocks in the first (`laterMicroBatch`: this is not it). `runs`: P
+// zeros, left so.
 void addStepAllocations(const ProgramTables& t, const NodeModel& nm, std::size_t i, int64_t E, RunOfStep run,
-                        RankBytes& step, RankBytes& transient, std::vector<char>& runs) {
+                        bool laterMicroBatch, RankBytes& step, RankBytes& transient, std::vector<char>& runs) {
   const NodeTable& n = t.nodes[i];
   for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
     if (t.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer < 0 || nm.inPlace[k]) continue;
@@ -107,7 +109,7 @@ void addStepAllocations(const ProgramTables& t, const NodeModel& nm, std::size_t
     }
   }
   const NodeOutput out = nodeOutput(t, nm, i, E);
-  if (!out.isOutput && (nm.aggregates ? run.last : run.first))
+  if (!out.isOutput && (nm.aggregates ? run.last : run.first) && !(nm.outlivesMicroBatches && laterMicroBatch))
     forEachFinished(t, nm, i, out.blockBytes, [&](int rank, int64_t bytes) { add(step, rank, bytes); });
   if (nm.aggregates && !nm.scratch && run.first)
     for (const auto& [rank, block] : *nm.writes) {
@@ -172,7 +174,7 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
     std::fill(transient.begin(), transient.end(), 0);
     for (int i = s.first; i <= s.last; ++i)
       addStepAllocations(t, m.nodes[static_cast<std::size_t>(i)], static_cast<std::size_t>(i), E,
-                         runOfStep(t, static_cast<std::size_t>(i), microBatch), step, transient, runs);
+                         runOfStep(t, static_cast<std::size_t>(i), microBatch), microBatch > 0, step, transient, runs);
     int64_t live = 0;
     for (std::size_t r = 0; r < P; ++r) {
       current[r] = add(current[r], step[r]);

@@ -237,6 +237,9 @@ ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, 
     nm.gemmScratchElements = gemmScratch(n, *nm.geometry);
   }
   if (detail == ModelDetail::Full) shareInputCopies(t, m);
+  const std::size_t body = t.microBatches > 1 ? bodyEnd(t) : 0;
+  for (std::size_t i = 0; i < body; ++i)
+    m.nodes[i].outlivesMicroBatches = !t.nodes[i].accumulated && m.lastReader[i] >= static_cast<int>(body);
   formSteps(t, elementSize, m);
   // A fused member reads another member's output in place and aggregates nothing (the
   // planner's fusion rules, planner/fusion/fusion.h): the executor relies on it.

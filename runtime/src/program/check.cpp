@@ -245,7 +245,10 @@ std::map<int, std::vector<T>> evaluateStep(const ProgramSpec<T>& spec, const std
                    model::blockElements(n.outputLabels, n.sizes));
     }
   }
-  std::map<int, std::vector<T>> once = inputs;
+  // The once-per-step nodes read the sums, the whole step's inputs, and body nodes whose
+  // value is the same in every micro-batch (the last one's).
+  std::map<int, std::vector<T>> once = last;
+  for (const auto& [t, values] : inputs) once[t] = values;
   for (auto& [t, values] : sums) once[t] = values;
   std::map<int, std::vector<T>> out = evaluate(once, body, spec.nodes.size());
   for (auto& [t, values] : last) out.emplace(t, std::move(values));  // kept where out has the sum

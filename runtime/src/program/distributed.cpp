@@ -286,13 +286,17 @@ void DistributedProgram<T>::beginStep(std::size_t first, std::size_t last) {
     const int out = spec_.nodes[m].outputTensor;
     // An accumulated node (micro_batches.h) sums into the partials of its first run; a
     // later run's results go to fresh blocks first, its owned blocks come with its last.
+    // A node that outlives the micro-batches (program_model.h) holds its finished blocks
+    // from the first: later micro-batches write into them.
     const model::RunOfStep run = runOf(m);
     if ((!ns.resident || ns.aggregation) && run.first)
-      for (int64_t b : ns.partialNeed) ns.partial.emplace(b, blockOf(out, blockElems));
+      for (int64_t b : ns.partialNeed)
+        if (!ns.partial.count(b)) ns.partial.emplace(b, blockOf(out, blockElems));
     if (!run.first)
       for (int64_t b : ns.partialNeed) ns.fresh.emplace(b, blockOf(out, blockElems));
     if (!ns.resident && run.last)
-      for (int64_t b : ns.ownedNeed) ns.owned.emplace(b, blockOf(out, blockElems));
+      for (int64_t b : ns.ownedNeed)
+        if (!ns.owned.count(b)) ns.owned.emplace(b, blockOf(out, blockElems));
     if (!ns.myCalls.empty()) {
       if (ns.wide) ns.wide->acquire();
       else ns.kernel.acquire();

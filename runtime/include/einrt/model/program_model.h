@@ -27,7 +27,8 @@
 //                slices are all held for the run); an accumulated node's first run writes
 //                its partials, each later run writes fresh blocks that are added into them
 //                and go, and its last run aggregates them (runOfStep); then the nodes run
-//                once per step, once.
+//                once per step, once. A body node read once per step keeps its finished
+//                blocks from the first micro-batch on (NodeModel::outlivesMicroBatches).
 //
 // What each rank holds, and when (SPEC 3.2), in memory_timeline.h; the planner prices it
 // (planner/cost/memory.h), the executor allocates it (runtime/src/program/distributed.h).
@@ -71,6 +72,11 @@ struct NodeModel {
                                                // on each rank with calls of the node
   int step = 0;                                // index into ProgramModel::steps
   std::vector<int> inputCopy;                  // per operand: index into ProgramModel::inputCopies, -1: none
+  // Micro-batches: a node run per micro-batch that a node run once per step reads (its
+  // value the same in every micro-batch: a node of graph inputs alone). Its finished blocks
+  // are made in the first micro-batch and kept to the end of the step; later micro-batches
+  // write them again.
+  bool outlivesMicroBatches = false;
 };
 
 // One graph input's blocks in one grid, shared by every operand that reads it so.
