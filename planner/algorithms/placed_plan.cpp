@@ -1,5 +1,7 @@
 #include "planner/algorithms/placed_plan.h"
 
+#include "planner/graph/micro_batches.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -52,7 +54,7 @@ class LosingPlanWatch {
  public:
   LosingPlanWatch(const Graph& g, const PlanOptions& options, const std::vector<Parts>& parts, RivalTime rival)
       : g_(g), options_(options), parts_(parts), rival_(std::move(rival)), index_(g), types_(nodeOutputTypes(g)),
-        computeFloor_(computeFloorsByNode(*options.machine, g, parts)), restFloor_(g.nodes.size() + 1, 0) {
+        computeFloor_(computeFloorsByNode(*options.machine, g, parts)), restFloor_(g.nodes.size() + 1, 0), runs_(nodeRuns(g)) {
     const std::vector<int64_t> floors = timeFloorsByNode(g, parts, *options.machine, options.devices);
     for (std::size_t i = floors.size(); i-- > 0;) restFloor_[i] = checkedAdd(restFloor_[i + 1], floors[i], "estimated time");
   }
@@ -84,11 +86,14 @@ class LosingPlanWatch {
   int64_t floorPs() const { return checkedAdd(placedPs_, restFloor_[priced_], "estimated time"); }
 
  private:
-  // The node's exchanges and its kernels' floor.
+  // The node's exchanges and its kernels' floor, each at least as often as it runs per step
+  // (micro-batches: the exchanges at the aggregation's runs, the fewer of the two).
   int64_t exchange(std::size_t node, const CallGeometry& geometry, const std::vector<Placement>& placements) const {
-    return checkedAdd(exchangePicoseconds(g_, index_, node, geometry, parts_, placements, types_, *options_.machine,
-                                          options_.devices, options_.trafficMemo.get()),
-                      computeFloor_[node], "estimated time");
+    const NodeRuns& runs = runs_[node];
+    return checkedAdd(checkedMul(exchangePicoseconds(g_, index_, node, geometry, parts_, placements, types_, *options_.machine,
+                                                     options_.devices, options_.trafficMemo.get()),
+                                 runs.aggregation, "estimated time"),
+                      checkedMul(computeFloor_[node], runs.calls, "estimated time"), "estimated time");
   }
   const Graph& g_;
   const PlanOptions& options_;
@@ -98,6 +103,7 @@ class LosingPlanWatch {
   std::vector<DType> types_;
   std::vector<int64_t> computeFloor_;
   std::vector<int64_t> restFloor_;  // [i]: the floors of nodes i.. together
+  std::vector<NodeRuns> runs_;      // how often each node's phases run per step (micro_batches.h)
   std::optional<int64_t> rivalPs_;
   int64_t placedPs_ = 0;            // nodes [0, priced_) at their exchanges' time
   std::size_t priced_ = 0;

@@ -59,17 +59,18 @@ OperandSide operandSide(const SearchSpace& s, const NodeSpace& space, const Part
 // other nodes produce, its FLOPs and kernel class (the time objective's compute term) and
 // a pinned partition, the element types of its output and operands (SPEC 8: what
 // each moved or kept element costs), and how often its calls and its aggregation run per
-// step (micro-batches). Nodes with equal keys share one NodeCandidates.
+// step (micro-batches), and how many slices of each graph-input operand a rank holds (a
+// split input's every micro-batch). Nodes with equal keys share one NodeCandidates.
 using ShapeKey = std::tuple<std::vector<int64_t>, std::vector<std::vector<int>>, std::vector<int>, std::vector<bool>,
                             int64_t, bool, std::optional<Parts>, std::vector<std::vector<int64_t>>, std::vector<std::vector<int64_t>>,
                             std::vector<std::vector<int>>, std::vector<std::vector<int64_t>>, std::vector<std::vector<int64_t>>,
-                            std::vector<std::vector<int64_t>>, DType, std::vector<DType>, int64_t, int64_t>;
+                            std::vector<std::vector<int64_t>>, DType, std::vector<DType>, int64_t, int64_t, std::vector<int64_t>>;
 
 // The candidates of one node shape (`n` is any node of that shape).
 std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node& n, NodeSpace space,
                                                const std::vector<bool>& produced, const std::optional<Parts>& pin,
                                                DType type, const std::vector<DType>& operandTypes, NodeRuns runs,
-                                               const PlanOptions& options) {
+                                               const std::vector<int64_t>& inputSlices, const PlanOptions& options) {
   auto c = std::make_unique<NodeCandidates>();
   c->space = std::move(space);
   c->type = type;
@@ -98,7 +99,9 @@ std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node&
     int64_t keeps = checkedMul(geometry.outputGrid.blockElements(), static_cast<int64_t>(dtypeSize(type)), "memory");
     for (std::size_t k = 0; k < produced.size(); ++k)
       if (!produced[k])
-        keeps = checkedAdd(keeps, checkedMul(geometry.operandGrid[k].blockElements(), static_cast<int64_t>(dtypeSize(operandTypes[k])), "memory"),
+        keeps = checkedAdd(keeps,
+                           checkedMul(checkedMul(geometry.operandGrid[k].blockElements(), static_cast<int64_t>(dtypeSize(operandTypes[k])), "memory"),
+                                      inputSlices[k], "memory"),
                            "memory");
     c->memoryBytes.push_back(keeps);
     c->outIndex.push_back(intern(c->outs, outIndex,
@@ -134,20 +137,22 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
     NodeSpace space = nodeSpace(n);
     std::vector<bool> produced(space.operandLabels.size());
     std::vector<DType> operandTypes(produced.size());
+    std::vector<int64_t> inputSlices(produced.size(), 1);
     for (std::size_t k = 0; k < produced.size(); ++k) {
       const int from = index.nodeIndex(n.inputs[k]);
       produced[k] = from >= 0;
       operandTypes[k] = from >= 0 ? types[static_cast<std::size_t>(from)] : inputType(g, *index.findInput(n.inputs[k]));
+      if (from < 0 && splitDimension(g, n.inputs[k]) >= 0) inputSlices[k] = microBatchCount(g);
     }
     const auto pinIt = options.pinned.find(n.name);
     std::optional<Parts> pin;
     if (pinIt != options.pinned.end()) pin = pinIt->second;
     ShapeKey key{space.sizes, space.operandLabels, space.outputLabels, produced, nodeFlops(n), runsAsGemm(n), pin,
                  space.operandOrigin, space.operandBound, space.operandTap, space.operandTapDilation, space.operandStep,
-                 space.operandSpread, types[i], operandTypes, runs[i].calls, runs[i].aggregation};
+                 space.operandSpread, types[i], operandTypes, runs[i].calls, runs[i].aggregation, inputSlices};
     auto [it, inserted] = shapeOf.emplace(std::move(key), static_cast<int>(s.shapes.size()));
     if (inserted)
-      s.shapes.push_back(nodeCandidates(s, n, std::move(space), produced, pin, types[i], operandTypes, runs[i], options));
+      s.shapes.push_back(nodeCandidates(s, n, std::move(space), produced, pin, types[i], operandTypes, runs[i], inputSlices, options));
     nodeShape[i] = it->second;
     NodeCandidates& c = *s.shapes[static_cast<std::size_t>(it->second)];
     s.nodes[i] = &c;

@@ -174,6 +174,8 @@ namespace {
 template <class NodeFloor, class EdgeFloor>
 void forEachPhaseFloor(const Graph& g, const std::vector<Parts>& parts, NodeFloor&& node, EdgeFloor&& edge) {
   const GraphIndex index(g);
+  // Micro-batches: a phase's floor counts once per run of it, as costPlan does.
+  const std::vector<NodeRuns> runs = nodeRuns(g);
   const std::vector<DType> types = nodeOutputTypes(g);
   auto bytesOf = [&](std::size_t i) { return static_cast<int64_t>(dtypeSize(types[i])); };
   std::vector<NodeSpace> spaces;
@@ -186,14 +188,14 @@ void forEachPhaseFloor(const Graph& g, const std::vector<Parts>& parts, NodeFloo
     // A node's partial results: each output block's (calls / blocks) partials on as many
     // ranks, all but one sent to the block's owner.
     const einrt::BlockGrid out = einrt::tensorGrid(space.sizes, parts[i], space.outputLabels);
-    node(i, calls / out.blockCount(), out.blockElements(), calls - out.blockCount(), bytesOf(i));
+    node(i, calls / out.blockCount(), out.blockElements(), calls - out.blockCount(), bytesOf(i), runs[i].aggregation);
     for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
       const int from = index.nodeIndex(g.nodes[i].inputs[k]);
       if (from < 0 || space.windowed(k)) continue;  // graph inputs are free; a window's reads count 0 here
       const NodeSpace& producer = spaces[static_cast<std::size_t>(from)];
       const einrt::BlockGrid read = einrt::tensorGrid(space.sizes, parts[i], space.operandLabels[k]);
       const einrt::BlockGrid owned = einrt::tensorGrid(producer.sizes, parts[static_cast<std::size_t>(from)], producer.outputLabels);
-      edge(i, read.shape, owned.parts, read.parts, calls, bytesOf(static_cast<std::size_t>(from)));
+      edge(i, read.shape, owned.parts, read.parts, calls, bytesOf(static_cast<std::size_t>(from)), runs[i].calls);
     }
   }
 }
@@ -205,14 +207,14 @@ int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts) {
   int64_t bound = 0;
   forEachPhaseFloor(
       g, parts,
-      [&](std::size_t, int64_t, int64_t blockElements, int64_t partialsSent, int64_t bytes) {
-        bound = checkedAdd(bound, checkedMul(checkedMul(partialsSent, blockElements, what), bytes, what), what);
+      [&](std::size_t, int64_t, int64_t blockElements, int64_t partialsSent, int64_t bytes, int64_t times) {
+        bound = checkedAdd(bound, checkedMul(checkedMul(checkedMul(partialsSent, blockElements, what), bytes, what), times, what), what);
       },
       [&](std::size_t, const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers,
-          int64_t bytes) {
+          int64_t bytes, int64_t times) {
         // (Elements only: which ranks hold and read does not matter, so any count of ranks does.)
         const RepartitionFloor f = repartitionFloor(shape, producer, consumer, readers, 0, std::nullopt, kMaxDevices);
-        bound = checkedAdd(bound, checkedMul(f.elements, bytes, what), what);
+        bound = checkedAdd(bound, checkedMul(checkedMul(f.elements, bytes, what), times, what), what);
       });
   return bound;
 }
@@ -229,12 +231,13 @@ std::vector<int64_t> timeFloorsByNode(const Graph& g, const std::vector<Parts>& 
   const bool cluster = nodes.spansNodes(devices);
   const int64_t ranksPerNode = cluster ? nodes.ranksPerNode : 0;
   std::vector<int64_t> floors(g.nodes.size(), 0);
-  auto add = [&](std::size_t node, const RepartitionFloor& f, int64_t elementBytes) {
-    floors[node] = checkedAdd(floors[node], repartitionFloorPicoseconds(m, f, elementBytes, cluster, ranksPerNode), what);
+  auto add = [&](std::size_t node, const RepartitionFloor& f, int64_t elementBytes, int64_t times) {
+    floors[node] = checkedAdd(floors[node], checkedMul(repartitionFloorPicoseconds(m, f, elementBytes, cluster, ranksPerNode), times, what),
+                              what);
   };
   forEachPhaseFloor(
       g, parts,
-      [&](std::size_t node, int64_t partials, int64_t blockElements, int64_t, int64_t bytes) {
+      [&](std::size_t node, int64_t partials, int64_t blockElements, int64_t, int64_t bytes, int64_t times) {
         if (partials <= 1) return;
         // The owner receives the other partials, from as many ranks; past a node's ranks
         // some come from other nodes. A sender sends one.
@@ -243,14 +246,15 @@ std::vector<int64_t> timeFloorsByNode(const Graph& g, const std::vector<Parts>& 
         RepartitionFloor f;
         f.reader = {checkedMul(partials - 1, blockElements, what), checkedMul(far, blockElements, what), partials - 1};
         f.holder = {blockElements, ranksPerNode > 0 && partials > ranksPerNode ? blockElements : 0, 1};
-        add(node, f, bytes);
+        add(node, f, bytes, times);
       },
       [&](std::size_t node, const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers,
-          int64_t bytes) {
-        add(node, repartitionFloor(shape, producer, consumer, readers, ranksPerNode, std::nullopt, devices), bytes);
+          int64_t bytes, int64_t times) {
+        add(node, repartitionFloor(shape, producer, consumer, readers, ranksPerNode, std::nullopt, devices), bytes, times);
       });
   const std::vector<int64_t> compute = computeFloorsByNode(m, g, parts);
-  for (std::size_t i = 0; i < floors.size(); ++i) floors[i] = checkedAdd(floors[i], compute[i], what);
+  const std::vector<NodeRuns> runs = nodeRuns(g);
+  for (std::size_t i = 0; i < floors.size(); ++i) floors[i] = checkedAdd(floors[i], checkedMul(compute[i], runs[i].calls, what), what);
   return floors;
 }
 

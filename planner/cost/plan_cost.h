@@ -89,6 +89,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
 // traffic.h's repartitionFloor), and a node's partial results move exactly (calls - output
 // blocks) x block elements. The planner skips pricing partitions whose bound exceeds the
 // plan it already has (planning.cpp); the bound reads no placement, so it costs O(nodes).
+// In a step of micro-batches every phase's floor counts as often as costPlan counts it.
 int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts);
 // The same for costPlan's estimated time on machine `m` (picoseconds): every edge's and
 // every node's exchange at the floor of its busiest rank's phase (traffic.h's
