@@ -11,12 +11,13 @@ and the data-parallel hand strategy's bytes against its closed form.
    micro-batches (the one-pass graph, from the same generated inputs: an independent run of
    the reference evaluator, which never slices a batch), within f32 rounding or, for a
    bf16 step with f32 master weights, bf16's; the data strategy's plan file runs so too.
-3. `einplan gen llama --train --strategy data` (f32, p = 2 and 4, with and without
+3. `einplan gen llama --train --strategy data` and `zero3` (f32, p = 2 and 4, with and without
    micro-batches) moves what data parallelism moves and nothing else: each gradient's
    partial results to its owner, (p - 1) x its bytes, once per step (per micro-batch where
    it is not accumulated); the gradient from its owner to each of its R readers' calls,
    R (p - 1) / p x its bytes; the optimizer's and the loss's scalars (the loss of each
-   micro-batch summed over its rows); no activation.
+   micro-batch summed over its rows); no activation. zero3 moves data's bytes and, per
+   copy of a weight gathered before a reader, (p - 1) x the weight's bytes per run.
 
 A failure prints the command and its output.
 4. The issue's configuration (GPT 1.7B, batch 512, 16 micro-batches, p = 32 on
@@ -30,6 +31,7 @@ import argparse
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -228,6 +230,7 @@ def data_strategy(a, work):
                       and n["name"] not in ("loss", "loss_step")]
             require(not moved_elsewhere and not others, f"M={m} p={p}: no activation moves ({moved_elsewhere[:3]} {others[:3]})")
             require(r["total_traffic_bytes"] == expected, f"M={m} p={p}: total {r['total_traffic_bytes']} = closed form {expected}")
+            zero3_moves_data_and_gathers(a, work, m, p, graph, weights, r)
 
 
 def cluster_plan(a, work):
@@ -247,6 +250,28 @@ def cluster_plan(a, work):
     m = json.loads(cost.read_text())
     require(r["estimated_time_s"] <= m["estimated_time_s"],
             f"estimated {r['estimated_time_s']:.2f} s, no slower than Megatron TP8's plan file ({m['estimated_time_s']:.2f} s)")
+
+
+def zero3_moves_data_and_gathers(a, work, m, p, graph, weights, data):
+    """--strategy zero3 is data with each weight sharded at rest and gathered whole by a copy
+    before each reader (W_fetched, W_fetched_2, ...): data's bytes plus, per copy, (p - 1) x
+    the weight's bytes each time its reader runs (per micro-batch: FSDP gathers again)."""
+    plan, cost = work / f"zero3_m{m}_p{p}.yaml", work / f"zero3_m{m}_p{p}.json"
+    gen(a, LLAMA_DATA, plan, m, ["--strategy", "zero3", "-p", p])
+    run([a.einplan, "cost", graph, "-p", p, "--plan", plan, "--format", "json", "-o", cost])
+    z = json.loads(cost.read_text())
+    gathers, wrong = 0, []
+    for e in z["edges"]:
+        match = re.fullmatch(r"(.+)_fetched(_[0-9]+)?", e["from"])
+        if not match or match.group(1) not in weights:
+            continue
+        want = (p - 1) * weights[match.group(1)] * 4 * m
+        gathers += e["traffic_bytes"]
+        if e["traffic_bytes"] != want:
+            wrong.append(f"{e['from']}->{e['to']} {e['traffic_bytes']} (closed form {want})")
+    require(not wrong and gathers > 0, f"zero3 M={m} p={p}: every copy gathers (p - 1) x its weight per run {wrong[:3]}")
+    require(z["total_traffic_bytes"] == data["total_traffic_bytes"] + gathers,
+            f"zero3 M={m} p={p}: total {z['total_traffic_bytes']} = data's {data['total_traffic_bytes']} + the gathers {gathers}")
 
 
 def main():
