@@ -3,11 +3,30 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/graph/graph_index.h"
+#include "planner/graph/micro_batches.h"
 #include "planner/graph/tensor_types.h"
 #include "planner/graph/text_table.h"
 #include "planner/graph/units.h"
 
 namespace eindecomp {
+
+namespace {
+
+void summarizeMicroBatches(const Graph& g, GraphSummary& s) {
+  GraphSummary::Steps& mb = s.microBatches;
+  mb.count = g.microBatches->count;
+  for (const MicroBatchSplit& sp : g.microBatches->split) mb.split.emplace_back(sp.input, sp.dimension);
+  for (const AccumulatedNode& a : g.microBatches->accumulate) mb.accumulate.push_back(a.node);
+  const std::vector<NodeRuns> runs = nodeRuns(g);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    (runs[i].calls > 1 ? mb.perMicroBatchNodes : mb.oncePerStepNodes) += 1;
+    int64_t flops = 0;
+    if (__builtin_mul_overflow(s.nodes[i].flops, runs[i].calls, &flops) || __builtin_add_overflow(mb.stepFlops, flops, &mb.stepFlops))
+      throw InputError({g.nodes[i].loc, "the step's total FLOP count overflows 64 bits"});
+  }
+}
+
+}  // namespace
 
 GraphSummary summarizeGraph(const Graph& g, const std::map<std::string, int64_t>& flopsOverride) {
   GraphSummary s;
@@ -40,6 +59,7 @@ GraphSummary summarizeGraph(const Graph& g, const std::map<std::string, int64_t>
     s.nodes.push_back(NodeSummary{n.name, n.einsum, n.inputs, n.joinName, reduceName(n.agg), outputShape(n),
                                   flops, index.isOutput(n.name)});
   }
+  if (g.microBatches) summarizeMicroBatches(g, s);
   return s;
 }
 
@@ -76,6 +96,14 @@ std::string renderSummaryTable(const GraphSummary& s) {
   out += "outputs: " + joined(s.outputs, ", ") + "\n";
   out += "totals: " + std::to_string(s.tensors.size()) + " tensors, " + std::to_string(s.nodes.size()) + " nodes, " +
          formatFlops(s.totalFlops) + ", " + formatBytes(s.totalBytes) + "\n";
+  if (const GraphSummary::Steps& mb = s.microBatches; mb.count > 1) {
+    std::vector<std::string> split;
+    for (const auto& [input, dim] : mb.split) split.push_back(input + ":" + std::to_string(dim));
+    out += "micro-batches: " + std::to_string(mb.count) + " (split " + joined(split, ", ") + "; shapes above are one "
+           "micro-batch's), " + std::to_string(mb.perMicroBatchNodes) + " nodes per micro-batch, " +
+           std::to_string(mb.oncePerStepNodes) + " once per step, " + formatFlops(mb.stepFlops) + " a step; summed: " +
+           joined(mb.accumulate, ", ") + "\n";
+  }
   return out;
 }
 
@@ -96,6 +124,13 @@ std::string renderSummaryJson(const GraphSummary& s) {
   j["outputs"] = s.outputs;
   j["totals"] = {{"tensors", s.tensors.size()}, {"nodes", s.nodes.size()}, {"flops", s.totalFlops},
                  {"bytes", s.totalBytes}};
+  if (const GraphSummary::Steps& mb = s.microBatches; mb.count > 1) {
+    nlohmann::ordered_json split = nlohmann::ordered_json::object();
+    for (const auto& [input, dim] : mb.split) split[input] = dim;
+    j["micro_batches"] = {{"count", mb.count}, {"split", split}, {"accumulate", mb.accumulate},
+                          {"per_micro_batch_nodes", mb.perMicroBatchNodes}, {"once_per_step_nodes", mb.oncePerStepNodes},
+                          {"step_flops", mb.stepFlops}};
+  }
   return j.dump(2) + "\n";
 }
 

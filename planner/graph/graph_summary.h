@@ -44,6 +44,15 @@ struct GraphSummary {
   std::vector<std::string> outputs;
   int64_t totalFlops = 0;
   int64_t totalBytes = 0;  // all tensors, inputs and node outputs
+  // A step of micro-batches (micro_batches.h; count 1: none): shapes, FLOPs and bytes above
+  // are one micro-batch's; the step runs the body `count` times.
+  struct Steps {
+    int64_t count = 1;
+    std::vector<std::pair<std::string, int>> split;  // input, dimension
+    std::vector<std::string> accumulate;
+    int64_t perMicroBatchNodes = 0, oncePerStepNodes = 0;
+    int64_t stepFlops = 0;  // the body's FLOPs x count + the rest's
+  } microBatches;
 };
 
 // `flopsOverride` gives the FLOPs to report for particular nodes instead of nodeFlops:
@@ -56,7 +65,9 @@ GraphSummary summarizeGraph(const Graph& g, const std::map<std::string, int64_t>
 std::string renderSummaryTable(const GraphSummary& s);
 
 // {"graph", "dtype", "file", "tensors": [...], "nodes": [...], "outputs": [...],
-//  "totals": {"tensors", "nodes", "flops", "bytes"}}, exact integers, pretty-printed.
+//  "totals": {"tensors", "nodes", "flops", "bytes"}} and, for a step of micro-batches,
+//  "micro_batches": {"count", "split", "accumulate", "per_micro_batch_nodes",
+//  "once_per_step_nodes", "step_flops"}; exact integers, pretty-printed.
 std::string renderSummaryJson(const GraphSummary& s);
 
 }  // namespace eindecomp

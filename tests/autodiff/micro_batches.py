@@ -4,7 +4,7 @@ and the data-parallel hand strategy's bytes against its closed form.
 
 1. Plans (no program): for the FFNN and LLaMA AdamW steps (tiny dims) with M = 2 and 4 at
    p = 2, 4, 6: the report's step traffic is M x its per-micro-batch traffic plus what runs
-   once per step, and the sum of its nodes'.
+   once per step, and the sum of its nodes'; its FLOPs are `einplan check`'s step FLOPs.
 2. Programs, one per row of CASES: the step of M micro-batches planned, emitted, built and
    run with --check: every node's bytes sent equal the plan's, every rank's measured peak
    equals the plan's, and every output equals `einplan eval` of the same step without
@@ -108,12 +108,15 @@ def step_plans(a, work):
         for m in (2, 4):
             graph = work / f"{name}_m{m}.yaml"
             gen(a, family, graph, m)
+            summary = json.loads(run([a.einplan, "check", graph, "--format", "json"]).stdout)["micro_batches"]
             for p in (2, 4, 6):
                 r = plan_report(a, graph, p, work)
                 mb = r.get("micro_batches", {})
                 total = r["total_traffic_bytes"]
                 split = m * mb.get("per_micro_batch_traffic_bytes", -1) + mb.get("once_per_step_traffic_bytes", -1)
                 nodes = sum(n["traffic_bytes"] for n in r["nodes"])
+                require(r["total_flops"] == summary["step_flops"] and summary["count"] == m,
+                        f"{name} M={m} p={p}: the plan's FLOPs {r['total_flops']} = einplan check's step FLOPs {summary['step_flops']}")
                 require(mb.get("count") == m and total == split == nodes,
                         f"{name} M={m} p={p}: {total} = {m} x {mb.get('per_micro_batch_traffic_bytes')} + "
                         f"{mb.get('once_per_step_traffic_bytes')} = nodes' {nodes}")
