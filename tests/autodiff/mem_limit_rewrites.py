@@ -50,18 +50,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
+from checked_run import require, run  # noqa: E402
 from emitted_build import make_command  # noqa: E402
 
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OPENBLAS_NUM_THREADS="1",
-           OMP_NUM_THREADS="1")
-
-
-def run(cmd, expect=0):
-    cmd = [str(c) for c in cmd]
-    p = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=600)
-    if p.returncode != expect:
-        sys.exit(f"FAIL: {' '.join(cmd)} exited {p.returncode} (expected {expect})\n{p.stdout}\n{p.stderr}")
-    return p
 
 
 def run_loaded(cmd, expect=0):
@@ -73,12 +64,6 @@ def run_loaded(cmd, expect=0):
         for h in hogs:
             h.kill()
             h.wait()
-
-
-def require(ok, what):
-    print(f"  {what}: {'ok' if ok else 'WRONG'}")
-    if not ok:
-        sys.exit(f"FAIL: {what}")
 
 
 def graph_inputs(einplan, graph):

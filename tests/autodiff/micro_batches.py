@@ -33,16 +33,14 @@ import os
 import pathlib
 import re
 import shutil
-import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "support"))
+from checked_run import require, run  # noqa: E402
 from emitted_build import make_command  # noqa: E402
 
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OPENBLAS_NUM_THREADS="1",
-           OMP_NUM_THREADS="1")
 
 FFNN = ["ffnn", "--batch", 16, "--features", 24, "--hidden", "32,32", "--classes", 10, "--optimizer", "adamw"]
 LLAMA = ["llama", "--layers", 1, "--dim", 32, "--heads", 4, "--ffn", 48, "--vocab", 40, "--seq", 8, "--batch", 4, "--train",
@@ -76,20 +74,6 @@ nodes:
   - {name: W_next, einsum: "io,io->io", inputs: [Wd, G], join: "x - 0.1 * y"}
 outputs: [W_next]
 """
-
-
-def run(cmd, expect=0):
-    cmd = [str(c) for c in cmd]
-    p = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=600)
-    if p.returncode != expect:
-        sys.exit(f"FAIL: {' '.join(cmd)} exited {p.returncode} (expected {expect})\n{p.stdout}\n{p.stderr}")
-    return p
-
-
-def require(ok, what):
-    print(f"  {what}: {'ok' if ok else 'WRONG'}")
-    if not ok:
-        sys.exit(f"FAIL: {what}")
 
 
 def gen(a, family, path, micro_batches=1, extra=()):
