@@ -260,9 +260,7 @@ int64_t inputGradientBytes(const Graph& g) {
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.name.rfind("grad_", 0) != 0 || !findInput(g, n.name.substr(5))) continue;
-    int64_t elements = 1;
-    for (int64_t e : outputShape(n)) elements *= e;
-    bytes += elements * static_cast<int64_t>(dtypeSize(types[i]));
+    bytes += elementCount(outputShape(n)) * static_cast<int64_t>(dtypeSize(types[i]));
   }
   return bytes;
 }

@@ -171,11 +171,12 @@ namespace {
 // The floors of a plan's phases under any placement that runs each call on a rank of its
 // own, node by node and edge by edge: what trafficLowerBound and timeLowerBound add up,
 // each phase with the bytes of the elements it moves (its node's or producer's type).
+// Micro-batches: a phase's floor counts once per run of it (`runs`: nodeRuns(g)), as
+// costPlan counts it.
 template <class NodeFloor, class EdgeFloor>
-void forEachPhaseFloor(const Graph& g, const std::vector<Parts>& parts, NodeFloor&& node, EdgeFloor&& edge) {
+void forEachPhaseFloor(const Graph& g, const std::vector<Parts>& parts, const std::vector<NodeRuns>& runs, NodeFloor&& node,
+                       EdgeFloor&& edge) {
   const GraphIndex index(g);
-  // Micro-batches: a phase's floor counts once per run of it, as costPlan does.
-  const std::vector<NodeRuns> runs = nodeRuns(g);
   const std::vector<DType> types = nodeOutputTypes(g);
   auto bytesOf = [&](std::size_t i) { return static_cast<int64_t>(dtypeSize(types[i])); };
   std::vector<NodeSpace> spaces;
@@ -206,7 +207,7 @@ int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts) {
   const char* what = "traffic bound";
   int64_t bound = 0;
   forEachPhaseFloor(
-      g, parts,
+      g, parts, nodeRuns(g),
       [&](std::size_t, int64_t, int64_t blockElements, int64_t partialsSent, int64_t bytes, int64_t times) {
         bound = checkedAdd(bound, checkedMul(checkedMul(checkedMul(partialsSent, blockElements, what), bytes, what), times, what), what);
       },
@@ -235,8 +236,9 @@ std::vector<int64_t> timeFloorsByNode(const Graph& g, const std::vector<Parts>& 
     floors[node] = checkedAdd(floors[node], checkedMul(repartitionFloorPicoseconds(m, f, elementBytes, cluster, ranksPerNode), times, what),
                               what);
   };
+  const std::vector<NodeRuns> runs = nodeRuns(g);
   forEachPhaseFloor(
-      g, parts,
+      g, parts, runs,
       [&](std::size_t node, int64_t partials, int64_t blockElements, int64_t, int64_t bytes, int64_t times) {
         if (partials <= 1) return;
         // The owner receives the other partials, from as many ranks; past a node's ranks
@@ -253,7 +255,6 @@ std::vector<int64_t> timeFloorsByNode(const Graph& g, const std::vector<Parts>& 
         add(node, repartitionFloor(shape, producer, consumer, readers, ranksPerNode, std::nullopt, devices), bytes, times);
       });
   const std::vector<int64_t> compute = computeFloorsByNode(m, g, parts);
-  const std::vector<NodeRuns> runs = nodeRuns(g);
   for (std::size_t i = 0; i < floors.size(); ++i) floors[i] = checkedAdd(floors[i], checkedMul(compute[i], runs[i].calls, what), what);
   return floors;
 }

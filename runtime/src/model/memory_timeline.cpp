@@ -111,18 +111,15 @@ void addStepAllocations(const ProgramTables& t, const NodeModel& nm, std::size_t
   const NodeOutput out = nodeOutput(t, nm, i, E);
   if (!out.isOutput && (nm.aggregates ? run.last : run.first) && !(nm.outlivesMicroBatches && laterMicroBatch))
     forEachFinished(t, nm, i, out.blockBytes, [&](int rank, int64_t bytes) { add(step, rank, bytes); });
-  if (nm.aggregates && !nm.scratch && run.first)
+  // The blocks its calls write: an aggregating node's partials (made in its first run, gone
+  // once aggregated in its last), and a later run's fresh blocks (gone when it ends).
+  const int64_t made = (nm.aggregates && run.first ? 1 : 0) + (run.first ? 0 : 1);
+  const int64_t gone = (nm.aggregates && run.last ? 1 : 0) + (run.first ? 0 : 1);
+  if (!nm.scratch && (made || gone))
     for (const auto& [rank, block] : *nm.writes) {
-      add(step, rank, out.blockBytes);
-      if (run.last) add(transient, rank, out.blockBytes);
+      add(step, rank, mul(made, out.blockBytes));
+      add(transient, rank, mul(gone, out.blockBytes));
     }
-  if (!run.first && !nm.scratch)
-    for (const auto& [rank, block] : *nm.writes) {
-      add(step, rank, out.blockBytes);
-      add(transient, rank, out.blockBytes);
-    }
-  if (nm.aggregates && !nm.scratch && run.last && !run.first)
-    for (const auto& [rank, block] : *nm.writes) add(transient, rank, out.blockBytes);  // the sums, aggregated
   if (nm.gemmScratchElements) {
     const int64_t scratch = mul(nm.gemmScratchElements, out.elementBytes);
     for (int r : n.callRank) {

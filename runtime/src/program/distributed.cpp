@@ -343,9 +343,7 @@ void DistributedProgram<T>::runGroup(FusedGroup<T>& group) {
   for (std::size_t m = first; m <= last; ++m) {
     const SentBytes before = sentSoFar();
     repartitionOperands(m);
-    const SentBytes sent = sentSince(before);
-    lastBytes_.at(m).all += sent.all;
-    lastBytes_.at(m).interNode += sent.interNode;
+    countSentSince(m, before);
   }
   std::vector<typename FusedGroup<T>::MemberBlocks> blocks(last - first + 1);
   for (const auto& entry : nodes_[first].callOfBlock) {
@@ -420,9 +418,7 @@ void DistributedProgram<T>::runNode(std::size_t i) {
   if (device_) device_->synchronize();
   if (ns.aggregation && run.last) ns.aggregation->execute(blockMap(ns.partial), blockMap(ns.owned));
   endStep(i, i);
-  const SentBytes sent = sentSince(before);
-  lastBytes_.at(i).all += sent.all;
-  lastBytes_.at(i).interNode += sent.interNode;
+  countSentSince(i, before);
 }
 
 // An accumulated node's later run: its results, in fresh blocks, added into the sums.
@@ -431,7 +427,6 @@ void DistributedProgram<T>::addFreshIntoPartials(std::size_t i) {
   NodeState<T>& ns = nodes_[i];
   const int64_t elements = model_.nodes[i].geometry->outputGrid.blockElements();
   const DType type = typeOf(spec_.nodes[i].outputTensor);
-  if (device_) throw std::runtime_error(spec_.nodes[i].name + ": micro-batches run on CPUs only (eincodegen refuses a CUDA program of them)");
   for (auto& [b, part] : ns.fresh) addInto<T>(type, part.data(), ns.partial.at(b).data(), elements);
 }
 

@@ -135,6 +135,12 @@ class DistributedProgram {
     const SentBytes now = sentSoFar();
     return {now.all - before.all, now.interNode - before.interNode};
   }
+  // Adds what this rank sent since `before` to node i's bytes of the iteration (its runs').
+  void countSentSince(std::size_t i, const SentBytes& before) {
+    const SentBytes sent = sentSince(before);
+    lastBytes_.at(i).all += sent.all;
+    lastBytes_.at(i).interNode += sent.interNode;
+  }
   std::vector<SentBytes> lastBytes_;
   int64_t microBatch_ = 0;
 };

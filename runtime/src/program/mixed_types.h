@@ -31,15 +31,13 @@ std::vector<float> unpackFloats(const std::vector<T>& packed, std::size_t elemen
 }
 
 // A cast's call: n elements of type `from` at `x` into type `to` at `z` (T or f32 each;
-// computed through f32 and rounded once, SPEC 8). `accumulate`: added to what z holds
-// (an accumulated cast's later micro-batches), rounded once.
+// computed through f32 and rounded once, SPEC 8).
 template <class T>
-void convertElements(DType from, const void* x, DType to, void* z, int64_t n, bool accumulate = false) {
+void convertElements(DType from, const void* x, DType to, void* z, int64_t n) {
   const bool wideIn = from == DType::F32 && dtypeOf<T>() != DType::F32;
   const bool wideOut = to == DType::F32 && dtypeOf<T>() != DType::F32;
   for (int64_t i = 0; i < n; ++i) {
-    float v = wideIn ? static_cast<const float*>(x)[i] : static_cast<float>(loadElement(static_cast<const T*>(x), i));
-    if (accumulate) v += wideOut ? static_cast<float*>(z)[i] : static_cast<float>(loadElement(static_cast<T*>(z), i));
+    const float v = wideIn ? static_cast<const float*>(x)[i] : static_cast<float>(loadElement(static_cast<const T*>(x), i));
     if (wideOut) static_cast<float*>(z)[i] = v;
     else storeElement(static_cast<T*>(z), i, v);
   }
