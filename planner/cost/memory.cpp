@@ -150,7 +150,7 @@ MemoryPlan memoryPlan(const einrt::model::ProgramTables& t, const einrt::model::
     };
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
       const int producer = t.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer;
-      if (producer < 0 || nm.inPlace[k]) continue;
+      if (producer < 0 || nm.inPlace[k] || nm.sharesCopyOf[k].node >= 0) continue;  // (a shared copy: no repartition)
       repartitionStaging(nm.geometry->operandGrid[k], *nm.reads[k], model.nodes[static_cast<std::size_t>(producer)].geometry->outputGrid,
                          t.nodes[static_cast<std::size_t>(producer)].blockOwner, devices, bytesOf(n.operandTensor[k]), collective, m);
     }

@@ -97,9 +97,10 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   }
   // The program the plan lowers to (einrt's program model, on the host: fused groups as
   // steps), for its kernels' time and its memory.
-  std::optional<einrt::model::ProgramTables> tables;
+  // (The tables always: which readers share a received copy is einrt's rule over them.)
+  std::optional<einrt::model::ProgramTables> tables = programTables(g, plan, chooseFusion(g, plan));
+  const std::vector<std::vector<einrt::model::OperandCopy>> copies = einrt::model::sharedOutputCopies(*tables, geometry);
   if (machine || memory == MemoryDetail::Peak) {
-    tables = programTables(g, plan, chooseFusion(g, plan));
     // The time model reads the steps alone; the memory model everything.
     if (memory == MemoryDetail::Peak) {
       program = einrt::model::buildProgramModel(*tables, dtypeSize(g.dtype), true, std::move(geometry));
@@ -128,7 +129,8 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     const CallGeometry& reads = geometryOf(static_cast<std::size_t>(edge.toNode));
     const einrt::BlockGrid& grid = reads.operandGrid[static_cast<std::size_t>(edge.operand)];
     c.paper = grid.windowed() ? windowRepartitionCost(grid) : repartitionCost(edge.bounds, edge.producerParts, edge.consumerParts);
-    const Traffic t = operandTraffic({edge.bounds, edge.producerParts}, producer.placement.blockOwner, reads,
+    c.readsCopyOf = copies[static_cast<std::size_t>(edge.toNode)][static_cast<std::size_t>(edge.operand)].node;
+    const Traffic t = c.readsCopyOf >= 0 ? Traffic{} : operandTraffic({edge.bounds, edge.producerParts}, producer.placement.blockOwner, reads,
                                      static_cast<std::size_t>(edge.operand), consumer.placement.callRank, plan.devices, detail,
                                      nodes, memo);
     const int64_t elementBytes = bytesOf(static_cast<std::size_t>(edge.fromNode));
@@ -166,6 +168,23 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   return pc;
 }
 
+bool mayReadSharedCopy(const Graph& g, const GraphIndex& index, const std::vector<Parts>& parts, std::size_t node,
+                       std::size_t operand) {
+  const std::string& tensor = g.nodes[node].inputs[operand];
+  if (index.nodeIndex(tensor) < 0) return false;
+  const NodeSpace space = nodeSpace(g.nodes[node]);
+  if (space.windowed(operand)) return false;
+  const einrt::BlockGrid read = einrt::tensorGrid(space.sizes, parts[node], space.operandLabels[operand]);
+  const std::size_t first = node > static_cast<std::size_t>(einrt::model::kCopyReach) ? node - einrt::model::kCopyReach : 0;
+  for (std::size_t j = first; j <= node; ++j)
+    for (std::size_t k = 0; k < g.nodes[j].inputs.size() && (j < node || k < operand); ++k) {
+      if (g.nodes[j].inputs[k] != tensor) continue;
+      const NodeSpace other = j == node ? space : nodeSpace(g.nodes[j]);
+      if (!other.windowed(k) && einrt::tensorGrid(other.sizes, parts[j], other.operandLabels[k]).parts == read.parts) return true;
+    }
+  return false;
+}
+
 namespace {
 
 // The floors of a plan's phases under any placement that runs each call on a rank of its
@@ -193,6 +212,7 @@ void forEachPhaseFloor(const Graph& g, const std::vector<Parts>& parts, const st
     for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
       const int from = index.nodeIndex(g.nodes[i].inputs[k]);
       if (from < 0 || space.windowed(k)) continue;  // graph inputs are free; a window's reads count 0 here
+      if (mayReadSharedCopy(g, index, parts, i, k)) continue;  // and so may a shared copy's
       const NodeSpace& producer = spaces[static_cast<std::size_t>(from)];
       const einrt::BlockGrid read = einrt::tensorGrid(space.sizes, parts[i], space.operandLabels[k]);
       const einrt::BlockGrid owned = einrt::tensorGrid(producer.sizes, parts[static_cast<std::size_t>(from)], producer.outputLabels);
@@ -269,7 +289,7 @@ int64_t exchangePicoseconds(const Graph& g, const GraphIndex& index, std::size_t
   const NodeSpace space = nodeSpace(g.nodes[node]);
   for (std::size_t k = 0; k < g.nodes[node].inputs.size(); ++k) {
     const int from = index.nodeIndex(g.nodes[node].inputs[k]);
-    if (from < 0) continue;
+    if (from < 0 || mayReadSharedCopy(g, index, parts, node, k)) continue;  // (a floor of what costPlan counts)
     const auto f = static_cast<std::size_t>(from);
     const Parts producerParts = projectParts(parts[f], nodeSpace(g.nodes[f]).outputLabels);
     const Traffic t = operandTraffic({operandExtent(space, k), producerParts}, placements[f].blockOwner, geometry, k,

@@ -51,6 +51,9 @@ struct EdgePlanCost {
   int64_t trafficBytes = 0;
   int64_t interNodeBytes = 0;  // of those, between nodes
   int64_t timePs = 0;        // with a machine
+  // The consumer reads the copy an earlier reader received (einrt's output-copy rule,
+  // einrt/model/program_model.h): that reader's node, and this edge moves nothing. -1: none.
+  int readsCopyOf = -1;
 };
 
 struct PlanCost {
@@ -81,6 +84,14 @@ enum class MemoryDetail { Peak, None };
 PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>& machine,
                   MemoryDetail memory = MemoryDetail::Peak, TrafficMemo* memo = nullptr);
 
+// Whether node `node`'s operand `operand` might read an earlier reader's received copy
+// under einrt's output-copy rule (einrt/model/program_model.h) in some placement: an
+// earlier operand within kCopyReach nodes reads the same node output through the same
+// grid, neither through a window. Such an edge may move nothing, so the floors below count
+// it as nothing.
+bool mayReadSharedCopy(const Graph& g, const GraphIndex& index, const std::vector<Parts>& parts, std::size_t node,
+                       std::size_t operand);
+
 // The least traffic (bytes, each element at its tensor's type) any placement of these partitions can have in which every
 // kernel call runs on a rank of its own (the canonical and matched rules: pinned calls may
 // share one): a rank then owns at most one block of each node's output, so a call reading
@@ -107,7 +118,8 @@ std::vector<int64_t> timeFloorsByNode(const Graph& g, const std::vector<Parts>& 
 // What a node's placement decides of costPlan's time (picoseconds, on `m`): its partial
 // results' aggregation and each operand's repartition from its producer's blocks (graph
 // inputs are free) — its nodes[i].timePs less its kernels' time, known as soon as the node
-// and its producers are placed. `placements`: every node's so far (aligned with
+// and its producers are placed; an operand that may read a shared copy (mayReadSharedCopy)
+// counts nothing, so that this stays a floor. `placements`: every node's so far (aligned with
 // g.nodes); `types`: nodeOutputTypes(g). The repartitions go through `memo` (costPlan of
 // the finished plan then finds them there).
 int64_t exchangePicoseconds(const Graph& g, const GraphIndex& index, std::size_t node, const CallGeometry& geometry,

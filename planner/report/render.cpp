@@ -209,6 +209,7 @@ nlohmann::ordered_json reportJson(const Report& r, bool withPlacements) {
                                 {"traffic_bytes", e.trafficBytes}, {"intra_node_bytes", e.trafficBytes - e.interNodeBytes},
                                 {"inter_node_bytes", e.interNodeBytes}};
     if (e.timeSeconds) edge["estimated_time_s"] = *e.timeSeconds;
+    if (!e.readsCopyOf.empty()) edge["reads_copy_of"] = e.readsCopyOf;
     j["edges"].push_back(std::move(edge));
   }
   j["total_cost"] = r.totalCost;

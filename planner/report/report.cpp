@@ -60,8 +60,9 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
   for (std::size_t e = 0; e < plan.edges.size(); ++e) {
     const PlanEdge& pe = plan.edges[e];
     EdgeReport er{pe.from, pe.to, pe.operand, cost.edges[e].paper, cost.edges[e].trafficBytes, cost.edges[e].interNodeBytes,
-                  std::nullopt};
+                  std::nullopt, {}};
     if (machine) er.timeSeconds = picosecondsToSeconds(cost.edges[e].timePs);
+    if (const int reader = cost.edges[e].readsCopyOf; reader >= 0) er.readsCopyOf = plan.nodes[static_cast<std::size_t>(reader)].name;
     r.edges.push_back(std::move(er));
   }
   r.totalCost = cost.paper;

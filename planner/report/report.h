@@ -56,6 +56,7 @@ struct EdgeReport {
   int64_t trafficBytes = 0;
   int64_t interNodeBytes = 0;
   std::optional<double> timeSeconds;
+  std::string readsCopyOf;  // the earlier reader whose received copy the consumer reads (plan_cost.h), else empty
 };
 
 struct Report {

@@ -190,8 +190,12 @@ def data_strategy(a, work):
             for w, elements in weights.items():
                 grad = nodes[f"grad_{w}"]
                 readers = [e for e in r["edges"] if e["from"] == f"grad_{w}"]
+                # The updates of one weight (m_next, v_next, ...) cut it alike: one copy.
+                copies = [e for e in readers if "reads_copy_of" not in e]
+                require(all(e["traffic_bytes"] == 0 for e in readers if "reads_copy_of" in e),
+                        f"M={m} p={p} grad_{w}: a reader of another's copy moves nothing")
                 want_agg = (p - 1) * elements * 4  # accumulated (M > 1): once per step
-                want_reads = len(readers) * (p - 1) * elements * 4 // p
+                want_reads = len(copies) * (p - 1) * elements * 4 // p
                 require(grad["traffic_agg_bytes"] == want_agg and sum(e["traffic_bytes"] for e in readers) == want_reads,
                         f"M={m} p={p} grad_{w}: aggregation {grad['traffic_agg_bytes']} = {want_agg}, "
                         f"to its {len(readers)} readers {sum(e['traffic_bytes'] for e in readers)} = {want_reads}")
@@ -202,8 +206,9 @@ def data_strategy(a, work):
                 if e["from"].startswith("grad_") and e["from"][5:] in weights:
                     continue
                 if calls[e["from"]] == 1:
-                    # A scalar to the reader's other calls, once per run of the reader.
-                    once = (calls[e["to"]] - 1) * 4
+                    # A scalar to the reader's other calls, once per run of the reader (or
+                    # nothing, read from a nearby reader's copy).
+                    once = 0 if "reads_copy_of" in e else (calls[e["to"]] - 1) * 4
                     if e["traffic_bytes"] not in (once, m * once):
                         moved_elsewhere.append(f"{e['from']}->{e['to']} {e['traffic_bytes']} (a scalar: {once} per run)")
                     expected += e["traffic_bytes"]
@@ -218,6 +223,48 @@ def data_strategy(a, work):
             require(not moved_elsewhere and not others, f"M={m} p={p}: no activation moves ({moved_elsewhere[:3]} {others[:3]})")
             require(r["total_traffic_bytes"] == expected, f"M={m} p={p}: total {r['total_traffic_bytes']} = closed form {expected}")
             zero3_moves_data_and_gathers(a, work, m, p, graph, weights, r)
+
+
+# The tensor-parallel GEMMs' inputs of gen llama's one-layer step, and the readers that
+# read each one all-gathered (Megatron-SP: one gather for the fused QKV GEMM's inputs, one
+# for gate and up, and in the backward one per pair of input- and weight-gradient GEMMs;
+# the weight gradients of q, k and v gather the layer input again, as Megatron-SP does
+# rather than hold it from the forward).
+MEGATRON_GATHERS = [
+    ("L0_attn_in", ["L0_q", "L0_k", "L0_v"]),
+    ("L0_ffn_in", ["L0_gate", "L0_up"]),
+    ("final_norm", ["logits"]),
+    ("d_L0_down", ["d_L0_swiglu", "grad_L0_w2"]),
+    ("L0_ffn_in", ["grad_L0_w3", "grad_L0_w1"]),
+    ("d_L0_attn_out", ["d_L0_attn", "grad_L0_wo"]),
+    ("L0_attn_in", ["grad_L0_wv", "grad_L0_wk", "grad_L0_wq"]),
+]
+
+
+def megatron_gathers(a, work):
+    """--strategy megatron --tensor-parallel T: each all-gather before a column-parallel GEMM
+    moves (T - 1) x the tensor's bytes over the step's ranks (each rank of a group receives
+    the other T - 1 shards of its data-parallel slice), once for the readers that share it:
+    the first reader pays, the others read its copy (reads_copy_of) and move nothing."""
+    print("3b. --strategy megatron: one all-gather per group of tensor-parallel GEMMs")
+    graph = work / "llama_megatron.yaml"
+    gen(a, LLAMA_DATA, graph)
+    def option(flag):
+        return LLAMA_DATA[LLAMA_DATA.index(flag) + 1]
+    activation = option("--batch") * option("--seq") * option("--dim") * 4  # [b, s, dim] f32
+    for p, t in ((2, 2), (4, 2)):
+        plan, cost = work / f"megatron_p{p}.yaml", work / f"megatron_p{p}.json"
+        gen(a, LLAMA_DATA, plan, 1, ["--strategy", "megatron", "--tensor-parallel", t, "-p", p])
+        run([a.einplan, "cost", graph, "-p", p, "--plan", plan, "--format", "json", "-o", cost])
+        edges = {(e["from"], e["to"]): e for e in json.loads(cost.read_text())["edges"]}
+        for tensor, readers in MEGATRON_GATHERS:
+            first, rest = edges[(tensor, readers[0])], [edges[(tensor, r)] for r in readers[1:]]
+            want = (t - 1) * activation
+            require(first["traffic_bytes"] == want and "reads_copy_of" not in first,
+                    f"p={p} T={t}: {tensor} -> {readers[0]} all-gathers {first['traffic_bytes']} B = (T - 1) x {activation} B")
+            require(all(e["traffic_bytes"] == 0 and e.get("reads_copy_of") == readers[0] for e in rest),
+                    f"p={p} T={t}: {readers[1:]} read {readers[0]}'s copy of {tensor}: "
+                    f"{[(e['to'], e['traffic_bytes'], e.get('reads_copy_of')) for e in rest]}")
 
 
 def cluster_plan(a, work):
@@ -276,6 +323,7 @@ def main():
         step_plans(a, work)
     if only in ("", "3"):
         data_strategy(a, work)
+        megatron_gathers(a, work)
     if only in ("", "2"):
         programs(a, work)
     if only in ("", "4") and not a.quick:

@@ -17,6 +17,7 @@
 #include "planner/algorithms/planning.h"
 #include "planner/cost/plan_cost.h"
 #include "planner/graph/load.h"
+#include <einrt/model/program_model.h>
 #include "planner/graph/recompute.h"
 #include "planner/graph/shard_at_rest.h"
 #include "random_graphs.h"
@@ -108,6 +109,49 @@ outputs: [B]
       CHECK(two.memory.residentBytesPerRank.at(static_cast<std::size_t>(r)) -
                 one.memory.residentBytesPerRank.at(static_cast<std::size_t>(r)) == c.saved);
   }
+}
+
+TEST_CASE("output copies: nearby readers of a node output in one grid share its received copy, far ones receive again") {
+  // f32, 8 x 8 tensors of 256 bytes, p = 2. A is cut by rows, B, C and E by columns: each
+  // reads all of A, receiving the other rank's half (128 B a rank, 256 B in all). C comes
+  // right after B and reads B's copy (einrt's rule, einrt/model/program_model.h); E comes
+  // kCopyReach + 2 nodes after C and receives its own. The fillers are in place.
+  std::string text = R"yaml(
+name: copies
+inputs: {X: [8, 8], W: [8, 8], U: [8, 8]}
+nodes:
+  - {name: A, einsum: "ij,jk->ik", inputs: [X, W]}
+  - {name: B, einsum: "ik,kl->il", inputs: [A, U]}
+  - {name: C, einsum: "ik,kl->il", inputs: [A, U]}
+  - {name: F0, einsum: "il,il->il", inputs: [B, C], join: "x + y"}
+)yaml";
+  const int fillers = einrt::model::kCopyReach + 1;
+  for (int f = 1; f < fillers; ++f)
+    text += "  - {name: F" + std::to_string(f) + ", einsum: \"il,il->il\", inputs: [F" + std::to_string(f - 1) + ", B], join: \"x + y\"}\n";
+  text += "  - {name: E, einsum: \"ik,kl->il\", inputs: [A, U]}\noutputs: [E, F" + std::to_string(fillers - 1) + "]\n";
+  const Graph g = loadGraphText(text, "copies.yaml", GraphFormat::Yaml);
+  std::vector<Parts> parts{{2, 1, 1}, {1, 1, 2}, {1, 1, 2}};
+  for (int f = 0; f < fillers; ++f) parts.push_back({1, 2});
+  parts.push_back({1, 1, 2});
+  const Plan plan = makePlan(g, 2, "by hand", parts, placeNodes(g, parts, PlacementRule::Canonical, {}, 2));
+  const PlanCost cost = costPlan(g, plan, std::nullopt);
+  for (std::size_t e = 0; e < plan.edges.size(); ++e) {
+    const PlanEdge& edge = plan.edges[e];
+    CAPTURE(edge.from);
+    CAPTURE(edge.to);
+    if (edge.from != "A") {
+      CHECK(cost.edges[e].trafficBytes == 0);  // in place
+      continue;
+    }
+    if (edge.to == "C") {
+      CHECK(cost.edges[e].readsCopyOf == 1);  // B's
+      CHECK(cost.edges[e].trafficBytes == 0);
+    } else {
+      CHECK(cost.edges[e].readsCopyOf == -1);
+      CHECK(cost.edges[e].trafficBytes == 256);
+    }
+  }
+  CHECK(cost.trafficBytes == 512);
 }
 
 TEST_CASE("--mem-limit: eindecomp fits where a brute force finds a plan that fits; the gap is printed") {

@@ -17,6 +17,7 @@
 
 #include <einrt/block_grid.h>
 #include <einrt/layout.h>
+#include <einrt/model/program_model.h>
 #include <einrt/traffic.h>
 
 #include "planner/algorithms/placed_plan.h"
@@ -103,6 +104,23 @@ std::vector<std::vector<int>> holders(const NodePlan& np, const std::vector<int>
   return out;
 }
 
+// Whether edge `edge`'s consumer reads an earlier reader's copy (einrt's output-copy rule,
+// from the layouts): an earlier edge from the same producer needs the same blocks on the
+// same ranks, and the readers between come at most kCopyReach nodes apart.
+bool readsEarlierCopy(const Graph& g, const Plan& plan, std::size_t edge) {
+  auto need = [&](const PlanEdge& e) {
+    const NodePlan& np = plan.nodes[static_cast<std::size_t>(e.toNode)];
+    return std::make_pair(e.consumerParts, holders(np, nodeSpace(g.nodes[static_cast<std::size_t>(e.toNode)]).operandLabels[static_cast<std::size_t>(e.operand)]));
+  };
+  const PlanEdge& mine = plan.edges[edge];
+  int last = -1;  // the last earlier reader needing what mine needs: its copy's or one of its own
+  for (std::size_t k = 0; k < edge; ++k) {
+    const PlanEdge& e = plan.edges[k];
+    if (e.fromNode == mine.fromNode && need(e) == need(mine)) last = e.toNode;
+  }
+  return last >= 0 && mine.toNode - last <= einrt::model::kCopyReach;
+}
+
 // einrt's prediction of a node's bytes: all of them, and those between nodes of
 // `ranksPerNode` ranks (0: one node).
 struct NodeBytes {
@@ -125,8 +143,9 @@ NodeBytes predictedNodeBytes(const Graph& g, const Plan& plan, std::size_t i, in
     return einrt::Layout::grid(outputShape(g.nodes[node]), plan.nodes[node].outputParts, owners);
   };
   NodeBytes bytes;
-  for (const PlanEdge& e : plan.edges) {
-    if (static_cast<std::size_t>(e.toNode) != i) continue;
+  for (std::size_t k = 0; k < plan.edges.size(); ++k) {
+    const PlanEdge& e = plan.edges[k];
+    if (static_cast<std::size_t>(e.toNode) != i || readsEarlierCopy(g, plan, k)) continue;
     const einrt::Layout need = einrt::Layout::grid(e.bounds, e.consumerParts, holders(np, space.operandLabels[static_cast<std::size_t>(e.operand)]));
     bytes.add(einrt::predictTraffic(owned(static_cast<std::size_t>(e.fromNode)), need, dt, static_cast<int>(plan.devices), "t", nodes));
   }

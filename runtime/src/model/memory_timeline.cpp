@@ -97,15 +97,19 @@ RankBytes residentInputsAndOutputs(const ProgramTables& t, const ProgramModel& m
 // for its results in every run after the first; a node that outlives the micro-batches
 // makes its finished blocks in the first (`laterMicroBatch`: this is not it). `runs`: P
 // zeros, left so.
-void addStepAllocations(const ProgramTables& t, const NodeModel& nm, std::size_t i, int64_t E, RunOfStep run,
+void addStepAllocations(const ProgramTables& t, const ProgramModel& m, std::size_t i, int64_t E, RunOfStep run,
                         bool laterMicroBatch, RankBytes& step, RankBytes& transient, std::vector<char>& runs) {
   const NodeTable& n = t.nodes[i];
+  const NodeModel& nm = m.nodes[i];
   for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
     if (t.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer < 0 || nm.inPlace[k]) continue;
+    if (nm.sharesCopyOf[k].node >= 0) continue;  // an earlier operand's copy (output copies)
+    // A copy a later step's operand shares goes when that step ends (StepModel::copyReleases).
+    const bool goes = m.nodes[static_cast<std::size_t>(nm.copyKeptUntil[k])].step == nm.step;
     const int64_t blockBytes = operandBlockBytes(t, nm, i, k, E);
     for (const auto& [rank, block] : *nm.reads[k]) {
       add(step, rank, blockBytes);
-      add(transient, rank, blockBytes);
+      if (goes) add(transient, rank, blockBytes);
     }
   }
   const NodeOutput out = nodeOutput(t, nm, i, E);
@@ -170,7 +174,7 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
     std::fill(step.begin(), step.end(), 0);
     std::fill(transient.begin(), transient.end(), 0);
     for (int i = s.first; i <= s.last; ++i)
-      addStepAllocations(t, m.nodes[static_cast<std::size_t>(i)], static_cast<std::size_t>(i), E,
+      addStepAllocations(t, m, static_cast<std::size_t>(i), E,
                          runOfStep(t, static_cast<std::size_t>(i), microBatch), microBatch > 0, step, transient, runs);
     int64_t live = 0;
     for (std::size_t r = 0; r < P; ++r) {
@@ -181,6 +185,12 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
     }
     for (int i = s.first; i <= s.last; ++i)
       out.nodeLiveBytes[static_cast<std::size_t>(i)] = std::max(out.nodeLiveBytes[static_cast<std::size_t>(i)], live);
+    for (const OperandCopy& c : s.copyReleases) {
+      const NodeModel& holder = m.nodes[static_cast<std::size_t>(c.node)];
+      const auto k = static_cast<std::size_t>(c.operand);
+      const int64_t blockBytes = operandBlockBytes(t, holder, static_cast<std::size_t>(c.node), k, E);
+      for (const auto& [rank, block] : *holder.reads[k]) current[static_cast<std::size_t>(rank)] -= blockBytes;
+    }
     for (int dead : s.releases) {
       const auto d = static_cast<std::size_t>(dead);
       const NodeOutput finished = nodeOutput(t, m.nodes[d], d, E);

@@ -14,9 +14,9 @@ namespace {
 
 // The in-place rule: the producer writes the same grid, the operand is not read through a
 // window, and every block read sits on the only rank that reads it (its owner).
-bool readsInPlace(const NodeModel& producer, const NodeTable& producerTable, const BlockGrid& grid,
+bool readsInPlace(const CallGeometry& producer, const NodeTable& producerTable, const BlockGrid& grid,
                   const std::vector<RankBlock>& reads) {
-  if (producer.geometry->outputGrid.parts != grid.parts || grid.windowed()) return false;
+  if (producer.outputGrid.parts != grid.parts || grid.windowed()) return false;
   for (const auto& [rank, block] : reads)
     if (producerTable.blockOwner[static_cast<std::size_t>(block)] != rank) return false;
   return true;
@@ -62,7 +62,7 @@ void formSteps(const ProgramTables& t, std::size_t elementSize, ProgramModel& m)
     const int g = m.fused ? t.nodes[i].fusion.group : -1;
     std::size_t j = i;
     while (g >= 0 && j + 1 < t.nodes.size() && t.nodes[j + 1].fusion.group == g) ++j;
-    StepModel step{static_cast<int>(i), static_cast<int>(j), {}};
+    StepModel step{static_cast<int>(i), static_cast<int>(j), {}, {}};
     if (j > i) {
       for (std::size_t k = i; k <= j; ++k) {
         scratch[k] = m.lastReader[k] <= static_cast<int>(j) && !isOutput[k];
@@ -75,6 +75,11 @@ void formSteps(const ProgramTables& t, std::size_t elementSize, ProgramModel& m)
     m.steps.push_back(std::move(step));
     i = j + 1;
   }
+  for (std::size_t i = 0; i < t.nodes.size(); ++i)
+    for (std::size_t k = 0; k < m.nodes[i].copyKeptUntil.size(); ++k) {
+      const int step = m.nodes[static_cast<std::size_t>(m.nodes[i].copyKeptUntil[k])].step;
+      if (step != m.nodes[i].step) m.steps[static_cast<std::size_t>(step)].copyReleases.push_back({static_cast<int>(i), static_cast<int>(k)});
+    }
   for (std::size_t i = 0; i < t.nodes.size(); ++i)
     if (!isOutput[i]) m.steps[static_cast<std::size_t>(m.nodes[static_cast<std::size_t>(m.lastReader[i])].step)].releases.push_back(static_cast<int>(i));
 }
@@ -228,7 +233,7 @@ ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, 
     nm.writes = shared.writes;
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
       const int producer = t.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer;
-      nm.inPlace.push_back(producer >= 0 && readsInPlace(m.nodes[static_cast<std::size_t>(producer)],
+      nm.inPlace.push_back(producer >= 0 && readsInPlace(*m.nodes[static_cast<std::size_t>(producer)].geometry,
                                                          t.nodes[static_cast<std::size_t>(producer)],
                                                          nm.geometry->operandGrid[k], *nm.reads[k]));
     }
@@ -236,7 +241,22 @@ ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, 
     if (n.gemm) nm.gemm = gemmCallPlan(*n.gemm, n, nm.extent);
     nm.gemmScratchElements = gemmScratch(n, *nm.geometry);
   }
-  if (detail == ModelDetail::Full) shareInputCopies(t, m);
+  if (detail == ModelDetail::Full) {
+    shareInputCopies(t, m);
+    std::vector<std::shared_ptr<const CallGeometry>> geometries;
+    for (const NodeModel& nm : m.nodes) geometries.push_back(nm.geometry);
+    std::vector<std::vector<OperandCopy>> copies = sharedOutputCopies(t, geometries);
+    for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+      NodeModel& nm = m.nodes[i];
+      nm.sharesCopyOf = std::move(copies[i]);
+      nm.copyKeptUntil.assign(nm.reads.size(), static_cast<int>(i));
+      for (std::size_t k = 0; k < nm.reads.size(); ++k)
+        if (const OperandCopy& c = nm.sharesCopyOf[k]; c.node >= 0) {
+          nm.inPlace[k] = false;
+          m.nodes[static_cast<std::size_t>(c.node)].copyKeptUntil[static_cast<std::size_t>(c.operand)] = static_cast<int>(i);
+        }
+    }
+  }
   const std::size_t body = t.microBatches > 1 ? bodyEnd(t) : 0;
   for (std::size_t i = 0; i < body; ++i)
     m.nodes[i].outlivesMicroBatches = !t.nodes[i].accumulated && m.lastReader[i] >= static_cast<int>(body);
@@ -256,6 +276,67 @@ ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, 
     if (nm.aggregates) throw std::logic_error("einrt: fused node " + t.nodes[i].name + " aggregates between ranks");
   }
   return m;
+}
+
+namespace {
+
+// An open output copy (sharedOutputCopies): its holder and its last reader so far.
+struct OpenCopy {
+  OperandCopy holder;
+  int lastReader = 0;
+  int inPlace = -1;  // whether the holder reads in place (then there is no copy): -1 not yet known
+};
+
+}  // namespace
+
+std::vector<std::vector<OperandCopy>> sharedOutputCopies(const ProgramTables& t,
+                                                         const std::vector<std::shared_ptr<const CallGeometry>>& geometry) {
+  std::vector<std::vector<OperandCopy>> shares(t.nodes.size());
+  std::vector<std::vector<OpenCopy>> open(t.tensors.size());  // per tensor, oldest first
+  auto pairsOf = [&](const OperandCopy& o) {
+    return distinctPairs(geometry[static_cast<std::size_t>(o.node)]->operandBlock[static_cast<std::size_t>(o.operand)],
+                         t.nodes[static_cast<std::size_t>(o.node)].callRank);
+  };
+  // The same (rank, block) pairs: equal call by call, or as sets.
+  auto sameReads = [&](const OperandCopy& a, const OperandCopy& b) {
+    const auto& ga = geometry[static_cast<std::size_t>(a.node)]->operandBlock[static_cast<std::size_t>(a.operand)];
+    const auto& gb = geometry[static_cast<std::size_t>(b.node)]->operandBlock[static_cast<std::size_t>(b.operand)];
+    const auto& ra = t.nodes[static_cast<std::size_t>(a.node)].callRank;
+    const auto& rb = t.nodes[static_cast<std::size_t>(b.node)].callRank;
+    return (ga == gb && ra == rb) || pairsOf(a) == pairsOf(b);
+  };
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    const NodeTable& n = t.nodes[i];
+    shares[i].assign(n.operandTensor.size(), {});
+    for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
+      const auto tensor = static_cast<std::size_t>(n.operandTensor[k]);
+      const int producer = t.tensors[tensor].producer;
+      const BlockGrid& grid = geometry[i]->operandGrid[k];
+      if (producer < 0 || grid.windowed()) continue;
+      const OperandCopy me{static_cast<int>(i), static_cast<int>(k)};
+      std::vector<OpenCopy>& copies = open[tensor];
+      copies.erase(std::remove_if(copies.begin(), copies.end(),
+                                  [&](const OpenCopy& c) { return static_cast<int>(i) - c.lastReader > kCopyReach; }),
+                   copies.end());
+      bool shared = false;
+      for (auto c = copies.rbegin(); c != copies.rend() && !shared; ++c) {
+        const auto holder = static_cast<std::size_t>(c->holder.node);
+        if (t.nodes[holder].oncePerStep != n.oncePerStep ||
+            geometry[holder]->operandGrid[static_cast<std::size_t>(c->holder.operand)].parts != grid.parts || !sameReads(c->holder, me))
+          continue;
+        if (c->inPlace < 0) {
+          const auto p = static_cast<std::size_t>(producer);
+          c->inPlace = readsInPlace(*geometry[p], t.nodes[p], grid, pairsOf(c->holder)) ? 1 : 0;
+        }
+        shared = true;  // in place: so is this one, with nothing to share
+        if (c->inPlace) break;
+        shares[i][k] = c->holder;
+        c->lastReader = static_cast<int>(i);
+      }
+      if (!shared) copies.push_back({me, static_cast<int>(i), -1});
+    }
+  }
+  return shares;
 }
 
 std::vector<std::vector<int>> holdersByBlock(const std::vector<RankBlock>& pairs, int64_t blocks) {

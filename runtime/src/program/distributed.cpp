@@ -66,7 +66,9 @@ void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t 
   // operand's (the input-copy rule, einrt/model/program_model.h), made or scattered once.
   const int copy = nm.inputCopy.empty() ? -1 : nm.inputCopy[k];
   const model::InputCopy* shared = copy < 0 ? nullptr : &model_.inputCopies[static_cast<std::size_t>(copy)];
-  const bool sharesCopy = shared && (shared->node != static_cast<int>(i) || shared->operand != static_cast<int>(k));
+  // A node output read as an earlier operand's received copy is (the output-copy rule).
+  const bool sharesCopy = (shared && (shared->node != static_cast<int>(i) || shared->operand != static_cast<int>(k))) ||
+                          nm.sharesCopyOf[k].node >= 0;
   if (!nm.inPlace[k] && !sharesCopy) {
     const std::vector<model::RankBlock>& reads = shared ? shared->reads : *nm.reads[k];
     needed = model::blocksOf(reads, me);
@@ -309,13 +311,18 @@ void DistributedProgram<T>::endStep(std::size_t first, std::size_t last) {
   for (std::size_t m = first; m <= last; ++m) {
     NodeState<T>& ns = nodes_[m];
     for (std::size_t k = 0; k < ns.operandNeed.size(); ++k)
-      if (!ns.operandNeed[k].empty()) ns.operandBlocks[k].clear();
+      if (!ns.operandNeed[k].empty() &&
+          model_.nodes[static_cast<std::size_t>(model_.nodes[m].copyKeptUntil[k])].step == model_.nodes[m].step)
+        ns.operandBlocks[k].clear();
     if (ns.aggregation && runOf(m).last) ns.partial.clear();
     ns.fresh.clear();
     ns.kernel.release();
     if (ns.wide) ns.wide->release();
   }
-  for (int dead : model_.steps[static_cast<std::size_t>(model_.nodes[first].step)].releases)
+  const model::StepModel& step = model_.steps[static_cast<std::size_t>(model_.nodes[first].step)];
+  for (const model::OperandCopy& c : step.copyReleases)  // copies later operands shared
+    nodes_[static_cast<std::size_t>(c.node)].operandBlocks[static_cast<std::size_t>(c.operand)].clear();
+  for (int dead : step.releases)
     nodes_[static_cast<std::size_t>(dead)].finished().clear();
 }
 
@@ -377,6 +384,8 @@ const T* DistributedProgram<T>::operandBlock(std::size_t node, std::size_t opera
         .at(inputBlockKey(node, operand, block))
         .data();
   }
+  if (const model::OperandCopy& c = nm.sharesCopyOf[operand]; c.node >= 0)
+    return nodes_[static_cast<std::size_t>(c.node)].operandBlocks[static_cast<std::size_t>(c.operand)].at(block).data();
   if (!nm.inPlace[operand]) return ns.operandBlocks[operand].at(inputBlockKey(node, operand, block)).data();
   const int producer = spec_.tensors[static_cast<std::size_t>(spec_.nodes[node].operandTensor[operand])].producer;
   return nodes_[static_cast<std::size_t>(producer)].finished().at(block).data();

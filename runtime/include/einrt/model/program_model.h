@@ -21,6 +21,16 @@
 //                share its blocks: a rank holds each block once, for all of their calls
 //                that read it (a weight that the forward and the backward read alike is
 //                made or scattered once, and held once).
+//   output copies the same for node outputs, near one another: an operand that reads a
+//                node output through the grid and the (rank, block) pairs of an earlier
+//                operand's received copy (not in place, no window, both run per
+//                micro-batch or both once per step) reads that copy, where it comes at
+//                most kCopyReach nodes after the copy's last reader so far. The copy is
+//                received once and kept to the end of its last reader's step (q, k and v
+//                read one gathered copy of the layer's input, as Megatron's fused QKV GEMM
+//                does). Further apart each receives its own: a copy held from the forward
+//                to the backward would cost its bytes for the whole step (Megatron-SP
+//                gathers again in the backward for the same reason).
 //   micro-batches a step of M (ProgramTables::microBatches; the planner's
 //                planner/graph/micro_batches.h) runs its nodes not oncePerStep, which come
 //                first, M times, micro-batch m on slice m of each split input (whose M
@@ -55,6 +65,14 @@ using RankBlock = std::pair<int, int32_t>;
 // and what the planner's traffic count walks rank by rank.
 std::vector<RankBlock> distinctPairs(const BlockNumbers& callBlock, const std::vector<int>& callRank);
 
+// How far (in nodes) an operand reaches back for a copy to share (output copies, above).
+inline constexpr int kCopyReach = 8;
+
+// The received copy an operand reads: operand `operand` of node `node` (-1: its own).
+struct OperandCopy {
+  int node = -1, operand = -1;
+};
+
 struct NodeModel {
   std::vector<int64_t> extent;                 // block extent per label (blockExtent)
   // The blocks each call reads and writes, and the distinct (rank, block) pairs read per
@@ -72,6 +90,11 @@ struct NodeModel {
                                                // on each rank with calls of the node
   int step = 0;                                // index into ProgramModel::steps
   std::vector<int> inputCopy;                  // per operand: index into ProgramModel::inputCopies, -1: none
+  // Output copies (above), per operand: the earlier operand whose copy it reads, and for an
+  // operand with a copy of its own, the node whose step end releases it (itself if no later
+  // operand shares it).
+  std::vector<OperandCopy> sharesCopyOf;
+  std::vector<int> copyKeptUntil;
   // Micro-batches: a node run per micro-batch that a node run once per step reads (its
   // value the same in every micro-batch: a node of graph inputs alone). Its finished blocks
   // are made in the first micro-batch and kept to the end of the step; later micro-batches
@@ -89,6 +112,7 @@ struct InputCopy {
 struct StepModel {
   int first = 0, last = 0;   // member nodes first..last
   std::vector<int> releases;  // nodes whose finished outputs die when the step ends
+  std::vector<OperandCopy> copyReleases;  // received copies of earlier steps that die when it ends
 };
 
 struct ProgramModel {
@@ -131,6 +155,12 @@ enum class ModelDetail { Steps, Full };
 ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, bool fused,
                                std::vector<std::shared_ptr<const CallGeometry>> geometry = {},
                                ModelDetail detail = ModelDetail::Full);
+
+// The output-copy rule (above) over the nodes' call geometries: per node and operand, the
+// earlier operand whose received copy it reads ({-1, -1}: none). The planner's traffic
+// count and the model below share it.
+std::vector<std::vector<OperandCopy>> sharedOutputCopies(const ProgramTables& t,
+                                                         const std::vector<std::shared_ptr<const CallGeometry>>& geometry);
 
 // Ranks holding each block of a grid of `blocks` blocks, from distinct (rank, block) pairs.
 std::vector<std::vector<int>> holdersByBlock(const std::vector<RankBlock>& pairs, int64_t blocks);
