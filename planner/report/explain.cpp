@@ -107,6 +107,11 @@ std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost) 
         out += "    graph input: each rank makes the blocks its calls read, no traffic\n";
       } else {
         const EdgePlanCost& ec = cost.edges[static_cast<std::size_t>(edge - plan.edges.begin())];
+        if (ec.readsCopyOf >= 0) {
+          out += "    reads the copy of " + n.inputs[k] + " that " + plan.nodes[static_cast<std::size_t>(ec.readsCopyOf)].name +
+                 " received (the same blocks on the same ranks, a few nodes before): no traffic\n";
+          continue;
+        }
         out += "    repartition from " + n.inputs[k] + " written as " +
                layoutText(g.nodes[edge->fromNode].outputLabels, edge->producerParts, blockCount(edge->producerParts)) +
                ": " + edgeCollective(edge->producerParts, edge->consumerParts) + ", " + formatBytes(ec.trafficBytes) +
