@@ -46,7 +46,8 @@ DistributedProgram<T>::DistributedProgram(const ProgramSpec<T>& spec, Communicat
 }
 
 // Node i's operand k: the blocks this rank's calls read (graph inputs made now and held
-// for the run; copies of node outputs only during the step) and how they arrive.
+// for the run; copies of node outputs only during the step, or to the end of the last
+// step that shares them: the output-copy rule) and how they arrive.
 template <class T>
 void DistributedProgram<T>::setUpOperand(std::size_t i, std::size_t k, uint64_t seed, const std::map<int, std::vector<T>>* rootInputs) {
   const NodeTable& n = spec_.nodes[i];

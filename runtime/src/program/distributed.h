@@ -10,8 +10,9 @@
 // blocks, the fused-tile workspace and the plan's staging budget are allocated by setUp
 // and stay; every other buffer of a step — received operand copies, (partial) output
 // blocks, owned blocks of an aggregation, GEMM scratch — is allocated when the step
-// begins; when it ends, copies, partials that were aggregated and scratch are released,
-// and so is every node output whose last reader ran in this step.
+// begins; when it ends, copies (a shared output copy: when its last reader's step ends),
+// partials that were aggregated and scratch are released, and so is every node output
+// whose last reader ran in this step.
 #pragma once
 
 #include <map>
