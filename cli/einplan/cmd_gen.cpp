@@ -136,6 +136,7 @@ struct OutputOptions {
   std::string strategy;  // llama: --strategy megatron|sequence|heads|data|zero3
   int64_t devices = 0;   // with --strategy
   int64_t tensorParallel = 0;  // with --strategy megatron: tensor parallelism inside groups of T ranks
+  std::string recompute;       // with --strategy: "layers" (every layer's activations computed again)
 };
 
 // One family: `configure` declares its options, `make` builds the graph, `sizeOptions`
@@ -158,7 +159,7 @@ std::string canonicalCommand(const CLI::App* cmd) {
   for (const CLI::Option* o : cmd->get_options()) {
     const std::string name = o->get_name();
     if (o->count() == 0 || name == "-o" || name == "--output" || name == "--strategy" || name == "-p" || name == "--devices" ||
-        name == "--tensor-parallel" ||
+        name == "--tensor-parallel" || name == "--recompute" ||
         name == "--help" || name == "-h")
       continue;
     const std::string flag = o->get_lnames().empty() ? name : "--" + o->get_lnames()[0];
@@ -171,17 +172,19 @@ std::string canonicalCommand(const CLI::App* cmd) {
 
 // --strategy: the plan of `strategy` for the graph `text` (as written), as a plan file.
 std::string strategyPlanText(const std::string& text, const std::string& strategy, int64_t devices, int64_t tensorParallel,
-                             const std::string& output) {
+                             bool recomputeLayers, const std::string& output) {
   const LoadedGraph loaded = loadGraphTextForPlanning(text, "generated graph", GraphFormat::Yaml, PathOptions{});
   PlanOptions options;
   options.devices = devices;
-  StrategyPlan hand = strategyPlan(strategy, loaded.graph, devices, tensorParallel);
+  StrategyPlan hand = strategyPlan(strategy, loaded.graph, devices, tensorParallel, recomputeLayers);
   options.pinned = std::move(hand.partitions);
   options.pinnedPlacements = std::move(hand.placements);
-  const Graph graph = withPlanRewrites(loaded.graph, hand.shardAtRest, {});  // zero3: the copies the partitions name
+  // zero3's and --recompute layers' copies, which the partitions name.
+  const Graph graph = withPlanRewrites(loaded.graph, hand.shardAtRest, hand.recompute);
   Plan plan = planGraph("fixed", graph, options);
   plan.algorithm = strategy;
   plan.shardAtRest = hand.shardAtRest;
+  plan.recompute = hand.recompute;
   const PlanCost cost = costPlan(graph, plan, std::nullopt);
   Provenance provenance;
   provenance.toolVersion = EINDECOMP_VERSION_STRING;
@@ -224,6 +227,12 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
                     "megatron inside groups of T consecutive ranks (a node of a cluster), data parallel across the p/T groups")
         ->type_name("T")
         ->needs(strategy);
+    cmd->add_option("--recompute", out->recompute,
+                    "layers: every layer's activations computed again before its backward, as published runs do "
+                    "(only each layer's input is held; the plan carries the entries)")
+        ->type_name("WHAT")
+        ->check(CLI::IsMember({"layers"}))
+        ->needs(strategy);
   }
   cmd->callback([&status, spec, options, out, cmd] {
     status = runCommand([&] {
@@ -244,7 +253,8 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
         return kExitOk;
       }
       if (out->devices <= 0) throw InputError({{}, "--strategy needs the device count: add -p N"});
-      writeFileAtomically(out->output, strategyPlanText(text, out->strategy, out->devices, out->tensorParallel, out->output));
+      writeFileAtomically(out->output, strategyPlanText(text, out->strategy, out->devices, out->tensorParallel,
+                                                        out->recompute == "layers", out->output));
       return kExitOk;
     });
   });

@@ -126,7 +126,7 @@ std::string gradientOf(const std::string& name, const std::map<std::string, Labe
 // tensor it is the gradient of (d_q's are q's), then for any label still unnamed those of
 // the first operand dimension it reads whose name is known; a label neither reaches gets
 // a name no strategy cuts by (`~` and its own), and passes on no name.
-std::vector<NodeSpace> spacesInForwardNames(const Graph& g) {
+std::vector<NodeSpace> spacesInForwardNames(const Graph& g, const std::set<std::string>& forwardCopies) {
   std::map<std::string, Labels> dimNames;  // tensor -> the name of each dimension ("": unknown)
   std::vector<NodeSpace> spaces;
   const auto backwardStart = std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
@@ -135,7 +135,8 @@ std::vector<NodeSpace> spacesInForwardNames(const Graph& g) {
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     NodeSpace space = nodeSpace(n);
-    const bool derived = static_cast<std::ptrdiff_t>(i) >= backwardStart;
+    // (A recomputed forward node, made in the backward, keeps its labels too.)
+    const bool derived = static_cast<std::ptrdiff_t>(i) >= backwardStart && !forwardCopies.count(n.name);
     Labels named(space.labels.size());
     if (!derived) {
       named = space.labels;
@@ -193,7 +194,8 @@ const std::vector<std::string>& strategyNames() {
   return names;
 }
 
-StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t devices, int64_t tensorParallel) {
+StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t devices, int64_t tensorParallel,
+                          bool recomputeLayers) {
   Parts (*rule)(const NodeSpace&, int64_t) = strategy == "megatron" ? megatron : strategy == "sequence" ? sequence
                                            : strategy == "heads"    ? heads
                                            : strategy == "data" || strategy == "zero3" ? data
@@ -231,8 +233,19 @@ StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t d
                             "pointwise); zero3 is for training steps (einplan gen llama --train)"});
     if (!plan.shardAtRest.empty()) sharded = withInputsShardedAtRest(g, plan.shardAtRest);
   }
-  const Graph& cutGraph = sharded ? *sharded : g;
-  const std::vector<NodeSpace> spaces = spacesInForwardNames(cutGraph);
+  std::optional<Graph> recomputed;
+  std::set<std::string> copies;  // the recomputed nodes' copies
+  if (recomputeLayers) {
+    const Graph& before = sharded ? *sharded : g;
+    plan.recompute = layerRecompute(before);
+    recomputed = withRecompute(before, plan.recompute);
+    std::set<std::string> names;
+    for (const Node& n : before.nodes) names.insert(n.name);
+    for (const Node& n : recomputed->nodes)
+      if (!names.count(n.name)) copies.insert(n.name);
+  }
+  const Graph& cutGraph = recomputed ? *recomputed : sharded ? *sharded : g;
+  const std::vector<NodeSpace> spaces = spacesInForwardNames(cutGraph, copies);
   for (std::size_t i = 0; i < cutGraph.nodes.size(); ++i) {
     const std::string& name = cutGraph.nodes[i].name;
     const NodeSpace& space = spaces[i];

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "planner/graph/graph.h"
+#include "planner/graph/recompute.h"
 #include "planner/graph/shard_at_rest.h"
 #include "planner/partition/partition.h"
 #include "planner/placement/plan.h"
@@ -62,12 +63,16 @@ struct StrategyPlan {
   std::map<std::string, Parts> partitions;  // node name -> partition over iterationLabels(node)
   PinnedPlacements placements;              // megatron with a tensor-parallel degree: the groups' ranks
   std::vector<ShardAtRest> shardAtRest;      // zero3: the inputs sharded at rest (the partitions name their copies)
+  std::vector<Recompute> recompute;          // --recompute layers: applied after shardAtRest (the partitions name the copies)
 };
 
 // InputError (exit 2) for an unknown strategy, zero3 for a graph without trained weights, a graph without the labels the strategy
 // cuts, or a tensor-parallel degree that is not a divisor of p (or given to another strategy).
 // tensorParallel 0: none (megatron over all p ranks).
-StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t devices, int64_t tensorParallel = 0);
+// `recomputeLayers`: with every layer's activations computed again before its backward
+// (planner/graph/recompute.h layerRecompute), the copies cut as the nodes they copy.
+StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t devices, int64_t tensorParallel = 0,
+                          bool recomputeLayers = false);
 
 // The bytes of a training step's gradients of its inputs (the nodes einplan grad names
 // grad_X, at their types): what data parallelism reduces once per step. A ring all-reduce

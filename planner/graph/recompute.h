@@ -29,6 +29,17 @@ struct Recompute {
 // valid, unused identifier: recomputedName).
 Graph withRecompute(const Graph& g, const std::vector<Recompute>& entries);
 
+// Full activation recompute per layer (Megatron-LM's --recompute-granularity full: each
+// layer keeps its input, and its forward runs again before its backward), for training
+// steps whose layers' forward nodes are named L<i>_... before the first d_ or grad_ node
+// (einplan gen llama --train). Of each layer's forward nodes, all but those another layer
+// or the rest of the forward reads (the layer's output, its checkpoint) and the graph
+// outputs are computed again, each just before its first reader in the backward (or its
+// first copy that reads it), taken from the last node back so that the copies read one
+// another: the entries for withRecompute, in order. InputError where the graph has no such
+// layer.
+std::vector<Recompute> layerRecompute(const Graph& g);
+
 // The name withRecompute gives the copy of `node` in `g`.
 std::string recomputedName(const Graph& g, const std::string& node);
 

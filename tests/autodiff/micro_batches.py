@@ -10,7 +10,8 @@ and the data-parallel hand strategy's bytes against its closed form.
    equals the plan's, and every output equals `einplan eval` of the same step without
    micro-batches (the one-pass graph, from the same generated inputs: an independent run of
    the reference evaluator, which never slices a batch), within f32 rounding or, for a
-   bf16 step with f32 master weights, bf16's; the data strategy's plan file runs so too.
+   bf16 step with f32 master weights, bf16's; the data strategy's plan file runs so too, and
+   megatron's with --recompute layers (every layer's activations computed again).
 3. `einplan gen llama --train --strategy data` and `zero3` (f32, p = 2 and 4, with and without
    micro-batches) moves what data parallelism moves and nothing else: each gradient's
    partial results to its owner, (p - 1) x its bytes, once per step (per micro-batch where
@@ -50,12 +51,16 @@ BF16 = ["--dtype", "bf16", "--master", "f32"]
 LLAMA_DATA = [8 if prev == "--batch" else x for prev, x in zip([None] + LLAMA, LLAMA)]
 
 # (name, family options, micro-batches, ranks, relative tolerance against the one-pass
-# step, hand strategy or None: eindecomp's plan)
+# step, hand strategy's gen options or None: eindecomp's plan)
 CASES = [
     ("ffnn_f32_m4", FFNN, 4, 2, 1e-5, None),
     ("llama_bf16_m2", LLAMA + BF16, 2, 4, 3e-2, None),
     ("llama_f32_m4", LLAMA, 4, 6, 1e-5, None),
-    ("llama_data_m2", LLAMA_DATA, 2, 4, 1e-5, "data"),
+    ("llama_data_m2", LLAMA_DATA, 2, 4, 1e-5, ["--strategy", "data"]),
+    # Megatron's 2-way tensor parallelism in 2 groups, with every layer's activations
+    # computed again before its backward (--recompute layers: the plan carries the copies).
+    ("llama_megatron_recompute_m2", LLAMA_DATA, 2, 4, 1e-5,
+     ["--strategy", "megatron", "--tensor-parallel", 2, "--recompute", "layers"]),
     ("shared_weight_m3", "SHARED_WEIGHT", 3, 2, 1e-5, None),
 ]
 
@@ -139,8 +144,8 @@ def programs(a, work):
             gen(a, family, one_pass)
         plan = []
         if strategy:
-            plan_file = work / f"{name}_{strategy}.yaml"
-            gen(a, family, plan_file, m, ["--strategy", strategy, "-p", p])
+            plan_file = work / f"{name}_plan.yaml"
+            gen(a, family, plan_file, m, [*strategy, "-p", p])
             plan = ["--plan", plan_file]
         planned = plan_report(a, graph, p, work, plan)
         project = work / f"project_{name}"

@@ -162,6 +162,14 @@ expect 0 "objective traffic" "$EINPLAN" cost "$WORK/train.yaml" --plan "$WORK/ze
 expect 2 "--strategy megatron-zero1: use megatron, which for a training step shards each update" $L --train --strategy megatron-zero1 -p 4
 expect 2 "--strategy zero1: use data, which shards the optimizer state" $L --train --strategy zero1 -p 4
 expect 2 "--strategy zero3: the graph has no trained weight" $L --strategy zero3 -p 4
+# --recompute layers: the plan carries a copy of every layer activation but the layer's
+# output; only for training steps, and only the value it names
+$L --train --strategy zero3 -p 4 --recompute layers -o "$WORK/zero3_recompute.json" &&
+  grep -q '"recompute"' "$WORK/zero3_recompute.json" ||
+  { echo "FAIL: gen llama --train --strategy zero3 --recompute layers"; failures=$((failures + 1)); }
+expect 0 "objective traffic" "$EINPLAN" cost "$WORK/train.yaml" --plan "$WORK/zero3_recompute.json"
+expect 2 "--recompute layers: the graph has no layers of a training step" $L --strategy data -p 4 --recompute layers
+expect 2 "--recompute" $L --train --strategy data -p 4 --recompute all
 # --no-grad-outputs: the same step, its gradients read by the update only (not written)
 $L --train --optimizer adamw -o "$WORK/adamw.yaml" && $L --train --optimizer adamw --no-grad-outputs -o "$WORK/adamw_ng.yaml" &&
   "$EINPLAN" eval "$WORK/adamw.yaml" --seed 3 --outputs "$WORK/adamw_out" >/dev/null &&
