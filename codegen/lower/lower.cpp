@@ -69,10 +69,12 @@ RankProgram lowerPlan(const Graph& g, const Plan& plan, const PlanCost& cost) {
   rp.stagingRecvBytes = cost.memory.stagingRecvBytesPerRank;
   const Fusion fusion = chooseFusion(g, plan);
   einrt::model::ProgramTables tables = programTables(g, plan, fusion);
+  tables.ranksPerNode = cost.ranksPerNode;  // the split costPlan priced (the program's rules read it)
   rp.model = einrt::model::buildProgramModel(tables, dtypeSize(g.dtype), true);
   rp.tensors = std::move(tables.tensors);
   rp.outputs = std::move(tables.outputs);
   rp.microBatches = tables.microBatches;
+  rp.partialsOnOwners = tables.partialsOnOwners;
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
     rp.nodes.push_back(describeNode(g, g.nodes[i], static_cast<int>(i), std::move(tables.nodes[i]), plan.nodes[i], cost.nodes[i]));
   applyFusion(rp, fusion);

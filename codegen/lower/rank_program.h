@@ -43,6 +43,7 @@ struct RankProgram {
   std::vector<NodeProgram> nodes;
   std::vector<int> outputs;            // tensor indices of the graph outputs
   int64_t microBatches = 1;            // the step's (einrt/model/program_model.h)
+  bool partialsOnOwners = false;       // the plan's (einrt/model/tables.h)
   einrt::model::ProgramModel model;    // of the tables, on the host (fused groups as steps)
   int64_t bytesPredicted = 0;
   int64_t interNodeBytesPredicted = 0;

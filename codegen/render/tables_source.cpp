@@ -153,6 +153,7 @@ std::string tablesSource(const RankProgram& program) {
          (t.splitDimension >= 0 ? "  p.tensors.back().splitDimension = " + std::to_string(t.splitDimension) + ";\n" : std::string());
   for (const NodeProgram& n : program.nodes) s += nodeSource(n);
   if (program.microBatches > 1) s += "  p.microBatches = " + std::to_string(program.microBatches) + ";\n";
+  if (program.partialsOnOwners) s += "  p.partialsOnOwners = true;\n";
   return s + "  p.outputs = " + list(program.outputs) + ";\n";
 }
 

@@ -146,8 +146,21 @@ PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::
     if (losing && losing->lost()) return PricedPlan{{}, {}, rule, true, losing->floorPs(), std::nullopt, false};
     Plan plan = makePlan(g, options.devices, algorithm, parts, std::move(placements));
     plan.ranksPerNode = ranksPerNodeOf(options);
+    plan.partialsOnOwners = options.partialsOnOwners;
     chooseGemmPaths(g, options, plan);
     PlanCost cost = costPlan(g, plan, options.machine, memoryToCompare(options), options.trafficMemo.get());
+    // Partials reduced at read are held until their reader's step ends: where that passes
+    // --mem-limit, the same plan with every aggregation onto owners, if its peak is lower.
+    if (options.memLimitBytes && !plan.partialsOnOwners && cost.peakBytesPerDevice > *options.memLimitBytes &&
+        std::any_of(cost.nodes.begin(), cost.nodes.end(), [](const NodePlanCost& c) { return c.reducedAtReadBy >= 0; })) {
+      Plan owners = plan;
+      owners.partialsOnOwners = true;
+      PlanCost ownersCost = costPlan(g, owners, options.machine, MemoryDetail::Peak, options.trafficMemo.get());
+      if (ownersCost.peakBytesPerDevice < cost.peakBytesPerDevice) {
+        plan = std::move(owners);
+        cost = std::move(ownersCost);
+      }
+    }
     return PricedPlan{std::move(plan), std::move(cost), rule, false, 0, std::nullopt, memoryToCompare(options) == MemoryDetail::Peak};
   };
   // Every rule but the last on a thread of its own (the memo is safe from several): on a

@@ -99,6 +99,26 @@ void repartitionStaging(const einrt::BlockGrid& grid, const std::vector<RankBloc
   foldStaging(c, m);
 }
 
+// The repartition of a producer's partial blocks reduced at read (einrt's program model):
+// each holder of a block sends its partial of every piece a reading rank needs, the
+// reader's own partial kept (as in an aggregation).
+void reducedReadStaging(const einrt::BlockGrid& grid, const std::vector<RankBlock>& reads, const einrt::BlockGrid& from,
+                        const std::vector<std::vector<int>>& holders, int64_t E, CollectiveBytes& c, MemoryPlan& m) {
+  for (const auto& [rank, block] : reads)
+    einrt::forEachOverlap(grid, block, from, [&](int64_t o, int64_t elements) {
+      const int64_t bytes = checkedMul(elements, E, kWhat);
+      for (int h : holders[static_cast<std::size_t>(o)]) {
+        if (h == rank) {
+          add(c.kept, rank, bytes);
+        } else {
+          add(c.sent, h, bytes);
+          add(c.received, rank, bytes);
+        }
+      }
+    });
+  foldStaging(c, m);
+}
+
 // The aggregation of a node's partial blocks onto their owners.
 void aggregationStaging(const einrt::model::NodeTable& n, const einrt::model::NodeModel& nm, int64_t E, CollectiveBytes& c,
                         MemoryPlan& m) {
@@ -151,10 +171,17 @@ MemoryPlan memoryPlan(const einrt::model::ProgramTables& t, const einrt::model::
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
       const int producer = t.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer;
       if (producer < 0 || nm.inPlace[k] || nm.sharesCopyOf[k].node >= 0) continue;  // (a shared copy: no repartition)
+      const einrt::model::NodeModel& from = model.nodes[static_cast<std::size_t>(producer)];
+      if (nm.readsPartials[k]) {
+        const einrt::BlockGrid& partials = from.geometry->outputGrid;
+        reducedReadStaging(nm.geometry->operandGrid[k], *nm.reads[k], partials,
+                           einrt::model::holdersByBlock(*from.writes, partials.blockCount()), bytesOf(n.operandTensor[k]), collective, m);
+        continue;
+      }
       repartitionStaging(nm.geometry->operandGrid[k], *nm.reads[k], model.nodes[static_cast<std::size_t>(producer)].geometry->outputGrid,
                          t.nodes[static_cast<std::size_t>(producer)].blockOwner, devices, bytesOf(n.operandTensor[k]), collective, m);
     }
-    if (nm.aggregates) aggregationStaging(n, nm, bytesOf(n.outputTensor), collective, m);
+    if (nm.aggregatesOntoOwners()) aggregationStaging(n, nm, bytesOf(n.outputTensor), collective, m);
   }
   RankBytes staging(P, 0);
   for (std::size_t r = 0; r < P; ++r) staging[r] = checkedAdd(m.stagingSendBytesPerRank[r], m.stagingRecvBytesPerRank[r], kWhat);

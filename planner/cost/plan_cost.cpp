@@ -99,7 +99,17 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   // steps), for its kernels' time and its memory.
   // (The tables always: which readers share a received copy is einrt's rule over them.)
   std::optional<einrt::model::ProgramTables> tables = programTables(g, plan, chooseFusion(g, plan));
+  tables->ranksPerNode = nodes.ranksPerNode;  // the split priced here (the reduced-at-read rule reads it)
   const std::vector<std::vector<einrt::model::OperandCopy>> copies = einrt::model::sharedOutputCopies(*tables, geometry);
+  // Partials reduced at read: no aggregation of their own, their reader's edge moves them.
+  const std::vector<einrt::model::OperandCopy> reduced = einrt::model::partialsReducedAtRead(*tables, geometry, copies);
+  for (std::size_t i = 0; i < plan.nodes.size(); ++i)
+    if (reduced[i].node >= 0) {
+      NodePlanCost& c = pc.nodes[i];
+      c.reducedAtReadBy = reduced[i].node;
+      c.timePs -= c.aggTimePs;
+      c.trafficAggBytes = c.interNodeBytes = c.aggTimePs = 0;
+    }
   if (machine || memory == MemoryDetail::Peak) {
     // The time model reads the steps alone; the memory model everything.
     if (memory == MemoryDetail::Peak) {
@@ -130,9 +140,19 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     const einrt::BlockGrid& grid = reads.operandGrid[static_cast<std::size_t>(edge.operand)];
     c.paper = grid.windowed() ? windowRepartitionCost(grid) : repartitionCost(edge.bounds, edge.producerParts, edge.consumerParts);
     c.readsCopyOf = copies[static_cast<std::size_t>(edge.toNode)][static_cast<std::size_t>(edge.operand)].node;
-    const Traffic t = c.readsCopyOf >= 0 ? Traffic{} : operandTraffic({edge.bounds, edge.producerParts}, producer.placement.blockOwner, reads,
-                                     static_cast<std::size_t>(edge.operand), consumer.placement.callRank, plan.devices, detail,
-                                     nodes, memo);
+    const einrt::model::OperandCopy& reducer = reduced[static_cast<std::size_t>(edge.fromNode)];
+    c.reducesPartials = reducer.node == edge.toNode && reducer.operand == edge.operand;
+    Traffic t;
+    if (c.reducesPartials) {
+      const CallGeometry& from = geometryOf(static_cast<std::size_t>(edge.fromNode));
+      const std::vector<std::vector<int>> holders = einrt::model::holdersByBlock(
+          einrt::model::distinctPairs(from.outputBlock, producer.placement.callRank), from.outputGrid.blockCount());
+      t = reducedReadTraffic(from.outputGrid, holders, grid, reads.operandBlock[static_cast<std::size_t>(edge.operand)],
+                             consumer.placement.callRank, plan.devices, detail, nodes);
+    } else if (c.readsCopyOf < 0) {
+      t = operandTraffic({edge.bounds, edge.producerParts}, producer.placement.blockOwner, reads, static_cast<std::size_t>(edge.operand),
+                         consumer.placement.callRank, plan.devices, detail, nodes, memo);
+    }
     const int64_t elementBytes = bytesOf(static_cast<std::size_t>(edge.fromNode));
     // The repartition runs before each of the consumer's runs.
     const int64_t readerRuns = runs[static_cast<std::size_t>(edge.toNode)].calls;
@@ -185,6 +205,17 @@ bool mayReadSharedCopy(const Graph& g, const GraphIndex& index, const std::vecto
   return false;
 }
 
+std::optional<Use> mayReduceAtRead(const Graph& g, const GraphIndex& index, const std::vector<Parts>& parts, std::size_t node) {
+  const std::string& tensor = g.nodes[node].name;
+  const std::vector<Use>& readers = index.consumers(tensor);
+  if (readers.empty() || index.isOutput(tensor)) return std::nullopt;
+  const NodeSpace space = nodeSpace(g.nodes[node]);
+  int64_t aggParts = 1;
+  for (int l : space.aggregatedDims) aggParts *= parts[node][static_cast<std::size_t>(l)];
+  if (aggParts <= 1) return std::nullopt;
+  return readers.front();
+}
+
 namespace {
 
 // The floors of a plan's phases under any placement that runs each call on a rank of its
@@ -192,6 +223,8 @@ namespace {
 // each phase with the bytes of the elements it moves (its node's or producer's type).
 // Micro-batches: a phase's floor counts once per run of it (`runs`: nodeRuns(g)), as
 // costPlan counts it.
+// Each is told whether it may be part of a reduced-at-read exchange (mayReduceAtRead):
+// the node as the one reduced, the edge as its reader.
 template <class NodeFloor, class EdgeFloor>
 void forEachPhaseFloor(const Graph& g, const std::vector<Parts>& parts, const std::vector<NodeRuns>& runs, NodeFloor&& node,
                        EdgeFloor&& edge) {
@@ -201,6 +234,8 @@ void forEachPhaseFloor(const Graph& g, const std::vector<Parts>& parts, const st
   std::vector<NodeSpace> spaces;
   spaces.reserve(g.nodes.size());
   for (const Node& n : g.nodes) spaces.push_back(nodeSpace(n));
+  std::vector<std::optional<Use>> reducer(g.nodes.size());
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) reducer[i] = mayReduceAtRead(g, index, parts, i);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const NodeSpace& space = spaces[i];
     int64_t calls = 1;
@@ -208,7 +243,8 @@ void forEachPhaseFloor(const Graph& g, const std::vector<Parts>& parts, const st
     // A node's partial results: each output block's (calls / blocks) partials on as many
     // ranks, all but one sent to the block's owner.
     const einrt::BlockGrid out = einrt::tensorGrid(space.sizes, parts[i], space.outputLabels);
-    node(i, calls / out.blockCount(), out.blockElements(), calls - out.blockCount(), bytesOf(i), runs[i].aggregation);
+    node(i, calls / out.blockCount(), out.blockElements(), calls - out.blockCount(), bytesOf(i), runs[i].aggregation,
+         reducer[i].has_value());
     for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
       const int from = index.nodeIndex(g.nodes[i].inputs[k]);
       if (from < 0 || space.windowed(k)) continue;  // graph inputs are free; a window's reads count 0 here
@@ -216,7 +252,9 @@ void forEachPhaseFloor(const Graph& g, const std::vector<Parts>& parts, const st
       const NodeSpace& producer = spaces[static_cast<std::size_t>(from)];
       const einrt::BlockGrid read = einrt::tensorGrid(space.sizes, parts[i], space.operandLabels[k]);
       const einrt::BlockGrid owned = einrt::tensorGrid(producer.sizes, parts[static_cast<std::size_t>(from)], producer.outputLabels);
-      edge(i, read.shape, owned.parts, read.parts, calls, bytesOf(static_cast<std::size_t>(from)), runs[i].calls);
+      const std::optional<Use>& r = reducer[static_cast<std::size_t>(from)];
+      const bool readsPartials = r && r->node == static_cast<int>(i) && r->operand == static_cast<int>(k);
+      edge(i, read.shape, owned.parts, read.parts, calls, bytesOf(static_cast<std::size_t>(from)), runs[i].calls, readsPartials);
     }
   }
 }
@@ -228,11 +266,13 @@ int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts) {
   int64_t bound = 0;
   forEachPhaseFloor(
       g, parts, nodeRuns(g),
-      [&](std::size_t, int64_t, int64_t blockElements, int64_t partialsSent, int64_t bytes, int64_t times) {
+      [&](std::size_t, int64_t, int64_t blockElements, int64_t partialsSent, int64_t bytes, int64_t times, bool) {
+        // (Reduced at read or not: reading H partials moves at least H - 1 of them.)
         bound = checkedAdd(bound, checkedMul(checkedMul(checkedMul(partialsSent, blockElements, what), bytes, what), times, what), what);
       },
       [&](std::size_t, const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers,
-          int64_t bytes, int64_t times) {
+          int64_t bytes, int64_t times, bool readsPartials) {
+        if (readsPartials) return;  // its bytes may be all the aggregation's floor already counts
         // (Elements only: which ranks hold and read does not matter, so any count of ranks does.)
         const RepartitionFloor f = repartitionFloor(shape, producer, consumer, readers, 0, std::nullopt, kMaxDevices);
         bound = checkedAdd(bound, checkedMul(checkedMul(f.elements, bytes, what), times, what), what);
@@ -259,8 +299,8 @@ std::vector<int64_t> timeFloorsByNode(const Graph& g, const std::vector<Parts>& 
   const std::vector<NodeRuns> runs = nodeRuns(g);
   forEachPhaseFloor(
       g, parts, runs,
-      [&](std::size_t node, int64_t partials, int64_t blockElements, int64_t, int64_t bytes, int64_t times) {
-        if (partials <= 1) return;
+      [&](std::size_t node, int64_t partials, int64_t blockElements, int64_t, int64_t bytes, int64_t times, bool reduced) {
+        if (partials <= 1 || reduced) return;  // (reduced at read: its reader's exchange, counted there)
         // The owner receives the other partials, from as many ranks; past a node's ranks
         // some come from other nodes. A sender sends one.
         const int64_t far = ranksPerNode > 0 ? std::max<int64_t>(0, partials - ranksPerNode) : 0;
@@ -271,7 +311,9 @@ std::vector<int64_t> timeFloorsByNode(const Graph& g, const std::vector<Parts>& 
         add(node, f, bytes, times);
       },
       [&](std::size_t node, const std::vector<int64_t>& shape, const Parts& producer, const Parts& consumer, int64_t readers,
-          int64_t bytes, int64_t times) {
+          int64_t bytes, int64_t times, bool) {
+        // (Reduced at read, each reader receives at least what it would of the finished
+        // blocks, and each holder sends what an owner would: the floor holds.)
         add(node, repartitionFloor(shape, producer, consumer, readers, ranksPerNode, std::nullopt, devices), bytes, times);
       });
   const std::vector<int64_t> compute = computeFloorsByNode(m, g, parts);
@@ -284,13 +326,20 @@ int64_t exchangePicoseconds(const Graph& g, const GraphIndex& index, std::size_t
                             const std::vector<DType>& types, const Machine& m, int64_t devices, TrafficMemo* memo) {
   const einrt::RankNodes nodes = m.rankNodes();
   const Placement& placed = placements[node];
-  const Traffic agg = aggregationTraffic(geometry, placed.callRank, placed.blockOwner, devices, TrafficDetail::PerRank, nodes);
-  int64_t ps = phasePicoseconds(m, agg, static_cast<int64_t>(dtypeSize(types[node])));
+  // A node that may be reduced at read may aggregate nothing, and its reader's exchange
+  // may move partials (mayReduceAtRead): both count nothing here, so that this stays a floor.
+  int64_t ps = 0;
+  if (!mayReduceAtRead(g, index, parts, node)) {
+    const Traffic agg = aggregationTraffic(geometry, placed.callRank, placed.blockOwner, devices, TrafficDetail::PerRank, nodes);
+    ps = phasePicoseconds(m, agg, static_cast<int64_t>(dtypeSize(types[node])));
+  }
   const NodeSpace space = nodeSpace(g.nodes[node]);
   for (std::size_t k = 0; k < g.nodes[node].inputs.size(); ++k) {
     const int from = index.nodeIndex(g.nodes[node].inputs[k]);
     if (from < 0 || mayReadSharedCopy(g, index, parts, node, k)) continue;  // (a floor of what costPlan counts)
     const auto f = static_cast<std::size_t>(from);
+    if (const std::optional<Use> r = mayReduceAtRead(g, index, parts, f); r && r->node == static_cast<int>(node) && r->operand == static_cast<int>(k))
+      continue;
     const Parts producerParts = projectParts(parts[f], nodeSpace(g.nodes[f]).outputLabels);
     const Traffic t = operandTraffic({operandExtent(space, k), producerParts}, placements[f].blockOwner, geometry, k,
                                      placed.callRank, devices, TrafficDetail::PerRank, nodes, memo);

@@ -40,6 +40,8 @@ struct NodePlanCost {
   int64_t timePs = 0;                                  // with a machine: all its phases
   int64_t computePs = 0;                               // with a machine: its kernel calls
   int64_t aggTimePs = 0;                               // with a machine: its aggregation
+  int reducedAtReadBy = -1;                            // its partials reduced on the way to this
+                                                       // reader node (einrt's program model), else -1
   bool resultFromMemory = false;                       // with a machine: its result's lines come from
                                                        // memory (residency.h)
   int64_t flops = 0;
@@ -54,6 +56,10 @@ struct EdgePlanCost {
   // The consumer reads the copy an earlier reader received (einrt's output-copy rule,
   // einrt/model/program_model.h): that reader's node, and this edge moves nothing. -1: none.
   int readsCopyOf = -1;
+  // The producer's partial results are reduced on the way to this consumer (einrt's
+  // reduced-at-read rule): the edge's traffic is that one exchange's, the producer has no
+  // aggregation of its own.
+  bool reducesPartials = false;
 };
 
 struct PlanCost {
@@ -91,6 +97,15 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
 // it as nothing.
 bool mayReadSharedCopy(const Graph& g, const GraphIndex& index, const std::vector<Parts>& parts, std::size_t node,
                        std::size_t operand);
+
+// The reader operand (first in node order) that might receive node `node`'s partial
+// results reduced under einrt's reduced-at-read rule (einrt/model/program_model.h) in some
+// placement, else none: the node's calls are cut along a label it aggregates, its output
+// is read and is no graph output. Such a node may have no aggregation of its own, and its
+// reader's repartition moves partials instead: the floors count neither the node's
+// aggregation time nor that edge's traffic (the traffic floor keeps the aggregation's:
+// every reading of H partials moves at least H - 1 of them).
+std::optional<Use> mayReduceAtRead(const Graph& g, const GraphIndex& index, const std::vector<Parts>& parts, std::size_t node);
 
 // The least traffic (bytes, each element at its tensor's type) any placement of these partitions can have in which every
 // kernel call runs on a rank of its own (the canonical and matched rules: pinned calls may

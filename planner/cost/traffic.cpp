@@ -535,6 +535,26 @@ Traffic firstGroupRepartitionTraffic(const einrt::BlockGrid& producer, int64_t o
   return t;
 }
 
+Traffic reducedReadTraffic(const einrt::BlockGrid& partials, const std::vector<std::vector<int>>& holders,
+                           const einrt::BlockGrid& consumerGrid, const einrt::model::BlockNumbers& callBlock,
+                           const std::vector<int>& callRank, int64_t devices, TrafficDetail detail, const einrt::RankNodes& nodes) {
+  const char* what = "repartition traffic";
+  Traffic t;
+  const bool perRank = detail == TrafficDetail::PerRank;
+  RankTally tally(perRank ? devices : 0, nodes, RankTally::GroupedBy::Receiver);  // needs are sorted by rank
+  for (const auto& [rank, block] : einrt::model::distinctPairs(callBlock, callRank))
+    einrt::forEachOverlap(consumerGrid, block, partials, [&](int64_t o, int64_t elements) {
+      for (int holder : holders[static_cast<std::size_t>(o)]) {
+        if (holder == rank) continue;
+        t.elements = checkedAdd(t.elements, elements, what);
+        if (!nodes.sameNode(holder, rank)) t.interNodeElements = checkedAdd(t.interNodeElements, elements, what);
+        if (perRank) tally.add(holder, rank, elements);
+      }
+    });
+  if (perRank) tally.finish(t);
+  return t;
+}
+
 Traffic aggregationTraffic(const CallGeometry& g, const std::vector<int>& callRank, const std::vector<int>& blockOwner,
                            int64_t devices, TrafficDetail detail, const einrt::RankNodes& nodes) {
   const char* what = "aggregation traffic";

@@ -183,6 +183,15 @@ class TrafficMemo {
   std::mutex mutex_;  // guards buckets_
 };
 
+// A repartition from a node's partial results, reduced at read (einrt's program model):
+// every holder of a producer block (`holders`, per block of `partials`) sends its partial
+// of each piece a reading rank needs, but the reader's own (einrt's message plan for a
+// partial source). Call c runs on callRank[c] and reads block callBlock[c] of `consumerGrid`.
+Traffic reducedReadTraffic(const einrt::BlockGrid& partials, const std::vector<std::vector<int>>& holders,
+                           const einrt::BlockGrid& consumerGrid, const einrt::model::BlockNumbers& callBlock,
+                           const std::vector<int>& callRank, int64_t devices, TrafficDetail detail,
+                           const einrt::RankNodes& nodes = {});
+
 // Aggregation of a node's partial results into the owners of its output blocks.
 Traffic aggregationTraffic(const CallGeometry& geometry, const std::vector<int>& callRank,
                            const std::vector<int>& blockOwner, int64_t devices, TrafficDetail detail,

@@ -63,6 +63,8 @@ einrt::model::ProgramTables programTables(const Graph& g, const Plan& plan, cons
   }
   // Micro-batches (planner/graph/micro_batches.h): which nodes run once per step, which are summed.
   t.microBatches = microBatchCount(g);
+  t.ranksPerNode = plan.ranksPerNode;
+  t.partialsOnOwners = plan.partialsOnOwners;
   const std::vector<StepPhase> phases = stepPhases(g);
   const std::vector<bool> accumulated = accumulatedNodes(g);
   const std::vector<DType> types = nodeOutputTypes(g);

@@ -63,6 +63,10 @@ struct Plan {
   // Inputs sharded at rest (planner/graph/shard_at_rest.h), applied before `recompute`:
   // the plan's graph is withPlanRewrites(the user's graph, shardAtRest, recompute).
   std::vector<ShardAtRest> shardAtRest;
+  // Every aggregation onto its owners, einrt's reduced-at-read rule off
+  // (einrt/model/tables.h): chosen under --mem-limit where partials held for their reader
+  // would pass it, or read from a plan file's partials_on_owners.
+  bool partialsOnOwners = false;
 };
 
 // Placements written by hand (plan files): node name -> rank of every kernel call.

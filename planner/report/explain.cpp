@@ -112,6 +112,11 @@ std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost) 
                  " received (the same blocks on the same ranks, a few nodes before): no traffic\n";
           continue;
         }
+        if (ec.reducesPartials) {
+          out += "    repartition from the partial results of " + n.inputs[k] + ", reduced on the way (fewer bytes than " +
+                 "aggregating them onto their owners first): " + formatBytes(ec.trafficBytes) + " of traffic\n";
+          continue;
+        }
         out += "    repartition from " + n.inputs[k] + " written as " +
                layoutText(g.nodes[edge->fromNode].outputLabels, edge->producerParts, blockCount(edge->producerParts)) +
                ": " + edgeCollective(edge->producerParts, edge->consumerParts) + ", " + formatBytes(ec.trafficBytes) +
@@ -121,7 +126,11 @@ std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost) 
     out += "  local join: " + std::to_string(np.kernelCalls) + " kernel calls, each writes a " +
            shapeText(tensorBounds(space, -1), np.outputParts) + " block (paper model: " + std::to_string(c.join) +
            " elements moved)\n";
-    if (c.nAgg > 1) {
+    if (const int reader = cost.nodes[i].reducedAtReadBy; reader >= 0) {
+      out += "  local aggregation: result is Partial(" + std::string(reduceName(n.agg)) + ") over " + std::to_string(c.nAgg) +
+             " kernel calls per output block; not reduced on owners: " + plan.nodes[static_cast<std::size_t>(reader)].name +
+             " receives the partials reduced (its operand's traffic)\n";
+    } else if (c.nAgg > 1) {
       out += "  local aggregation: result is Partial(" + std::string(reduceName(n.agg)) + ") over " + std::to_string(c.nAgg) +
              " kernel calls per output block; reduced on the owners, " + formatBytes(cost.nodes[i].trafficAggBytes) +
              " of traffic (paper model: " + std::to_string(c.agg) + " elements)\n";

@@ -22,7 +22,7 @@ const std::vector<std::string>& topKeys() {
       "schema_version", "tool",        "command",       "command_line",        "graph_sha256", "graph",
       "devices",        "algorithm",   "objective",     "dtype",               "nodes",        "edges",
       "total_cost",     "total_bytes", "total_traffic_bytes", "intra_node_bytes", "inter_node_bytes", "ranks_per_node", "total_flops", "peak_bytes_per_device",
-      "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "micro_batches", "search_time_s", "optimal",   "notes",               "bytes_predicted", "recompute", "shard_at_rest"};
+      "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "micro_batches", "search_time_s", "optimal",   "notes",               "bytes_predicted", "recompute", "shard_at_rest", "partials_on_owners"};
   return keys;
 }
 
@@ -30,7 +30,7 @@ const std::vector<std::string>& nodeKeys() {
   static const std::vector<std::string> keys{
       "name",          "partition",        "kernel_calls",      "output_partition", "placement", "cost",
       "traffic_bytes", "traffic_in_bytes", "traffic_agg_bytes", "intra_node_bytes", "inter_node_bytes", "flops",            "bytes_per_device",
-      "live_bytes",    "resident_input_bytes", "fallback",      "estimated_time_s", "kernel",            "bytes_predicted", "gemm_path"};
+      "live_bytes",    "resident_input_bytes", "fallback",      "estimated_time_s", "kernel",            "bytes_predicted", "gemm_path", "reduced_at_read_by"};
   return keys;
 }
 
@@ -152,6 +152,11 @@ PlanFile readPlanDocument(const Document& doc) {
   if (const DocField* r = fields.find("ranks_per_node")) plan.ranksPerNode = positiveField(doc, r->value, "'ranks_per_node'");
   if (const DocField* r = fields.find("recompute")) plan.recompute = readRecompute(doc, *r);
   if (const DocField* s = fields.find("shard_at_rest")) plan.shardAtRest = readShardAtRest(doc, *s);
+  if (const DocField* o = fields.find("partials_on_owners")) {
+    if (!o->value.IsScalar() || (o->value.Scalar() != "true" && o->value.Scalar() != "false"))
+      throw InputError({o->valueLoc, "'partials_on_owners' must be true or false"});
+    plan.partialsOnOwners = o->value.Scalar() == "true";
+  }
   const DocField* nodes = fields.find("nodes");
   if (!nodes) throw InputError({doc.at(root), "plan file has no 'nodes' list"});
   if (!nodes->value.IsSequence()) throw InputError({nodes->valueLoc, "'nodes' must be a list"});

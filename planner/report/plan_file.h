@@ -39,6 +39,7 @@ struct PlanFile {
   std::vector<PlanFileNode> nodes;
   std::vector<Recompute> recompute;  // nodes computed again (planner/graph/recompute.h), in order
   std::vector<ShardAtRest> shardAtRest;  // inputs sharded at rest (planner/graph/shard_at_rest.h), applied first
+  bool partialsOnOwners = false;         // every aggregation onto its owners (plan.h)
 };
 
 // `path` "-" reads standard input.

@@ -194,6 +194,7 @@ nlohmann::ordered_json reportJson(const Report& r, bool withPlacements) {
     node["traffic_agg_bytes"] = n.trafficAggBytes;
     node["intra_node_bytes"] = n.trafficBytes - n.interNodeBytes;
     node["inter_node_bytes"] = n.interNodeBytes;
+    if (!n.reducedAtReadBy.empty()) node["reduced_at_read_by"] = n.reducedAtReadBy;
     node["flops"] = n.flops;
     node["bytes_per_device"] = n.bytesPerDevice;
     node["live_bytes"] = n.liveBytes;
@@ -210,6 +211,7 @@ nlohmann::ordered_json reportJson(const Report& r, bool withPlacements) {
                                 {"inter_node_bytes", e.interNodeBytes}};
     if (e.timeSeconds) edge["estimated_time_s"] = *e.timeSeconds;
     if (!e.readsCopyOf.empty()) edge["reads_copy_of"] = e.readsCopyOf;
+    if (e.reducesPartials) edge["reduces_partials"] = true;
     j["edges"].push_back(std::move(edge));
   }
   j["total_cost"] = r.totalCost;
@@ -234,6 +236,7 @@ nlohmann::ordered_json reportJson(const Report& r, bool withPlacements) {
   if (r.searchSeconds) j["search_time_s"] = *r.searchSeconds;
   j["optimal"] = r.optimal;
   j["notes"] = r.notes;
+  if (r.partialsOnOwners) j["partials_on_owners"] = true;
   if (!r.shardAtRest.empty()) {
     j["shard_at_rest"] = nlohmann::ordered_json::array();
     for (const ShardAtRest& e : r.shardAtRest) j["shard_at_rest"].push_back(e.input);

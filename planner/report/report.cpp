@@ -28,6 +28,7 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
   r.notes = plan.notes;
   r.recompute = plan.recompute;
   r.shardAtRest = plan.shardAtRest;
+  r.partialsOnOwners = plan.partialsOnOwners;
   for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
     const NodePlan& np = plan.nodes[i];
     const NodePlanCost& c = cost.nodes[i];
@@ -49,6 +50,7 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
     n.trafficInBytes = c.trafficInBytes;
     n.trafficAggBytes = c.trafficAggBytes;
     n.interNodeBytes = c.interNodeBytes;
+    if (c.reducedAtReadBy >= 0) n.reducedAtReadBy = plan.nodes[static_cast<std::size_t>(c.reducedAtReadBy)].name;
     n.flops = c.flops;
     n.bytesPerDevice = c.bytesPerDevice;
     n.liveBytes = cost.memory.nodeLiveBytes[i];
@@ -63,6 +65,7 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
                   std::nullopt, {}};
     if (machine) er.timeSeconds = picosecondsToSeconds(cost.edges[e].timePs);
     if (const int reader = cost.edges[e].readsCopyOf; reader >= 0) er.readsCopyOf = plan.nodes[static_cast<std::size_t>(reader)].name;
+    er.reducesPartials = cost.edges[e].reducesPartials;
     r.edges.push_back(std::move(er));
   }
   r.totalCost = cost.paper;

@@ -41,6 +41,7 @@ struct NodeReport {
   int64_t trafficBytes = 0;                            // in + aggregation
   int64_t trafficInBytes = 0, trafficAggBytes = 0;
   int64_t interNodeBytes = 0;                          // of trafficBytes, between nodes (SPEC 9)
+  std::string reducedAtReadBy;                         // its partials reduced on the way to this reader, else empty
   int64_t flops = 0;
   int64_t bytesPerDevice = 0;         // the paper's working set of one call (nX + nY + nZ)
   int64_t liveBytes = 0;              // held on the busiest rank while its step runs (SPEC 3.2)
@@ -57,6 +58,7 @@ struct EdgeReport {
   int64_t interNodeBytes = 0;
   std::optional<double> timeSeconds;
   std::string readsCopyOf;  // the earlier reader whose received copy the consumer reads (plan_cost.h), else empty
+  bool reducesPartials = false;  // the producer's partials are reduced on the way (plan_cost.h)
 };
 
 struct Report {
@@ -88,6 +90,7 @@ struct Report {
   std::vector<std::string> notes;
   std::vector<Recompute> recompute;  // the plan's (planner/graph/recompute.h), written only when some
   std::vector<ShardAtRest> shardAtRest;  // the plan's (planner/graph/shard_at_rest.h), written only when some
+  bool partialsOnOwners = false;         // the plan's (plan.h), written only when set
 
   // The number the objective minimizes, as printed: traffic bytes, paper elements, or
   // time in seconds (0 without a machine).

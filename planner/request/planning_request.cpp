@@ -64,6 +64,7 @@ ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest&
     ResolvedPlanFile file = resolvePlanFile(g, *planFile, o.devices, loaded.sha256);
     o.pinned = std::move(file.partitions);
     if (planFile->ranksPerNode && *planFile->ranksPerNode < o.devices) o.ranksPerNode = *planFile->ranksPerNode;
+    o.partialsOnOwners = planFile->partialsOnOwners;
     o.pinnedPlacements = std::move(file.placements);
     o.pinnedGemmPaths = std::move(file.gemmPaths);
   }

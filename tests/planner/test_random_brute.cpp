@@ -3,13 +3,18 @@
 // placement, and an exhaustive search over every combination of node partitions).
 //  - On random in-trees (matmuls, transposed matmuls, elementwise ops, broadcasts,
 //    reductions; p in 1, 2, 3, 4, 6, 8) the dynamic program's plan costs exactly the
-//    brute-force minimum under every objective, and costPlan prices it as the oracle does.
+//    brute-force minimum under every objective, and costPlan prices it as the oracle does
+//    — or lower, where einrt's program reduces a node's partials on the way to its reader
+//    (the reduced-at-read rule, einrt/model/program_model.h: the oracle, as the search,
+//    prices every aggregation and repartition on its own; the rule applies only where it
+//    moves less, and takes no longer).
 //  - On random DAGs the exact regime agrees too; the heuristic regime's gap is printed.
 //  - Under every objective and p, eindecomp's final plan (placement by every rule) never
 //    costs more than the uniform, balanced or data plan, also when the DAG heuristic runs.
 // Seeds are printed.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 
@@ -22,6 +27,10 @@ using namespace eindecomp;
 using namespace eindecomp::testing;
 
 namespace {
+
+bool reducesAtRead(const PlanCost& cost) {
+  return std::any_of(cost.nodes.begin(), cost.nodes.end(), [](const NodePlanCost& c) { return c.reducedAtReadBy >= 0; });
+}
 
 const int64_t kDeviceCounts[] = {1, 2, 3, 4, 6, 8};
 
@@ -75,8 +84,13 @@ TEST_CASE("eindecomp equals an independent brute force on random in-trees under 
       const int64_t best = oracle.best();
       const int64_t mine = oracle.total(planParts(plan));
       INFO("objective " << std::string(objectiveName(objective.planner)) << " case " << checked << " p " << p << " nodes " << g.nodes.size());
-      CHECK(mine == best);
-      CHECK(objectiveModel(g, options).total(costPlan(g, plan, options.machine)) == mine);
+      const PlanCost priced = costPlan(g, plan, options.machine);
+      const int64_t actual = objectiveModel(g, options).total(priced);
+      CHECK(actual <= best);
+      if (!reducesAtRead(priced)) {
+        CHECK(mine == best);
+        CHECK(actual == mine);
+      }
       CHECK(plan.optimal);
       ++checked;
     }
@@ -99,11 +113,14 @@ TEST_CASE("eindecomp on random DAGs with multi-consumer nodes: exact regime and 
       const int64_t best = oracle.best();
       PlanOptions options = optionsFor(objective, p);
       options.placementRules = {PlacementRule::Canonical};
-      const int64_t exactCost = oracle.total(planParts(planGraph("eindecomp", g, options)));
+      const Plan exact = planGraph("eindecomp", g, options);
+      const int64_t exactCost = oracle.total(planParts(exact));
+      const PlanCost exactPriced = costPlan(g, exact, options.machine);
       options.exactWorkBudget = 0;  // force linearization + descent
       const int64_t heuristicCost = oracle.total(planParts(planGraph("eindecomp", g, options)));
       INFO("objective " << std::string(objectiveName(objective.planner)) << " case " << checked << " p " << p << " nodes " << g.nodes.size());
-      CHECK(exactCost == best);
+      CHECK(objectiveModel(g, options).total(exactPriced) <= best);
+      if (!reducesAtRead(exactPriced)) CHECK(exactCost == best);
       CHECK(heuristicCost >= best);
       const double gap = best == 0 ? (heuristicCost == 0 ? 0.0 : 1.0) : static_cast<double>(heuristicCost - best) / static_cast<double>(best);
       gapSum += gap;

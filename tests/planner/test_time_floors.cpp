@@ -152,11 +152,17 @@ TEST_CASE("the traffic and time bounds the planner skips pricing by never exceed
               CAPTURE(i);
               CHECK(floors[i] <= cost.nodes[i].timePs);
               const CallGeometry geometry = callGeometry(nodeSpace(g.nodes[i]), parts[i]);
-              // (Exactly, unless an operand may read a shared copy: then at most.)
+              // (Exactly, unless an operand may read a shared copy, or the node's partials
+              // may be reduced at their reader, or this node may be that reader: then at most.)
               const int64_t placed =
                   exchangePicoseconds(g, index, i, geometry, parts, placement, nodeOutputTypes(g), m, devices, nullptr) + compute[i];
               bool mayShare = false;
               for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) mayShare = mayShare || mayReadSharedCopy(g, index, parts, i, k);
+              mayShare = mayShare || mayReduceAtRead(g, index, parts, i).has_value();
+              for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k)
+                if (const int from = index.nodeIndex(g.nodes[i].inputs[k]); from >= 0)
+                  if (const auto r = mayReduceAtRead(g, index, parts, static_cast<std::size_t>(from)); r && r->node == static_cast<int>(i))
+                    mayShare = true;
               if (mayShare) CHECK(placed <= cost.nodes[i].timePs);
               else CHECK(placed == cost.nodes[i].timePs);
             }

@@ -46,10 +46,11 @@ int64_t operandBlockBytes(const ProgramTables& t, const NodeModel& nm, std::size
 }
 
 // Calls f(rank, bytes) for every finished output block of node i: the owned blocks where
-// it aggregates, else the blocks its calls write (none for scratch members).
+// it aggregates onto owners, else the blocks its calls write (none for scratch members;
+// the partials of a node reduced at read).
 template <class F>
 void forEachFinished(const ProgramTables& t, const NodeModel& nm, std::size_t i, int64_t blockBytes, F&& f) {
-  if (nm.aggregates) {
+  if (nm.aggregatesOntoOwners()) {
     for (int o : t.nodes[i].blockOwner) f(o, blockBytes);
   } else if (!nm.scratch) {
     for (const auto& [rank, block] : *nm.writes) f(rank, blockBytes);
@@ -113,12 +114,14 @@ void addStepAllocations(const ProgramTables& t, const ProgramModel& m, std::size
     }
   }
   const NodeOutput out = nodeOutput(t, nm, i, E);
-  if (!out.isOutput && (nm.aggregates ? run.last : run.first) && !(nm.outlivesMicroBatches && laterMicroBatch))
+  const bool aggregates = nm.aggregatesOntoOwners();
+  if (!out.isOutput && (aggregates ? run.last : run.first) && !(nm.outlivesMicroBatches && laterMicroBatch))
     forEachFinished(t, nm, i, out.blockBytes, [&](int rank, int64_t bytes) { add(step, rank, bytes); });
   // The blocks its calls write: an aggregating node's partials (made in its first run, gone
-  // once aggregated in its last), and a later run's fresh blocks (gone when it ends).
-  const int64_t made = (nm.aggregates && run.first ? 1 : 0) + (run.first ? 0 : 1);
-  const int64_t gone = (nm.aggregates && run.last ? 1 : 0) + (run.first ? 0 : 1);
+  // once aggregated in its last), and a later run's fresh blocks (gone when it ends). (A
+  // node reduced at read: its partials are its finished blocks, above.)
+  const int64_t made = (aggregates && run.first ? 1 : 0) + (run.first ? 0 : 1);
+  const int64_t gone = (aggregates && run.last ? 1 : 0) + (run.first ? 0 : 1);
   if (!nm.scratch && (made || gone))
     for (const auto& [rank, block] : *nm.writes) {
       add(step, rank, mul(made, out.blockBytes));

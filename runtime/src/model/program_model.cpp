@@ -246,6 +246,13 @@ ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, 
     std::vector<std::shared_ptr<const CallGeometry>> geometries;
     for (const NodeModel& nm : m.nodes) geometries.push_back(nm.geometry);
     std::vector<std::vector<OperandCopy>> copies = sharedOutputCopies(t, geometries);
+    const std::vector<OperandCopy> reduced = partialsReducedAtRead(t, geometries, copies);
+    for (std::size_t i = 0; i < t.nodes.size(); ++i) m.nodes[i].readsPartials.assign(m.nodes[i].reads.size(), false);
+    for (std::size_t i = 0; i < t.nodes.size(); ++i)
+      if (const OperandCopy& r = reduced[i]; r.node >= 0) {
+        m.nodes[i].reducedBy = r;
+        m.nodes[static_cast<std::size_t>(r.node)].readsPartials[static_cast<std::size_t>(r.operand)] = true;
+      }
     for (std::size_t i = 0; i < t.nodes.size(); ++i) {
       NodeModel& nm = m.nodes[i];
       nm.sharesCopyOf = std::move(copies[i]);
@@ -337,6 +344,124 @@ std::vector<std::vector<OperandCopy>> sharedOutputCopies(const ProgramTables& t,
     }
   }
   return shares;
+}
+
+namespace {
+
+// One exchange's load by link (0: within a node, 1: between nodes of `ranksPerNode`
+// ranks), as the planner's time model prices a phase: per rank the elements it sends and
+// receives, and its messages (a distinct sender and receiver pair counts at both ends).
+class ExchangeLoad {
+ public:
+  struct Busiest {
+    int64_t elements = 0, messages = 0;
+  };
+  ExchangeLoad(std::size_t ranks, int64_t ranksPerNode) : ranksPerNode_(ranksPerNode) {
+    for (Link& l : links_) l.sent.assign(ranks, 0), l.received.assign(ranks, 0), l.messages.assign(ranks, 0);
+  }
+  void add(int from, int to, int64_t elements) {
+    const bool near = ranksPerNode_ <= 0 || from / ranksPerNode_ == to / ranksPerNode_;
+    Link& l = links_[near ? 0 : 1];
+    l.sent[static_cast<std::size_t>(from)] += elements;
+    l.received[static_cast<std::size_t>(to)] += elements;
+    l.pairs.emplace_back(from, to);
+    total += elements;
+  }
+  Busiest busiest(int link) {
+    Link& l = links_[link];
+    std::sort(l.pairs.begin(), l.pairs.end());
+    l.pairs.erase(std::unique(l.pairs.begin(), l.pairs.end()), l.pairs.end());
+    for (const auto& [from, to] : l.pairs) ++l.messages[static_cast<std::size_t>(from)], ++l.messages[static_cast<std::size_t>(to)];
+    Busiest b;
+    for (std::size_t r = 0; r < l.sent.size(); ++r) {
+      b.elements = std::max({b.elements, l.sent[r], l.received[r]});
+      b.messages = std::max(b.messages, l.messages[r]);
+    }
+    return b;
+  }
+  int64_t total = 0;
+
+ private:
+  struct Link {
+    std::vector<int64_t> sent, received, messages;
+    std::vector<std::pair<int, int>> pairs;
+  };
+  int64_t ranksPerNode_;
+  Link links_[2];
+};
+
+// Whether node a's partials are better reduced on the way into the reader's grid `read`
+// (its distinct pairs `reads`) than aggregated onto their owners (`writes`: the calls'
+// distinct pairs) and then repartitioned: fewer elements in all, and on each link a
+// busiest rank's elements and messages at most those of the two phases' busiest ranks
+// together, so that the exchange takes no longer than the two at any latency and
+// bandwidth (the time model prices a phase by its busiest rank on each link).
+bool reducedReadIsBetter(const ProgramTables& t, const NodeTable& a, const CallGeometry& ga, const std::vector<RankBlock>& writes,
+                         const NodeTable& reader, const BlockGrid& read, const std::vector<RankBlock>& reads) {
+  int ranks = 0;
+  for (int r : a.callRank) ranks = std::max(ranks, r + 1);
+  for (int r : a.blockOwner) ranks = std::max(ranks, r + 1);
+  for (int r : reader.callRank) ranks = std::max(ranks, r + 1);
+  const auto P = static_cast<std::size_t>(ranks);
+  ExchangeLoad aggregation(P, t.ranksPerNode), repartition(P, t.ranksPerNode), reduced(P, t.ranksPerNode);
+  const BlockGrid& out = ga.outputGrid;
+  for (const auto& [rank, block] : writes)
+    if (const int owner = a.blockOwner[static_cast<std::size_t>(block)]; owner != rank) aggregation.add(rank, owner, out.blockElements());
+  const std::vector<std::vector<int>> holders = holdersByBlock(writes, out.blockCount());
+  for (const auto& [rank, block] : reads)
+    forEachOverlap(read, block, out, [&](int64_t o, int64_t n) {
+      if (const int owner = a.blockOwner[static_cast<std::size_t>(o)]; owner != rank) repartition.add(owner, rank, n);
+      for (int h : holders[static_cast<std::size_t>(o)])
+        if (h != rank) reduced.add(h, rank, n);
+    });
+  if (reduced.total >= aggregation.total + repartition.total) return false;
+  for (int link = 0; link < 2; ++link) {
+    const ExchangeLoad::Busiest r = reduced.busiest(link), x = aggregation.busiest(link), y = repartition.busiest(link);
+    if (r.elements > x.elements + y.elements || r.messages > x.messages + y.messages) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<OperandCopy> partialsReducedAtRead(const ProgramTables& t,
+                                               const std::vector<std::shared_ptr<const CallGeometry>>& geometry,
+                                               const std::vector<std::vector<OperandCopy>>& copies) {
+  std::vector<OperandCopy> reduced(t.nodes.size());
+  if (t.partialsOnOwners) return reduced;
+  std::vector<bool> isOutput(t.tensors.size(), false);
+  for (int o : t.outputs) isOutput[static_cast<std::size_t>(o)] = true;
+  std::vector<std::vector<OperandCopy>> readers(t.tensors.size());
+  for (std::size_t i = 0; i < t.nodes.size(); ++i)
+    for (std::size_t k = 0; k < t.nodes[i].operandTensor.size(); ++k)
+      readers[static_cast<std::size_t>(t.nodes[i].operandTensor[k])].push_back({static_cast<int>(i), static_cast<int>(k)});
+  const std::vector<int> last = lastReaders(t);
+  for (std::size_t a = 0; a < t.nodes.size(); ++a) {
+    const NodeTable& n = t.nodes[a];
+    const CallGeometry& ga = *geometry[a];
+    const auto out = static_cast<std::size_t>(n.outputTensor);
+    if (isOutput[out] || n.accumulated || readers[out].empty() || last[a] - static_cast<int>(a) > kCopyReach) continue;
+    // Most nodes write each block once, on its owner: nothing to aggregate (a quick test first).
+    bool local = true;
+    for (std::size_t c = 0; c < n.callRank.size() && local; ++c)
+      local = n.callRank[c] == n.blockOwner[static_cast<std::size_t>(ga.outputBlock[c])];
+    if (local) continue;
+    const OperandCopy first = readers[out][0];
+    auto shares = [&](const OperandCopy& r) {
+      const OperandCopy& c = copies[static_cast<std::size_t>(r.node)][static_cast<std::size_t>(r.operand)];
+      return c.node == first.node && c.operand == first.operand;
+    };
+    if (!std::all_of(readers[out].begin() + 1, readers[out].end(), shares)) continue;
+    const NodeTable& reader = t.nodes[static_cast<std::size_t>(first.node)];
+    const BlockGrid& read = geometry[static_cast<std::size_t>(first.node)]->operandGrid[static_cast<std::size_t>(first.operand)];
+    if (reader.oncePerStep != n.oncePerStep || read.windowed()) continue;
+    const std::vector<RankBlock> reads =
+        distinctPairs(geometry[static_cast<std::size_t>(first.node)]->operandBlock[static_cast<std::size_t>(first.operand)], reader.callRank);
+    const std::vector<RankBlock> writes = distinctPairs(ga.outputBlock, n.callRank);
+    if (readsInPlace(ga, n, read, reads) || !aggregatesPartials(n, writes)) continue;
+    if (reducedReadIsBetter(t, n, ga, writes, reader, read, reads)) reduced[a] = first;
+  }
+  return reduced;
 }
 
 std::vector<std::vector<int>> holdersByBlock(const std::vector<RankBlock>& pairs, int64_t blocks) {

@@ -189,9 +189,14 @@ void DistributedProgram<T>::setUpOutput(std::size_t i) {
   if (nm.aggregates) {
     const einrt::Layout partial = einrt::Layout::grid(out.shape, grid.parts, model::holdersByBlock(*nm.writes, grid.blockCount()),
                                                       Holding::Partial, n.agg);
-    ns.aggregation =
-        std::make_unique<RedistributePlan>(planRedistribute(comm_, out.name, partial, ns.outputLayout, typeOf(n.outputTensor), options_));
-    ns.ownedNeed = model::ownedBlocks(n, me);
+    if (nm.reducedBy.node >= 0) {
+      // Reduced at read (program_model.h): its reader repartitions the partials themselves.
+      ns.outputLayout = partial;
+    } else {
+      ns.aggregation = std::make_unique<RedistributePlan>(
+          planRedistribute(comm_, out.name, partial, ns.outputLayout, typeOf(n.outputTensor), options_));
+      ns.ownedNeed = model::ownedBlocks(n, me);
+    }
   }
   // Graph outputs stay from the start to the end of the run (written after it).
   ns.resident = out.isOutput;

@@ -53,7 +53,8 @@ struct NodeState {
   std::map<int64_t, Buffer<T>> fresh;
   std::map<int64_t, Buffer<T>> owned;    // finished output blocks this rank owns (when aggregating)
   std::unique_ptr<RedistributePlan> aggregation;
-  einrt::Layout outputLayout;            // finished output: each block on its owner
+  einrt::Layout outputLayout;            // what readers read: each finished block on its owner
+                                         // (a node reduced at read: its partials' holders)
   NodeKernel<T> kernel;
   std::optional<IndexKernel<T>> index;     // an index node's kernel (instead of `kernel`)
   // Mixed precision (mixed_types.h): an f32 node's kernel (instead of `kernel`), or a

@@ -31,6 +31,20 @@
 //                does). Further apart each receives its own: a copy held from the forward
 //                to the backward would cost its bytes for the whole step (Megatron-SP
 //                gathers again in the backward for the same reason).
+//   reduced at read a node whose partial results would be aggregated onto their owners and
+//                then sent on to its reader has them reduced on the way to that reader
+//                instead (one exchange, a reduce-scatter where the reader's blocks split
+//                the holders' block: Megatron-SP's after a row-parallel GEMM), where: its
+//                output is no graph output and no accumulated node's; one operand reads
+//                it with a copy of its own (not in place, no window, in the same phase)
+//                and every other reader shares that copy; that reader comes at most
+//                kCopyReach nodes later; and the exchange moves fewer elements than the
+//                aggregation and the repartition together, with no busiest rank on
+//                either link (ProgramTables::ranksPerNode) sending, receiving or
+//                messaging more than those two phases' busiest together, so that it
+//                takes no longer at any latency and bandwidth (partialsReducedAtRead). Its
+//                partial blocks are then its finished ones: they live until its last
+//                reader's step ends, and nothing is aggregated onto owners.
 //   micro-batches a step of M (ProgramTables::microBatches; the planner's
 //                planner/graph/micro_batches.h) runs its nodes not oncePerStep, which come
 //                first, M times, micro-batch m on slice m of each split input (whose M
@@ -95,6 +109,13 @@ struct NodeModel {
   // operand shares it).
   std::vector<OperandCopy> sharesCopyOf;
   std::vector<int> copyKeptUntil;
+  // Reduced at read (above): the operand whose repartition receives this node's partial
+  // results reduced ({-1, -1}: none); and per operand, whether it is such a reader.
+  OperandCopy reducedBy;
+  std::vector<bool> readsPartials;
+  // Partial results combined onto the blocks' owners after the calls (an aggregation of
+  // its own): aggregates, and not reduced at read.
+  bool aggregatesOntoOwners() const { return aggregates && reducedBy.node < 0; }
   // Micro-batches: a node run per micro-batch that a node run once per step reads (its
   // value the same in every micro-batch: a node of graph inputs alone). Its finished blocks
   // are made in the first micro-batch and kept to the end of the step; later micro-batches
@@ -161,6 +182,13 @@ ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, 
 // count and the model below share it.
 std::vector<std::vector<OperandCopy>> sharedOutputCopies(const ProgramTables& t,
                                                          const std::vector<std::shared_ptr<const CallGeometry>>& geometry);
+
+// The reduced-at-read rule (above) over the nodes' call geometries and the output-copy
+// rule's shares: per node, the operand that receives its partials reduced ({-1, -1}:
+// none). The planner's traffic count and the model below share it.
+std::vector<OperandCopy> partialsReducedAtRead(const ProgramTables& t,
+                                               const std::vector<std::shared_ptr<const CallGeometry>>& geometry,
+                                               const std::vector<std::vector<OperandCopy>>& copies);
 
 // Ranks holding each block of a grid of `blocks` blocks, from distinct (rank, block) pairs.
 std::vector<std::vector<int>> holdersByBlock(const std::vector<RankBlock>& pairs, int64_t blocks);

@@ -162,6 +162,13 @@ struct ProgramTables {
   // The step's micro-batches (program_model.h): the nodes not oncePerStep, which come
   // first, run this many times, each on the next slice of the split inputs.
   int64_t microBatches = 1;
+  // The ranks per node the plan's split by link assumes (0: one node): ranks k*K .. k*K+K-1
+  // share node k. The reduced-at-read rule (program_model.h) reads it; a program's
+  // --ranks-per-node changes only how its bytes are counted.
+  int64_t ranksPerNode = 0;
+  // Every aggregation onto its owners: the reduced-at-read rule off (a plan's choice, where
+  // reading partials would hold them past its memory limit).
+  bool partialsOnOwners = false;
 
   // What node i computes in (SPEC 8): its output's type. A node whose operand is of
   // another float type is a cast (the planner's planner/graph/tensor_types.h allows no

@@ -57,8 +57,6 @@ struct ProgramSpec : model::ProgramTables {
   int devices = 1;
   int64_t bytesPredicted = 0;
   int64_t interNodeBytesPredicted = 0;
-  // The ranks per node the plan's split assumes (0: one node); --ranks-per-node overrides.
-  int64_t ranksPerNode = 0;
   int64_t flops = 0;
   ParallelForFn parallelFor = nullptr;  // the program's threads (null: one thread)
   // The plan's memory figures per rank (SPEC 3.2; empty: none planned): the pack-buffer
