@@ -14,6 +14,7 @@
 #include "planner/algorithms/memory_limit_search.h"
 #include "planner/algorithms/placed_plan.h"
 #include "planner/algorithms/search_space.h"
+#include "planner/algorithms/strategies.h"
 #include "planner/cost/checked_math.h"
 #include "planner/cost/plan_cost.h"
 #include "planner/cost/time_model.h"
@@ -106,6 +107,42 @@ bool cannotBeat(const Graph& g, const PlanOptions& options, const ObjectiveModel
   if (options.objective == Objective::Time) return timeLowerBound(g, parts, *options.machine, options.devices) > model.total(best);
   const int64_t bound = trafficLowerBound(g, parts);
   return bound > model.total(best);
+}
+
+// The hand strategy that Megatron-LM runs, as a candidate beside the search's plan: the
+// megatron strategy's plan (planner/algorithms/strategies.h) with each tensor-parallel
+// degree of 2, 4 and 8 that divides p and fits a node's ranks, where the graph is one it
+// cuts (a generated LLaMA) and nothing is pinned. Its reduce-scatters are partials reduced
+// at read (einrt's program model), which the search's dynamic program prices as an
+// aggregation and a repartition apart, so on a training step it can cost less than the
+// search's plan. The cheapest that fits and costs less than `best`, with its name.
+std::optional<std::pair<std::string, PricedPlan>> cheaperHandStrategy(const Graph& g, const PlanOptions& options,
+                                                                      const ObjectiveModel& model, const PlanCost& best) {
+  if (!options.pinned.empty() || !options.pinnedPlacements.empty()) return std::nullopt;
+  const int64_t perNode = ranksPerNodeOf(options) > 0 ? ranksPerNodeOf(options) : 8;
+  std::optional<std::pair<std::string, PricedPlan>> found;
+  for (const int64_t t : {2, 4, 8}) {
+    if (t > perNode || t > options.devices || options.devices % t != 0) continue;
+    StrategyPlan strategy;
+    try {
+      strategy = strategyPlan("megatron", g, options.devices, t);
+    } catch (const InputError&) {
+      return found;  // not a graph the strategy cuts (or not at this degree)
+    }
+    std::vector<Parts> parts;
+    for (const Node& n : g.nodes)
+      if (auto it = strategy.partitions.find(n.name); it != strategy.partitions.end()) parts.push_back(it->second);
+    if (parts.size() != g.nodes.size()) continue;
+    const PlanCost& bar = found ? found->second.cost : best;
+    if (cannotBeat(g, options, model, bar, parts)) continue;  // (a rank per call: the bounds hold)
+    PlanOptions pinned = options;
+    pinned.pinnedPlacements = std::move(strategy.placements);
+    pinned.placementRules = {PlacementRule::Canonical};
+    PricedPlan priced = placeAndPrice(g, pinned, "eindecomp", parts);
+    if (model.fits(priced.cost) && model.key(priced.cost) < model.key(bar))
+      found.emplace("megatron --tensor-parallel " + std::to_string(t), std::move(priced));
+  }
+  return found;
 }
 
 // A plan made as `options` say, or none where no plan fits --mem-limit.
@@ -458,6 +495,14 @@ Plan planGraph(const std::string& algorithm, const Graph& g, const PlanOptions& 
         optimal = optimal && model.total(other->cost) == model.total(best.cost);
         best = std::move(*other);
       }
+    }
+    say(options, "pricing the hand strategies' plans");
+    if (auto hand = cheaperHandStrategy(g, options, model, best.cost)) {
+      notes.push_back("eindecomp: the search's plan costs " + model.totalText(best.cost) + "; " + hand->first +
+                      "'s plan (its aggregations reduced at their readers, which the search prices apart) costs " +
+                      model.totalText(hand->second.cost) + ", so it is returned");
+      optimal = false;
+      best = std::move(hand->second);
     }
   }
   std::vector<std::string> clusterNotes;

@@ -16,7 +16,8 @@ and the data-parallel hand strategy's bytes against its closed form.
    micro-batches) moves what data parallelism moves and nothing else: each gradient's
    partial results to its owner, (p - 1) x its bytes, once per step (per micro-batch where
    it is not accumulated); the gradient from its owner to each of its R readers' calls,
-   R (p - 1) / p x its bytes; the optimizer's and the loss's scalars (the loss of each
+   R (p - 1) / p x its bytes (or, where the update reads it within a few nodes and it is not
+   accumulated, one reduce-scatter of (p - 1) x its bytes: partials reduced at read); the optimizer's and the loss's scalars (the loss of each
    micro-batch summed over its rows); no activation. zero3 moves data's bytes and, per
    copy of a weight gathered before a reader, (p - 1) x the weight's bytes per run.
 
@@ -201,6 +202,11 @@ def data_strategy(a, work):
                         f"M={m} p={p} grad_{w}: a reader of another's copy moves nothing")
                 want_agg = (p - 1) * elements * 4  # accumulated (M > 1): once per step
                 want_reads = len(copies) * (p - 1) * elements * 4 // p
+                if grad.get("reduced_at_read_by"):
+                    # Reduced at read (a gradient its update reads within a few nodes): one
+                    # reduce-scatter, each rank's 1/p from the p - 1 others' partials.
+                    require(m == 1 and len(copies) == 1, f"M={m} p={p} grad_{w}: reduced at read, not accumulated, one copy")
+                    want_agg, want_reads = 0, (p - 1) * elements * 4
                 require(grad["traffic_agg_bytes"] == want_agg and sum(e["traffic_bytes"] for e in readers) == want_reads,
                         f"M={m} p={p} grad_{w}: aggregation {grad['traffic_agg_bytes']} = {want_agg}, "
                         f"to its {len(readers)} readers {sum(e['traffic_bytes'] for e in readers)} = {want_reads}")
@@ -245,13 +251,29 @@ MEGATRON_GATHERS = [
     ("L0_attn_in", ["grad_L0_wv", "grad_L0_wk", "grad_L0_wq"]),
 ]
 
+# (producer, reader): a row-parallel GEMM's partial sums (and in the backward, the input
+# gradient of each column-parallel GEMM) reduce-scattered into the sequence-parallel reader.
+MEGATRON_REDUCTIONS = [
+    ("L0_attn_out", "L0_h"),
+    ("L0_down", "L0_out"),
+    ("d_final_norm", "d_final_norm_xn"),
+    ("d_L0_ffn_in_L0_up", "d_L0_ffn_in"),
+    ("d_L0_ffn_in_L0_gate", "d_L0_ffn_in"),
+    ("d_L0_attn_in_L0_v", "d_L0_attn_in_sum"),
+    ("d_L0_attn_in_L0_k", "d_L0_attn_in_sum"),
+    ("d_L0_attn_in_L0_q", "d_L0_attn_in"),
+]
+
 
 def megatron_gathers(a, work):
     """--strategy megatron --tensor-parallel T: each all-gather before a column-parallel GEMM
     moves (T - 1) x the tensor's bytes over the step's ranks (each rank of a group receives
     the other T - 1 shards of its data-parallel slice), once for the readers that share it:
-    the first reader pays, the others read its copy (reads_copy_of) and move nothing."""
-    print("3b. --strategy megatron: one all-gather per group of tensor-parallel GEMMs")
+    the first reader pays, the others read its copy (reads_copy_of) and move nothing. Each
+    reduce-scatter after a row-parallel GEMM (and of a column-parallel GEMM's input gradient)
+    moves (T - 1) x the tensor's bytes too, in one exchange: the partial sums reduced on the
+    way to the sequence-parallel reader (reduces_partials), none aggregated onto owners."""
+    print("3b. --strategy megatron: one all-gather per group of tensor-parallel GEMMs, one reduce-scatter per row-parallel one")
     graph = work / "llama_megatron.yaml"
     gen(a, LLAMA_DATA, graph)
     def option(flag):
@@ -261,7 +283,16 @@ def megatron_gathers(a, work):
         plan, cost = work / f"megatron_p{p}.yaml", work / f"megatron_p{p}.json"
         gen(a, LLAMA_DATA, plan, 1, ["--strategy", "megatron", "--tensor-parallel", t, "-p", p])
         run([a.einplan, "cost", graph, "-p", p, "--plan", plan, "--format", "json", "-o", cost])
-        edges = {(e["from"], e["to"]): e for e in json.loads(cost.read_text())["edges"]}
+        report = json.loads(cost.read_text())
+        edges = {(e["from"], e["to"]): e for e in report["edges"]}
+        nodes = {n["name"]: n for n in report["nodes"]}
+        for producer, reader in MEGATRON_REDUCTIONS:
+            e, n = edges[(producer, reader)], nodes[producer]
+            want = (t - 1) * activation
+            require(e["traffic_bytes"] == want and e.get("reduces_partials") and n["traffic_agg_bytes"] == 0 and
+                    n.get("reduced_at_read_by") == reader,
+                    f"p={p} T={t}: {producer} -> {reader} reduce-scatters {e['traffic_bytes']} B = (T - 1) x {activation} B in one "
+                    f"exchange (reduces_partials {e.get('reduces_partials')}, its own aggregation {n['traffic_agg_bytes']} B)")
         for tensor, readers in MEGATRON_GATHERS:
             first, rest = edges[(tensor, readers[0])], [edges[(tensor, r)] for r in readers[1:]]
             want = (t - 1) * activation

@@ -156,6 +156,52 @@ nodes:
   CHECK(cost.trafficBytes == 512);
 }
 
+TEST_CASE("partials reduced at read: a row-cut reader of a k-cut product receives the partial sums reduced, worked by hand") {
+  // f32, 8 x 8 tensors of 256 bytes, p = 2. A = X W is cut along j (its aggregated label):
+  // both ranks hold a partial of its one block, owned by rank 0. B = A + Y is cut by rows.
+  // Aggregated onto the owner, rank 1 sends its 256 B, then rank 0 sends rows 4..7 (128 B)
+  // to rank 1: 384 B. Reduced at B's read, each rank receives the other's partial of its
+  // rows: 128 B each, 256 B, and no rank's busiest load or messages grow (einrt's rule).
+  const Graph g = loadGraphText(R"yaml(
+name: reduced
+inputs: {X: [8, 8], W: [8, 8], Y: [8, 8]}
+nodes:
+  - {name: A, einsum: "ij,jk->ik", inputs: [X, W]}
+  - {name: B, einsum: "ik,ik->ik", inputs: [A, Y], join: add}
+outputs: [B]
+)yaml", "reduced.yaml", GraphFormat::Yaml);
+  const std::vector<Parts> parts{{1, 2, 1}, {2, 1}};
+  Plan plan = makePlan(g, 2, "by hand", parts, placeNodes(g, parts, PlacementRule::Canonical, {}, 2));
+  const PlanCost reduced = costPlan(g, plan, std::nullopt);
+  CHECK(reduced.nodes[0].reducedAtReadBy == 1);
+  CHECK(reduced.nodes[0].trafficAggBytes == 0);
+  REQUIRE(reduced.edges.size() == 1);
+  CHECK(reduced.edges[0].reducesPartials);
+  CHECK(reduced.edges[0].trafficBytes == 256);
+  CHECK(reduced.trafficBytes == 256);
+  plan.partialsOnOwners = true;
+  const PlanCost owners = costPlan(g, plan, std::nullopt);
+  CHECK(owners.nodes[0].reducedAtReadBy == -1);
+  CHECK(owners.nodes[0].trafficAggBytes == 256);
+  CHECK(!owners.edges[0].reducesPartials);
+  CHECK(owners.edges[0].trafficBytes == 128);
+  // Memory, past the staging both reserve for the whole run: resident X, W and Y halves and
+  // B's output half, 512 B a rank. On owners, A's step holds both partials and rank 0's
+  // owned block (1024 B on rank 0); reduced, each rank's partial only, kept through B's
+  // step beside its received 128 B copy (896 B on each).
+  for (int r = 0; r < 2; ++r) {
+    CAPTURE(r);
+    CHECK(reduced.memory.residentBytesPerRank[r] - owners.memory.residentBytesPerRank[r] ==
+          (reduced.memory.stagingSendBytesPerRank[r] + reduced.memory.stagingRecvBytesPerRank[r]) -
+              (owners.memory.stagingSendBytesPerRank[r] + owners.memory.stagingRecvBytesPerRank[r]));
+  }
+  const auto staging = [](const PlanCost& c, int r) { return c.memory.stagingSendBytesPerRank[r] + c.memory.stagingRecvBytesPerRank[r]; };
+  CHECK(owners.memory.peakBytesPerRank[0] - staging(owners, 0) == 1024);
+  CHECK(owners.memory.peakBytesPerRank[1] - staging(owners, 1) == 768);
+  CHECK(reduced.memory.peakBytesPerRank[0] - staging(reduced, 0) == 896);
+  CHECK(reduced.memory.peakBytesPerRank[1] - staging(reduced, 1) == 896);
+}
+
 TEST_CASE("--mem-limit: eindecomp fits where a brute force finds a plan that fits; the gap is printed") {
   const int64_t counts[] = {2, 3, 4};
   int checked = 0, equal = 0;
