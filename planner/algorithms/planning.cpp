@@ -111,14 +111,19 @@ bool cannotBeat(const Graph& g, const PlanOptions& options, const ObjectiveModel
 
 // The hand strategy that Megatron-LM runs, as a candidate beside the search's plan: the
 // megatron strategy's plan (planner/algorithms/strategies.h) with each tensor-parallel
-// degree of 2, 4 and 8 that divides p and fits a node's ranks, where the graph is one it
-// cuts (a generated LLaMA) and nothing is pinned. Its reduce-scatters are partials reduced
+// degree of 2, 4 and 8 that divides p and fits a node's ranks, where the graph is a
+// training step it cuts (a generated LLaMA with gradients), the objective is time (the
+// configurations Megatron-LM publishes are compared by their step time) and nothing is
+// pinned: pricing three whole plans costs seconds at p = 1024, which an inference graph or
+// a traffic objective is not made to pay. Its reduce-scatters are partials reduced
 // at read (einrt's program model), which the search's dynamic program prices as an
 // aggregation and a repartition apart, so on a training step it can cost less than the
 // search's plan. The cheapest that fits and costs less than `best`, with its name.
 std::optional<std::pair<std::string, PricedPlan>> cheaperHandStrategy(const Graph& g, const PlanOptions& options,
                                                                       const ObjectiveModel& model, const PlanCost& best) {
-  if (!options.pinned.empty() || !options.pinnedPlacements.empty()) return std::nullopt;
+  if (!options.pinned.empty() || !options.pinnedPlacements.empty() || options.objective != Objective::Time ||
+      inputGradientBytes(g) == 0)
+    return std::nullopt;
   const int64_t perNode = ranksPerNodeOf(options) > 0 ? ranksPerNodeOf(options) : 8;
   std::optional<std::pair<std::string, PricedPlan>> found;
   for (const int64_t t : {2, 4, 8}) {

@@ -349,14 +349,18 @@ std::vector<std::vector<OperandCopy>> sharedOutputCopies(const ProgramTables& t,
 namespace {
 
 // One exchange's load by link (0: within a node, 1: between nodes of `ranksPerNode`
-// ranks), as the planner's time model prices a phase: per rank the elements it sends and
-// receives, and its messages (a distinct sender and receiver pair counts at both ends).
+// ranks), as the planner's time model prices a phase (its traffic.cpp RankTally): per rank
+// the elements it sends and receives, and its messages (a distinct sender and receiver
+// pair counts at both ends). Pieces come grouped by one side (all of a receiver's, or of a
+// sender's, in a row), so a pair is new when the other side was not yet seen with this one.
 class ExchangeLoad {
  public:
+  enum class GroupedBy { Receiver, Sender };
   struct Busiest {
     int64_t elements = 0, messages = 0;
   };
-  ExchangeLoad(std::size_t ranks, int64_t ranksPerNode) : ranksPerNode_(ranksPerNode) {
+  ExchangeLoad(std::size_t ranks, int64_t ranksPerNode, GroupedBy grouped)
+      : ranksPerNode_(ranksPerNode), grouped_(grouped), seenWith_(ranks, -1) {
     for (Link& l : links_) l.sent.assign(ranks, 0), l.received.assign(ranks, 0), l.messages.assign(ranks, 0);
   }
   void add(int from, int to, int64_t elements) {
@@ -364,14 +368,16 @@ class ExchangeLoad {
     Link& l = links_[near ? 0 : 1];
     l.sent[static_cast<std::size_t>(from)] += elements;
     l.received[static_cast<std::size_t>(to)] += elements;
-    l.pairs.emplace_back(from, to);
+    const int side = grouped_ == GroupedBy::Receiver ? to : from, other = grouped_ == GroupedBy::Receiver ? from : to;
+    if (seenWith_[static_cast<std::size_t>(other)] != side) {
+      seenWith_[static_cast<std::size_t>(other)] = side;
+      ++l.messages[static_cast<std::size_t>(from)];
+      ++l.messages[static_cast<std::size_t>(to)];
+    }
     total += elements;
   }
-  Busiest busiest(int link) {
-    Link& l = links_[link];
-    std::sort(l.pairs.begin(), l.pairs.end());
-    l.pairs.erase(std::unique(l.pairs.begin(), l.pairs.end()), l.pairs.end());
-    for (const auto& [from, to] : l.pairs) ++l.messages[static_cast<std::size_t>(from)], ++l.messages[static_cast<std::size_t>(to)];
+  Busiest busiest(int link) const {
+    const Link& l = links_[link];
     Busiest b;
     for (std::size_t r = 0; r < l.sent.size(); ++r) {
       b.elements = std::max({b.elements, l.sent[r], l.received[r]});
@@ -384,9 +390,10 @@ class ExchangeLoad {
  private:
   struct Link {
     std::vector<int64_t> sent, received, messages;
-    std::vector<std::pair<int, int>> pairs;
   };
   int64_t ranksPerNode_;
+  GroupedBy grouped_;
+  std::vector<int> seenWith_;
   Link links_[2];
 };
 
@@ -398,29 +405,70 @@ class ExchangeLoad {
 // bandwidth (the time model prices a phase by its busiest rank on each link).
 bool reducedReadIsBetter(const ProgramTables& t, const NodeTable& a, const CallGeometry& ga, const std::vector<RankBlock>& writes,
                          const NodeTable& reader, const BlockGrid& read, const std::vector<RankBlock>& reads) {
+  const BlockGrid& out = ga.outputGrid;
+  const std::vector<std::vector<int>> holders = holdersByBlock(writes, out.blockCount());
+  // The totals first: most candidates lose there (a reader of many blocks, each from
+  // several holders), before any rank's load is kept.
+  int64_t separate = 0, reducedTotal = 0;
+  for (const auto& [rank, block] : writes)
+    if (a.blockOwner[static_cast<std::size_t>(block)] != rank) separate += out.blockElements();
+  for (const auto& [rank, block] : reads)
+    forEachOverlap(read, block, out, [&](int64_t o, int64_t n) {
+      if (a.blockOwner[static_cast<std::size_t>(o)] != rank) separate += n;
+      const std::vector<int>& h = holders[static_cast<std::size_t>(o)];
+      reducedTotal += n * (static_cast<int64_t>(h.size()) - (std::binary_search(h.begin(), h.end(), rank) ? 1 : 0));
+    });
+  if (reducedTotal >= separate) return false;
   int ranks = 0;
   for (int r : a.callRank) ranks = std::max(ranks, r + 1);
   for (int r : a.blockOwner) ranks = std::max(ranks, r + 1);
   for (int r : reader.callRank) ranks = std::max(ranks, r + 1);
   const auto P = static_cast<std::size_t>(ranks);
-  ExchangeLoad aggregation(P, t.ranksPerNode), repartition(P, t.ranksPerNode), reduced(P, t.ranksPerNode);
-  const BlockGrid& out = ga.outputGrid;
-  for (const auto& [rank, block] : writes)
+  using G = ExchangeLoad::GroupedBy;
+  ExchangeLoad aggregation(P, t.ranksPerNode, G::Sender), repartition(P, t.ranksPerNode, G::Receiver),
+      reduced(P, t.ranksPerNode, G::Receiver);
+  for (const auto& [rank, block] : writes)  // sorted by rank: grouped by sender
     if (const int owner = a.blockOwner[static_cast<std::size_t>(block)]; owner != rank) aggregation.add(rank, owner, out.blockElements());
-  const std::vector<std::vector<int>> holders = holdersByBlock(writes, out.blockCount());
-  for (const auto& [rank, block] : reads)
+  for (const auto& [rank, block] : reads)  // sorted by rank: grouped by receiver
     forEachOverlap(read, block, out, [&](int64_t o, int64_t n) {
       if (const int owner = a.blockOwner[static_cast<std::size_t>(o)]; owner != rank) repartition.add(owner, rank, n);
       for (int h : holders[static_cast<std::size_t>(o)])
         if (h != rank) reduced.add(h, rank, n);
     });
-  if (reduced.total >= aggregation.total + repartition.total) return false;
   for (int link = 0; link < 2; ++link) {
     const ExchangeLoad::Busiest r = reduced.busiest(link), x = aggregation.busiest(link), y = repartition.busiest(link);
     if (r.elements > x.elements + y.elements || r.messages > x.messages + y.messages) return false;
   }
   return true;
 }
+
+// The rule's answers, kept for nodes of one geometry, placement and reader alike (a
+// model's repeated layers): the comparison walks every rank's pieces.
+class ReducedReadChoices {
+ public:
+  template <class Decide>
+  bool of(const CallGeometry* producer, const NodeTable& a, const CallGeometry* readerGeometry, const NodeTable& reader, int operand,
+          Decide&& decide) {
+    std::vector<Kept>& kept = byGeometry_[{producer, readerGeometry}];
+    for (const Kept& k : kept)
+      if (k.operand == operand && *k.a == a.callRank && *k.owner == a.blockOwner && *k.reader == reader.callRank) return k.better;
+    kept.push_back({operand, &a.callRank, &a.blockOwner, &reader.callRank, decide()});
+    return kept.back().better;
+  }
+
+ private:
+  struct Kept {
+    int operand;
+    const std::vector<int>*a, *owner, *reader;  // the first nodes', in the tables
+    bool better;
+  };
+  struct PairHash {
+    std::size_t operator()(const std::pair<const CallGeometry*, const CallGeometry*>& k) const {
+      return std::hash<const void*>()(k.first) * 31 + std::hash<const void*>()(k.second);
+    }
+  };
+  std::unordered_map<std::pair<const CallGeometry*, const CallGeometry*>, std::vector<Kept>, PairHash> byGeometry_;
+};
 
 }  // namespace
 
@@ -436,6 +484,7 @@ std::vector<OperandCopy> partialsReducedAtRead(const ProgramTables& t,
     for (std::size_t k = 0; k < t.nodes[i].operandTensor.size(); ++k)
       readers[static_cast<std::size_t>(t.nodes[i].operandTensor[k])].push_back({static_cast<int>(i), static_cast<int>(k)});
   const std::vector<int> last = lastReaders(t);
+  ReducedReadChoices choices;
   for (std::size_t a = 0; a < t.nodes.size(); ++a) {
     const NodeTable& n = t.nodes[a];
     const CallGeometry& ga = *geometry[a];
@@ -459,7 +508,9 @@ std::vector<OperandCopy> partialsReducedAtRead(const ProgramTables& t,
         distinctPairs(geometry[static_cast<std::size_t>(first.node)]->operandBlock[static_cast<std::size_t>(first.operand)], reader.callRank);
     const std::vector<RankBlock> writes = distinctPairs(ga.outputBlock, n.callRank);
     if (readsInPlace(ga, n, read, reads) || !aggregatesPartials(n, writes)) continue;
-    if (reducedReadIsBetter(t, n, ga, writes, reader, read, reads)) reduced[a] = first;
+    const auto* readerGeometry = geometry[static_cast<std::size_t>(first.node)].get();
+    if (choices.of(&ga, n, readerGeometry, reader, first.operand, [&] { return reducedReadIsBetter(t, n, ga, writes, reader, read, reads); }))
+      reduced[a] = first;
   }
   return reduced;
 }
