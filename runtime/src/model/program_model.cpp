@@ -442,6 +442,15 @@ bool reducedReadIsBetter(const ProgramTables& t, const NodeTable& a, const CallG
   return true;
 }
 
+// Whether every block of `read` lies inside one block of `partials` (its parts a multiple
+// of theirs along every dimension): the reader's blocks split the holders' blocks, as a
+// reduce-scatter's do, and each read meets one partial block (the rule stays O(ranks)).
+bool nestedIn(const BlockGrid& read, const BlockGrid& partials) {
+  for (std::size_t d = 0; d < read.dims(); ++d)
+    if (read.parts[d] % partials.parts[d] != 0) return false;
+  return true;
+}
+
 // The rule's answers, kept for nodes of one geometry, placement and reader alike (a
 // model's repeated layers): the comparison walks every rank's pieces.
 class ReducedReadChoices {
@@ -503,14 +512,14 @@ std::vector<OperandCopy> partialsReducedAtRead(const ProgramTables& t,
     if (!std::all_of(readers[out].begin() + 1, readers[out].end(), shares)) continue;
     const NodeTable& reader = t.nodes[static_cast<std::size_t>(first.node)];
     const BlockGrid& read = geometry[static_cast<std::size_t>(first.node)]->operandGrid[static_cast<std::size_t>(first.operand)];
-    if (reader.oncePerStep != n.oncePerStep || read.windowed()) continue;
-    const std::vector<RankBlock> reads =
-        distinctPairs(geometry[static_cast<std::size_t>(first.node)]->operandBlock[static_cast<std::size_t>(first.operand)], reader.callRank);
-    const std::vector<RankBlock> writes = distinctPairs(ga.outputBlock, n.callRank);
-    if (readsInPlace(ga, n, read, reads) || !aggregatesPartials(n, writes)) continue;
+    if (reader.oncePerStep != n.oncePerStep || read.windowed() || !nestedIn(read, ga.outputGrid)) continue;
     const auto* readerGeometry = geometry[static_cast<std::size_t>(first.node)].get();
-    if (choices.of(&ga, n, readerGeometry, reader, first.operand, [&] { return reducedReadIsBetter(t, n, ga, writes, reader, read, reads); }))
-      reduced[a] = first;
+    const bool better = choices.of(&ga, n, readerGeometry, reader, first.operand, [&] {
+      const std::vector<RankBlock> reads = distinctPairs(readerGeometry->operandBlock[static_cast<std::size_t>(first.operand)], reader.callRank);
+      const std::vector<RankBlock> writes = distinctPairs(ga.outputBlock, n.callRank);
+      return !readsInPlace(ga, n, read, reads) && aggregatesPartials(n, writes) && reducedReadIsBetter(t, n, ga, writes, reader, read, reads);
+    });
+    if (better) reduced[a] = first;
   }
   return reduced;
 }

@@ -36,8 +36,9 @@
 //                instead (one exchange, a reduce-scatter where the reader's blocks split
 //                the holders' block: Megatron-SP's after a row-parallel GEMM), where: its
 //                output is no graph output and no accumulated node's; one operand reads
-//                it with a copy of its own (not in place, no window, in the same phase)
-//                and every other reader shares that copy; that reader comes at most
+//                it with a copy of its own (not in place, no window, in the same phase,
+//                each of its blocks inside one partial block: the reader's cut splits the
+//                holders' blocks) and every other reader shares that copy; that reader comes at most
 //                kCopyReach nodes later; and the exchange moves fewer elements than the
 //                aggregation and the repartition together, with no busiest rank on
 //                either link (ProgramTables::ranksPerNode) sending, receiving or
