@@ -129,14 +129,12 @@ std::string gradientOf(const std::string& name, const std::map<std::string, Labe
 std::vector<NodeSpace> spacesInForwardNames(const Graph& g, const std::set<std::string>& forwardCopies) {
   std::map<std::string, Labels> dimNames;  // tensor -> the name of each dimension ("": unknown)
   std::vector<NodeSpace> spaces;
-  const auto backwardStart = std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
-    return n.name.rfind("d_", 0) == 0 || n.name.rfind("grad_", 0) == 0;
-  }) - g.nodes.begin();
+  const auto backward = static_cast<std::ptrdiff_t>(backwardStart(g));
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     NodeSpace space = nodeSpace(n);
     // (A recomputed forward node, made in the backward, keeps its labels too.)
-    const bool derived = static_cast<std::ptrdiff_t>(i) >= backwardStart && !forwardCopies.count(n.name);
+    const bool derived = static_cast<std::ptrdiff_t>(i) >= backward && !forwardCopies.count(n.name);
     Labels named(space.labels.size());
     if (!derived) {
       named = space.labels;

@@ -59,14 +59,18 @@ std::string layerPrefix(const std::string& name) {
 
 }  // namespace
 
+std::size_t backwardStart(const Graph& g) {
+  return static_cast<std::size_t>(std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
+                                    return n.name.rfind("d_", 0) == 0 || n.name.rfind("grad_", 0) == 0;
+                                  }) - g.nodes.begin());
+}
+
 std::vector<Recompute> layerRecompute(const Graph& g) {
-  const auto backwardStart = static_cast<std::size_t>(std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
-                                                        return n.name.rfind("d_", 0) == 0 || n.name.rfind("grad_", 0) == 0;
-                                                      }) - g.nodes.begin());
+  const std::size_t backward = backwardStart(g);
   std::set<std::string> forward;
   std::vector<std::string> layerOrder;
   std::map<std::string, std::vector<std::string>> layers;  // prefix -> its forward nodes, in order
-  for (std::size_t i = 0; i < backwardStart; ++i) {
+  for (std::size_t i = 0; i < backward; ++i) {
     const std::string& name = g.nodes[i].name;
     forward.insert(name);
     const std::string prefix = layerPrefix(name);
@@ -74,7 +78,7 @@ std::vector<Recompute> layerRecompute(const Graph& g) {
     if (!layers.count(prefix)) layerOrder.push_back(prefix);
     layers[prefix].push_back(name);
   }
-  if (layers.empty() || backwardStart == g.nodes.size())
+  if (layers.empty() || backward == g.nodes.size())
     throw InputError({{}, "--recompute layers: the graph has no layers of a training step (forward nodes named L0_, L1_, ... "
                           "before the first d_ or grad_ node, as einplan gen llama --train writes them)"});
   const std::set<std::string> outputs(g.outputs.begin(), g.outputs.end());
@@ -84,7 +88,7 @@ std::vector<Recompute> layerRecompute(const Graph& g) {
     const std::vector<std::string>& members = layers[prefix];
     const std::set<std::string> inLayer(members.begin(), members.end());
     std::set<std::string> checkpoints;  // read by a forward node of another layer (or none)
-    for (std::size_t i = 0; i < backwardStart; ++i)
+    for (std::size_t i = 0; i < backward; ++i)
       if (!inLayer.count(g.nodes[i].name))
         for (const std::string& in : g.nodes[i].inputs)
           if (inLayer.count(in)) checkpoints.insert(in);

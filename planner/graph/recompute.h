@@ -29,6 +29,11 @@ struct Recompute {
 // valid, unused identifier: recomputedName).
 Graph withRecompute(const Graph& g, const std::vector<Recompute>& entries);
 
+// Where einplan grad's backward begins in a training step: its first node named d_... or
+// grad_... (the gradients it appends after the forward), g.nodes.size() where there is
+// none. The hand strategies and layerRecompute read the forward as the nodes before it.
+std::size_t backwardStart(const Graph& g);
+
 // Full activation recompute per layer (Megatron-LM's --recompute-granularity full: each
 // layer keeps its input, and its forward runs again before its backward), for training
 // steps whose layers' forward nodes are named L<i>_... before the first d_ or grad_ node
