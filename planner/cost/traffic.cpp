@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include <einrt/model/exchange_load.h>
 #include <einrt/model/program_model.h>
 
 #include "planner/cost/checked_math.h"
@@ -22,53 +23,18 @@ BlockHomes::BlockHomes(einrt::BlockGrid grid, std::vector<int> owner, int64_t de
 
 namespace {
 
-// Per-rank sums and messages per link. A message is a distinct (sender, receiver) pair
-// carrying data; pieces come grouped by one side (all of one receiver's, or one sender's,
-// in a row), so a pair is new when the other side was not yet seen with this one.
-class RankTally {
+// Per-rank sums and messages per link: einrt's ExchangeLoad (einrt/model/exchange_load.h,
+// the one rule the reduced-at-read choice compares exchanges by), written into a Traffic.
+class RankTally : public einrt::model::ExchangeLoad {
  public:
-  enum class GroupedBy { Receiver, Sender };
-  RankTally(int64_t devices, const einrt::RankNodes& nodes, GroupedBy grouped)
-      : grouped_(grouped), seenWith_(static_cast<std::size_t>(devices), -1), nodeOf_(static_cast<std::size_t>(devices)) {
-    for (std::size_t r = 0; r < nodeOf_.size(); ++r) nodeOf_[r] = static_cast<int>(nodes.nodeOf(static_cast<int64_t>(r)));
-    for (Link& l : links_) {
-      l.sent.assign(static_cast<std::size_t>(devices), 0);
-      l.received.assign(static_cast<std::size_t>(devices), 0);
-      l.messages.assign(static_cast<std::size_t>(devices), 0);
-    }
-  }
-  // Whether two ranks share a node (a table: this runs for every piece of every edge priced).
-  bool sameNode(int a, int b) const { return nodeOf_[static_cast<std::size_t>(a)] == nodeOf_[static_cast<std::size_t>(b)]; }
-  void add(int from, int to, int64_t elements) {
-    Link& l = links_[sameNode(from, to) ? 0 : 1];
-    l.sent[static_cast<std::size_t>(from)] += elements;
-    l.received[static_cast<std::size_t>(to)] += elements;
-    const int side = grouped_ == GroupedBy::Receiver ? to : from, other = grouped_ == GroupedBy::Receiver ? from : to;
-    if (seenWith_[static_cast<std::size_t>(other)] != side) {
-      seenWith_[static_cast<std::size_t>(other)] = side;
-      ++l.messages[static_cast<std::size_t>(from)];
-      ++l.messages[static_cast<std::size_t>(to)];
-    }
-  }
+  using ExchangeLoad::ExchangeLoad;
   void finish(Traffic& t) const {
-    finish(links_[0], t.intraNode);
-    finish(links_[1], t.interNode);
+    t.intraNode = load(busiest(0));
+    t.interNode = load(busiest(1));
   }
 
  private:
-  struct Link {
-    std::vector<int64_t> sent, received, messages;
-  };
-  static void finish(const Link& l, LinkLoad& load) {
-    for (std::size_t r = 0; r < l.sent.size(); ++r) {
-      load.busiestElements = std::max({load.busiestElements, l.sent[r], l.received[r]});
-      load.busiestMessages = std::max(load.busiestMessages, l.messages[r]);
-    }
-  }
-  GroupedBy grouped_;
-  std::vector<int> seenWith_;  // per rank on the other side: the last rank of the grouped side it met
-  std::vector<int> nodeOf_;    // per rank: its node
-  Link links_[2];              // intra-node, inter-node
+  static LinkLoad load(const Busiest& b) { return {b.elements, b.messages}; }
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "einrt/model/program_model.h"
 
+#include "einrt/model/exchange_load.h"
+
 #include <algorithm>
 #include <iterator>
 #include <limits>
@@ -348,55 +350,6 @@ std::vector<std::vector<OperandCopy>> sharedOutputCopies(const ProgramTables& t,
 
 namespace {
 
-// One exchange's load by link (0: within a node, 1: between nodes of `ranksPerNode`
-// ranks), as the planner's time model prices a phase (its traffic.cpp RankTally): per rank
-// the elements it sends and receives, and its messages (a distinct sender and receiver
-// pair counts at both ends). Pieces come grouped by one side (all of a receiver's, or of a
-// sender's, in a row), so a pair is new when the other side was not yet seen with this one.
-class ExchangeLoad {
- public:
-  enum class GroupedBy { Receiver, Sender };
-  struct Busiest {
-    int64_t elements = 0, messages = 0;
-  };
-  ExchangeLoad(std::size_t ranks, int64_t ranksPerNode, GroupedBy grouped)
-      : ranksPerNode_(ranksPerNode), grouped_(grouped), seenWith_(ranks, -1) {
-    for (Link& l : links_) l.sent.assign(ranks, 0), l.received.assign(ranks, 0), l.messages.assign(ranks, 0);
-  }
-  void add(int from, int to, int64_t elements) {
-    const bool near = ranksPerNode_ <= 0 || from / ranksPerNode_ == to / ranksPerNode_;
-    Link& l = links_[near ? 0 : 1];
-    l.sent[static_cast<std::size_t>(from)] += elements;
-    l.received[static_cast<std::size_t>(to)] += elements;
-    const int side = grouped_ == GroupedBy::Receiver ? to : from, other = grouped_ == GroupedBy::Receiver ? from : to;
-    if (seenWith_[static_cast<std::size_t>(other)] != side) {
-      seenWith_[static_cast<std::size_t>(other)] = side;
-      ++l.messages[static_cast<std::size_t>(from)];
-      ++l.messages[static_cast<std::size_t>(to)];
-    }
-    total += elements;
-  }
-  Busiest busiest(int link) const {
-    const Link& l = links_[link];
-    Busiest b;
-    for (std::size_t r = 0; r < l.sent.size(); ++r) {
-      b.elements = std::max({b.elements, l.sent[r], l.received[r]});
-      b.messages = std::max(b.messages, l.messages[r]);
-    }
-    return b;
-  }
-  int64_t total = 0;
-
- private:
-  struct Link {
-    std::vector<int64_t> sent, received, messages;
-  };
-  int64_t ranksPerNode_;
-  GroupedBy grouped_;
-  std::vector<int> seenWith_;
-  Link links_[2];
-};
-
 // Whether node a's partials are better reduced on the way into the reader's grid `read`
 // (its distinct pairs `reads`) than aggregated onto their owners (`writes`: the calls'
 // distinct pairs) and then repartitioned: fewer elements in all, and on each link a
@@ -409,7 +362,7 @@ bool reducedReadIsBetter(const ProgramTables& t, const NodeTable& a, const CallG
   const std::vector<std::vector<int>> holders = holdersByBlock(writes, out.blockCount());
   // The totals first: most candidates lose there (a reader of many blocks, each from
   // several holders), before any rank's load is kept.
-  int64_t separate = 0, reducedTotal = 0;
+  int64_t separate = 0, reducedTotal = 0;  // elements
   for (const auto& [rank, block] : writes)
     if (a.blockOwner[static_cast<std::size_t>(block)] != rank) separate += out.blockElements();
   for (const auto& [rank, block] : reads)
@@ -423,10 +376,9 @@ bool reducedReadIsBetter(const ProgramTables& t, const NodeTable& a, const CallG
   for (int r : a.callRank) ranks = std::max(ranks, r + 1);
   for (int r : a.blockOwner) ranks = std::max(ranks, r + 1);
   for (int r : reader.callRank) ranks = std::max(ranks, r + 1);
-  const auto P = static_cast<std::size_t>(ranks);
   using G = ExchangeLoad::GroupedBy;
-  ExchangeLoad aggregation(P, t.ranksPerNode, G::Sender), repartition(P, t.ranksPerNode, G::Receiver),
-      reduced(P, t.ranksPerNode, G::Receiver);
+  const RankNodes nodes{t.ranksPerNode};
+  ExchangeLoad aggregation(ranks, nodes, G::Sender), repartition(ranks, nodes, G::Receiver), reduced(ranks, nodes, G::Receiver);
   for (const auto& [rank, block] : writes)  // sorted by rank: grouped by sender
     if (const int owner = a.blockOwner[static_cast<std::size_t>(block)]; owner != rank) aggregation.add(rank, owner, out.blockElements());
   for (const auto& [rank, block] : reads)  // sorted by rank: grouped by receiver
