@@ -104,18 +104,17 @@ void repartitionStaging(const einrt::BlockGrid& grid, const std::vector<RankBloc
 // reader's own partial kept (as in an aggregation).
 void reducedReadStaging(const einrt::BlockGrid& grid, const std::vector<RankBlock>& reads, const einrt::BlockGrid& from,
                         const std::vector<std::vector<int>>& holders, int64_t E, CollectiveBytes& c, MemoryPlan& m) {
-  for (const auto& [rank, block] : reads)
-    einrt::forEachOverlap(grid, block, from, [&](int64_t o, int64_t elements) {
-      const int64_t bytes = checkedMul(elements, E, kWhat);
-      for (int h : holders[static_cast<std::size_t>(o)]) {
-        if (h == rank) {
-          add(c.kept, rank, bytes);
-        } else {
-          add(c.sent, h, bytes);
-          add(c.received, rank, bytes);
-        }
+  einrt::model::forEachReducedPiece(grid, reads, from, holders, [&](int rank, int64_t, int64_t elements, const std::vector<int>& pieceHolders) {
+    const int64_t bytes = checkedMul(elements, E, kWhat);
+    for (int h : pieceHolders) {
+      if (h == rank) {
+        add(c.kept, rank, bytes);
+      } else {
+        add(c.sent, h, bytes);
+        add(c.received, rank, bytes);
       }
-    });
+    }
+  });
   foldStaging(c, m);
 }
 

@@ -508,15 +508,15 @@ Traffic reducedReadTraffic(const einrt::BlockGrid& partials, const std::vector<s
   Traffic t;
   const bool perRank = detail == TrafficDetail::PerRank;
   RankTally tally(perRank ? devices : 0, nodes, RankTally::GroupedBy::Receiver);  // needs are sorted by rank
-  for (const auto& [rank, block] : einrt::model::distinctPairs(callBlock, callRank))
-    einrt::forEachOverlap(consumerGrid, block, partials, [&](int64_t o, int64_t elements) {
-      for (int holder : holders[static_cast<std::size_t>(o)]) {
-        if (holder == rank) continue;
-        t.elements = checkedAdd(t.elements, elements, what);
-        if (!nodes.sameNode(holder, rank)) t.interNodeElements = checkedAdd(t.interNodeElements, elements, what);
-        if (perRank) tally.add(holder, rank, elements);
-      }
-    });
+  einrt::model::forEachReducedPiece(consumerGrid, einrt::model::distinctPairs(callBlock, callRank), partials, holders,
+                                    [&](int rank, int64_t, int64_t elements, const std::vector<int>& pieceHolders) {
+                                      for (int holder : pieceHolders) {
+                                        if (holder == rank) continue;
+                                        t.elements = checkedAdd(t.elements, elements, what);
+                                        if (!nodes.sameNode(holder, rank)) t.interNodeElements = checkedAdd(t.interNodeElements, elements, what);
+                                        if (perRank) tally.add(holder, rank, elements);
+                                      }
+                                    });
   if (perRank) tally.finish(t);
   return t;
 }

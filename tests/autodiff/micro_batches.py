@@ -11,7 +11,9 @@ and the data-parallel hand strategy's bytes against its closed form.
    micro-batches (the one-pass graph, from the same generated inputs: an independent run of
    the reference evaluator, which never slices a batch), within f32 rounding or, for a
    bf16 step with f32 master weights, bf16's; the data strategy's plan file runs so too, and
-   megatron's with --recompute layers (every layer's activations computed again).
+   megatron's with --recompute layers (every layer's activations computed again), also
+   with `partials_on_owners: true` added (read back: every partial aggregated onto its
+   owners, none reduced at read).
 3. `einplan gen llama --train --strategy data` and `zero3` (f32, p = 2 and 4, with and without
    micro-batches) moves what data parallelism moves and nothing else: each gradient's
    partial results to its owner, (p - 1) x its bytes, once per step (per micro-batch where
@@ -51,6 +53,9 @@ BF16 = ["--dtype", "bf16", "--master", "f32"]
 # Data parallelism cuts each micro-batch's sequences p ways: batch 8 at M = 2, p = 4.
 LLAMA_DATA = [8 if prev == "--batch" else x for prev, x in zip([None] + LLAMA, LLAMA)]
 
+# Among a hand strategy's options: append `partials_on_owners: true` to its plan file.
+OWNERS = "partials_on_owners"
+
 # (name, family options, micro-batches, ranks, relative tolerance against the one-pass
 # step, hand strategy's gen options or None: eindecomp's plan)
 CASES = [
@@ -62,6 +67,10 @@ CASES = [
     # computed again before its backward (--recompute layers: the plan carries the copies).
     ("llama_megatron_recompute_m2", LLAMA_DATA, 2, 4, 1e-5,
      ["--strategy", "megatron", "--tensor-parallel", 2, "--recompute", "layers"]),
+    # The same plan file with `partials_on_owners: true` (what --mem-limit writes where
+    # reducing at read would not fit): every partial aggregated onto its owners first.
+    ("llama_megatron_owners_m2", LLAMA_DATA, 2, 4, 1e-5,
+     ["--strategy", "megatron", "--tensor-parallel", 2, "--recompute", "layers", OWNERS]),
     ("shared_weight_m3", "SHARED_WEIGHT", 3, 2, 1e-5, None),
 ]
 
@@ -146,9 +155,19 @@ def programs(a, work):
         plan = []
         if strategy:
             plan_file = work / f"{name}_plan.yaml"
-            gen(a, family, plan_file, m, [*strategy, "-p", p])
+            gen(a, family, plan_file, m, [*[x for x in strategy if x != OWNERS], "-p", p])
             plan = ["--plan", plan_file]
+        if OWNERS in (strategy or []):
+            reduced = plan_report(a, graph, p, work, plan)
+            plan_file.write_text(plan_file.read_text() + "partials_on_owners: true\n")
         planned = plan_report(a, graph, p, work, plan)
+        if OWNERS in (strategy or []):
+            # Read back: no partials reduced at read, and more bytes than reducing them.
+            require(planned.get("partials_on_owners") is True and not any(n.get("reduced_at_read_by") for n in planned["nodes"]) and
+                    planned["total_traffic_bytes"] > reduced["total_traffic_bytes"] and
+                    any(n.get("reduced_at_read_by") for n in reduced["nodes"]),
+                    f"{name}: partials_on_owners read back: {planned['total_traffic_bytes']} B, every partial aggregated onto its owners "
+                    f"(reduced at read: {reduced['total_traffic_bytes']} B)")
         project = work / f"project_{name}"
         shutil.rmtree(project, ignore_errors=True)
         run([a.eincodegen, graph, "-p", p, *plan, "-o", project])

@@ -365,14 +365,10 @@ bool reducedReadIsBetter(const ProgramTables& t, const NodeTable& a, const CallG
   int64_t separate = 0, reducedTotal = 0;  // elements
   for (const auto& [rank, block] : writes)
     if (a.blockOwner[static_cast<std::size_t>(block)] != rank) separate += out.blockElements();
-  for (const RankBlock& rb : reads) {
-    const int rank = rb.first;  // a plain variable: clang 14 (the fuzz build) cannot capture a structured binding
-    forEachOverlap(read, rb.second, out, [&](int64_t o, int64_t n) {
-      if (a.blockOwner[static_cast<std::size_t>(o)] != rank) separate += n;
-      const std::vector<int>& h = holders[static_cast<std::size_t>(o)];
-      reducedTotal += n * (static_cast<int64_t>(h.size()) - (std::binary_search(h.begin(), h.end(), rank) ? 1 : 0));
-    });
-  }
+  forEachReducedPiece(read, reads, out, holders, [&](int rank, int64_t o, int64_t n, const std::vector<int>& h) {
+    if (a.blockOwner[static_cast<std::size_t>(o)] != rank) separate += n;
+    reducedTotal += n * (static_cast<int64_t>(h.size()) - (std::binary_search(h.begin(), h.end(), rank) ? 1 : 0));
+  });
   if (reducedTotal >= separate) return false;
   int ranks = 0;
   for (int r : a.callRank) ranks = std::max(ranks, r + 1);
@@ -383,14 +379,12 @@ bool reducedReadIsBetter(const ProgramTables& t, const NodeTable& a, const CallG
   ExchangeLoad aggregation(ranks, nodes, G::Sender), repartition(ranks, nodes, G::Receiver), reduced(ranks, nodes, G::Receiver);
   for (const auto& [rank, block] : writes)  // sorted by rank: grouped by sender
     if (const int owner = a.blockOwner[static_cast<std::size_t>(block)]; owner != rank) aggregation.add(rank, owner, out.blockElements());
-  for (const RankBlock& rb : reads) {  // sorted by rank: grouped by receiver
-    const int rank = rb.first;
-    forEachOverlap(read, rb.second, out, [&](int64_t o, int64_t n) {
-      if (const int owner = a.blockOwner[static_cast<std::size_t>(o)]; owner != rank) repartition.add(owner, rank, n);
-      for (int h : holders[static_cast<std::size_t>(o)])
-        if (h != rank) reduced.add(h, rank, n);
-    });
-  }
+  // `reads` are sorted by rank: grouped by receiver.
+  forEachReducedPiece(read, reads, out, holders, [&](int rank, int64_t o, int64_t n, const std::vector<int>& h) {
+    if (const int owner = a.blockOwner[static_cast<std::size_t>(o)]; owner != rank) repartition.add(owner, rank, n);
+    for (int holder : h)
+      if (holder != rank) reduced.add(holder, rank, n);
+  });
   for (int link = 0; link < 2; ++link) {
     const ExchangeLoad::Busiest r = reduced.busiest(link), x = aggregation.busiest(link), y = repartition.busiest(link);
     if (r.elements > x.elements + y.elements || r.messages > x.messages + y.messages) return false;

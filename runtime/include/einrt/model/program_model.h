@@ -194,6 +194,22 @@ std::vector<OperandCopy> partialsReducedAtRead(const ProgramTables& t,
 // Ranks holding each block of a grid of `blocks` blocks, from distinct (rank, block) pairs.
 std::vector<std::vector<int>> holdersByBlock(const std::vector<RankBlock>& pairs, int64_t blocks);
 
+// The pieces of a reduction at read, the one walk its rule, its traffic and its staging
+// count: for each (reading rank, block) of `reads`, every piece of a partial block that
+// block overlaps, with the ranks holding a partial of it. The reader receives the piece
+// from every holder but itself; its own partial it keeps, as in an aggregation.
+// visit(int reader, int64_t partialBlock, int64_t elements, const std::vector<int>& holders).
+template <class Visit>
+void forEachReducedPiece(const BlockGrid& read, const std::vector<RankBlock>& reads, const BlockGrid& partials,
+                         const std::vector<std::vector<int>>& holders, Visit visit) {
+  for (const RankBlock& rb : reads) {
+    const int reader = rb.first;  // a plain variable: clang 14 (the fuzz build) cannot capture a structured binding
+    forEachOverlap(read, rb.second, partials, [&](int64_t o, int64_t elements) {
+      visit(reader, o, elements, holders[static_cast<std::size_t>(o)]);
+    });
+  }
+}
+
 // The blocks rank `rank` holds among distinct (rank, block) pairs sorted by rank.
 std::vector<int64_t> blocksOf(const std::vector<RankBlock>& pairs, int rank);
 
