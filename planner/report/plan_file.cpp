@@ -22,7 +22,7 @@ const std::vector<std::string>& topKeys() {
       "schema_version", "tool",        "command",       "command_line",        "graph_sha256", "graph",
       "devices",        "algorithm",   "objective",     "dtype",               "nodes",        "edges",
       "total_cost",     "total_bytes", "total_traffic_bytes", "intra_node_bytes", "inter_node_bytes", "ranks_per_node", "total_flops", "peak_bytes_per_device",
-      "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "micro_batches", "search_time_s", "optimal",   "notes",               "bytes_predicted", "recompute", "shard_at_rest", "partials_on_owners"};
+      "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "estimated_kernel_time_s", "estimated_exchange_time_s", "micro_batches", "search_time_s", "optimal",   "notes",               "bytes_predicted", "recompute", "shard_at_rest", "partials_on_owners"};
   return keys;
 }
 
@@ -30,7 +30,7 @@ const std::vector<std::string>& nodeKeys() {
   static const std::vector<std::string> keys{
       "name",          "partition",        "kernel_calls",      "output_partition", "placement", "cost",
       "traffic_bytes", "traffic_in_bytes", "traffic_agg_bytes", "intra_node_bytes", "inter_node_bytes", "flops",            "bytes_per_device",
-      "live_bytes",    "resident_input_bytes", "fallback",      "estimated_time_s", "kernel",            "bytes_predicted", "gemm_path", "reduced_at_read_by"};
+      "live_bytes",    "resident_input_bytes", "fallback",      "estimated_time_s", "estimated_kernel_time_s", "estimated_exchange_time_s", "kernel",            "bytes_predicted", "gemm_path", "reduced_at_read_by"};
   return keys;
 }
 

@@ -99,7 +99,11 @@ std::string summaryLine(const Report& r) {
   if (r.ranksPerNode > 0)
     s += ", between nodes " + formatBytes(r.totalInterNodeBytes) + " of the traffic (" + std::to_string(r.ranksPerNode) +
          " ranks per node)";
-  if (r.estimatedTimeSeconds) s += ", estimated time " + formatSeconds(*r.estimatedTimeSeconds);
+  if (r.estimatedTimeSeconds) {
+    s += ", estimated time " + formatSeconds(*r.estimatedTimeSeconds);
+    if (r.kernelTimeSeconds && r.exchangeTimeSeconds)
+      s += " (kernels " + formatSeconds(*r.kernelTimeSeconds) + ", exchanges " + formatSeconds(*r.exchangeTimeSeconds) + ", none hidden)";
+  }
   if (r.searchSeconds) s += ", search " + formatSeconds(*r.searchSeconds);
   if (r.microBatches > 1) {
     // The step's figures above, as the program runs them: the body per micro-batch, the rest once.
@@ -201,6 +205,8 @@ nlohmann::ordered_json reportJson(const Report& r, bool withPlacements) {
     node["resident_input_bytes"] = n.residentInputBytes;
     if (n.fallback) node["fallback"] = true;
     if (n.timeSeconds) node["estimated_time_s"] = *n.timeSeconds;
+    if (n.kernelTimeSeconds) node["estimated_kernel_time_s"] = *n.kernelTimeSeconds;
+    if (n.exchangeTimeSeconds) node["estimated_exchange_time_s"] = *n.exchangeTimeSeconds;
     if (n.gemmPath != einrt::program::GemmPlanned::Rule) node["gemm_path"] = einrt::program::gemmPlannedName(n.gemmPath);
     j["nodes"].push_back(std::move(node));
   }
@@ -225,6 +231,8 @@ nlohmann::ordered_json reportJson(const Report& r, bool withPlacements) {
   j["peak_bytes_per_rank"] = r.peakBytesPerRank;
   j["tile_workspace_bytes_per_rank"] = r.tileWorkspaceBytesPerRank;
   if (r.estimatedTimeSeconds) j["estimated_time_s"] = *r.estimatedTimeSeconds;
+  if (r.kernelTimeSeconds) j["estimated_kernel_time_s"] = *r.kernelTimeSeconds;
+  if (r.exchangeTimeSeconds) j["estimated_exchange_time_s"] = *r.exchangeTimeSeconds;
   if (r.microBatches > 1) {
     nlohmann::ordered_json mb{{"count", r.microBatches},
                               {"per_micro_batch_traffic_bytes", r.perMicroBatchTrafficBytes},

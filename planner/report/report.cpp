@@ -29,6 +29,7 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
   r.recompute = plan.recompute;
   r.shardAtRest = plan.shardAtRest;
   r.partialsOnOwners = plan.partialsOnOwners;
+  int64_t kernelPs = 0;  // the nodes' kernel time, summed exactly (whole picoseconds)
   for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
     const NodePlan& np = plan.nodes[i];
     const NodePlanCost& c = cost.nodes[i];
@@ -55,7 +56,12 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
     n.bytesPerDevice = c.bytesPerDevice;
     n.liveBytes = cost.memory.nodeLiveBytes[i];
     n.residentInputBytes = cost.memory.nodeResidentInputBytes[i];
-    if (machine) n.timeSeconds = picosecondsToSeconds(c.timePs);
+    if (machine) {
+      n.timeSeconds = picosecondsToSeconds(c.timePs);
+      n.kernelTimeSeconds = picosecondsToSeconds(c.computePs);
+      n.exchangeTimeSeconds = picosecondsToSeconds(c.timePs - c.computePs);
+      kernelPs += c.computePs;
+    }
     n.gemmPath = np.gemmPath;
     r.nodes.push_back(std::move(n));
   }
@@ -77,7 +83,11 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
   r.peakBytesPerDevice = cost.peakBytesPerDevice;
   r.peakBytesPerRank = cost.memory.peakBytesPerRank;
   r.tileWorkspaceBytesPerRank = cost.memory.tileWorkspaceBytesPerRank;
-  if (cost.timePs) r.estimatedTimeSeconds = picosecondsToSeconds(*cost.timePs);
+  if (cost.timePs) {
+    r.estimatedTimeSeconds = picosecondsToSeconds(*cost.timePs);
+    r.kernelTimeSeconds = picosecondsToSeconds(kernelPs);
+    r.exchangeTimeSeconds = picosecondsToSeconds(*cost.timePs - kernelPs);
+  }
   r.microBatches = cost.microBatches;
   r.perMicroBatchTrafficBytes = cost.perMicroBatchTrafficBytes;
   r.oncePerStepTrafficBytes = cost.oncePerStepTrafficBytes;

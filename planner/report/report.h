@@ -47,6 +47,10 @@ struct NodeReport {
   int64_t liveBytes = 0;              // held on the busiest rank while its step runs (SPEC 3.2)
   int64_t residentInputBytes = 0;     // its graph-input blocks on the busiest rank (held all run)
   std::optional<double> timeSeconds;  // with a machine
+  // Of timeSeconds: its kernel calls (and the executor's step around them), and the rest,
+  // its exchanges (the repartitions into it and its aggregation). The program runs each
+  // exchange between kernels, so all of it is exposed: nothing is hidden behind a kernel.
+  std::optional<double> kernelTimeSeconds, exchangeTimeSeconds;
   einrt::program::GemmPlanned gemmPath = einrt::program::GemmPlanned::Rule;  // the plan's (plan.h)
 };
 
@@ -80,6 +84,7 @@ struct Report {
   std::vector<int64_t> peakBytesPerRank;      // the program's predicted high-water mark, one thread
   std::vector<int64_t> tileWorkspaceBytesPerRank;  // added per further thread
   std::optional<double> estimatedTimeSeconds;
+  std::optional<double> kernelTimeSeconds, exchangeTimeSeconds;  // of it, as the nodes' (NodeReport)
   // A step of micro-batches (microBatches > 1): what one micro-batch moves and takes, and
   // what runs once per step (the totals above are the step's: count x one + once).
   int64_t microBatches = 1;

@@ -343,6 +343,12 @@ TEST_CASE("machine files: alpha-beta time per node, bad fields named") {
   o.placementRules = {PlacementRule::Canonical};
   r = reportOf(g, planGraph("eindecomp", g, o), m);
   CHECK(*r.estimatedTimeSeconds == doctest::Approx(1e-6 + 32.0 / 1e9 + 64.0 / 1e12));
+  // Split by what runs: the kernels' 64 / 1e12 s, the aggregation's message the rest.
+  REQUIRE(r.kernelTimeSeconds);
+  REQUIRE(r.exchangeTimeSeconds);
+  CHECK(*r.kernelTimeSeconds == doctest::Approx(64.0 / 1e12));
+  CHECK(*r.exchangeTimeSeconds == doctest::Approx(1e-6 + 32.0 / 1e9));
+  CHECK(*r.nodes[0].kernelTimeSeconds + *r.nodes[0].exchangeTimeSeconds == doctest::Approx(*r.nodes[0].timeSeconds));
   CHECK(r.totalInterNodeBytes == 0);
   // The same plan on two nodes of 8 ranks (SPEC 9): the canonical rule's cluster form runs
   // the two partial sums of block b on ranks 2b and 2b+1, one node: 8 blocks of 32 B move,
