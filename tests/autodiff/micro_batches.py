@@ -21,7 +21,9 @@ and the data-parallel hand strategy's bytes against its closed form.
    R (p - 1) / p x its bytes (or, where the update reads it within a few nodes and it is not
    accumulated, one reduce-scatter of (p - 1) x its bytes: partials reduced at read); the optimizer's and the loss's scalars (the loss of each
    micro-batch summed over its rows); no activation. zero3 moves data's bytes and, per
-   copy of a weight gathered before a reader, (p - 1) x the weight's bytes per run.
+   copy of a weight gathered before a reader, (p - 1) x the weight's bytes per run. With
+   --master f32 (M = 2, p = 2 and 4), each bf16 weight gradient is reduce-scattered into its
+   f32 cast in each micro-batch: M (p - 1) x its bf16 bytes.
 
 A failure prints the command and its output.
 4. The issue's configuration (GPT 1.7B, batch 512, 16 micro-batches, p = 32 on
@@ -322,6 +324,37 @@ def megatron_gathers(a, work):
                     f"{[(e['to'], e['traffic_bytes'], e.get('reads_copy_of')) for e in rest]}")
 
 
+def master_weight_gradients(a, work):
+    """--master f32: each bf16 weight gradient d_W_bf16 is cast back to f32 (grad_W, the
+    accumulated one) right after it is complete, so under the data strategy its partial sums
+    are reduce-scattered into the cast (reduced at read) in each micro-batch: M (p - 1) |W|
+    bf16 elements, nothing aggregated onto owners. (With every cast written first, the casts
+    back came after the whole backward, out of the rule's reach: the partials, full-sized on
+    every rank, were held to the end of it and gathered onto one owner each.)"""
+    print("3c. --master f32: each weight's bf16 gradient reduce-scattered into its f32 cast")
+    m = 2
+    graph = work / "llama_master.yaml"
+    gen(a, LLAMA_DATA + BF16, graph, m)
+    weights = weight_elements(graph.read_text())
+    for p in (2, 4):
+        plan, cost = work / f"master_data_p{p}.yaml", work / f"master_data_p{p}.json"
+        gen(a, LLAMA_DATA + BF16, plan, m, ["--strategy", "data", "-p", p])
+        run([a.einplan, "cost", graph, "-p", p, "--plan", plan, "--format", "json", "-o", cost])
+        r = json.loads(cost.read_text())
+        nodes = {n["name"]: n for n in r["nodes"]}
+        edges = {(e["from"], e["to"]): e for e in r["edges"]}
+        wrong = []
+        for w, elements in weights.items():
+            d, e = nodes[f"d_{w}_bf16"], edges[(f"d_{w}_bf16", f"grad_{w}")]
+            want = m * (p - 1) * elements * 2
+            if not (d.get("reduced_at_read_by") == f"grad_{w}" and d["traffic_agg_bytes"] == 0 and e.get("reduces_partials")
+                    and e["traffic_bytes"] == want):
+                wrong.append(f"d_{w}_bf16 -> grad_{w}: {e['traffic_bytes']} B (closed form {want}), reduced at read by "
+                             f"{d.get('reduced_at_read_by')}, aggregated {d['traffic_agg_bytes']} B")
+        require(weights and not wrong, f"p={p}: every bf16 weight gradient reduce-scattered into its cast, "
+                f"M (p - 1) |W| x 2 bytes ({len(weights)} weights) {wrong[:3]}")
+
+
 def cluster_plan(a, work):
     """The issue's configuration: GPT 1.7B at batch 512 on 32 A100s, 16 micro-batches."""
     print("4. GPT 1.7B, 16 micro-batches, p = 32 on the DGX A100 file under 80 GiB")
@@ -379,6 +412,7 @@ def main():
     if only in ("", "3"):
         data_strategy(a, work)
         megatron_gathers(a, work)
+        master_weight_gradients(a, work)
     if only in ("", "2"):
         programs(a, work)
     if only in ("", "4") and not a.quick:
