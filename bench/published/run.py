@@ -14,6 +14,10 @@ weight sharded at rest and gathered before each use, per micro-batch) with
 `--recompute layers`; then `einplan cost` prices it on bench/clusters/dgx-a100.yaml or
 dgx-h100.yaml (published measurements, each with its source in the file).
 
+The FLOP column divides the plan's FLOPs by those the published MFU stands for: 1.00 says
+the graph is the run's; rows with activation checkpointing read 1.25-1.26, since the plan
+counts the layers computed again and MFU does not.
+
 What differs from the published model, and why the FLOPs still match: MPT's GELU
 feed-forward of width 4d (two matrices, 8d^2 weights) is written as SwiGLU of width 8d/3
 (three matrices, the same 8d^2 and the same FLOPs, rounded to a whole width); ALiBi is
@@ -51,7 +55,9 @@ MACHINES = {"a100": ("dgx-a100.yaml", 312e12), "h100": ("dgx-h100.yaml", 989e12)
 # name: (machine, d_model, heads, layers, seq, gpus, micro-batch per GPU, grad accum, global
 #        batch in sequences, published tokens/s, activation checkpointing, published MFU %),
 # each a row of the README's tables "A100 80GB with 1600 Gbps node-node interconnect
-# (RoCE)" and "H100 80GB BF16" (amp_bf16, FULL_SHARD).
+# (RoCE)" and "H100 80GB BF16" (FULL_SHARD; precision amp_bf16 but for a100-70b-64gpu-ac,
+# published as bf16 with mixed precision PURE: its weights gathered in bf16 as here, written
+# here as every row, with f32 master weights). Heads as the yamls say (mpt-30b: 56).
 ROWS = {
     "a100-760m": ("a100", 1536, 12, 24, 2048, 8, 24, 2, 384, 259472, False, 56.85),
     "a100-1b": ("a100", 2048, 16, 24, 2048, 8, 14, 4, 448, 164109, False, 59.86),
@@ -59,18 +65,18 @@ ROWS = {
     "a100-7b": ("a100", 4096, 32, 32, 2048, 8, 6, 2, 96, 37130, False, 64.23),
     "a100-13b": ("a100", 5120, 40, 40, 2048, 8, 2, 3, 48, 18097, False, 59.57),
     "a100-7b-s1024-ac": ("a100", 4096, 32, 32, 1024, 8, 64, 2, 1024, 34857, True, 58.01),
-    "a100-30b-ac": ("a100", 7168, 64, 48, 2048, 8, 3, 21, 504, 7330, True, 55.3),
+    "a100-30b-ac": ("a100", 7168, 56, 48, 2048, 8, 3, 21, 504, 7330, True, 55.3),
     "a100-70b-64gpu-ac": ("a100", 8192, 64, 80, 2048, 64, 8, 4, 2048, 26274, True, 53.33),
     "h100-1b": ("h100", 2048, 16, 24, 2048, 8, 14, 1, 112, 363645, False, 41.82),
     "h100-7b": ("h100", 4096, 32, 32, 2048, 8, 6, 1, 48, 85144, False, 46.44),
     "h100-13b": ("h100", 5120, 40, 40, 2048, 8, 2, 1, 16, 38336, False, 39.79),
     "h100-3b-16gpu": ("h100", 2560, 20, 32, 2048, 16, 10, 3, 480, 386285, False, 43.73),
     "h100-13b-64gpu": ("h100", 5120, 40, 40, 2048, 64, 2, 1, 128, 307209, False, 39.86),
-    "h100-30b-ac": ("h100", 7168, 64, 48, 2048, 8, 3, 21, 504, 16022, True, 38.11),
+    "h100-30b-ac": ("h100", 7168, 56, 48, 2048, 8, 3, 21, 504, 16022, True, 38.11),
     "h100-70b-64gpu-ac": ("h100", 8192, 64, 80, 2048, 64, 8, 4, 2048, 66523, True, 42.57),
 }
 VOCAB = 50368
-SOFTMAX = re.compile(r"L[0-9]+_(masked|smax|sexp|ssum|probs)")
+SOFTMAX = re.compile(r"L[0-9]+_(scores|masked|smax|sexp|ssum|probs)")
 
 
 def run(cmd):
@@ -106,13 +112,15 @@ def row(a, name, work):
     seconds = time.monotonic() - start
     r = json.loads(cost.read_text())
     published = gbs * seq / tps
-    # llm-foundry's MFU FLOPs: 3 x (2 x params x tokens + attention), params from our graph's weights.
+    # The FLOPs the published MFU stands for (llm-foundry: 3 x (2 x params x tokens +
+    # attention), recomputation left out): MFU x the GPUs' bf16 peak x the step time.
     published_flops = mfu / 100 * MACHINES[kind][1] * gpus * published
     rate = machine_rate(machine)
     floor = r["total_flops"] / gpus / rate if rate else float("nan")
     # Softmax's pointwise passes over the s x s scores (gen llama's masked, smax, sexp, ssum
-    # and probs nodes and their gradients' pointwise nodes, not the GEMMs among them: those
-    # run at above half the file's rate): what flash attention keeps out of memory.
+    # and probs nodes and their gradients' pointwise nodes, d_L<i>_scores' scaling among
+    # them; not the GEMMs among them, L<i>_scores and d_L<i>_probs: those run at above half
+    # the file's rate): what flash attention keeps out of memory.
     softmax = sum(n.get("estimated_kernel_time_s", 0.0) for n in r["nodes"]
                   if SOFTMAX.search(n["name"]) and n.get("estimated_kernel_time_s") and
                   n["flops"] / gpus / n["estimated_kernel_time_s"] < 0.5 * (rate or float("inf")))

@@ -17,7 +17,7 @@ namespace eindecomp::autodiff {
 std::string castCopyName(const Graph& g, const std::string& input);
 
 // `g` with every input of `trained` of type `master`, read by every node through its cast
-// node (placed first). Throws InputError when a cast's name is taken, when `master` is the
+// node (placed just before its first reader). Throws InputError when a cast's name is taken, when `master` is the
 // graph's type already, or when a trained input is not of the graph's type.
 Graph withMasterWeights(Graph g, const std::vector<std::string>& trained, DType master);
 

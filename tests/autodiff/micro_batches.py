@@ -345,7 +345,10 @@ def master_weight_gradients(a, work):
         edges = {(e["from"], e["to"]): e for e in r["edges"]}
         wrong = []
         for w, elements in weights.items():
-            d, e = nodes[f"d_{w}_bf16"], edges[(f"d_{w}_bf16", f"grad_{w}")]
+            d, e = nodes.get(f"d_{w}_bf16"), edges.get((f"d_{w}_bf16", f"grad_{w}"))
+            if d is None or e is None:
+                wrong.append(f"no node d_{w}_bf16 or no edge d_{w}_bf16 -> grad_{w}")
+                continue
             want = m * (p - 1) * elements * 2
             if not (d.get("reduced_at_read_by") == f"grad_{w}" and d["traffic_agg_bytes"] == 0 and e.get("reduces_partials")
                     and e["traffic_bytes"] == want):
