@@ -99,6 +99,17 @@ void repartitionStaging(const einrt::BlockGrid& grid, const std::vector<RankBloc
   foldStaging(c, m);
 }
 
+// `bytes` of partial results from rank `from` to rank `to`: kept where they are the same
+// rank (summed in place), else sent by one and received by the other.
+void transfer(CollectiveBytes& c, int from, int to, int64_t bytes) {
+  if (from == to) {
+    add(c.kept, to, bytes);
+  } else {
+    add(c.sent, from, bytes);
+    add(c.received, to, bytes);
+  }
+}
+
 // The repartition of a producer's partial blocks reduced at read (einrt's program model):
 // each holder of a block sends its partial of every piece a reading rank needs, the
 // reader's own partial kept (as in an aggregation).
@@ -106,14 +117,7 @@ void reducedReadStaging(const einrt::BlockGrid& grid, const std::vector<RankBloc
                         const std::vector<std::vector<int>>& holders, int64_t E, CollectiveBytes& c, MemoryPlan& m) {
   einrt::model::forEachReducedPiece(grid, reads, from, holders, [&](int rank, int64_t, int64_t elements, const std::vector<int>& pieceHolders) {
     const int64_t bytes = checkedMul(elements, E, kWhat);
-    for (int h : pieceHolders) {
-      if (h == rank) {
-        add(c.kept, rank, bytes);
-      } else {
-        add(c.sent, h, bytes);
-        add(c.received, rank, bytes);
-      }
-    }
+    for (int h : pieceHolders) transfer(c, h, rank, bytes);
   });
   foldStaging(c, m);
 }
@@ -122,15 +126,7 @@ void reducedReadStaging(const einrt::BlockGrid& grid, const std::vector<RankBloc
 void aggregationStaging(const einrt::model::NodeTable& n, const einrt::model::NodeModel& nm, int64_t E, CollectiveBytes& c,
                         MemoryPlan& m) {
   const int64_t outBlockBytes = checkedMul(nm.geometry->outputGrid.blockElements(), E, kWhat);
-  for (const auto& [rank, block] : *nm.writes) {
-    const int o = n.blockOwner[static_cast<std::size_t>(block)];
-    if (rank == o) {
-      add(c.kept, rank, outBlockBytes);
-    } else {
-      add(c.sent, rank, outBlockBytes);
-      add(c.received, o, outBlockBytes);
-    }
-  }
+  for (const auto& [rank, block] : *nm.writes) transfer(c, rank, n.blockOwner[static_cast<std::size_t>(block)], outBlockBytes);
   foldStaging(c, m);
 }
 
