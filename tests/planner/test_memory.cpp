@@ -171,16 +171,14 @@ nodes:
 outputs: [B]
 )yaml", "reduced.yaml", GraphFormat::Yaml);
   const std::vector<Parts> parts{{1, 2, 1}, {2, 1}};
-  Plan plan = makePlan(g, 2, "by hand", parts, placeNodes(g, parts, PlacementRule::Canonical, {}, 2));
-  const PlanCost reduced = costPlan(g, plan, std::nullopt);
+  const PlanCost reduced = priced(g, 2, parts);
   CHECK(reduced.nodes[0].reducedAtReadBy == 1);
   CHECK(reduced.nodes[0].trafficAggBytes == 0);
   REQUIRE(reduced.edges.size() == 1);
   CHECK(reduced.edges[0].reducesPartials);
   CHECK(reduced.edges[0].trafficBytes == 256);
   CHECK(reduced.trafficBytes == 256);
-  plan.partialsOnOwners = true;
-  const PlanCost owners = costPlan(g, plan, std::nullopt);
+  const PlanCost owners = priced(g, 2, parts, true);
   CHECK(owners.nodes[0].reducedAtReadBy == -1);
   CHECK(owners.nodes[0].trafficAggBytes == 256);
   CHECK(!owners.edges[0].reducesPartials);
@@ -189,13 +187,11 @@ outputs: [B]
   // B's output half, 512 B a rank. On owners, A's step holds both partials and rank 0's
   // owned block (1024 B on rank 0); reduced, each rank's partial only, kept through B's
   // step beside its received 128 B copy (896 B on each).
+  const auto staging = [](const PlanCost& c, int r) { return c.memory.stagingSendBytesPerRank[r] + c.memory.stagingRecvBytesPerRank[r]; };
   for (int r = 0; r < 2; ++r) {
     CAPTURE(r);
-    CHECK(reduced.memory.residentBytesPerRank[r] - owners.memory.residentBytesPerRank[r] ==
-          (reduced.memory.stagingSendBytesPerRank[r] + reduced.memory.stagingRecvBytesPerRank[r]) -
-              (owners.memory.stagingSendBytesPerRank[r] + owners.memory.stagingRecvBytesPerRank[r]));
+    CHECK(reduced.memory.residentBytesPerRank[r] - owners.memory.residentBytesPerRank[r] == staging(reduced, r) - staging(owners, r));
   }
-  const auto staging = [](const PlanCost& c, int r) { return c.memory.stagingSendBytesPerRank[r] + c.memory.stagingRecvBytesPerRank[r]; };
   CHECK(owners.memory.peakBytesPerRank[0] - staging(owners, 0) == 1024);
   CHECK(owners.memory.peakBytesPerRank[1] - staging(owners, 1) == 768);
   CHECK(reduced.memory.peakBytesPerRank[0] - staging(reduced, 0) == 896);
