@@ -179,6 +179,7 @@ std::string strategyPlanText(const std::string& text, const std::string& strateg
   StrategyPlan hand = strategyPlan(strategy, loaded.graph, devices, tensorParallel, recomputeLayers);
   options.pinned = std::move(hand.partitions);
   options.pinnedPlacements = std::move(hand.placements);
+  options.invariantsPerMicroBatch = hand.invariantsPerMicroBatch;
   // zero3's and --recompute layers' copies, which the partitions name.
   const Graph graph = withPlanRewrites(loaded.graph, hand.shardAtRest, hand.recompute);
   Plan plan = planGraph("fixed", graph, options);

@@ -115,6 +115,7 @@ std::string nodeSource(const NodeProgram& n) {
   s += "    n.kernel = " + literal(n.kernel) + ";\n";
   if (n.oncePerStep) s += "    n.oncePerStep = true;\n";
   if (n.accumulated) s += "    n.accumulated = true;\n";
+  if (n.runsOnce) s += "    n.runsOnce = true;\n";
   return s + "  }();\n";
 }
 

@@ -54,7 +54,8 @@ class LosingPlanWatch {
  public:
   LosingPlanWatch(const Graph& g, const PlanOptions& options, const std::vector<Parts>& parts, RivalTime rival)
       : g_(g), options_(options), parts_(parts), rival_(std::move(rival)), index_(g), types_(nodeOutputTypes(g)),
-        computeFloor_(computeFloorsByNode(*options.machine, g, parts)), restFloor_(g.nodes.size() + 1, 0), runs_(nodeRuns(g)) {
+        computeFloor_(computeFloorsByNode(*options.machine, g, parts)), restFloor_(g.nodes.size() + 1, 0),
+        runs_(nodeRuns(g, Invariants::OncePerStep)) {
     const std::vector<int64_t> floors = timeFloorsByNode(g, parts, *options.machine, options.devices);
     for (std::size_t i = floors.size(); i-- > 0;) restFloor_[i] = checkedAdd(restFloor_[i + 1], floors[i], "estimated time");
   }
@@ -87,12 +88,16 @@ class LosingPlanWatch {
 
  private:
   // The node's exchanges and its kernels' floor, each at least as often as it runs per step
-  // (micro-batches: the exchanges at the aggregation's runs, the fewer of the two).
+  // (micro-batches: the exchanges at the aggregation's runs, the fewer of the two; once
+  // where an operand comes from an invariant run once, whose repartition runs once).
   int64_t exchange(std::size_t node, const CallGeometry& geometry, const std::vector<Placement>& placements) const {
     const NodeRuns& runs = runs_[node];
-    return checkedAdd(checkedMul(exchangePicoseconds(g_, index_, node, geometry, parts_, placements, types_, *options_.machine,
+    int64_t times = runs.aggregation;
+    for (const std::string& input : g_.nodes[node].inputs)
+      if (const int from = index_.nodeIndex(input); from >= 0 && runs_[static_cast<std::size_t>(from)].once) times = 1;
+    return checkedAdd(checkedMul(exchangePicoseconds(g_, index_, node, geometry, parts_, placements, types_, runs_, *options_.machine,
                                                      options_.devices, options_.trafficMemo.get()),
-                                 runs.aggregation, "estimated time"),
+                                 times, "estimated time"),
                       checkedMul(computeFloor_[node], runs.calls, "estimated time"), "estimated time");
   }
   const Graph& g_;
@@ -147,6 +152,7 @@ PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::
     Plan plan = makePlan(g, options.devices, algorithm, parts, std::move(placements));
     plan.ranksPerNode = ranksPerNodeOf(options);
     plan.partialsOnOwners = options.partialsOnOwners;
+    plan.invariantsPerMicroBatch = options.invariantsPerMicroBatch;
     chooseGemmPaths(g, options, plan);
     PlanCost cost = costPlan(g, plan, options.machine, memoryToCompare(options), options.trafficMemo.get());
     // Partials reduced at read are held until their reader's step ends: where that passes
@@ -159,6 +165,19 @@ PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::
       if (ownersCost.peakBytesPerDevice < cost.peakBytesPerDevice) {
         plan = std::move(owners);
         cost = std::move(ownersCost);
+      }
+    }
+    // Invariants run once keep their readers' copies for the whole body: where that passes
+    // --mem-limit, the same plan gathering them again for each micro-batch (FSDP's way), if
+    // its peak is lower.
+    if (options.memLimitBytes && !plan.invariantsPerMicroBatch && cost.peakBytesPerDevice > *options.memLimitBytes &&
+        microBatchCount(g) > 1) {
+      Plan again = plan;
+      again.invariantsPerMicroBatch = true;
+      PlanCost againCost = costPlan(g, again, options.machine, MemoryDetail::Peak, options.trafficMemo.get());
+      if (againCost.peakBytesPerDevice < cost.peakBytesPerDevice) {
+        plan = std::move(again);
+        cost = std::move(againCost);
       }
     }
     return PricedPlan{std::move(plan), std::move(cost), rule, false, 0, std::nullopt, memoryToCompare(options) == MemoryDetail::Peak};

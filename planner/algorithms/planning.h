@@ -51,6 +51,7 @@ struct PlanOptions {
   std::optional<Machine> machine;         // required by Objective::Time; reports add times with it
   int64_t ranksPerNode = 0;               // without a machine: a plan file's cluster (its links are still split)
   bool partialsOnOwners = false;          // a plan file's: every plan aggregates onto owners (plan.h)
+  bool invariantsPerMicroBatch = false;   // zero3's or a plan file's: invariants run in every micro-batch (plan.h)
   std::optional<int64_t> memLimitBytes;   // every rank's whole-program peak (memory.h) allowed
   std::map<std::string, Parts> pinned;    // node name -> partition over iterationLabels (validated)
   PinnedPlacements pinnedPlacements;      // node name -> rank of each call (validated; pinned nodes only)

@@ -126,7 +126,7 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
   s.nodes.resize(g.nodes.size());
   const GraphIndex index(g);
   const std::vector<DType> types = nodeOutputTypes(g);
-  const std::vector<NodeRuns> runs = nodeRuns(g);
+  const std::vector<NodeRuns> runs = nodeRuns(g, options.invariantsPerMicroBatch ? Invariants::PerMicroBatch : Invariants::OncePerStep);
   std::map<ShapeKey, int> shapeOf;
   std::vector<int> nodeShape(g.nodes.size());
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
@@ -179,7 +179,10 @@ SearchSpace buildSearchSpace(const Graph& g, const PlanOptions& options) {
         EdgeMatrix m;
         m.bounds = tensorBounds(s.nodes[i]->space, e.operand);
         m.elementBytes = static_cast<int64_t>(dtypeSize(s.nodes[static_cast<std::size_t>(from)]->type));
-        m.runs = runs[i].calls;  // one consumer shape, one count of runs (its ShapeKey)
+        // One consumer shape, one count of runs (its ShapeKey); a producer run once per step
+        // that a consumer run per micro-batch reads is an invariant run once (its
+        // ShapeKey's runs), whose repartition runs once.
+        m.runs = repartitionRuns(runs, i, from);
         if (s.nodes[i]->space.windowed(k)) {
           // Where the window lies (its origin, halo, step and spread) does not depend on the
           // partition.

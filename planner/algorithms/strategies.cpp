@@ -220,6 +220,9 @@ StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t d
   std::optional<Graph> sharded;
   if (strategy == "zero3") {
     plan.shardAtRest = trainedWeights(g);
+    // FSDP gathers a weight again for each use, to hold it only while it is read: its
+    // fetched copies (invariants, micro_batches.h) run in every micro-batch.
+    plan.invariantsPerMicroBatch = true;
     // Master weights (einplan grad --master) are read pointwise only, by their updates and
     // their casts, whose outputs, cut like the weights, every reader gathers for its own
     // step: the casts are the fetched copies, and nothing is sharded at rest.

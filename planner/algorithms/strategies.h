@@ -64,6 +64,7 @@ struct StrategyPlan {
   PinnedPlacements placements;              // megatron with a tensor-parallel degree: the groups' ranks
   std::vector<ShardAtRest> shardAtRest;      // zero3: the inputs sharded at rest (the partitions name their copies)
   std::vector<Recompute> recompute;          // --recompute layers: applied after shardAtRest (the partitions name the copies)
+  bool invariantsPerMicroBatch = false;      // zero3: every weight's fetched copy again for each use (plan.h)
 };
 
 // InputError (exit 2) for an unknown strategy, zero3 for a graph without trained weights, a graph without the labels the strategy

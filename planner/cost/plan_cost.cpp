@@ -32,8 +32,9 @@ Traffic operandTraffic(const einrt::BlockGrid& producer, const std::vector<int>&
 }
 
 // Adds node c's step figures (its runs `run`) to one micro-batch's or the once-per-step
-// totals: its repartitions and kernels run with its calls, its aggregation on its own.
-void splitByPhase(PlanCost& pc, const NodePlanCost& c, const NodeRuns& run) {
+// totals: its repartitions and kernels run with its calls (but those from an invariant run
+// once, `onceIn`), its aggregation on its own.
+void splitByPhase(PlanCost& pc, const NodePlanCost& c, const NodeRuns& run, int64_t onceInBytes, int64_t onceInPs) {
   const int64_t m = pc.microBatches;
   auto add = [&](int64_t runs, int64_t bytes, int64_t ps) {
     if (m > 1 && runs == m) {
@@ -44,7 +45,8 @@ void splitByPhase(PlanCost& pc, const NodePlanCost& c, const NodeRuns& run) {
       pc.oncePerStepTimePs += ps;
     }
   };
-  add(run.calls, c.trafficInBytes, c.timePs - c.aggTimePs);
+  add(run.calls, c.trafficInBytes - onceInBytes, c.timePs - c.aggTimePs - onceInPs);
+  add(1, onceInBytes, onceInPs);
   add(run.aggregation, c.trafficAggBytes, c.aggTimePs);
 }
 
@@ -58,7 +60,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   const auto detail = machine ? TrafficDetail::PerRank : TrafficDetail::Total;
   const einrt::RankNodes nodes = machine ? machine->rankNodes() : einrt::RankNodes{plan.ranksPerNode};
   // How often each node's calls and aggregation run per step (micro_batches.h).
-  const std::vector<NodeRuns> runs = nodeRuns(g);
+  const std::vector<NodeRuns> runs = nodeRuns(g, plan.invariants());
   PlanCost pc;
   pc.microBatches = microBatchCount(g);
   pc.ranksPerNode = nodes.ranksPerNode;
@@ -131,6 +133,9 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     }
   }
   pc.edges.resize(plan.edges.size());
+  // Per node, what of its repartitions' bytes and time runs once per step though the node
+  // runs per micro-batch (its operands from invariants run once).
+  std::vector<int64_t> onceInBytes(plan.nodes.size(), 0), onceInPs(plan.nodes.size(), 0);
   for (std::size_t e = 0; e < plan.edges.size(); ++e) {
     const PlanEdge& edge = plan.edges[e];
     const NodePlan& producer = plan.nodes[static_cast<std::size_t>(edge.fromNode)];
@@ -154,8 +159,8 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
                          consumer.placement.callRank, plan.devices, detail, nodes, memo);
     }
     const int64_t elementBytes = bytesOf(static_cast<std::size_t>(edge.fromNode));
-    // The repartition runs before each of the consumer's runs.
-    const int64_t readerRuns = runs[static_cast<std::size_t>(edge.toNode)].calls;
+    // The repartition runs before each of the consumer's runs (once, from an invariant run once).
+    const int64_t readerRuns = repartitionRuns(runs, static_cast<std::size_t>(edge.toNode), edge.fromNode);
     c.paper = checkedMul(c.paper, readerRuns, "repart_in");
     c.trafficBytes = checkedMul(checkedMul(t.elements, elementBytes, "traffic bytes"), readerRuns, "traffic bytes");
     c.interNodeBytes = checkedMul(checkedMul(t.interNodeElements, elementBytes, "traffic bytes"), readerRuns, "traffic bytes");
@@ -165,6 +170,10 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     to.trafficInBytes = checkedAdd(to.trafficInBytes, c.trafficBytes, "traffic bytes");
     to.interNodeBytes = checkedAdd(to.interNodeBytes, c.interNodeBytes, "traffic bytes");
     to.timePs = checkedAdd(to.timePs, c.timePs, "estimated time");
+    if (readerRuns != runs[static_cast<std::size_t>(edge.toNode)].calls) {
+      onceInBytes[static_cast<std::size_t>(edge.toNode)] += c.trafficBytes;
+      onceInPs[static_cast<std::size_t>(edge.toNode)] += c.timePs;
+    }
   }
   int64_t time = 0;
   for (std::size_t i = 0; i < pc.nodes.size(); ++i) {
@@ -178,7 +187,7 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
     pc.interNodeBytes = checkedAdd(pc.interNodeBytes, c.interNodeBytes, "total traffic");
     pc.flops = checkedAdd(pc.flops, c.flops, "total FLOPs");
     time = checkedAdd(time, c.timePs, "estimated time");
-    splitByPhase(pc, c, runs[i]);
+    splitByPhase(pc, c, runs[i], onceInBytes[i], onceInPs[i]);
   }
   if (memory == MemoryDetail::Peak) {
     pc.memory = memoryPlan(*tables, *program, static_cast<int>(plan.devices), static_cast<int64_t>(dtypeSize(g.dtype)));
@@ -188,14 +197,17 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
   return pc;
 }
 
-bool mayReadSharedCopy(const Graph& g, const GraphIndex& index, const std::vector<Parts>& parts, std::size_t node,
-                       std::size_t operand) {
+bool mayReadSharedCopy(const Graph& g, const GraphIndex& index, const std::vector<Parts>& parts, const std::vector<NodeRuns>& runs,
+                       std::size_t node, std::size_t operand) {
   const std::string& tensor = g.nodes[node].inputs[operand];
-  if (index.nodeIndex(tensor) < 0) return false;
+  const int producer = index.nodeIndex(tensor);
+  if (producer < 0) return false;
   const NodeSpace space = nodeSpace(g.nodes[node]);
   if (space.windowed(operand)) return false;
   const einrt::BlockGrid read = einrt::tensorGrid(space.sizes, parts[node], space.operandLabels[operand]);
-  const std::size_t first = node > static_cast<std::size_t>(einrt::model::kCopyReach) ? node - einrt::model::kCopyReach : 0;
+  // A copy of an invariant run once is kept for the whole body: shared at any distance.
+  const bool kept = runs[static_cast<std::size_t>(producer)].once;
+  const std::size_t first = !kept && node > static_cast<std::size_t>(einrt::model::kCopyReach) ? node - einrt::model::kCopyReach : 0;
   for (std::size_t j = first; j <= node; ++j)
     for (std::size_t k = 0; k < g.nodes[j].inputs.size() && (j < node || k < operand); ++k) {
       if (g.nodes[j].inputs[k] != tensor) continue;
@@ -248,13 +260,14 @@ void forEachPhaseFloor(const Graph& g, const std::vector<Parts>& parts, const st
     for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
       const int from = index.nodeIndex(g.nodes[i].inputs[k]);
       if (from < 0 || space.windowed(k)) continue;  // graph inputs are free; a window's reads count 0 here
-      if (mayReadSharedCopy(g, index, parts, i, k)) continue;  // and so may a shared copy's
+      if (mayReadSharedCopy(g, index, parts, runs, i, k)) continue;  // and so may a shared copy's
       const NodeSpace& producer = spaces[static_cast<std::size_t>(from)];
       const einrt::BlockGrid read = einrt::tensorGrid(space.sizes, parts[i], space.operandLabels[k]);
       const einrt::BlockGrid owned = einrt::tensorGrid(producer.sizes, parts[static_cast<std::size_t>(from)], producer.outputLabels);
       const std::optional<Use>& r = reducer[static_cast<std::size_t>(from)];
       const bool readsPartials = r && r->node == static_cast<int>(i) && r->operand == static_cast<int>(k);
-      edge(i, read.shape, owned.parts, read.parts, calls, bytesOf(static_cast<std::size_t>(from)), runs[i].calls, readsPartials);
+      edge(i, read.shape, owned.parts, read.parts, calls, bytesOf(static_cast<std::size_t>(from)), repartitionRuns(runs, i, from),
+           readsPartials);
     }
   }
 }
@@ -265,7 +278,7 @@ int64_t trafficLowerBound(const Graph& g, const std::vector<Parts>& parts) {
   const char* what = "traffic bound";
   int64_t bound = 0;
   forEachPhaseFloor(
-      g, parts, nodeRuns(g),
+      g, parts, nodeRuns(g, Invariants::OncePerStep),  // (the fewer runs: a floor of either choice)
       [&](std::size_t, int64_t, int64_t blockElements, int64_t partialsSent, int64_t bytes, int64_t times, bool) {
         // (Reduced at read or not: reading H partials moves at least H - 1 of them.)
         bound = checkedAdd(bound, checkedMul(checkedMul(checkedMul(partialsSent, blockElements, what), bytes, what), times, what), what);
@@ -296,7 +309,7 @@ std::vector<int64_t> timeFloorsByNode(const Graph& g, const std::vector<Parts>& 
     floors[node] = checkedAdd(floors[node], checkedMul(repartitionFloorPicoseconds(m, f, elementBytes, cluster, ranksPerNode), times, what),
                               what);
   };
-  const std::vector<NodeRuns> runs = nodeRuns(g);
+  const std::vector<NodeRuns> runs = nodeRuns(g, Invariants::OncePerStep);  // (the fewer runs: a floor of either choice)
   forEachPhaseFloor(
       g, parts, runs,
       [&](std::size_t node, int64_t partials, int64_t blockElements, int64_t, int64_t bytes, int64_t times, bool reduced) {
@@ -323,7 +336,8 @@ std::vector<int64_t> timeFloorsByNode(const Graph& g, const std::vector<Parts>& 
 
 int64_t exchangePicoseconds(const Graph& g, const GraphIndex& index, std::size_t node, const CallGeometry& geometry,
                             const std::vector<Parts>& parts, const std::vector<Placement>& placements,
-                            const std::vector<DType>& types, const Machine& m, int64_t devices, TrafficMemo* memo) {
+                            const std::vector<DType>& types, const std::vector<NodeRuns>& runs, const Machine& m,
+                            int64_t devices, TrafficMemo* memo) {
   const einrt::RankNodes nodes = m.rankNodes();
   const Placement& placed = placements[node];
   // A node that may be reduced at read may aggregate nothing, and its reader's exchange
@@ -336,7 +350,7 @@ int64_t exchangePicoseconds(const Graph& g, const GraphIndex& index, std::size_t
   const NodeSpace space = nodeSpace(g.nodes[node]);
   for (std::size_t k = 0; k < g.nodes[node].inputs.size(); ++k) {
     const int from = index.nodeIndex(g.nodes[node].inputs[k]);
-    if (from < 0 || mayReadSharedCopy(g, index, parts, node, k)) continue;  // (a floor of what costPlan counts)
+    if (from < 0 || mayReadSharedCopy(g, index, parts, runs, node, k)) continue;  // (a floor of what costPlan counts)
     const auto f = static_cast<std::size_t>(from);
     if (const std::optional<Use> r = mayReduceAtRead(g, index, parts, f); r && r->node == static_cast<int>(node) && r->operand == static_cast<int>(k))
       continue;

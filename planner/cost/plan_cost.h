@@ -95,8 +95,10 @@ PlanCost costPlan(const Graph& g, const Plan& plan, const std::optional<Machine>
 // earlier operand within kCopyReach nodes reads the same node output through the same
 // grid, neither through a window. Such an edge may move nothing, so the floors below count
 // it as nothing.
-bool mayReadSharedCopy(const Graph& g, const GraphIndex& index, const std::vector<Parts>& parts, std::size_t node,
-                       std::size_t operand);
+// A copy of an invariant run once (`runs`: nodeRuns) is kept for the whole body, so any
+// earlier operand in the body may hold it.
+bool mayReadSharedCopy(const Graph& g, const GraphIndex& index, const std::vector<Parts>& parts, const std::vector<NodeRuns>& runs,
+                       std::size_t node, std::size_t operand);
 
 // The reader operand (first in node order) that might receive node `node`'s partial
 // results reduced under einrt's reduced-at-read rule (einrt/model/program_model.h) in some
@@ -135,10 +137,11 @@ std::vector<int64_t> timeFloorsByNode(const Graph& g, const std::vector<Parts>& 
 // inputs are free) — its nodes[i].timePs less its kernels' time, known as soon as the node
 // and its producers are placed; an operand that may read a shared copy (mayReadSharedCopy)
 // counts nothing, so that this stays a floor. `placements`: every node's so far (aligned with
-// g.nodes); `types`: nodeOutputTypes(g). The repartitions go through `memo` (costPlan of
-// the finished plan then finds them there).
+// g.nodes); `types`: nodeOutputTypes(g); `runs`: nodeRuns(g, Invariants::OncePerStep). The
+// repartitions go through `memo` (costPlan of the finished plan then finds them there).
 int64_t exchangePicoseconds(const Graph& g, const GraphIndex& index, std::size_t node, const CallGeometry& geometry,
                             const std::vector<Parts>& parts, const std::vector<Placement>& placements,
-                            const std::vector<DType>& types, const Machine& m, int64_t devices, TrafficMemo* memo);
+                            const std::vector<DType>& types, const std::vector<NodeRuns>& runs, const Machine& m,
+                            int64_t devices, TrafficMemo* memo);
 
 }  // namespace eindecomp

@@ -98,9 +98,13 @@ Fusion chooseFusion(const Graph& g, const Plan& plan) {
   // (SPEC 8), run on their own.
   const std::vector<DType> types = nodeOutputTypes(g);
   // Micro-batches (micro_batches.h): an accumulated node's calls add into its sums, and a
-  // group runs in one phase only (per micro-batch, or once per step).
+  // group runs in one phase only (per micro-batch, once per step, or an invariant run once
+  // in the first micro-batch).
   const std::vector<bool> accumulated = accumulatedNodes(g);
-  const std::vector<StepPhase> phase = stepPhases(g);
+  const std::vector<StepPhase> stepPhase = stepPhases(g);
+  const std::vector<NodeRuns> runs = nodeRuns(g, plan.invariants());
+  std::vector<int> phase(stepPhase.size());
+  for (std::size_t i = 0; i < phase.size(); ++i) phase[i] = runs[i].once ? 2 : static_cast<int>(stepPhase[i]);
   std::vector<FusionNode> nodes(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     const Node& node = g.nodes[static_cast<std::size_t>(i)];

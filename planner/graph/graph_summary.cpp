@@ -17,7 +17,8 @@ void summarizeMicroBatches(const Graph& g, GraphSummary& s) {
   mb.count = g.microBatches->count;
   for (const MicroBatchSplit& sp : g.microBatches->split) mb.split.emplace_back(sp.input, sp.dimension);
   for (const AccumulatedNode& a : g.microBatches->accumulate) mb.accumulate.push_back(a.node);
-  const std::vector<NodeRuns> runs = nodeRuns(g);
+  // (The graph's own counts: its invariants as run per micro-batch; a plan may run them once.)
+  const std::vector<NodeRuns> runs = nodeRuns(g, Invariants::PerMicroBatch);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     (runs[i].calls > 1 ? mb.perMicroBatchNodes : mb.oncePerStepNodes) += 1;
     int64_t flops = 0;

@@ -36,8 +36,9 @@ std::vector<bool> accumulatedNodes(const Graph& g) {
 
 namespace {
 
-// The phases by the rules of micro_batches.h, checking them; also each node's index by name.
-std::vector<StepPhase> phasesChecked(const Graph& g) {
+// The phases by the rules of micro_batches.h, checking them; `invariant` (when given): per
+// node whether it is an invariant.
+std::vector<StepPhase> phasesChecked(const Graph& g, std::vector<bool>* invariant = nullptr) {
   const std::size_t n = g.nodes.size();
   std::vector<StepPhase> phase(n, StepPhase::PerMicroBatch);
   if (!g.microBatches) return phase;
@@ -109,6 +110,10 @@ std::vector<StepPhase> phasesChecked(const Graph& g) {
       if (const auto it = node.find(name); it != node.end()) o[static_cast<std::size_t>(it->second)] = true;
     return o;
   }();
+  if (invariant) {
+    invariant->assign(n, false);
+    for (std::size_t i = 0; i < n; ++i) (*invariant)[i] = !varies[i] && !after[i];
+  }
   for (std::size_t i = 0; i < n; ++i) {
     if (after[i]) phase[i] = StepPhase::OncePerStep;
     if (accumulated[i] && readers[i].empty() && !isOutput[i])
@@ -126,14 +131,25 @@ std::vector<StepPhase> phasesChecked(const Graph& g) {
 
 std::vector<StepPhase> stepPhases(const Graph& g) { return phasesChecked(g); }
 
-std::vector<NodeRuns> nodeRuns(const Graph& g) {
+std::vector<bool> invariantNodes(const Graph& g) {
+  std::vector<bool> invariant(g.nodes.size(), false);
+  if (g.microBatches) phasesChecked(g, &invariant);
+  return invariant;
+}
+
+std::vector<NodeRuns> nodeRuns(const Graph& g, Invariants invariants) {
   const int64_t count = microBatchCount(g);
   std::vector<NodeRuns> runs(g.nodes.size());
   if (count == 1) return runs;
-  const std::vector<StepPhase> phase = stepPhases(g);
+  std::vector<bool> invariant;
+  const std::vector<StepPhase> phase = phasesChecked(g, &invariant);
   const std::vector<bool> accumulated = accumulatedNodes(g);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (phase[i] != StepPhase::PerMicroBatch) continue;
+    if (invariant[i] && invariants == Invariants::OncePerStep) {
+      runs[i].once = true;
+      continue;
+    }
     runs[i].calls = count;
     runs[i].aggregation = accumulated[i] ? 1 : count;
   }

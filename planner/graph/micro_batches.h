@@ -7,7 +7,9 @@
 //                    a node that reads graph inputs and nodes run once only but whose
 //                    readers all run per micro-batch (a master weight's cast, a sharded
 //                    weight's gathered copy: made again for every micro-batch, as FSDP
-//                    gathers a weight again for each);
+//                    gathers a weight again for each); such a node is an invariant (its
+//                    value the same in every micro-batch), and a plan says how it runs
+//                    (Invariants, below);
 //   once per step    a node that reads an accumulated node or a node run once per step,
 //                    and a node that reads no node run per micro-batch and whose readers
 //                    all run once per step (an optimizer's bias corrections): after the
@@ -45,13 +47,36 @@ std::vector<bool> accumulatedNodes(const Graph& g);
 // InputError, at the entry or node concerned, where the graph breaks the rules above.
 std::vector<StepPhase> stepPhases(const Graph& g);
 
+// How a plan runs the invariants (above), a choice of the plan (plan.h):
+//   OncePerStep    in the first micro-batch only; the invariant's finished blocks and
+//                  every copy of them a reader receives are kept to the end of the last
+//                  micro-batch (einrt/model/program_model.h), so a master weight's bf16
+//                  cast is gathered once per step, as DDP with a sharded optimizer and
+//                  Megatron's distributed optimizer gather their bf16 weights;
+//   PerMicroBatch  in every micro-batch, each reader receiving it again (FSDP, which
+//                  gathers a weight again for each use to hold it only while it is read).
+enum class Invariants : uint8_t { OncePerStep, PerMicroBatch };
+
 // How many times per step a node's kernel calls and repartitions run (`calls`), and its
-// partial results' aggregation (`aggregation`: once for an accumulated node).
+// partial results' aggregation (`aggregation`: once for an accumulated node); `once`: an
+// invariant run once per step (Invariants::OncePerStep), whose readers in the body receive
+// it once (repartitionRuns).
 struct NodeRuns {
   int64_t calls = 1;
   int64_t aggregation = 1;
+  bool once = false;
 };
-std::vector<NodeRuns> nodeRuns(const Graph& g);
+std::vector<NodeRuns> nodeRuns(const Graph& g, Invariants invariants);
+
+// Per node (aligned with g.nodes): whether it is an invariant (above).
+std::vector<bool> invariantNodes(const Graph& g);
+
+// How many times per step the repartition of an operand of node `reader` from node
+// `producer` (-1: a graph input) runs: before each of the reader's runs, but once where
+// the producer runs once.
+inline int64_t repartitionRuns(const std::vector<NodeRuns>& runs, std::size_t reader, int producer) {
+  return producer >= 0 && runs[static_cast<std::size_t>(producer)].once ? 1 : runs[reader].calls;
+}
 
 // The loader's check of g.microBatches against the graph (names, dimensions, divisibility,
 // the phase rules), and its nodes reordered stably so that every node run per micro-batch

@@ -67,6 +67,7 @@ einrt::model::ProgramTables programTables(const Graph& g, const Plan& plan, cons
   t.partialsOnOwners = plan.partialsOnOwners;
   const std::vector<StepPhase> phases = stepPhases(g);
   const std::vector<bool> accumulated = accumulatedNodes(g);
+  const std::vector<NodeRuns> runs = nodeRuns(g, plan.invariants());
   const std::vector<DType> types = nodeOutputTypes(g);
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
     t.tensors.push_back({g.nodes[i].name, outputShape(g.nodes[i]), false, false, static_cast<int>(i), g.nodes[i].fileShape,
@@ -81,6 +82,7 @@ einrt::model::ProgramTables programTables(const Graph& g, const Plan& plan, cons
     n.outputTensor = tensorIndex(g.nodes[i].name);
     n.oncePerStep = phases[i] == StepPhase::OncePerStep;
     n.accumulated = accumulated[i];
+    n.runsOnce = runs[i].once;
     t.nodes.push_back(std::move(n));
   }
   for (const std::string& o : g.outputs) {

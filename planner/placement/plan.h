@@ -16,6 +16,7 @@
 #include <einrt/program/gemm.h>
 
 #include "planner/graph/graph.h"
+#include "planner/graph/micro_batches.h"
 #include "planner/graph/recompute.h"
 #include "planner/graph/shard_at_rest.h"
 #include "planner/partition/partition.h"
@@ -67,6 +68,12 @@ struct Plan {
   // (einrt/model/tables.h): chosen under --mem-limit where partials held for their reader
   // would pass it, or read from a plan file's partials_on_owners.
   bool partialsOnOwners = false;
+  // Micro-batches: the invariants (a master weight's cast; planner/graph/micro_batches.h)
+  // run again in every micro-batch, read again by each reader (FSDP), instead of once per
+  // step with their readers' copies kept: zero3's choice, or a plan file's
+  // invariants_per_micro_batch.
+  bool invariantsPerMicroBatch = false;
+  Invariants invariants() const { return invariantsPerMicroBatch ? Invariants::PerMicroBatch : Invariants::OncePerStep; }
 };
 
 // Placements written by hand (plan files): node name -> rank of every kernel call.

@@ -80,7 +80,7 @@ std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost) 
   out += "\n";
   const std::vector<DType> types = nodeOutputTypes(g);
   // Micro-batches (micro_batches.h): how often each node runs (the bytes below are the step's).
-  const std::vector<NodeRuns> runs = nodeRuns(g);
+  const std::vector<NodeRuns> runs = nodeRuns(g, plan.invariants());
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     const NodePlan& np = plan.nodes[i];
@@ -91,7 +91,9 @@ std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost) 
       out += runs[i].calls > 1 ? "  runs once per micro-batch (" + std::to_string(runs[i].calls) + " times)" +
                                      (runs[i].aggregation == 1 ? ", its results summed over them and aggregated once per step" : "") +
                                      "; bytes below are the step's\n"
-                               : "  runs once per step, after the micro-batches\n";
+              : runs[i].once ? "  runs once per step, in the first micro-batch (the same in every one): its blocks and its "
+                               "readers' copies of them are kept for all of them\n"
+                             : "  runs once per step, after the micro-batches\n";
     out += "  partition " + partitionText(np.labels, np.parts) + " -> " + std::to_string(np.kernelCalls) + " kernel calls" +
            (np.fallback ? " (fallback: no partition gives " + std::to_string(plan.devices) + ")" : "") + "\n";
     out += "  placement: kernel calls on ranks " + rankList(np.placement.callRank) + ", output blocks owned by ranks " +

@@ -22,7 +22,7 @@ const std::vector<std::string>& topKeys() {
       "schema_version", "tool",        "command",       "command_line",        "graph_sha256", "graph",
       "devices",        "algorithm",   "objective",     "dtype",               "nodes",        "edges",
       "total_cost",     "total_bytes", "total_traffic_bytes", "intra_node_bytes", "inter_node_bytes", "ranks_per_node", "total_flops", "peak_bytes_per_device",
-      "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "estimated_kernel_time_s", "estimated_exchange_time_s", "micro_batches", "search_time_s", "optimal",   "notes",               "bytes_predicted", "recompute", "shard_at_rest", "partials_on_owners"};
+      "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "estimated_kernel_time_s", "estimated_exchange_time_s", "micro_batches", "search_time_s", "optimal",   "notes",               "bytes_predicted", "recompute", "shard_at_rest", "partials_on_owners", "invariants_per_micro_batch"};
   return keys;
 }
 
@@ -156,6 +156,11 @@ PlanFile readPlanDocument(const Document& doc) {
     if (!o->value.IsScalar() || (o->value.Scalar() != "true" && o->value.Scalar() != "false"))
       throw InputError({o->valueLoc, "'partials_on_owners' must be true or false"});
     plan.partialsOnOwners = o->value.Scalar() == "true";
+  }
+  if (const DocField* o = fields.find("invariants_per_micro_batch")) {
+    if (!o->value.IsScalar() || (o->value.Scalar() != "true" && o->value.Scalar() != "false"))
+      throw InputError({o->valueLoc, "'invariants_per_micro_batch' must be true or false"});
+    plan.invariantsPerMicroBatch = o->value.Scalar() == "true";
   }
   const DocField* nodes = fields.find("nodes");
   if (!nodes) throw InputError({doc.at(root), "plan file has no 'nodes' list"});

@@ -40,6 +40,7 @@ struct PlanFile {
   std::vector<Recompute> recompute;  // nodes computed again (planner/graph/recompute.h), in order
   std::vector<ShardAtRest> shardAtRest;  // inputs sharded at rest (planner/graph/shard_at_rest.h), applied first
   bool partialsOnOwners = false;         // every aggregation onto its owners (plan.h)
+  bool invariantsPerMicroBatch = false;  // invariants run in every micro-batch (plan.h)
 };
 
 // `path` "-" reads standard input.

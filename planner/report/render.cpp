@@ -245,6 +245,7 @@ nlohmann::ordered_json reportJson(const Report& r, bool withPlacements) {
   j["optimal"] = r.optimal;
   j["notes"] = r.notes;
   if (r.partialsOnOwners) j["partials_on_owners"] = true;
+  if (r.invariantsPerMicroBatch) j["invariants_per_micro_batch"] = true;
   if (!r.shardAtRest.empty()) {
     j["shard_at_rest"] = nlohmann::ordered_json::array();
     for (const ShardAtRest& e : r.shardAtRest) j["shard_at_rest"].push_back(e.input);

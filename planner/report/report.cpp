@@ -29,6 +29,7 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
   r.recompute = plan.recompute;
   r.shardAtRest = plan.shardAtRest;
   r.partialsOnOwners = plan.partialsOnOwners;
+  r.invariantsPerMicroBatch = plan.invariantsPerMicroBatch;
   int64_t kernelPs = 0;  // the nodes' kernel time, summed exactly (whole picoseconds)
   for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
     const NodePlan& np = plan.nodes[i];

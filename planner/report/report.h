@@ -96,6 +96,7 @@ struct Report {
   std::vector<Recompute> recompute;  // the plan's (planner/graph/recompute.h), written only when some
   std::vector<ShardAtRest> shardAtRest;  // the plan's (planner/graph/shard_at_rest.h), written only when some
   bool partialsOnOwners = false;         // the plan's (plan.h), written only when set
+  bool invariantsPerMicroBatch = false;  // the plan's (plan.h), written only when set
 
   // The number the objective minimizes, as printed: traffic bytes, paper elements, or
   // time in seconds (0 without a machine).

@@ -65,6 +65,7 @@ ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest&
     o.pinned = std::move(file.partitions);
     if (planFile->ranksPerNode && *planFile->ranksPerNode < o.devices) o.ranksPerNode = *planFile->ranksPerNode;
     o.partialsOnOwners = planFile->partialsOnOwners;
+    o.invariantsPerMicroBatch = planFile->invariantsPerMicroBatch;
     o.pinnedPlacements = std::move(file.placements);
     o.pinnedGemmPaths = std::move(file.gemmPaths);
   }

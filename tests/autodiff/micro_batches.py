@@ -65,6 +65,9 @@ CASES = [
     ("llama_bf16_m2", LLAMA + BF16, 2, 4, 3e-2, None),
     ("llama_f32_m4", LLAMA, 4, 6, 1e-5, None),
     ("llama_data_m2", LLAMA_DATA, 2, 4, 1e-5, ["--strategy", "data"]),
+    # bf16 with f32 master weights, data-parallel: each bf16 cast is gathered in the first
+    # micro-batch only and its copies kept for the second (invariants run once).
+    ("llama_master_data_m2", LLAMA_DATA + BF16, 2, 4, 3e-2, ["--strategy", "data"]),
     # Megatron's 2-way tensor parallelism in 2 groups, with every layer's activations
     # computed again before its backward (--recompute layers: the plan carries the copies).
     ("llama_megatron_recompute_m2", LLAMA_DATA, 2, 4, 1e-5,
@@ -356,6 +359,18 @@ def master_weight_gradients(a, work):
                              f"{d.get('reduced_at_read_by')}, aggregated {d['traffic_agg_bytes']} B")
         require(weights and not wrong, f"p={p}: every bf16 weight gradient reduce-scattered into its cast, "
                 f"M (p - 1) |W| x 2 bytes ({len(weights)} weights) {wrong[:3]}")
+        # The casts are invariants run once (micro_batches.h): each is gathered once per
+        # step, into one copy every reader of the body shares and keeps to the end of the
+        # last micro-batch, as DDP with a sharded optimizer (Megatron's distributed
+        # optimizer) all-gathers its bf16 weights once per step: (p - 1) |W| x 2 bytes, not
+        # M times that and not once per reader.
+        wrong = []
+        for w, elements in weights.items():
+            moved = sum(e["traffic_bytes"] for (src, _), e in edges.items() if src == f"{w}_bf16")
+            if moved != (p - 1) * elements * 2:
+                wrong.append(f"{w}_bf16: {moved} B to its readers (closed form {(p - 1) * elements * 2})")
+        require(weights and not wrong, f"p={p}: every bf16 weight cast gathered once per step, (p - 1) |W| x 2 bytes "
+                f"({len(weights)} weights) {wrong[:3]}")
 
 
 def cluster_plan(a, work):

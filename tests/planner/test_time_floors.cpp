@@ -154,10 +154,11 @@ TEST_CASE("the traffic and time bounds the planner skips pricing by never exceed
               const CallGeometry geometry = callGeometry(nodeSpace(g.nodes[i]), parts[i]);
               // (Exactly, unless an operand may read a shared copy, or the node's partials
               // may be reduced at their reader, or this node may be that reader: then at most.)
+              const std::vector<NodeRuns> runs = nodeRuns(g, Invariants::OncePerStep);
               const int64_t placed =
-                  exchangePicoseconds(g, index, i, geometry, parts, placement, nodeOutputTypes(g), m, devices, nullptr) + compute[i];
+                  exchangePicoseconds(g, index, i, geometry, parts, placement, nodeOutputTypes(g), runs, m, devices, nullptr) + compute[i];
               bool mayShare = false;
-              for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) mayShare = mayShare || mayReadSharedCopy(g, index, parts, i, k);
+              for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k) mayShare = mayShare || mayReadSharedCopy(g, index, parts, runs, i, k);
               mayShare = mayShare || mayReduceAtRead(g, index, parts, i).has_value();
               for (std::size_t k = 0; k < g.nodes[i].inputs.size(); ++k)
                 if (const int from = index.nodeIndex(g.nodes[i].inputs[k]); from >= 0)

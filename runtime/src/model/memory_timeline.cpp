@@ -102,11 +102,14 @@ void addStepAllocations(const ProgramTables& t, const ProgramModel& m, std::size
                         bool laterMicroBatch, RankBytes& step, RankBytes& transient, std::vector<char>& runs) {
   const NodeTable& n = t.nodes[i];
   const NodeModel& nm = m.nodes[i];
+  if (n.runsOnce && laterMicroBatch) return;  // run in the first micro-batch only (program_model.h)
   for (std::size_t k = 0; k < n.operandTensor.size(); ++k) {
     if (t.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer < 0 || nm.inPlace[k]) continue;
     if (nm.sharesCopyOf[k].node >= 0) continue;  // an earlier operand's copy (output copies)
+    // A kept copy of an invariant run once: received in the first micro-batch, gone after the last.
+    if (nm.copyKept[k] && laterMicroBatch) continue;
     // A copy a later step's operand shares goes when that step ends (StepModel::copyReleases).
-    const bool goes = m.nodes[static_cast<std::size_t>(nm.copyKeptUntil[k])].step == nm.step;
+    const bool goes = !nm.copyKept[k] && m.nodes[static_cast<std::size_t>(nm.copyKeptUntil[k])].step == nm.step;
     const int64_t blockBytes = operandBlockBytes(t, nm, i, k, E);
     for (const auto& [rank, block] : *nm.reads[k]) {
       add(step, rank, blockBytes);
@@ -209,6 +212,18 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
   for (int64_t microBatch : passes)
     for (const StepModel& s : m.steps)
       if (s.first < body) walk(s, microBatch);
+  // The last micro-batch's end: invariants run once and their kept copies go.
+  for (const OperandCopy& c : m.bodyEndCopyReleases) {
+    const NodeModel& holder = m.nodes[static_cast<std::size_t>(c.node)];
+    const auto k = static_cast<std::size_t>(c.operand);
+    const int64_t blockBytes = operandBlockBytes(t, holder, static_cast<std::size_t>(c.node), k, E);
+    for (const auto& [rank, block] : *holder.reads[k]) current[static_cast<std::size_t>(rank)] -= blockBytes;
+  }
+  for (int dead : m.bodyEndReleases) {
+    const auto d = static_cast<std::size_t>(dead);
+    const NodeOutput finished = nodeOutput(t, m.nodes[d], d, E);
+    forEachFinished(t, m.nodes[d], d, finished.blockBytes, [&](int rank, int64_t bytes) { current[static_cast<std::size_t>(rank)] -= bytes; });
+  }
   for (const StepModel& s : m.steps)
     if (s.first >= body) walk(s, 0);
   out.peakBytesPerRank = std::move(peak);

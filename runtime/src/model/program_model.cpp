@@ -79,11 +79,25 @@ void formSteps(const ProgramTables& t, std::size_t elementSize, ProgramModel& m)
   }
   for (std::size_t i = 0; i < t.nodes.size(); ++i)
     for (std::size_t k = 0; k < m.nodes[i].copyKeptUntil.size(); ++k) {
+      if (m.nodes[i].copyKept[k]) {  // run once: kept to the end of the last micro-batch
+        m.bodyEndCopyReleases.push_back({static_cast<int>(i), static_cast<int>(k)});
+        continue;
+      }
       const int step = m.nodes[static_cast<std::size_t>(m.nodes[i].copyKeptUntil[k])].step;
       if (step != m.nodes[i].step) m.steps[static_cast<std::size_t>(step)].copyReleases.push_back({static_cast<int>(i), static_cast<int>(k)});
     }
-  for (std::size_t i = 0; i < t.nodes.size(); ++i)
-    if (!isOutput[i]) m.steps[static_cast<std::size_t>(m.nodes[static_cast<std::size_t>(m.lastReader[i])].step)].releases.push_back(static_cast<int>(i));
+  const auto body = static_cast<int>(t.microBatches > 1 ? bodyEnd(t) : 0);
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    if (isOutput[i]) continue;
+    if (t.nodes[i].runsOnce && m.lastReader[i] < body) m.bodyEndReleases.push_back(static_cast<int>(i));
+    else m.steps[static_cast<std::size_t>(m.nodes[static_cast<std::size_t>(m.lastReader[i])].step)].releases.push_back(static_cast<int>(i));
+  }
+  // A step runs in the first micro-batch only where all of its nodes run once.
+  for (const StepModel& s : m.steps)
+    for (int i = s.first + 1; i <= s.last; ++i)
+      if (t.nodes[static_cast<std::size_t>(i)].runsOnce != t.nodes[static_cast<std::size_t>(s.first)].runsOnce)
+        throw std::logic_error("einrt: fused node " + t.nodes[static_cast<std::size_t>(i)].name +
+                               " runs once per step with members that run per micro-batch, or the other way round");
 }
 
 // The input-copy rule: operands reading the same graph input through equal grids, none
@@ -205,6 +219,8 @@ void checkMicroBatches(const ProgramTables& t) {
     const NodeTable& n = t.nodes[i];
     if (i >= body && !n.oncePerStep) throw std::logic_error("einrt: node " + n.name + " runs per micro-batch after the step's once-per-step nodes");
     if (n.accumulated && n.oncePerStep) throw std::logic_error("einrt: accumulated node " + n.name + " runs once per step");
+    if (n.runsOnce && (n.oncePerStep || n.accumulated))
+      throw std::logic_error("einrt: node " + n.name + " runs once in the first micro-batch but is accumulated or run after them");
     if (i >= body) continue;
     for (int k : n.operandTensor) {
       const int producer = t.tensors[static_cast<std::size_t>(k)].producer;
@@ -255,10 +271,17 @@ ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, 
         m.nodes[i].reducedBy = r;
         m.nodes[static_cast<std::size_t>(r.node)].readsPartials[static_cast<std::size_t>(r.operand)] = true;
       }
+    const std::size_t body = t.microBatches > 1 ? bodyEnd(t) : 0;
     for (std::size_t i = 0; i < t.nodes.size(); ++i) {
       NodeModel& nm = m.nodes[i];
       nm.sharesCopyOf = std::move(copies[i]);
       nm.copyKeptUntil.assign(nm.reads.size(), static_cast<int>(i));
+      nm.copyKept.assign(nm.reads.size(), false);
+      for (std::size_t k = 0; k < nm.reads.size() && i < body; ++k) {
+        const int producer = t.tensors[static_cast<std::size_t>(t.nodes[i].operandTensor[k])].producer;
+        nm.copyKept[k] = producer >= 0 && t.nodes[static_cast<std::size_t>(producer)].runsOnce && !nm.inPlace[k] &&
+                         !nm.geometry->operandGrid[k].windowed() && nm.sharesCopyOf[k].node < 0;
+      }
       for (std::size_t k = 0; k < nm.reads.size(); ++k)
         if (const OperandCopy& c = nm.sharesCopyOf[k]; c.node >= 0) {
           nm.inPlace[k] = false;
@@ -268,7 +291,7 @@ ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, 
   }
   const std::size_t body = t.microBatches > 1 ? bodyEnd(t) : 0;
   for (std::size_t i = 0; i < body; ++i)
-    m.nodes[i].outlivesMicroBatches = !t.nodes[i].accumulated && m.lastReader[i] >= static_cast<int>(body);
+    m.nodes[i].outlivesMicroBatches = !t.nodes[i].accumulated && (m.lastReader[i] >= static_cast<int>(body) || t.nodes[i].runsOnce);
   formSteps(t, elementSize, m);
   // A fused member reads another member's output in place and aggregates nothing (the
   // planner's fusion rules, planner/fusion/fusion.h): the executor relies on it.
@@ -324,8 +347,14 @@ std::vector<std::vector<OperandCopy>> sharedOutputCopies(const ProgramTables& t,
       if (producer < 0 || grid.windowed()) continue;
       const OperandCopy me{static_cast<int>(i), static_cast<int>(k)};
       std::vector<OpenCopy>& copies = open[tensor];
+      // A body copy of an invariant run once is kept to the end of the last micro-batch:
+      // shared at any distance (run once, program_model.h).
+      const bool kept = t.microBatches > 1 && t.nodes[static_cast<std::size_t>(producer)].runsOnce;
       copies.erase(std::remove_if(copies.begin(), copies.end(),
-                                  [&](const OpenCopy& c) { return static_cast<int>(i) - c.lastReader > kCopyReach; }),
+                                  [&](const OpenCopy& c) {
+                                    return !(kept && !t.nodes[static_cast<std::size_t>(c.holder.node)].oncePerStep) &&
+                                           static_cast<int>(i) - c.lastReader > kCopyReach;
+                                  }),
                    copies.end());
       bool shared = false;
       for (auto c = copies.rbegin(); c != copies.rend() && !shared; ++c) {

@@ -286,6 +286,7 @@ void DistributedProgram<T>::beginStep(std::size_t first, std::size_t last) {
     const model::CallGeometry& geometry = *model_.nodes[m].geometry;
     for (std::size_t k = 0; k < ns.operandNeed.size(); ++k)
       for (int64_t b : ns.operandNeed[k]) {
+        if (microBatch_ > 0 && model_.nodes[m].copyKept[k]) break;  // received in the first micro-batch, kept (run once)
         auto [it, added] = ns.operandBlocks[k].emplace(
             b, blockOf(spec_.nodes[m].operandTensor[k], static_cast<std::size_t>(geometry.operandGrid[k].blockElements())));
         if (geometry.operandGrid[k].windowed()) fillWindowBlock(m, k, b, it->second, nullptr);
@@ -317,7 +318,7 @@ void DistributedProgram<T>::endStep(std::size_t first, std::size_t last) {
   for (std::size_t m = first; m <= last; ++m) {
     NodeState<T>& ns = nodes_[m];
     for (std::size_t k = 0; k < ns.operandNeed.size(); ++k)
-      if (!ns.operandNeed[k].empty() &&
+      if (!ns.operandNeed[k].empty() && !model_.nodes[m].copyKept[k] &&
           model_.nodes[static_cast<std::size_t>(model_.nodes[m].copyKeptUntil[k])].step == model_.nodes[m].step)
         ns.operandBlocks[k].clear();
     if (ns.aggregation && runOf(m).last) ns.partial.clear();
@@ -330,6 +331,17 @@ void DistributedProgram<T>::endStep(std::size_t first, std::size_t last) {
     nodes_[static_cast<std::size_t>(c.node)].operandBlocks[static_cast<std::size_t>(c.operand)].clear();
   for (int dead : step.releases)
     nodes_[static_cast<std::size_t>(dead)].finished().clear();
+  releaseAtBodyEnd(last);
+}
+
+// After the last micro-batch's last step of the body (program_model.h, run once):
+// invariants run once and their kept copies go.
+template <class T>
+void DistributedProgram<T>::releaseAtBodyEnd(std::size_t last) {
+  if (spec_.microBatches <= 1 || last + 1 != model::bodyEnd(spec_) || microBatch_ + 1 != spec_.microBatches) return;
+  for (const model::OperandCopy& c : model_.bodyEndCopyReleases)
+    nodes_[static_cast<std::size_t>(c.node)].operandBlocks[static_cast<std::size_t>(c.operand)].clear();
+  for (int dead : model_.bodyEndReleases) nodes_[static_cast<std::size_t>(dead)].finished().clear();
 }
 
 template <class T>
@@ -344,6 +356,7 @@ void DistributedProgram<T>::repartitionOperands(std::size_t i) {
   NodeState<T>& ns = nodes_[i];
   for (std::size_t k = 0; k < ns.repartition.size(); ++k) {
     if (!ns.repartition[k]) continue;
+    if (microBatch_ > 0 && model_.nodes[i].copyKept[k]) continue;  // received in the first micro-batch (run once)
     const int producer = spec_.tensors[static_cast<std::size_t>(n.operandTensor[k])].producer;
     ns.repartition[k]->execute(blockMap(nodes_[static_cast<std::size_t>(producer)].finished()),
                                blockMap(ns.operandBlocks[k], ns.operandLayoutBlock[k]));
@@ -401,6 +414,13 @@ template <class T>
 void DistributedProgram<T>::runNode(std::size_t i) {
   NodeState<T>& ns = nodes_[i];
   const model::NodeModel& nm = model_.nodes[i];
+  // An invariant run once runs in the first micro-batch only (program_model.h); so does
+  // its fused group, all of whose members do. The last micro-batch's end still releases.
+  if (spec_.nodes[i].runsOnce && microBatch_ > 0) {
+    if (nm.group < 0 || static_cast<int>(i) == groups_[static_cast<std::size_t>(nm.group)]->first())
+      releaseAtBodyEnd(nm.group < 0 ? i : static_cast<std::size_t>(groups_[static_cast<std::size_t>(nm.group)]->last()));
+    return;
+  }
   if (nm.group >= 0) {
     FusedGroup<T>& group = *groups_[static_cast<std::size_t>(nm.group)];
     if (static_cast<int>(i) != group.first()) return;

@@ -118,6 +118,7 @@ class DistributedProgram {
   DType typeOf(int tensor) const { return spec_.tensors[static_cast<std::size_t>(tensor)].elementType(dtypeOf<T>()); }
   void beginStep(std::size_t first, std::size_t last);
   void endStep(std::size_t first, std::size_t last);
+  void releaseAtBodyEnd(std::size_t last);
 
   const ProgramSpec<T>& spec_;
   Communicator& comm_;

@@ -21,7 +21,8 @@
 //   micro-batches (program_model.h): a split input's blocks are resident once per
 //   micro-batch; the body's steps run once per micro-batch, an accumulated node's
 //   partials staying from its first run to its last (its later runs' fresh blocks go
-//   when their step ends), then the once-per-step steps.
+//   when their step ends), an invariant run once only in the first, it and its kept
+//   copies staying to the end of the last; then the once-per-step steps.
 #pragma once
 
 #include <cstdint>

@@ -54,6 +54,14 @@
 //                and go, and its last run aggregates them (runOfStep); then the nodes run
 //                once per step, once. A body node read once per step keeps its finished
 //                blocks from the first micro-batch on (NodeModel::outlivesMicroBatches).
+//   run once     an invariant run once (NodeTable::runsOnce: a node of the body whose
+//                value is the same in every micro-batch, a master weight's cast) runs in
+//                the first micro-batch only; its finished blocks, and every copy of them
+//                an operand of the body receives (not in place, no window: NodeModel::
+//                copyKept), stay to the end of the last micro-batch, where they die
+//                (ProgramModel::bodyEndReleases): later micro-batches neither run it nor
+//                receive it again, and a later operand of the body with the same (rank,
+//                block) pairs shares such a copy at any distance.
 //
 // What each rank holds, and when (SPEC 3.2), in memory_timeline.h; the planner prices it
 // (planner/cost/memory.h), the executor allocates it (runtime/src/program/distributed.h).
@@ -122,6 +130,9 @@ struct NodeModel {
   // are made in the first micro-batch and kept to the end of the step; later micro-batches
   // write them again.
   bool outlivesMicroBatches = false;
+  // Run once (above), per operand: its copy of an invariant run once is received in the
+  // first micro-batch and kept to the end of the last.
+  std::vector<bool> copyKept;
 };
 
 // One graph input's blocks in one grid, shared by every operand that reads it so.
@@ -144,6 +155,10 @@ struct ProgramModel {
   std::vector<FusedGroupGeometry> groups;  // per fused group, for one thread (fused runs)
   std::vector<StepModel> steps;
   std::vector<InputCopy> inputCopies;      // Full detail only
+  // What dies when the last micro-batch ends (run once, above): invariants' finished blocks
+  // and the kept copies of them (Full detail only).
+  std::vector<int> bodyEndReleases;
+  std::vector<OperandCopy> bodyEndCopyReleases;
 };
 
 // Which of its runs a node's run at micro-batch m is: an accumulated node's M runs add up

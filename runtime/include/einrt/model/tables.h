@@ -153,6 +153,9 @@ struct NodeTable : NodeShape {
   // (else once per micro-batch); its results are summed over the micro-batches.
   bool oncePerStep = false;
   bool accumulated = false;
+  // An invariant run once (the planner's planner/graph/micro_batches.h): a node of the body
+  // whose value is the same in every micro-batch, run in the first only (program_model.h).
+  bool runsOnce = false;
 };
 
 struct ProgramTables {
