@@ -221,6 +221,12 @@ void checkMicroBatches(const ProgramTables& t) {
     if (n.accumulated && n.oncePerStep) throw std::logic_error("einrt: accumulated node " + n.name + " runs once per step");
     if (n.runsOnce && (n.oncePerStep || n.accumulated))
       throw std::logic_error("einrt: node " + n.name + " runs once in the first micro-batch but is accumulated or run after them");
+    for (int k : n.operandTensor) {
+      const TensorTable& operand = t.tensors[static_cast<std::size_t>(k)];
+      if (n.runsOnce && (operand.splitDimension >= 0 || (operand.producer >= 0 && !t.nodes[static_cast<std::size_t>(operand.producer)].runsOnce)))
+        throw std::logic_error("einrt: node " + n.name + " runs once in the first micro-batch but reads " + operand.name +
+                               ", which changes with every micro-batch");
+    }
     if (i >= body) continue;
     for (int k : n.operandTensor) {
       const int producer = t.tensors[static_cast<std::size_t>(k)].producer;
@@ -279,8 +285,10 @@ ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, 
       nm.copyKept.assign(nm.reads.size(), false);
       for (std::size_t k = 0; k < nm.reads.size() && i < body; ++k) {
         const int producer = t.tensors[static_cast<std::size_t>(t.nodes[i].operandTensor[k])].producer;
-        nm.copyKept[k] = producer >= 0 && t.nodes[static_cast<std::size_t>(producer)].runsOnce && !nm.inPlace[k] &&
-                         !nm.geometry->operandGrid[k].windowed() && nm.sharesCopyOf[k].node < 0;
+        // (A window's copy too: its fill is written when it is first made. A reader run once
+        // itself receives its copy once anyway.)
+        nm.copyKept[k] = producer >= 0 && t.nodes[static_cast<std::size_t>(producer)].runsOnce && !t.nodes[i].runsOnce &&
+                         !nm.inPlace[k] && nm.sharesCopyOf[k].node < 0;
       }
       for (std::size_t k = 0; k < nm.reads.size(); ++k)
         if (const OperandCopy& c = nm.sharesCopyOf[k]; c.node >= 0) {

@@ -57,7 +57,7 @@
 //   run once     an invariant run once (NodeTable::runsOnce: a node of the body whose
 //                value is the same in every micro-batch, a master weight's cast) runs in
 //                the first micro-batch only; its finished blocks, and every copy of them
-//                an operand of the body receives (not in place, no window: NodeModel::
+//                an operand of the body not run once receives (not in place: NodeModel::
 //                copyKept), stay to the end of the last micro-batch, where they die
 //                (ProgramModel::bodyEndReleases): later micro-batches neither run it nor
 //                receive it again, and a later operand of the body with the same (rank,
