@@ -62,8 +62,14 @@ std::vector<Label> megatronInner(const NodeSpace& space) {
 }
 
 // Megatron inside nodes of T ranks, data parallel across them: inner and outer parts per
-// label, and each call's rank outer * T + inner (the coordinate of a label with inner
-// parts i and outer parts o is outer * i + inner: a data-parallel chunk is contiguous).
+// label, and each call's rank outer * T + inner. Where a label has both, the coordinate of
+// a label with inner parts i and outer parts o is outer * i + inner (a data-parallel chunk
+// is contiguous: a group reads its chunk of the sequence whole), but on a tensor-parallel
+// label (heads, feed-forward, vocabulary) inner * o + outer: a weight's cast, update and
+// state cut by heads inside a group and across the groups (ZeRO-1) keep each tensor-
+// parallel shard on the ranks of one place in their groups, which read it whole, so each
+// gathers it from the other groups only ((G - 1) / G of it, the distributed optimizer's
+// all-gather) rather than from ranks of the other tensor-parallel shard too.
 void megatronOnNodes(const NodeSpace& space, int64_t p, int64_t t, Parts& parts, std::vector<int>& ranks) {
   const Parts inner = deal(space, t, thenTheRest(space, megatronInner(space)));
   NodeSpace rest = space;
@@ -78,8 +84,10 @@ void megatronOnNodes(const NodeSpace& space, int64_t p, int64_t t, Parts& parts,
     for (std::size_t k = parts.size(); k-- > 0;) {
       const int64_t x = remaining % parts[k];
       remaining /= parts[k];
-      innerIndex += (x % inner[k]) * innerScale;
-      outerIndex += (x / inner[k]) * outerScale;
+      const Label& l = space.labels[k];
+      const bool tensorParallelFirst = l == "h" || l == "f" || l == "v";
+      innerIndex += (tensorParallelFirst ? x / outer[k] : x % inner[k]) * innerScale;
+      outerIndex += (tensorParallelFirst ? x % outer[k] : x / inner[k]) * outerScale;
       innerScale *= inner[k];
       outerScale *= outer[k];
     }

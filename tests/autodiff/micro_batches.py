@@ -371,6 +371,26 @@ def master_weight_gradients(a, work):
                 wrong.append(f"{w}_bf16: {moved} B to its readers (closed form {(p - 1) * elements * 2})")
         require(weights and not wrong, f"p={p}: every bf16 weight cast gathered once per step, (p - 1) |W| x 2 bytes "
                 f"({len(weights)} weights) {wrong[:3]}")
+    # Megatron with its distributed optimizer: a cast of a weight the tensor parallelism
+    # cuts (by heads, feed-forward width or vocabulary) is cut so inside a group of T and
+    # across the G = p / T groups (ZeRO-1), and each group gathers its shards once per step:
+    # (G - 1) |W| x 2 bytes. A norm's weight, which every rank reads whole (Megatron
+    # replicates it in the group), is cut over all p ranks (SPEC 2): (p - 1) |W| x 2.
+    p, t = 4, 2
+    plan, cost = work / "master_megatron_p4.yaml", work / "master_megatron_p4.json"
+    gen(a, LLAMA_DATA + BF16, plan, m, ["--strategy", "megatron", "--tensor-parallel", t, "-p", p])
+    run([a.einplan, "cost", graph, "-p", p, "--plan", plan, "--format", "json", "-o", cost])
+    r = json.loads(cost.read_text())
+    label_parts = {n["name"]: n.get("partition", {}) for n in r["nodes"]}
+    wrong = []
+    for w, elements in weights.items():
+        moved = sum(e["traffic_bytes"] for e in r["edges"] if e["from"] == f"{w}_bf16")
+        cut = any(label_parts.get(f"{w}_bf16", {}).get(l, 1) > 1 for l in ("h", "f", "v"))
+        want = ((p // t - 1) if cut else (p - 1)) * elements * 2
+        if moved != want:
+            wrong.append(f"{w}_bf16: {moved} B to its readers (closed form {want})")
+    require(weights and not wrong, f"megatron T={t} p={p}: every bf16 weight cast gathered across the groups once per step, "
+            f"(p / T - 1) |W| x 2 bytes, a norm's (p - 1) |W| x 2 ({len(weights)} weights) {wrong[:3]}")
 
 
 def cluster_plan(a, work):
