@@ -62,6 +62,9 @@ OWNERS = "partials_on_owners"
 # step, hand strategy's gen options or None: eindecomp's plan)
 CASES = [
     ("ffnn_f32_m4", FFNN, 4, 2, 1e-5, None),
+    # Master weights at M = 4: the casts run once, their copies kept through the middle
+    # micro-batches (the memory walk's middle pass) and released after the last.
+    ("llama_master_m4", LLAMA + BF16, 4, 2, 3e-2, None),
     ("llama_bf16_m2", LLAMA + BF16, 2, 4, 3e-2, None),
     ("llama_f32_m4", LLAMA, 4, 6, 1e-5, None),
     ("llama_data_m2", LLAMA_DATA, 2, 4, 1e-5, ["--strategy", "data"]),

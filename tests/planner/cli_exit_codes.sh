@@ -66,6 +66,10 @@ expect 2 "has no label 'q'" "$EINPLAN" cost "$M" --plan "$WORK/p2.json"
 expect 2 "3 parts do not divide label 'i' of size 8" "$EINPLAN" cost "$M" --plan "$WORK/p3.json"
 expect 2 "multiply to 8 kernel calls, expected 16" "$EINPLAN" cost "$M" --plan "$WORK/p4.json"
 expect 2 "p5.yaml:4:" "$EINPLAN" cost "$M" --plan "$WORK/p5.yaml"
+# the plan-wide switches take true or false
+printf 'devices: 4\ninvariants_per_micro_batch: maybe\nnodes:\n  - name: AB\n    partition: {i: 4}\n' >"$WORK/p6.yaml"
+expect 2 "p6.yaml:2:" "$EINPLAN" cost "$M" --plan "$WORK/p6.yaml"
+expect 2 "'invariants_per_micro_batch' must be true or false" "$EINPLAN" cost "$M" --plan "$WORK/p6.yaml"
 expect 2 "the plan is for 4 devices but -p gives 8" "$EINPLAN" cost "$M" --plan "$WORK/p1.json" -p 8
 expect 2 "unknown node 'Q'" "$EINPLAN" plan "$M" -p 4 --fix Q=i:4
 expect 2 "has no label 'z'" "$EINPLAN" plan "$M" -p 4 --fix AB=z:4
