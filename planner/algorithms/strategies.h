@@ -42,7 +42,10 @@
 // inner parts go as above (h, f or v; the norms and residuals by sequence), the p/T outer
 // parts to the batch, then the sequence; call c runs on rank outer(c) * T + inner(c), so
 // the T ranks of a tensor-parallel group are consecutive: one node under mpirun's block
-// mapping. The plan carries that placement.
+// mapping. A label cut both ways (a weight's update cut by heads inside and across the
+// groups) numbers its blocks with the tensor-parallel part coarse on h, f and v (each
+// group's shard on one place of every group) and the data-parallel part coarse on the
+// others (a group's chunk contiguous). The plan carries that placement.
 #pragma once
 
 #include <map>
