@@ -155,31 +155,27 @@ PricedPlan placeAndPrice(const Graph& g, const PlanOptions& options, const std::
     plan.invariantsPerMicroBatch = options.invariantsPerMicroBatch;
     chooseGemmPaths(g, options, plan);
     PlanCost cost = costPlan(g, plan, options.machine, memoryToCompare(options), options.trafficMemo.get());
-    // Partials reduced at read are held until their reader's step ends: where that passes
-    // --mem-limit, the same plan with every aggregation onto owners, if its peak is lower.
-    if (options.memLimitBytes && !plan.partialsOnOwners && cost.peakBytesPerDevice > *options.memLimitBytes &&
-        std::any_of(cost.nodes.begin(), cost.nodes.end(), [](const NodePlanCost& c) { return c.reducedAtReadBy >= 0; })) {
-      Plan owners = plan;
-      owners.partialsOnOwners = true;
-      PlanCost ownersCost = costPlan(g, owners, options.machine, MemoryDetail::Peak, options.trafficMemo.get());
-      if (ownersCost.peakBytesPerDevice < cost.peakBytesPerDevice) {
-        plan = std::move(owners);
-        cost = std::move(ownersCost);
+    // Where the plan passes --mem-limit, the same plan with one of its buffer choices
+    // switched (`change`), kept if its peak is lower.
+    auto lowerPeakWith = [&](auto change) {
+      Plan changed = plan;
+      change(changed);
+      PlanCost changedCost = costPlan(g, changed, options.machine, MemoryDetail::Peak, options.trafficMemo.get());
+      if (changedCost.peakBytesPerDevice < cost.peakBytesPerDevice) {
+        plan = std::move(changed);
+        cost = std::move(changedCost);
       }
-    }
-    // Invariants run once keep their readers' copies for the whole body: where that passes
-    // --mem-limit, the same plan gathering them again for each micro-batch (FSDP's way), if
-    // its peak is lower.
-    if (options.memLimitBytes && !plan.invariantsPerMicroBatch && cost.peakBytesPerDevice > *options.memLimitBytes &&
-        microBatchCount(g) > 1) {
-      Plan again = plan;
-      again.invariantsPerMicroBatch = true;
-      PlanCost againCost = costPlan(g, again, options.machine, MemoryDetail::Peak, options.trafficMemo.get());
-      if (againCost.peakBytesPerDevice < cost.peakBytesPerDevice) {
-        plan = std::move(again);
-        cost = std::move(againCost);
-      }
-    }
+    };
+    auto over = [&] { return options.memLimitBytes && cost.peakBytesPerDevice > *options.memLimitBytes; };
+    // Partials reduced at read are held until their reader's step ends: every aggregation
+    // onto owners instead.
+    if (over() && !plan.partialsOnOwners &&
+        std::any_of(cost.nodes.begin(), cost.nodes.end(), [](const NodePlanCost& c) { return c.reducedAtReadBy >= 0; }))
+      lowerPeakWith([](Plan& p) { p.partialsOnOwners = true; });
+    // Invariants run once keep their readers' copies for the whole body: gathered again
+    // for each micro-batch instead (FSDP's way).
+    if (over() && !plan.invariantsPerMicroBatch && microBatchCount(g) > 1)
+      lowerPeakWith([](Plan& p) { p.invariantsPerMicroBatch = true; });
     return PricedPlan{std::move(plan), std::move(cost), rule, false, 0, std::nullopt, memoryToCompare(options) == MemoryDetail::Peak};
   };
   // Every rule but the last on a thread of its own (the memo is safe from several): on a

@@ -374,6 +374,15 @@ def master_weight_gradients(a, work):
                 wrong.append(f"{w}_bf16: {moved} B to its readers (closed form {(p - 1) * elements * 2})")
         require(weights and not wrong, f"p={p}: every bf16 weight cast gathered once per step, (p - 1) |W| x 2 bytes "
                 f"({len(weights)} weights) {wrong[:3]}")
+    # Under --mem-limit, a plan whose kept copies pass the limit is priced gathering them
+    # again per micro-batch too (invariants_per_micro_batch: true), as FSDP would: at
+    # 120,000 B per rank eindecomp's plan of this step fits only that way (kept: 125,794).
+    limited = work / "master_mem_limit.json"
+    run([a.einplan, "plan", graph, "-p", 4, "--mem-limit", 120000, "--format", "json", "-o", limited])
+    r = json.loads(limited.read_text())
+    require(r.get("invariants_per_micro_batch") is True and max(r["peak_bytes_per_rank"]) <= 120000,
+            f"--mem-limit 120000: invariants_per_micro_batch {r.get('invariants_per_micro_batch')}, peak "
+            f"{max(r['peak_bytes_per_rank'])}")
     # Megatron with its distributed optimizer: a cast of a weight the tensor parallelism
     # cuts (by heads, feed-forward width or vocabulary) is cut so inside a group of T and
     # across the G = p / T groups (ZeRO-1), and each group gathers its shards once per step:

@@ -176,6 +176,22 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
   RankBytes peak = current;
   RankBytes step(P, 0), transient(P, 0);
   std::vector<char> runs(P, 0);
+  // What a step's end (or the last micro-batch's) releases: received copies that later
+  // operands shared, and node outputs (not graph outputs) whose last reader ran.
+  auto release = [&](const std::vector<OperandCopy>& copies, const std::vector<int>& outputs) {
+    for (const OperandCopy& c : copies) {
+      const NodeModel& holder = m.nodes[static_cast<std::size_t>(c.node)];
+      const auto k = static_cast<std::size_t>(c.operand);
+      const int64_t blockBytes = operandBlockBytes(t, holder, static_cast<std::size_t>(c.node), k, E);
+      for (const auto& [rank, block] : *holder.reads[k]) current[static_cast<std::size_t>(rank)] -= blockBytes;
+    }
+    for (int dead : outputs) {
+      const auto d = static_cast<std::size_t>(dead);
+      const NodeOutput finished = nodeOutput(t, m.nodes[d], d, E);
+      if (!finished.isOutput)
+        forEachFinished(t, m.nodes[d], d, finished.blockBytes, [&](int rank, int64_t bytes) { current[static_cast<std::size_t>(rank)] -= bytes; });
+    }
+  };
   auto walk = [&](const StepModel& s, int64_t microBatch) {
     std::fill(step.begin(), step.end(), 0);
     std::fill(transient.begin(), transient.end(), 0);
@@ -191,18 +207,7 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
     }
     for (int i = s.first; i <= s.last; ++i)
       out.nodeLiveBytes[static_cast<std::size_t>(i)] = std::max(out.nodeLiveBytes[static_cast<std::size_t>(i)], live);
-    for (const OperandCopy& c : s.copyReleases) {
-      const NodeModel& holder = m.nodes[static_cast<std::size_t>(c.node)];
-      const auto k = static_cast<std::size_t>(c.operand);
-      const int64_t blockBytes = operandBlockBytes(t, holder, static_cast<std::size_t>(c.node), k, E);
-      for (const auto& [rank, block] : *holder.reads[k]) current[static_cast<std::size_t>(rank)] -= blockBytes;
-    }
-    for (int dead : s.releases) {
-      const auto d = static_cast<std::size_t>(dead);
-      const NodeOutput finished = nodeOutput(t, m.nodes[d], d, E);
-      if (!finished.isOutput)
-        forEachFinished(t, m.nodes[d], d, finished.blockBytes, [&](int rank, int64_t bytes) { current[static_cast<std::size_t>(rank)] -= bytes; });
-    }
+    release(s.copyReleases, s.releases);
   };
   const auto body = static_cast<int>(bodyEnd(t));
   const int64_t M = std::max<int64_t>(1, t.microBatches);
@@ -213,17 +218,7 @@ MemoryTimeline memoryTimeline(const ProgramTables& t, const ProgramModel& m, int
     for (const StepModel& s : m.steps)
       if (s.first < body) walk(s, microBatch);
   // The last micro-batch's end: invariants run once and their kept copies go.
-  for (const OperandCopy& c : m.bodyEndCopyReleases) {
-    const NodeModel& holder = m.nodes[static_cast<std::size_t>(c.node)];
-    const auto k = static_cast<std::size_t>(c.operand);
-    const int64_t blockBytes = operandBlockBytes(t, holder, static_cast<std::size_t>(c.node), k, E);
-    for (const auto& [rank, block] : *holder.reads[k]) current[static_cast<std::size_t>(rank)] -= blockBytes;
-  }
-  for (int dead : m.bodyEndReleases) {
-    const auto d = static_cast<std::size_t>(dead);
-    const NodeOutput finished = nodeOutput(t, m.nodes[d], d, E);
-    forEachFinished(t, m.nodes[d], d, finished.blockBytes, [&](int rank, int64_t bytes) { current[static_cast<std::size_t>(rank)] -= bytes; });
-  }
+  release(m.bodyEndCopyReleases, m.bodyEndReleases);
   for (const StepModel& s : m.steps)
     if (s.first >= body) walk(s, 0);
   out.peakBytesPerRank = std::move(peak);
