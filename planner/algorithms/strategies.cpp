@@ -287,4 +287,15 @@ int64_t inputGradientBytes(const Graph& g) {
   return bytes;
 }
 
+int64_t masterCastBytes(const Graph& g) {
+  const std::vector<DType> types = nodeOutputTypes(g);
+  int64_t bytes = 0;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (!n.castTo || n.inputs.size() != 1 || !findInput(g, n.inputs[0])) continue;
+    bytes += elementCount(outputShape(n)) * static_cast<int64_t>(dtypeSize(types[i]));
+  }
+  return bytes;
+}
+
 }  // namespace eindecomp

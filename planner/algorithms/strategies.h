@@ -83,4 +83,9 @@ StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t d
 // of them over p ranks moves 2 (p - 1) / p of it from every rank.
 int64_t inputGradientBytes(const Graph& g);
 
+// The bytes of a mixed-precision step's casts of its master weights (einplan grad --master:
+// the bf16 copies of f32 inputs), at their types: what a distributed optimizer (Megatron's,
+// DDP with ZeRO-1) all-gathers once per step after its sharded update. 0 without.
+int64_t masterCastBytes(const Graph& g);
+
 }  // namespace eindecomp

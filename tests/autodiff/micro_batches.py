@@ -374,6 +374,13 @@ def master_weight_gradients(a, work):
                 wrong.append(f"{w}_bf16: {moved} B to its readers (closed form {(p - 1) * elements * 2})")
         require(weights and not wrong, f"p={p}: every bf16 weight cast gathered once per step, (p - 1) |W| x 2 bytes "
                 f"({len(weights)} weights) {wrong[:3]}")
+        # The plan file's note: a distributed optimizer's closed form beside the plan's bytes.
+        note = re.search(r"all-gathers the .*? once per step, \(p - 1\) x both: ([0-9]+) bytes in all \(.*?\), this plan ([0-9]+) bytes",
+                         plan.read_text())
+        closed = (p - 1) * sum(weights.values()) * (4 + 2)
+        require(note is not None and int(note.group(1)) == closed and int(note.group(2)) == r["total_traffic_bytes"],
+                f"p={p}: the plan notes a distributed optimizer's {closed} bytes beside its own {r['total_traffic_bytes']}: "
+                f"{note.groups() if note else 'no such note'}")
     # Under --mem-limit, a plan whose kept copies pass the limit is priced gathering them
     # again per micro-batch too (invariants_per_micro_batch: true), as FSDP would: at
     # 120,000 B per rank eindecomp's plan of this step fits only that way (kept: 125,794).
