@@ -199,12 +199,14 @@ std::string strategyPlanText(const std::string& text, const std::string& strateg
                            formatBytes(2 * (devices - 1) * gradients) + " in all (2 (p - 1) x the gradients), this plan " +
                            formatBytes(cost.trafficBytes) + " (each gradient's partial results to its owner, then to the " +
                            "calls of its update)");
-    if (const int64_t casts = masterCastBytes(graph); casts > 0)
+    if (const int64_t casts = masterCastBytes(graph); casts > 0) {
+      const int64_t closedForm = (devices - 1) * (gradients + casts);
       report.notes.push_back("data parallel with master weights: a distributed optimizer (Megatron's; DDP with ZeRO-1) "
                              "reduce-scatters the gradients and all-gathers the " + formatBytes(casts) + " of weight casts "
-                             "once per step, (p - 1) x both: " + std::to_string((devices - 1) * (gradients + casts)) +
-                             " bytes in all (" + formatBytes((devices - 1) * (gradients + casts)) + "), this plan " +
-                             std::to_string(cost.trafficBytes) + " bytes (" + formatBytes(cost.trafficBytes) + ")");
+                             "once per step, (p - 1) x both: " + std::to_string(closedForm) + " bytes in all (" +
+                             formatBytes(closedForm) + "), this plan " + std::to_string(cost.trafficBytes) + " bytes (" +
+                             formatBytes(cost.trafficBytes) + ")");
+    }
   }
   return renderReport(report, output == "-" ? ReportFormat::Json : reportFormatForPath(output));
 }

@@ -234,10 +234,7 @@ StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t d
     // Master weights (einplan grad --master) are read pointwise only, by their updates and
     // their casts, whose outputs, cut like the weights, every reader gathers for its own
     // step: the casts are the fetched copies, and nothing is sharded at rest.
-    const bool masterWeights = std::any_of(g.nodes.begin(), g.nodes.end(), [&](const Node& n) {
-      return n.castTo && n.inputs.size() == 1 && findInput(g, n.inputs[0]) != nullptr;
-    });
-    if (plan.shardAtRest.empty() && !masterWeights)
+    if (plan.shardAtRest.empty() && masterCastBytes(g) == 0)
       throw InputError({{}, "--strategy zero3: the graph has no trained weight (an input that an update reads "
                             "pointwise); zero3 is for training steps (einplan gen llama --train)"});
     if (!plan.shardAtRest.empty()) sharded = withInputsShardedAtRest(g, plan.shardAtRest);
@@ -292,7 +289,7 @@ int64_t masterCastBytes(const Graph& g) {
   int64_t bytes = 0;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    if (!n.castTo || n.inputs.size() != 1 || !findInput(g, n.inputs[0])) continue;
+    if (!n.castTo || n.inputs.size() != 1 || !findInput(g, n.inputs[0])) continue;  // a cast of a graph input
     bytes += elementCount(outputShape(n)) * static_cast<int64_t>(dtypeSize(types[i]));
   }
   return bytes;
