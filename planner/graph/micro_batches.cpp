@@ -131,12 +131,6 @@ std::vector<StepPhase> phasesChecked(const Graph& g, std::vector<bool>* invarian
 
 std::vector<StepPhase> stepPhases(const Graph& g) { return phasesChecked(g); }
 
-std::vector<bool> invariantNodes(const Graph& g) {
-  std::vector<bool> invariant(g.nodes.size(), false);
-  if (g.microBatches) phasesChecked(g, &invariant);
-  return invariant;
-}
-
 std::vector<NodeRuns> nodeRuns(const Graph& g, Invariants invariants) {
   const int64_t count = microBatchCount(g);
   std::vector<NodeRuns> runs(g.nodes.size());

@@ -68,9 +68,6 @@ struct NodeRuns {
 };
 std::vector<NodeRuns> nodeRuns(const Graph& g, Invariants invariants);
 
-// Per node (aligned with g.nodes): whether it is an invariant (above).
-std::vector<bool> invariantNodes(const Graph& g);
-
 // How many times per step the repartition of an operand of node `reader` from node
 // `producer` (-1: a graph input) runs: before each of the reader's runs, but once where
 // the producer runs once.
