@@ -382,6 +382,9 @@ void addGenCommand(CLI::App& app, int& status) {
                c.choice("--master", o->master, {"f32", "f64"},
                         "with --train: mixed precision, master weights of this type (f32) read through casts to "
                         "--dtype (bf16); gradients, optimizer state and update of this type");
+               c.flag("--gradient-accumulation-fusion", o->gradientAccumulationFusion,
+                      "with --master: each weight gradient's bf16 GEMM writes f32 itself (Megatron's fusion), so the "
+                      "micro-batches accumulate it in f32 and a data-parallel plan reduces it once per step");
              },
              [o = llama](const gen::CommonOptions& common) {
                o->common = common;

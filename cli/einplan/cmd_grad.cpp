@@ -61,6 +61,7 @@ std::vector<std::string> splitList(const std::vector<std::string>& items) {
 void addGradCommand(CLI::App& app, int& status) {
   struct Options {
     std::string graph, loss, output, update, lr, beta1, beta2, eps, weightDecay, master, inputFormat = "auto";
+    bool gradientAccumulationFusion = false;
     std::vector<std::string> wrt, split;
     bool noGradOutputs = false;
     int64_t microBatches = 0;
@@ -99,6 +100,10 @@ void addGradCommand(CLI::App& app, int& status) {
                   "mixed precision: each --wrt input becomes of this type (f32), read through a cast to the graph's "
                   "(bf16); its gradient, optimizer state and update are of this type (docs/grad.md)")
       ->type_name("TYPE");
+  cmd->add_flag("--gradient-accumulation-fusion", opts->gradientAccumulationFusion,
+                "with --master: a weight gradient that is one bf16 contraction writes the master type itself "
+                "(`cast: f32` on the contraction, Megatron's fusion), so micro-batches accumulate it in f32 and "
+                "data parallelism reduces it once per step (docs/grad.md)");
   CLI::Option* micro = cmd->add_option("--micro-batches", opts->microBatches,
                   "gradient accumulation: the forward and backward run M times over 1/M of the --split inputs, the "
                   "gradients (and the loss) are summed, the update runs once (docs/graph-format.md \"Micro-batches\")")
@@ -142,6 +147,10 @@ void addGradCommand(CLI::App& app, int& status) {
         if (!request.master)
           throw InputError({{}, "--master " + eindecomp::quoted(opts->master) + ": expected a float type: f32, f64, bf16 or f16"});
       }
+      if (opts->gradientAccumulationFusion && !request.master)
+        throw InputError({{}, "--gradient-accumulation-fusion fuses each weight gradient's cast back to its master type: "
+                              "add --master f32"});
+      request.gradientAccumulationFusion = opts->gradientAccumulationFusion;
       if (opts->microBatches != 0) {
         if (opts->microBatches < 1) throw InputError({{}, "--micro-batches must be at least 1"});
         if (opts->split.empty())

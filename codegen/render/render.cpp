@@ -164,6 +164,9 @@ ProjectFiles renderProject(const RankProgram& program, const Provenance& provena
       if (n.spreadOut(0))
         throw InputError({{}, backend + ": node '" + n.name + "' reads a spread window (a strided read's gradient), which einrt's "
                                   "CUDA backend does not run yet; use --backend cpu"});
+      if (einrt::model::ProgramTables::isWideningNode(program.tensors, n, program.dtype))
+        throw InputError({{}, backend + ": node '" + n.name + "' widens 2-byte operands into f32 (`cast: f32` on a contraction), "
+                                  "which einrt's CUDA backend does not run yet; use --backend cpu"});
     }
   // A cache of our own (not ctemplate's process-wide default) holding only our templates.
   ctemplate::TemplateCache cache;

@@ -36,6 +36,12 @@ struct GradRequest {
   // Master weights (master_weights.h): each --wrt input becomes of this type, read through a
   // cast to the graph's; its gradient, state and update are of this type. Unset: none.
   std::optional<DType> master;
+  // With master weights: each weight gradient that is one contraction of bf16 (or f16)
+  // operands computes straight into the master type (a widening contraction, SPEC 8)
+  // instead of being cast back after it: Megatron's gradient accumulation fusion. With
+  // micro-batches that contraction is the accumulated node, so its partial sums add up in
+  // f32 over the micro-batches and are reduced once per step, as DDP and Megatron reduce.
+  bool gradientAccumulationFusion = false;
   // Micro-batches (planner/graph/micro_batches.h): the count and the split inputs; the
   // forward graph is taken over one micro-batch, and the step accumulates every gradient
   // (and the loss, where it is an output). Split inputs are not differentiated by

@@ -81,6 +81,8 @@ Graph makeLlama(const LlamaOptions& opts) {
   if (!opts.train && opts.noGradientOutputs) badOption("--no-grad-outputs", "is an option of --train; add --train");
   if (!opts.train && !opts.master.empty()) badOption("--master", "is an option of --train; add --train");
   const std::optional<DType> master = opts.master.empty() ? std::nullopt : einrt::dtypeFromName(opts.master);
+  if (opts.gradientAccumulationFusion && !master)
+    badOption("--gradient-accumulation-fusion", "fuses a weight gradient's cast back to its master type; add --master f32");
   if (master && *master == opts.common.dtype)
     badOption("--master", "is the graph's --dtype already; master weights are of a wider type (--dtype bf16 --master f32)");
   const autodiff::Update update = trainingUpdate(opts);
@@ -194,6 +196,7 @@ Graph makeLlama(const LlamaOptions& opts) {
   request.update = update;
   request.gradientOutputs = !opts.noGradientOutputs;
   request.master = master;
+  request.gradientAccumulationFusion = opts.gradientAccumulationFusion;
   // The step over micro-batches: the activations and targets split by sequence, every
   // weight's gradient and the loss summed (output as loss_sum). The loss averages over the
   // whole batch, so that the sums are the one-pass step's.

@@ -44,6 +44,9 @@ struct LlamaOptions {
   // --master f32: mixed precision (frontends/autodiff/master_weights.h): the weights, their
   // gradients, optimizer state and update of this type, the forward and backward of --dtype's.
   std::string master;
+  // --gradient-accumulation-fusion (with --master): each weight gradient's GEMM writes the
+  // master type itself (frontends/autodiff/grad.h GradRequest::gradientAccumulationFusion).
+  bool gradientAccumulationFusion = false;
   // --micro-batches M (planner/graph/micro_batches.h): the step over M micro-batches of
   // batch/M, its gradients (and loss) summed; 1: one pass.
   int64_t microBatches = 1;

@@ -36,7 +36,7 @@ LinkWeights linkWeights(const PlanOptions& options) {
 // faster (einrt's rule without a kernel model). Chosen once the partitions are, so the
 // report prices and the program runs the same path.
 void chooseGemmPaths(const Graph& g, const PlanOptions& options, Plan& plan) {
-  const std::vector<DType> types = nodeOutputTypes(g);
+  const std::vector<DType> types = nodeComputeTypes(g);
   for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
     NodePlan& np = plan.nodes[i];
     if (const auto pin = options.pinnedGemmPaths.find(np.name); pin != options.pinnedGemmPaths.end()) np.gemmPath = pin->second;

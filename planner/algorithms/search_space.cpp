@@ -74,6 +74,8 @@ std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node&
   auto c = std::make_unique<NodeCandidates>();
   c->space = std::move(space);
   c->type = type;
+  // A widening contraction's GEMM runs at its operands' type's rate (tensor_types.h).
+  const DType computeType = isWideningContraction(n) ? operandTypes[0] : type;
   ViablePartitions viable = viablePartitions(einrt::model::cuttableSizes(c->space), options.devices, options.partitionLimit);
   c->kernelCalls = viable.kernelCalls;
   c->fallback = viable.fallback;
@@ -93,7 +95,7 @@ std::unique_ptr<NodeCandidates> nodeCandidates(const SearchSpace& s, const Node&
   for (Parts& parts : candidates) {
     const CallGeometry geometry = callGeometry(c->space, parts);
     const Placement placement = canonicalPlacement(geometry, s.onCluster);
-    c->local.push_back(s.model.nodeTerm(n, c->space, parts, geometry, placement, type, runs));
+    c->local.push_back(s.model.nodeTerm(n, c->space, parts, geometry, placement, type, computeType, runs));
     // What the candidate keeps on a rank for long: the graph-input blocks its calls read
     // (resident all run) and its output block.
     int64_t keeps = checkedMul(geometry.outputGrid.blockElements(), static_cast<int64_t>(dtypeSize(type)), "memory");

@@ -10,7 +10,8 @@
 namespace eindecomp {
 
 int64_t ObjectiveModel::nodeTerm(const Node& n, const NodeSpace& space, const Parts& parts, const CallGeometry& geometry,
-                                 const Placement& placement, DType type, NodeRuns runs) const {
+                                 const Placement& placement, DType type, DType computeType,
+                                 NodeRuns runs) const {
   const auto elementBytes = static_cast<int64_t>(dtypeSize(type));
   switch (objective) {
     case Objective::Paper: {
@@ -24,7 +25,7 @@ int64_t ObjectiveModel::nodeTerm(const Node& n, const NodeSpace& space, const Pa
     }
     case Objective::Time: {
       const Traffic t = aggregationTraffic(geometry, placement.callRank, placement.blockOwner, devices, TrafficDetail::PerRank, nodes());
-      const int64_t compute = checkedMul(computePicoseconds(*machine, n, space, parts, 1, type), runs.calls, "estimated time");
+      const int64_t compute = checkedMul(computePicoseconds(*machine, n, space, parts, 1, computeType), runs.calls, "estimated time");
       return checkedAdd(compute, checkedMul(phasePicoseconds(*machine, t, elementBytes), runs.aggregation, "estimated time"),
                         "estimated time");
     }

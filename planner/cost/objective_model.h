@@ -47,11 +47,12 @@ struct ObjectiveModel {
   // is the graph's, every tensor's default.
 
   // A node's local term for one partition (its calls placed by `placement`), the node
-  // computing in and writing `type`, its kernels run `runs.calls` times per step and its
+  // writing `type` and computing in `computeType` (its operands' for a widening
+  // contraction, tensor_types.h), its kernels run `runs.calls` times per step and its
   // aggregation `runs.aggregation` times (micro-batches, planner/graph/micro_batches.h).
   // An edge's term is the consumer's: the search multiplies it by the consumer's calls.
   int64_t nodeTerm(const Node& n, const NodeSpace& space, const Parts& parts, const CallGeometry& geometry,
-                   const Placement& placement, DType type, NodeRuns runs = {}) const;
+                   const Placement& placement, DType type, DType computeType, NodeRuns runs = {}) const;
   // The repartition of a tensor of `bounds` written in `producerParts` blocks (placed by
   // `producer`; may be null under the paper objective, which needs no placement) into the
   // blocks `callBlock[c]` that call c, on rank callRank[c], reads of `consumer`

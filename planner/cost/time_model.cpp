@@ -457,8 +457,9 @@ std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, co
   for (const NodePlan& np : plan.nodes) parts.push_back(np.parts);
   // Which results the busiest rank finds in memory (residency.h): the caches keep what the
   // grid's largest C (f32) showed they keep; files without that measurement: all cached.
-  // Each node computes in its output's type (SPEC 8; fused groups hold the graph's only).
-  const std::vector<DType> types = nodeOutputTypes(g);
+  // Each node computes in its output's type (SPEC 8; fused groups hold the graph's only),
+  // a widening contraction in its operands' (tensor_types.h).
+  const std::vector<DType> types = nodeComputeTypes(g);
   std::vector<double> touched;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const CallShape c = callShape(nodeSpace(g.nodes[i]), parts[i]);
@@ -484,7 +485,7 @@ std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, co
 std::vector<int64_t> computeFloorsByNode(const Machine& m, const Graph& g, const std::vector<Parts>& parts) {
   std::vector<int64_t> ps(g.nodes.size(), 0);
   if (m.kernels) return ps;
-  const std::vector<DType> types = nodeOutputTypes(g);
+  const std::vector<DType> types = nodeComputeTypes(g);
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
     ps[i] = nodePicoseconds(m, g.nodes[i], nodeSpace(g.nodes[i]), parts[i], 1, types[i], einrt::program::GemmPlanned::Rule, false);
   return ps;

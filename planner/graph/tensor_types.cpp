@@ -44,7 +44,26 @@ bool identityCast(const Node& n) {
   return n.inputs.size() == 1 && n.join == Expr::x() && !isIndexNode(n) && !n.windows && n.operandLabels[0] == n.outputLabels;
 }
 
+// The widening contraction's form (tensor_types.h); its GEMM shape is checked where the
+// program's tables are made (planner/model/program_tables.cpp).
+bool wideningForm(const Node& n) {
+  return n.inputs.size() == 2 && isContraction(n) && !isIndexNode(n) && !n.windows && n.castTo == DType::F32;
+}
+
 }  // namespace
+
+bool isWideningContraction(const Node& n) { return n.castTo && n.inputs.size() == 2; }
+
+std::vector<DType> nodeComputeTypes(const Graph& g) {
+  TypeTable table(g);
+  std::vector<DType> out;
+  out.reserve(g.nodes.size());
+  for (const Node& n : g.nodes) {
+    const DType t = table.add(n);
+    out.push_back(isWideningContraction(n) ? table.of(n.inputs[0]) : t);
+  }
+  return out;
+}
 
 DType inputType(const Graph& g, const InputTensor& in) { return in.ownType().value_or(g.dtype); }
 
@@ -69,11 +88,24 @@ void checkTensorTypes(const Graph& g, const std::vector<SourceLoc>& castAt, cons
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     const std::string node = "node " + quoted(n.name);
-    if (n.castTo) {
+    if (n.castTo && wideningForm(n)) {
+      for (std::size_t k = 0; k < 2; ++k) {
+        const bool ids = table.isIds(n.inputs[k]);
+        const DType t = ids ? DType::I64 : table.of(n.inputs[k]);
+        if (ids || (t != DType::BF16 && t != DType::F16) || t != table.of(n.inputs[1 - k]))
+          throw InputError({where.operands[i][k], node + ": a contraction with `cast: f32` (a widening contraction, SPEC 8) "
+                                                      "reads two operands of one 2-byte float type (bf16 or f16); operand " +
+                                                      std::to_string(k + 1) + " (" + quoted(n.inputs[k]) + ") is " +
+                                                      (ids ? std::string("ids") : std::string(dtypeName(t))) +
+                                                      (ids ? "" : " and its other operand " + std::string(dtypeName(table.of(n.inputs[1 - k]))))});
+      }
+    } else if (n.castTo) {
       if (!identityCast(n))
         throw InputError({castAt[i], node + ": a cast (`cast: " + std::string(dtypeName(*n.castTo)) +
                                          "`) converts one operand element by element: one input, the identity join, the "
-                                         "output's labels in the operand's order (such as \"ij->ij\"), no window"});
+                                         "output's labels in the operand's order (such as \"ij->ij\"), no window; or, as "
+                                         "`cast: f32`, widens a contraction of two bf16 or f16 operands (join x * y, "
+                                         "aggregation sum) into f32"});
       // (A cast of ids never comes here: only gathers and scatters read ids, index_nodes.h.)
     } else {
       // The float operands' one type: the first float operand's, which the others must have.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "planner/graph/excerpt.h"
 #include "planner/graph/graph_index.h"
 #include "planner/graph/index_nodes.h"
 #include "planner/graph/micro_batches.h"
@@ -39,6 +40,13 @@ einrt::model::NodeTable nodeTable(const Node& node, const NodePlan& np, const No
   if (runsAsGemm(node))
     if (const std::optional<GemmMapping> g = mapContractionToGemm(node, einrt::model::blockExtent(n.sizes, n.parts)))
       n.gemm = gemmSpecOf(*g, space.labels, np.gemmPath);
+  // einrt runs a widening contraction (tensor_types.h) as a GEMM only: 2-byte operands into
+  // an f32 result is a matrix-unit call (oneDNN); no elementwise kernel reads two types.
+  if (isWideningContraction(node) && !n.gemm)
+    throw InputError({node.loc, "node " + quoted(node.name) + ": a contraction with `cast: f32` runs as a GEMM, and its labels "
+                                "are not a GEMM's (" + describeLabelClasses(classifyLabels(node.operandLabels[0],
+                                node.operandLabels[1], node.outputLabels)) + "): it needs a summed label and no label "
+                                "summed within one operand, broadcast or repeated"});
   if (!n.gemm)
     if (const std::optional<std::vector<int>> order = permutationOrder(node)) n.permutation = *order;
   n.fusion = fusion;

@@ -153,7 +153,7 @@ std::string explainNodeCandidates(const Graph& g, const Plan& plan, const std::s
                                                   }())});
   const auto node = static_cast<std::size_t>(idx);
   const NodeSpace space = nodeSpace(g.nodes[node]);
-  const DType type = nodeOutputTypes(g)[node];
+  const DType type = nodeComputeTypes(g)[node];  // what its calls are priced in
   const ViablePartitions viable = viablePartitions(einrt::model::cuttableSizes(space), plan.devices);
   std::vector<Parts> parts;
   std::vector<Placement> placements;

@@ -18,12 +18,15 @@ and the data-parallel hand strategy's bytes against its closed form.
    micro-batches) moves what data parallelism moves and nothing else: each gradient's
    partial results to its owner, (p - 1) x its bytes, once per step (per micro-batch where
    it is not accumulated); the gradient from its owner to each of its R readers' calls,
-   R (p - 1) / p x its bytes (or, where the update reads it within a few nodes and it is not
+   R (p - 1) / p x its bytes (or, where the update reads it within a few nodes or it is
    accumulated, one reduce-scatter of (p - 1) x its bytes: partials reduced at read); the optimizer's and the loss's scalars (the loss of each
    micro-batch summed over its rows); no activation. zero3 moves data's bytes and, per
    copy of a weight gathered before a reader, (p - 1) x the weight's bytes per run. With
    --master f32 (M = 2, p = 2 and 4), each bf16 weight gradient is reduce-scattered into its
-   f32 cast in each micro-batch: M (p - 1) x its bf16 bytes.
+   f32 cast in each micro-batch: M (p - 1) x its bf16 bytes; with
+   --gradient-accumulation-fusion (M = 4) each f32 gradient is reduce-scattered once per
+   step, (p - 1) x its f32 bytes, and the plan moves the distributed optimizer's closed
+   form plus the step's scalars.
 
 A failure prints the command and its output.
 4. The issue's configuration (GPT 1.7B, batch 512, 16 micro-batches, p = 32 on
@@ -52,6 +55,8 @@ FFNN = ["ffnn", "--batch", 16, "--features", 24, "--hidden", "32,32", "--classes
 LLAMA = ["llama", "--layers", 1, "--dim", 32, "--heads", 4, "--ffn", 48, "--vocab", 40, "--seq", 8, "--batch", 4, "--train",
          "--optimizer", "adamw", "--no-grad-outputs"]
 BF16 = ["--dtype", "bf16", "--master", "f32"]
+# Megatron's gradient accumulation fusion: each weight gradient's bf16 GEMM writes f32.
+FUSED = ["--gradient-accumulation-fusion"]
 # Data parallelism cuts each micro-batch's sequences p ways: batch 8 at M = 2, p = 4.
 LLAMA_DATA = [8 if prev == "--batch" else x for prev, x in zip([None] + LLAMA, LLAMA)]
 
@@ -71,6 +76,10 @@ CASES = [
     # bf16 with f32 master weights, data-parallel: each bf16 cast is gathered in the first
     # micro-batch only and its copies kept for the second (invariants run once).
     ("llama_master_data_m2", LLAMA_DATA + BF16, 2, 4, 3e-2, ["--strategy", "data"]),
+    # The same with the fusion: the f32 gradients' partial sums accumulate over the
+    # micro-batches and are reduce-scattered into the update once per step (oneDNN's
+    # bf16 x bf16 -> f32 matmul).
+    ("llama_master_data_fused_m2", LLAMA_DATA + BF16 + FUSED, 2, 4, 3e-2, ["--strategy", "data"]),
     # Megatron's 2-way tensor parallelism in 2 groups, with every layer's activations
     # computed again before its backward (--recompute layers: the plan carries the copies).
     ("llama_megatron_recompute_m2", LLAMA_DATA, 2, 4, 1e-5,
@@ -230,9 +239,10 @@ def data_strategy(a, work):
                 want_agg = (p - 1) * elements * 4  # accumulated (M > 1): once per step
                 want_reads = len(copies) * (p - 1) * elements * 4 // p
                 if grad.get("reduced_at_read_by"):
-                    # Reduced at read (a gradient its update reads within a few nodes): one
+                    # Reduced at read (a gradient its update reads within a few nodes, or an
+                    # accumulated one, read once per step after the last micro-batch): one
                     # reduce-scatter, each rank's 1/p from the p - 1 others' partials.
-                    require(m == 1 and len(copies) == 1, f"M={m} p={p} grad_{w}: reduced at read, not accumulated, one copy")
+                    require(len(copies) == 1, f"M={m} p={p} grad_{w}: reduced at read, one copy")
                     want_agg, want_reads = 0, (p - 1) * elements * 4
                 require(grad["traffic_agg_bytes"] == want_agg and sum(e["traffic_bytes"] for e in readers) == want_reads,
                         f"M={m} p={p} grad_{w}: aggregation {grad['traffic_agg_bytes']} = {want_agg}, "
@@ -412,6 +422,50 @@ def master_weight_gradients(a, work):
             f"(p / T - 1) |W| x 2 bytes, a norm's (p - 1) |W| x 2 ({len(weights)} weights) {wrong[:3]}")
 
 
+def fused_gradients(a, work):
+    """--gradient-accumulation-fusion: grad_W is the bf16 contraction writing f32 (no cast
+    back, no d_W_bf16), the accumulated node; under the data strategy its partial sums are
+    reduce-scattered into the update once per step: (p - 1) |W| x 4 bytes whatever M, so the
+    plan moves the distributed optimizer's closed form, (p - 1) x (the f32 gradients + the
+    bf16 casts), plus the scalars of the loss and the optimizer."""
+    print("3d. --gradient-accumulation-fusion: each f32 gradient reduce-scattered once per step")
+    m = 4
+    # Batch 16: 4 sequences per micro-batch, which data parallelism cuts p = 4 ways.
+    family = [16 if prev == "--batch" else x for prev, x in zip([None] + LLAMA, LLAMA)] + BF16 + FUSED
+    graph = work / "llama_fused.yaml"
+    gen(a, family, graph, m)
+    import yaml
+    doc = yaml.safe_load(graph.read_text())
+    weights = weight_elements(graph.read_text())
+    nodes = {n["name"]: n for n in doc["nodes"]}
+    wrong = [w for w in weights if nodes.get(f"grad_{w}", {}).get("cast") != "f32" or len(nodes[f"grad_{w}"]["inputs"]) != 2
+             or f"d_{w}_bf16" in nodes]
+    require(weights and not wrong, f"every weight gradient is one bf16 contraction with `cast: f32` ({len(weights)} weights) {wrong[:3]}")
+    for p in (2, 4):
+        plan, cost = work / f"fused_data_p{p}.yaml", work / f"fused_data_p{p}.json"
+        gen(a, family, plan, m, ["--strategy", "data", "-p", p])
+        run([a.einplan, "cost", graph, "-p", p, "--plan", plan, "--format", "json", "-o", cost])
+        r = json.loads(cost.read_text())
+        report = {n["name"]: n for n in r["nodes"]}
+        wrong, weight_bytes = [], 0
+        for w, elements in weights.items():
+            out = [e for e in r["edges"] if e["from"] == f"grad_{w}"]
+            moved = sum(e["traffic_bytes"] for e in out)
+            want = (p - 1) * elements * 4
+            gathered = sum(e["traffic_bytes"] for e in r["edges"] if e["from"] == f"{w}_bf16")
+            weight_bytes += moved + gathered
+            if not (report[f"grad_{w}"]["traffic_agg_bytes"] == 0 and moved == want and any(e.get("reduces_partials") for e in out)
+                    and gathered == (p - 1) * elements * 2):
+                wrong.append(f"grad_{w}: {moved} B (closed form {want}), aggregated {report[f'grad_{w}']['traffic_agg_bytes']} B, "
+                             f"cast gathered {gathered} B")
+        require(not wrong, f"p={p} M={m}: every f32 gradient reduce-scattered once per step, (p - 1) |W| x 4 bytes {wrong[:3]}")
+        closed = (p - 1) * sum(weights.values()) * (4 + 2)
+        scalars = r["total_traffic_bytes"] - weight_bytes
+        require(weight_bytes == closed and 0 <= scalars <= 64 * m,
+                f"p={p} M={m}: the plan moves the distributed optimizer's {closed} bytes and {scalars} bytes of scalars "
+                f"({r['total_traffic_bytes']} in all)")
+
+
 def cluster_plan(a, work):
     """The issue's configuration: GPT 1.7B at batch 512 on 32 A100s, 16 micro-batches."""
     print("4. GPT 1.7B, 16 micro-batches, p = 32 on the DGX A100 file under 80 GiB")
@@ -470,6 +524,7 @@ def main():
         data_strategy(a, work)
         megatron_gathers(a, work)
         master_weight_gradients(a, work)
+        fused_gradients(a, work)
     if only in ("", "2"):
         programs(a, work)
     if only in ("", "4") and not a.quick:

@@ -46,9 +46,15 @@ def main():
         if p.returncode != 2 or "error" not in p.stderr or out.exists():
             sys.exit(f"case {i} not rejected cleanly")
     pinned = pathlib.Path(__file__).resolve().parent / "pinned"
-    for name, message in [("vocab_parallel.yaml", "has no index kernel"), ("convolution.yaml", "reads a spread window")]:
+    # A widening contraction (bf16 x bf16 -> f32): a host GEMM only, for now.
+    widening = work / "widening.yaml"
+    widening.write_text("dtype: bf16\ninputs:\n  - {name: A, shape: [8, 8]}\n  - {name: B, shape: [8, 8]}\n"
+                        "nodes:\n  - {name: C, einsum: \"ij,jk->ik\", inputs: [A, B], cast: f32}\n")
+    for path, message in [(pinned / "vocab_parallel.yaml", "has no index kernel"), (pinned / "convolution.yaml", "reads a spread window"),
+                          (widening, "widens 2-byte operands into f32")]:
+        name = path.name
         out = work / f"cuda_{name}"
-        p = subprocess.run([eincodegen, str(pinned / name), "-p", "2", "--backend", "cuda", "-o", str(out)],
+        p = subprocess.run([eincodegen, str(path), "-p", "2", "--backend", "cuda", "-o", str(out)],
                            capture_output=True, text=True)
         print(f"{name} --backend cuda: exit {p.returncode}: {p.stderr.strip()[:160]!r}")
         if p.returncode != 2 or message not in p.stderr or out.exists():

@@ -354,6 +354,22 @@ inline const std::vector<BadGraphCase>& badGraphCases() {
        "nodes:\n"
        "  - {name: B, einsum: \"ij->ji\", inputs: [A], cast: bf16}\n",
        4, 52, {"a cast (`cast: bf16`) converts one operand element by element", "\"ij->ij\""}},
+      // A widening contraction (`cast: f32` on a contraction) reads two 2-byte operands ...
+      {"widening_of_f32.yaml",
+       "inputs:\n"
+       "  - {name: A, shape: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij,jk->ik\", inputs: [A, A], cast: f32}\n",
+       4, 45, {"a contraction with `cast: f32` (a widening contraction, SPEC 8) reads two operands of one 2-byte float type",
+               "operand 1 ('A') is f32"}},
+      // ... and is a contraction: x * y summed.
+      {"widening_join.yaml",
+       "dtype: bf16\n"
+       "inputs:\n"
+       "  - {name: A, shape: [4, 4]}\n"
+       "nodes:\n"
+       "  - {name: B, einsum: \"ij,jk->ik\", inputs: [A, A], join: \"x + y\", cast: f32}\n",
+       5, 73, {"widens a contraction of two bf16 or f16 operands (join x * y, aggregation sum) into f32"}},
       {"cast_unknown_type.yaml",
        "inputs:\n"
        "  - {name: A, shape: [4, 4]}\n"

@@ -182,6 +182,13 @@ $L --train --optimizer adamw -o "$WORK/adamw.yaml" && $L --train --optimizer ada
   [ -f "$WORK/adamw_out/grad_L0_wq.npy" ] && [ ! -e "$WORK/adamw_ng_out/grad_L0_wq.npy" ] ||
   { echo "FAIL: --no-grad-outputs writes the same step without its gradients"; ls "$WORK/adamw_ng_out" | head; failures=$((failures + 1)); }
 expect 2 "--no-grad-outputs" $L --no-grad-outputs
+# --gradient-accumulation-fusion: with --master only; a widening contraction must be a GEMM
+expect 2 "--gradient-accumulation-fusion: fuses a weight gradient's cast back to its master type; add --master f32" \
+  $L --train --gradient-accumulation-fusion
+expect 2 "--gradient-accumulation-fusion fuses each weight gradient's cast back to its master type" \
+  "$EINPLAN" grad "$M" --loss AB --gradient-accumulation-fusion -o "$WORK/fused.yaml"
+printf 'dtype: bf16\ninputs:\n  - {name: A, shape: [4]}\n  - {name: B, shape: [4]}\nnodes:\n  - {name: C, einsum: "i,j->ij", inputs: [A, B], cast: f32}\n' >"$WORK/outer.yaml"
+expect 2 "node 'C': a contraction with \`cast: f32\` runs as a GEMM" "$EINPLAN" plan "$WORK/outer.yaml" -p 2
 
 # every report format from the CLI parses
 "$EINPLAN" plan "$C" -p 6 --format yaml | "$PYTHON" -c 'import sys, yaml; assert yaml.safe_load(sys.stdin)["devices"] == 6' 2>/dev/null ||

@@ -16,7 +16,7 @@ namespace {
 
 // Everything a primitive is specialized for; primitives are made once per shape (making
 // one runs oneDNN's JIT: milliseconds) and reused by every later call.
-using Key = std::tuple<int, bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+using Key = std::tuple<int, int, bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                        int64_t, float, float, int>;
 
 struct Prepared {
@@ -37,9 +37,12 @@ Engine& engine() {
   return e;
 }
 
-std::shared_ptr<Prepared> prepare(const GemmCall& g, DType dtype, float alpha, float beta) {
+std::shared_ptr<Prepared> prepare(const GemmCall& g, DType dtype, DType resultType, float alpha, float beta) {
   using dims = dnnl::memory::dims;
   const auto dt = dtype == DType::BF16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f16;
+  // A widening contraction's result is f32 (oneDNN's matmul takes bf16 or f16 sources
+  // into an f32 destination, accumulating in f32 as it always does).
+  const auto dtC = resultType == DType::F32 ? dnnl::memory::data_type::f32 : dt;
   auto p = std::make_shared<Prepared>();
   // Row-major operands as 3-d (batch, rows, cols) descriptors with explicit strides: a
   // transposed operand is the same memory read with its two strides swapped.
@@ -50,7 +53,7 @@ std::shared_ptr<Prepared> prepare(const GemmCall& g, DType dtype, float alpha, f
   const int64_t sc = g.batch == 1 ? g.m * g.ldc : g.strideC;
   p->a = dnnl::memory::desc(dims{g.batch, g.m, g.k}, dt, g.transA ? dims{sa, 1, g.lda} : dims{sa, g.lda, 1});
   p->b = dnnl::memory::desc(dims{g.batch, g.k, g.n}, dt, g.transB ? dims{sb, 1, g.ldb} : dims{sb, g.ldb, 1});
-  p->c = dnnl::memory::desc(dims{g.batch, g.m, g.n}, dt, dims{sc, g.ldc, 1});
+  p->c = dnnl::memory::desc(dims{g.batch, g.m, g.n}, dtC, dims{sc, g.ldc, 1});
   dnnl::primitive_attr attr;
   if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
   if (beta != 0.0f) {
@@ -68,10 +71,11 @@ std::shared_ptr<Prepared> prepare(const GemmCall& g, DType dtype, float alpha, f
   return p;
 }
 
-bool oneDnnGemm(const GemmCall& g, DType dtype, const void* A, const void* B, void* C, float alpha, float beta) {
-  if (!isTwoByte(dtype)) return false;
+bool oneDnnGemm(const GemmCall& g, DType dtype, DType resultType, const void* A, const void* B, void* C, float alpha,
+                float beta) {
+  if (!isTwoByte(dtype) || (resultType != dtype && resultType != DType::F32)) return false;
   const int threads = gemmThreads();
-  const Key key{static_cast<int>(dtype), g.transA, g.transB, g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.batch, g.strideA,
+  const Key key{static_cast<int>(dtype), static_cast<int>(resultType), g.transA, g.transB, g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.batch, g.strideA,
                 g.strideB, g.strideC, alpha, beta, threads};
   Engine& e = engine();
   std::shared_ptr<Prepared> p;
@@ -81,7 +85,7 @@ bool oneDnnGemm(const GemmCall& g, DType dtype, const void* A, const void* B, vo
     if (it == e.cache.end()) {
       // oneDNN's OpenMP runtime sizes its parallel regions by this thread's ICV.
       omp_set_num_threads(threads);
-      it = e.cache.emplace(key, prepare(g, dtype, alpha, beta)).first;
+      it = e.cache.emplace(key, prepare(g, dtype, resultType, alpha, beta)).first;
     }
     p = it->second;
   }

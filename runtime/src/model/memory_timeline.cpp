@@ -130,8 +130,8 @@ void addStepAllocations(const ProgramTables& t, const ProgramModel& m, std::size
       add(step, rank, mul(made, out.blockBytes));
       add(transient, rank, mul(gone, out.blockBytes));
     }
-  if (nm.gemmScratchElements) {
-    const int64_t scratch = mul(nm.gemmScratchElements, out.elementBytes);
+  if (nm.gemmScratchBytes) {
+    const int64_t scratch = nm.gemmScratchBytes;
     for (int r : n.callRank) {
       if (runs[static_cast<std::size_t>(r)]) continue;
       runs[static_cast<std::size_t>(r)] = 1;

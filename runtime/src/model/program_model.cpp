@@ -41,14 +41,18 @@ bool aggregatesPartials(const NodeTable& n, const std::vector<RankBlock>& writes
   return false;
 }
 
-// Elements of the GEMM's permutation scratch: one block per tensor the mapping permutes.
-int64_t gemmScratch(const NodeTable& n, const CallGeometry& g) {
+// Bytes of the GEMM's permutation scratch: one block per tensor the mapping permutes, of
+// that tensor's type.
+int64_t gemmScratch(const ProgramTables& t, const NodeTable& n, const CallGeometry& g, std::size_t elementSize) {
   if (!n.gemm) return 0;
-  int64_t elements = 0;
-  if (!n.gemm->permX.empty()) elements += g.operandGrid[0].blockElements();
-  if (!n.gemm->permY.empty()) elements += g.operandGrid[1].blockElements();
-  if (!n.gemm->permZ.empty()) elements += g.outputGrid.blockElements();
-  return elements;
+  auto bytes = [&](int tensor, int64_t elements) {
+    return elements * static_cast<int64_t>(t.tensors[static_cast<std::size_t>(tensor)].elementBytes(elementSize));
+  };
+  int64_t total = 0;
+  if (!n.gemm->permX.empty()) total += bytes(n.operandTensor[0], g.operandGrid[0].blockElements());
+  if (!n.gemm->permY.empty()) total += bytes(n.operandTensor[1], g.operandGrid[1].blockElements());
+  if (!n.gemm->permZ.empty()) total += bytes(n.outputTensor, g.outputGrid.blockElements());
+  return total;
 }
 
 // Fused groups: consecutive nodes of one group number form a step; their scratch outputs
@@ -263,7 +267,7 @@ ProgramModel buildProgramModel(const ProgramTables& t, std::size_t elementSize, 
     }
     nm.aggregates = aggregatesPartials(n, *nm.writes);
     if (n.gemm) nm.gemm = gemmCallPlan(*n.gemm, n, nm.extent);
-    nm.gemmScratchElements = gemmScratch(n, *nm.geometry);
+    nm.gemmScratchBytes = gemmScratch(t, n, *nm.geometry, elementSize);
   }
   if (detail == ModelDetail::Full) {
     shareInputCopies(t, m);
@@ -485,7 +489,9 @@ std::vector<OperandCopy> partialsReducedAtRead(const ProgramTables& t,
     const NodeTable& n = t.nodes[a];
     const CallGeometry& ga = *geometry[a];
     const auto out = static_cast<std::size_t>(n.outputTensor);
-    if (isOutput[out] || n.accumulated || readers[out].empty() || last[a] - static_cast<int>(a) > kCopyReach) continue;
+    // An accumulated node's sums are read once per step, after the last micro-batch: its
+    // partials are held that long anyway, so its readers' distance does not matter.
+    if (isOutput[out] || readers[out].empty() || (!n.accumulated && last[a] - static_cast<int>(a) > kCopyReach)) continue;
     // Most nodes write each block once, on its owner: nothing to aggregate (a quick test first).
     bool local = true;
     for (std::size_t c = 0; c < n.callRank.size() && local; ++c)
@@ -499,7 +505,7 @@ std::vector<OperandCopy> partialsReducedAtRead(const ProgramTables& t,
     if (!std::all_of(readers[out].begin() + 1, readers[out].end(), shares)) continue;
     const NodeTable& reader = t.nodes[static_cast<std::size_t>(first.node)];
     const BlockGrid& read = geometry[static_cast<std::size_t>(first.node)]->operandGrid[static_cast<std::size_t>(first.operand)];
-    if (reader.oncePerStep != n.oncePerStep || read.windowed() || !nestedIn(read, ga.outputGrid)) continue;
+    if ((reader.oncePerStep != n.oncePerStep && !n.accumulated) || read.windowed() || !nestedIn(read, ga.outputGrid)) continue;
     const auto* readerGeometry = geometry[static_cast<std::size_t>(first.node)].get();
     const bool better = choices.of(&ga, n, readerGeometry, reader, first.operand, [&] {
       const std::vector<RankBlock> reads = distinctPairs(readerGeometry->operandBlock[static_cast<std::size_t>(first.operand)], reader.callRank);

@@ -24,6 +24,20 @@ template <class T>
 bool wideTensor(const ProgramSpec<T>& spec, int t) {
   return spec.tensors[static_cast<std::size_t>(t)].otherFloatType(dtypeOf<T>());
 }
+
+// A widening contraction's operands for the references: their 2-byte values as f32 (exact),
+// so its f32 kernels compute what the program's GEMM does, in f32 throughout.
+template <class T>
+std::vector<std::vector<float>> widenedOperands(const NodeTable& n, const std::vector<const T*>& operand) {
+  std::vector<std::vector<float>> out;
+  for (std::size_t k = 0; k < operand.size(); ++k) {
+    const auto elements = static_cast<std::size_t>(model::blockElements(n.operandLabels[k], n.sizes));
+    std::vector<float> values(elements);
+    for (std::size_t e = 0; e < elements; ++e) values[e] = static_cast<float>(operand[k][e]);
+    out.push_back(std::move(values));
+  }
+  return out;
+}
 template <class T>
 std::size_t tensorBytes(const ProgramSpec<T>& spec, int t, int64_t elements) {
   return static_cast<std::size_t>(elements) * spec.tensors[static_cast<std::size_t>(t)].elementBytes(sizeof(T));
@@ -130,6 +144,25 @@ std::map<int, std::vector<T>> evaluateWhole(const ProgramSpec<T>& spec, const st
     if (spec.isCast(i, dtypeOf<T>())) {
       convertElements<T>(spec.tensors[static_cast<std::size_t>(n.operandTensor[0])].elementType(dtypeOf<T>()), operand[0],
                          spec.nodeType(i, dtypeOf<T>()), z.data(), elements);
+    } else if (spec.isWidening(i, dtypeOf<T>())) {
+      std::vector<T> host[2];
+      std::vector<const T*> onHost;
+      for (std::size_t k = 0; k < 2; ++k) {
+        host[k].resize(values.at(n.operandTensor[k]).size());
+        (windows[k].data() ? windows[k] : values.at(n.operandTensor[k])).toHost(host[k].data());
+        onHost.push_back(host[k].data());
+      }
+      const std::vector<std::vector<float>> wide = widenedOperands(n, onHost);
+      Buffer<float> x(wide[0].size(), device, nullptr), yw(wide[1].size(), device, nullptr), zw(z.size() * sizeof(T) / sizeof(float), device, nullptr);
+      x.fromHost(wide[0].data());
+      yw.fromHost(wide[1].data());
+      NodeKernel<float> kernel(n, spec.wideKernels.at(i), n.sizes, device, threads, spec.parallelFor, nullptr);
+      kernel.acquire();
+      kernel.run(x.data(), yw.data(), zw.data(), false);
+      std::vector<float> result(zw.size());
+      zw.toHost(result.data());
+      const std::vector<T> packed = packFloats<T>(result);
+      z.fromHost(packed.data());
     } else if (wideTensor(spec, n.outputTensor)) {
       NodeKernel<float> kernel(n, spec.wideKernels.at(i), n.sizes, device, threads, spec.parallelFor, nullptr);
       kernel.acquire();
@@ -209,7 +242,10 @@ std::map<int, std::vector<T>> evaluatePlain(const ProgramSpec<T>& spec, const st
     if (spec.isCast(i, dtypeOf<T>()))
       convertElements<T>(spec.tensors[static_cast<std::size_t>(n.operandTensor[0])].elementType(dtypeOf<T>()), operand[0],
                          spec.nodeType(i, dtypeOf<T>()), z.data(), elements);
-    else if (wideTensor(spec, n.outputTensor))
+    else if (spec.isWidening(i, dtypeOf<T>())) {
+      const std::vector<std::vector<float>> wide = widenedOperands(n, operand);
+      spec.wideKernels.at(i).plain(n.sizes, labels, n.outputLabels, wide[0].data(), wide[1].data(), reinterpret_cast<float*>(z.data()));
+    } else if (wideTensor(spec, n.outputTensor))
       spec.wideKernels.at(i).plain(n.sizes, labels, n.outputLabels, reinterpret_cast<const float*>(operand[0]),
                                    reinterpret_cast<const float*>(y), reinterpret_cast<float*>(z.data()));
     else spec.kernels.at(i).plain(n.sizes, labels, n.outputLabels, operand[0], y, z.data());

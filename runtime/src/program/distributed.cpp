@@ -221,7 +221,10 @@ void DistributedProgram<T>::setUp(uint64_t seed, const std::map<int, std::vector
       if (n.callRank[c] == me) ns.myCalls.push_back(static_cast<int64_t>(c));
     if (n.indexLabel >= 0) ns.index.emplace(n, spec_.tensors.at(static_cast<std::size_t>(n.operandTensor.at(0))), nm.extent);
     else if (spec_.isCast(i, dtypeOf<T>())) ns.cast = std::make_pair(typeOf(n.operandTensor[0]), typeOf(n.outputTensor));
-    else if (typeOf(n.outputTensor) != dtypeOf<T>())
+    else if (spec_.isWidening(i, dtypeOf<T>())) {
+      ns.widens = true;
+      ns.kernel = NodeKernel<T>(n, NodeKernels<T>{}, nm.extent, device_, threads_, spec_.parallelFor, &comm_.memory(), true);
+    } else if (typeOf(n.outputTensor) != dtypeOf<T>())
       ns.wide.emplace(n, spec_.wideKernels.at(i), nm.extent, device_, threads_, spec_.parallelFor, &comm_.memory());
     else ns.kernel = NodeKernel<T>(n, spec_.kernels.at(i), nm.extent, device_, threads_, spec_.parallelFor, &comm_.memory());
     for (std::size_t k = 0; k < n.operandTensor.size(); ++k) setUpOperand(i, k, seed, rootInputs);
@@ -447,6 +450,7 @@ void DistributedProgram<T>::runNode(std::size_t i) {
     else if (ns.cast) convertElements<T>(ns.cast->first, X, ns.cast->second, Z, nm.geometry->outputGrid.blockElements());
     else if (ns.wide)
       ns.wide->run(reinterpret_cast<const float*>(X), reinterpret_cast<const float*>(Y), reinterpret_cast<float*>(Z), accumulate);
+    else if (ns.widens) ns.kernel.runWidening(X, Y, reinterpret_cast<float*>(Z), accumulate);
     else ns.kernel.run(X, Y, Z, accumulate);
   }
   if (!run.first) addFreshIntoPartials(i);

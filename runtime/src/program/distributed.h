@@ -61,6 +61,7 @@ struct NodeState {
   // cast's element types (from, to; its calls convert blocks, no kernel).
   std::optional<NodeKernel<float>> wide;
   std::optional<std::pair<DType, DType>> cast;
+  bool widens = false;  // a widening contraction: `kernel` over T operands into f32 blocks
   std::map<int64_t, int64_t> callOfBlock;  // fused members: this rank's call per output block
   bool resident = false;                 // a graph output: finished blocks held for the whole run
   std::map<int64_t, Buffer<T>>& finished() { return aggregation ? owned : partial; }

@@ -53,16 +53,16 @@ void widen(const T* from, std::size_t n, std::vector<float>& to) {
 }
 
 // The fallback: each batch's operands converted to f32, one sgemm, the m x n result
-// rounded once into C.
-template <class T>
-void viaSgemm(const GemmCall& g, const T* A, const T* B, T* C, float alpha, float beta) {
+// rounded once into C (of T, or kept as f32: a widening contraction).
+template <class T, class TC>
+void viaSgemm(const GemmCall& g, const T* A, const T* B, TC* C, float alpha, float beta) {
   std::vector<float> a, b, c;
   const std::size_t spanA = g.transA ? span(g.k, g.m, g.lda) : span(g.m, g.k, g.lda);
   const std::size_t spanB = g.transB ? span(g.n, g.k, g.ldb) : span(g.k, g.n, g.ldb);
   for (int64_t bt = 0; bt < g.batch; ++bt) {
     widen(A + bt * g.strideA, spanA, a);
     widen(B + bt * g.strideB, spanB, b);
-    T* cb = C + bt * g.strideC;
+    TC* cb = C + bt * g.strideC;
     c.assign(static_cast<std::size_t>(g.m * g.n), 0.0f);
     if (beta != 0.0f)
       for (int64_t i = 0; i < g.m; ++i)
@@ -70,12 +70,12 @@ void viaSgemm(const GemmCall& g, const T* A, const T* B, T* C, float alpha, floa
     cblas_sgemm(CblasRowMajor, op(g.transA), op(g.transB), int(g.m), int(g.n), int(g.k), alpha, a.data(), int(g.lda),
                 b.data(), int(g.ldb), beta, c.data(), int(g.n));
     for (int64_t i = 0; i < g.m; ++i)
-      for (int64_t j = 0; j < g.n; ++j) cb[i * g.ldc + j] = T(c[static_cast<std::size_t>(i * g.n + j)]);
+      for (int64_t j = 0; j < g.n; ++j) cb[i * g.ldc + j] = TC(c[static_cast<std::size_t>(i * g.n + j)]);
   }
 }
 
-template <class T>
-void lowGemm(const GemmCall& g, const T* A, const T* B, T* C, float alpha, float beta) {
+template <class T, class TC>
+void lowGemm(const GemmCall& g, const T* A, const T* B, TC* C, float alpha, float beta) {
   // A batch that shares an operand (stride 0: a loop over an M or N label) goes entry by
   // entry: oneDNN's strided batch descriptors broadcast only through dimensions of one.
   if (g.batch > 1 && (g.strideA == 0 || g.strideB == 0)) {
@@ -85,7 +85,7 @@ void lowGemm(const GemmCall& g, const T* A, const T* B, T* C, float alpha, float
     return;
   }
   const LowPrecisionGemmFn fn = lowPrecision.load();
-  if (fn && fn(g, dtypeOf<T>(), A, B, C, alpha, beta)) {
+  if (fn && fn(g, dtypeOf<T>(), dtypeOf<TC>(), A, B, C, alpha, beta)) {
     ranProvider = true;
     return;
   }
@@ -100,6 +100,14 @@ void hostGemm(const GemmCall& g, const bf16* A, const bf16* B, bf16* C, float al
 }
 
 void hostGemm(const GemmCall& g, const f16* A, const f16* B, f16* C, float alpha, float beta) {
+  lowGemm(g, A, B, C, alpha, beta);
+}
+
+void hostGemm(const GemmCall& g, const bf16* A, const bf16* B, float* C, float alpha, float beta) {
+  lowGemm(g, A, B, C, alpha, beta);
+}
+
+void hostGemm(const GemmCall& g, const f16* A, const f16* B, float* C, float alpha, float beta) {
   lowGemm(g, A, B, C, alpha, beta);
 }
 

@@ -18,8 +18,14 @@ std::vector<int64_t> extentsOf(const std::vector<int>& labels, const std::vector
 
 template <class T>
 NodeKernel<T>::NodeKernel(const NodeTable& node, const NodeKernels<T>& kernels, const std::vector<int64_t>& extent,
-                          const DeviceOps* device, int threads, ParallelForFn parallelFor, MemoryCounter* counter)
-    : elementwise_(kernels.elementwise), device_(device), threads_(threads), parallelFor_(parallelFor), counter_(counter) {
+                          const DeviceOps* device, int threads, ParallelForFn parallelFor, MemoryCounter* counter,
+                          bool widening)
+    : elementwise_(kernels.elementwise), device_(device), threads_(threads), parallelFor_(parallelFor), counter_(counter),
+      widening_(widening) {
+  if (widening && (device || !node.gemm || !kIsTwoByte<T>))
+    throw std::invalid_argument("einrt: node '" + node.name + "' widens 2-byte operands into f32 (`cast: f32` on a "
+                                "contraction), which runs as a host GEMM only" +
+                                std::string(device ? ": the device backend does not run it" : ""));
   if (!node.permutation.empty()) {
     copy_ = reorder(extentsOf(node.operandLabels.at(0), extent), node.permutation, false);
     return;
@@ -57,7 +63,9 @@ void NodeKernel<T>::acquire() {
   };
   make(permX_, scratchX_);
   make(permY_, scratchY_);
-  make(permZ_, scratchZ_);
+  if (widening_ && permZ_ && !scratchZ_.data())  // the f32 result's block
+    scratchZ_ = Buffer<T>::ofBytes(static_cast<std::size_t>(permZ_->elements) * sizeof(float), device_, counter_);
+  else make(permZ_, scratchZ_);
 }
 
 template <class T>
@@ -117,6 +125,33 @@ void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
   } else {
     gemm(X, Y, scratchZ_.data(), false);
     permute(*permZ_, scratchZ_.data(), Z, accumulate);
+  }
+}
+
+template <class T>
+void NodeKernel<T>::runWidening(const T* X, const T* Y, float* Z, bool accumulate) {
+  if constexpr (kIsTwoByte<T>) {
+    if (permX_) {
+      hostPermute(*permX_, X, scratchX_.data(), false, threads_, parallelFor_);
+      X = scratchX_.data();
+    }
+    if (permY_) {
+      hostPermute(*permY_, Y, scratchY_.data(), false, threads_, parallelFor_);
+      Y = scratchY_.data();
+    }
+    auto* result = permZ_ ? reinterpret_cast<float*>(scratchZ_.data()) : Z;
+    const bool into = accumulate && !permZ_;
+    for (int64_t e = 0; e < gemm_->outerEntries; ++e) {
+      int64_t ox, oy, oz;
+      gemm_->offsets(e, ox, oy, oz);
+      const T* A = gemm_->swapped ? Y + oy : X + ox;
+      const T* B = gemm_->swapped ? X + ox : Y + oy;
+      hostGemm(gemm_->call, A, B, result + oz, static_cast<float>(alpha_), into ? 1.0f : 0.0f);
+    }
+    if (permZ_) hostPermute(*permZ_, result, Z, accumulate, threads_, parallelFor_);
+  } else {
+    (void)X, (void)Y, (void)Z, (void)accumulate;
+    throw std::logic_error("einrt: a widening contraction in a program of 4-byte or wider elements");
   }
 }
 

@@ -4,7 +4,9 @@
 // node's elementwise kernel over its planned loop nest. Host memory or the program's device.
 // A GEMM's permutation scratch (one block per permuted operand) exists only between
 // acquire() and release(): the executor holds it around the node's step on ranks that run
-// calls of the node (SPEC 3.2), counted in the rank's MemoryCounter.
+// calls of the node (SPEC 3.2), counted in the rank's MemoryCounter. A widening
+// contraction (SPEC 8: 2-byte operands, an f32 result) runs through runWidening, its
+// result's scratch f32.
 #pragma once
 
 #include <optional>
@@ -26,13 +28,15 @@ class NodeKernel {
   // `extent`: the call's block extent per iteration label; a contraction runs the call
   // einrt's model decides for it (einrt/model/gemm_call.h).
   NodeKernel(const NodeTable& node, const NodeKernels<T>& kernels, const std::vector<int64_t>& extent, const DeviceOps* device,
-             int threads, ParallelForFn parallelFor, MemoryCounter* counter);
+             int threads, ParallelForFn parallelFor, MemoryCounter* counter, bool widening = false);
 
   void acquire();
   void release();
 
   // Z = the node over X, Y (Y null for unary nodes), or Z = combine(Z, ...) with `accumulate`.
   void run(const T* X, const T* Y, T* Z, bool accumulate);
+  // The same for a widening contraction: Z (+)= X Y in f32 (host memory, 2-byte T).
+  void runWidening(const T* X, const T* Y, float* Z, bool accumulate);
 
  private:
   ElementwiseFn<T> elementwise_ = nullptr;
@@ -52,6 +56,7 @@ class NodeKernel {
   std::optional<Permutation> copy_;  // a permutation node
   std::optional<ConvolutionCall> convolution_;  // a convolution's call (model::convolutionCall), host memory
   MemoryCounter* counter_ = nullptr;
+  bool widening_ = false;
   Buffer<T> scratchX_, scratchY_, scratchZ_;
 };
 

@@ -163,15 +163,17 @@ TEST_CASE("2-byte permutations move bits and accumulate in f32") {
     }
 }
 
-TEST_CASE("2-byte GEMMs: the f32-BLAS way and oneDNN's against a naive f64 product") {
+TEST_CASE("2-byte GEMMs, into their type or widening into f32: the f32-BLAS way and oneDNN's against a naive f64 product") {
   using namespace einrt::program;
   // The f32 way first, whatever an earlier test registered (the convolution table
   // registers oneDNN's, which takes bf16 where the processor has avx512_bf16).
   setLowPrecisionGemm(nullptr, "");
   std::mt19937 rng(9);
   std::uniform_real_distribution<float> u(-1, 1);
-  auto check = [&](auto element, const char* expectedPath) {
+  // `result`: C's type, T or f32 (a widening contraction: no rounding to T).
+  auto check = [&](auto element, auto result, const char* expectedPath) {
     using T = decltype(element);
+    using TC = decltype(result);
     for (bool ta : {false, true})
       for (bool tb : {false, true}) {
         GemmCall g;
@@ -182,11 +184,12 @@ TEST_CASE("2-byte GEMMs: the f32-BLAS way and oneDNN's against a naive f64 produ
         g.ldb = tb ? g.k : g.n;
         g.ldc = g.n;
         g.strideA = g.m * g.k, g.strideB = g.k * g.n, g.strideC = g.m * g.n;
-        std::vector<T> A(g.batch * g.strideA), B(g.batch * g.strideB), C(g.batch * g.strideC);
+        std::vector<T> A(g.batch * g.strideA), B(g.batch * g.strideB);
+        std::vector<TC> C(g.batch * g.strideC);
         for (T& v : A) v = T(u(rng));
         for (T& v : B) v = T(u(rng));
-        for (T& v : C) v = T(u(rng));
-        const std::vector<T> C0 = C;
+        for (TC& v : C) v = TC(u(rng));
+        const std::vector<TC> C0 = C;
         const float alpha = 0.5f, beta = 1.0f;
         hostGemm(g, A.data(), B.data(), C.data(), alpha, beta);
         for (int64_t b = 0; b < g.batch; ++b)
@@ -202,15 +205,17 @@ TEST_CASE("2-byte GEMMs: the f32-BLAS way and oneDNN's against a naive f64 produ
               const double c0 = static_cast<float>(C0[b * g.strideC + i * g.ldc + j]);
               want = alpha * want + beta * c0;
               const double got = static_cast<float>(C[b * g.strideC + i * g.ldc + j]);
-              // f32 accumulation, then one rounding to the type.
+              // f32 accumulation, then one rounding to C's type.
               REQUIRE(std::fabs(got - want) <=
-                      (std::fabs(want) + 1e-30) * einrt::dtypeEpsilon(einrt::dtypeOf<T>()) + (alpha * mag + std::fabs(c0)) * 1e-5);
+                      (std::fabs(want) + 1e-30) * einrt::dtypeEpsilon(einrt::dtypeOf<TC>()) + (alpha * mag + std::fabs(c0)) * 1e-5);
             }
       }
     CHECK(lowPrecisionGemmPath().find(expectedPath) != std::string::npos);
   };
-  check(bf16{}, "f32-blas");
-  check(f16{}, "f32-blas");
+  check(bf16{}, bf16{}, "f32-blas");
+  check(f16{}, f16{}, "f32-blas");
+  check(bf16{}, float{}, "f32-blas");
+  check(f16{}, float{}, "f32-blas");
 #if defined(EINRT_TEST_ONEDNN)
   useOneDnnGemm();
   // oneDNN multiplies bf16 on processors with AVX-512's core subset (natively where they
@@ -218,7 +223,8 @@ TEST_CASE("2-byte GEMMs: the f32-BLAS way and oneDNN's against a naive f64 produ
   // the report names (SPEC 8).
   const bool avx512Core = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-  check(bf16{}, avx512Core ? "onednn" : "f32-blas");
+  check(bf16{}, bf16{}, avx512Core ? "onednn" : "f32-blas");
+  check(bf16{}, float{}, avx512Core ? "onednn" : "f32-blas");
 #endif
 }
 

@@ -35,11 +35,14 @@
 //                then sent on to its reader has them reduced on the way to that reader
 //                instead (one exchange, a reduce-scatter where the reader's blocks split
 //                the holders' block: Megatron-SP's after a row-parallel GEMM), where: its
-//                output is no graph output and no accumulated node's; one operand reads
-//                it with a copy of its own (not in place, no window, in the same phase,
+//                output is no graph output; one operand reads
+//                it with a copy of its own (not in place, no window, in the same phase
+//                but for an accumulated node's once-per-step reader,
 //                each of its blocks inside one partial block: the reader's cut splits the
 //                holders' blocks) and every other reader shares that copy; that reader comes at most
-//                kCopyReach nodes later; and the exchange moves fewer elements than the
+//                kCopyReach nodes later (any distance for an accumulated node, whose
+//                partials are held to the step's end anyway: its sums reduce-scattered
+//                once per step, as DDP and a distributed optimizer reduce); and the exchange moves fewer elements than the
 //                aggregation and the repartition together, with no busiest rank on
 //                either link (ProgramTables::ranksPerNode) sending, receiving or
 //                messaging more than those two phases' busiest together, so that it
@@ -109,8 +112,10 @@ struct NodeModel {
   bool scratch = false;                        // output kept in tiles only (fused runs)
   int group = -1;                              // index into ProgramModel::groups, -1: none
   std::optional<GemmCallPlan> gemm;            // a contraction's call (gemm_call.h)
-  int64_t gemmScratchElements = 0;             // one block per permuted tensor, during its step,
-                                               // on each rank with calls of the node
+  int64_t gemmScratchBytes = 0;                // one block per permuted tensor (of its own type:
+                                               // a widening contraction's operands are 2-byte,
+                                               // its result f32), during its step, on each
+                                               // rank with calls of the node
   int step = 0;                                // index into ProgramModel::steps
   std::vector<int> inputCopy;                  // per operand: index into ProgramModel::inputCopies, -1: none
   // Output copies (above), per operand: the earlier operand whose copy it reads, and for an

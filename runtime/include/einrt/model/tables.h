@@ -180,6 +180,14 @@ struct ProgramTables {
     return tensors[static_cast<std::size_t>(nodes[i].outputTensor)].elementType(programType);
   }
   bool isCast(std::size_t i, DType programType) const { return isCastNode(tensors, nodes[i], programType); }
+  // A widening contraction (SPEC 8; the planner's tensor_types.h): two operands of the
+  // program's 2-byte type, an f32 result, computed as one GEMM.
+  bool isWidening(std::size_t i, DType programType) const { return isWideningNode(tensors, nodes[i], programType); }
+  static bool isWideningNode(const std::vector<TensorTable>& tensors, const NodeTable& n, DType programType) {
+    return n.indexLabel < 0 && n.operandTensor.size() == 2 &&
+           tensors[static_cast<std::size_t>(n.outputTensor)].elementType(programType) == DType::F32 &&
+           tensors[static_cast<std::size_t>(n.operandTensor[0])].elementType(programType) != DType::F32;
+  }
   static bool isCastNode(const std::vector<TensorTable>& tensors, const NodeTable& n, DType programType) {
     return n.indexLabel < 0 && n.operandTensor.size() == 1 &&
            tensors[static_cast<std::size_t>(n.operandTensor[0])].elementType(programType) !=

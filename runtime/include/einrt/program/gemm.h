@@ -40,6 +40,10 @@ void hostGemm(const GemmCall& g, const double* A, const double* B, double* C, do
 // else converted to f32 and multiplied by the BLAS.
 void hostGemm(const GemmCall& g, const bf16* A, const bf16* B, bf16* C, float alpha, float beta);
 void hostGemm(const GemmCall& g, const f16* A, const f16* B, f16* C, float alpha, float beta);
+// A widening contraction's call (SPEC 8: `cast: f32` on a contraction): 2-byte operands,
+// f32 accumulation, the f32 result never rounded to the operands' type; the same two ways.
+void hostGemm(const GemmCall& g, const bf16* A, const bf16* B, float* C, float alpha, float beta);
+void hostGemm(const GemmCall& g, const f16* A, const f16* B, float* C, float alpha, float beta);
 
 // ---- the split among threads --------------------------------------------------------------
 
@@ -166,9 +170,10 @@ std::string hostGemmPath();
 
 // A GEMM over 2-byte storage that a program may provide (the emitted program registers
 // oneDNN's, einrt/program/dnnl_gemm.h, when its build found oneDNN); it returns false for
-// a call it does not take, which then goes the f32 way.
-using LowPrecisionGemmFn = bool (*)(const GemmCall& g, DType dtype, const void* A, const void* B, void* C, float alpha,
-                                    float beta);
+// a call it does not take, which then goes the f32 way. A and B are of `dtype`, C of
+// `resultType` (dtype, or f32 for a widening contraction).
+using LowPrecisionGemmFn = bool (*)(const GemmCall& g, DType dtype, DType resultType, const void* A, const void* B, void* C,
+                                    float alpha, float beta);
 void setLowPrecisionGemm(LowPrecisionGemmFn fn, const char* name);
 // What ran the 2-byte GEMMs so far: "" (none ran), or the provider's name, "f32-blas" (the
 // fallback), or both joined by '+'; for the program's report.
