@@ -15,7 +15,11 @@ hand plans; and the ratio of eindecomp's estimate to Megatron's (lower is better
 estimates are the cost model's (issue "Cost reports you can trust on GPU clusters" is
 what makes them comparable to published step times): compare ratios only.
 
-usage: run.py --einplan build/bin/einplan [--configs 1.7b,3.6b] [--work DIR]
+With --fusion every graph has Megatron's gradient accumulation fusion (`gen llama
+--gradient-accumulation-fusion`: the weight gradients accumulate in f32 and data
+parallelism reduces them once per step).
+
+usage: run.py --einplan build/bin/einplan [--configs 1.7b,3.6b] [--work DIR] [--data] [--fusion]
 """
 import argparse
 import json
@@ -64,6 +68,9 @@ def main():
     ap.add_argument("--configs", default=",".join(CONFIGS))
     ap.add_argument("--work", default="/tmp/bench_micro_batches")
     ap.add_argument("--data", action="store_true", help="price the data-parallel plan file too")
+    ap.add_argument("--fusion", action="store_true",
+                    help="graphs with --gradient-accumulation-fusion (each weight gradient's bf16 GEMM writes f32, as "
+                         "Megatron-LM runs): every plan priced on that graph")
     a = ap.parse_args()
     work = pathlib.Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -78,7 +85,7 @@ def main():
         layers, hidden, heads, ffn, p, batch, tp, m = CONFIGS[name]
         family = ["llama", "--layers", layers, "--dim", hidden, "--heads", heads, "--ffn", ffn, "--vocab", 51200, "--seq", 2048,
                   "--batch", batch, "--train", "--optimizer", "adamw", "--dtype", "bf16", "--master", "f32", "--no-grad-outputs",
-                  "--micro-batches", m]
+                  "--micro-batches", m, *(["--gradient-accumulation-fusion"] if a.fusion else [])]
         graph = work / f"gpt_{name}.yaml"
         run([a.einplan, "gen", *family, "-o", graph])
         machine = ["--machine", MACHINE, "--objective", "time"]

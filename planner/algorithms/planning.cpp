@@ -109,9 +109,10 @@ bool cannotBeat(const Graph& g, const PlanOptions& options, const ObjectiveModel
   return bound > model.total(best);
 }
 
-// The hand strategy that Megatron-LM runs, as a candidate beside the search's plan: the
-// megatron strategy's plan (planner/algorithms/strategies.h) with each tensor-parallel
-// degree of 2, 4 and 8 that divides p and fits a node's ranks, where the graph is a
+// The hand strategies that Megatron-LM runs, as candidates beside the search's plan: the
+// data strategy's plan (Megatron at tensor-parallel degree 1: DDP with a distributed
+// optimizer) and the megatron strategy's (planner/algorithms/strategies.h) with each
+// tensor-parallel degree of 2, 4 and 8 that divides p and fits a node's ranks, where the graph is a
 // training step it cuts (a generated LLaMA with gradients), the objective is time (the
 // configurations Megatron-LM publishes are compared by their step time) and nothing is
 // pinned: pricing three whole plans costs seconds at p = 1024, which an inference graph or
@@ -126,11 +127,11 @@ std::optional<std::pair<std::string, PricedPlan>> cheaperHandStrategy(const Grap
     return std::nullopt;
   const int64_t perNode = ranksPerNodeOf(options) > 0 ? ranksPerNodeOf(options) : 8;
   std::optional<std::pair<std::string, PricedPlan>> found;
-  for (const int64_t t : {2, 4, 8}) {
+  for (const int64_t t : {1, 2, 4, 8}) {
     if (t > perNode || t > options.devices || options.devices % t != 0) continue;
     StrategyPlan strategy;
     try {
-      strategy = strategyPlan("megatron", g, options.devices, t);
+      strategy = strategyPlan(t == 1 ? "data" : "megatron", g, options.devices, t == 1 ? 0 : t);
     } catch (const InputError&) {
       return found;  // not a graph the strategy cuts (or not at this degree)
     }
@@ -145,7 +146,7 @@ std::optional<std::pair<std::string, PricedPlan>> cheaperHandStrategy(const Grap
     pinned.placementRules = {PlacementRule::Canonical};
     PricedPlan priced = placeAndPrice(g, pinned, "eindecomp", parts);
     if (model.fits(priced.cost) && model.key(priced.cost) < model.key(bar))
-      found.emplace("megatron --tensor-parallel " + std::to_string(t), std::move(priced));
+      found.emplace(t == 1 ? std::string("data") : "megatron --tensor-parallel " + std::to_string(t), std::move(priced));
   }
   return found;
 }
