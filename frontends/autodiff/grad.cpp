@@ -156,14 +156,6 @@ class Differentiator {
 
  private:
   bool isSplit(const std::string& input) const { return req_.microBatches && isSplitInput(*req_.microBatches, input); }
-  // Whether node `g` made here can write `type` itself (a widening contraction: two operands
-  // of the graph's 2-byte type, x * y summed, into f32; tensor_types.h).
-  bool widensInto(const std::string& g, DType type) const {
-    const auto it = added_.find(g);
-    if (it == added_.end() || type != DType::F32 || (fwd_.dtype != DType::BF16 && fwd_.dtype != DType::F16)) return false;
-    const Node& c = out_.nodes[it->second];
-    return c.inputs.size() == 2 && isContraction(c) && !c.windows && !isIndexNode(c) && !c.castTo;
-  }
 
   Graph& fwd_;                 // differentiate's own copy, emptied once the result is built
   const GraphIndex fwdIndex_;  // names of the forward graph, looked up once each (not after)
@@ -532,15 +524,14 @@ class Differentiator {
           throw InputError({n.loc, "node " + quoted(n.name) + ": operand " + std::to_string(i + 1) + " repeats label " + quoted(li[a]) +
                                        " (a diagonal or trace); einplan grad cannot differentiate it — write the diagonal as a product with an identity input"});
     const std::string base = "d_" + n.inputs[i] + "_" + n.name;
-    if (n.castTo && n.inputs.size() > 1)
-      throw InputError({n.loc, "node " + quoted(n.name) + ": einplan grad differentiates no contraction with `cast: f32` (a "
-                                   "widening contraction, SPEC 8): its gradients would mix types; write it as the "
-                                   "contraction and a cast after it"});
     if (n.castTo) {
+      refuseWideningContraction(n);
       // Gradient accumulation fusion (grad.h): the gradient of the cast's output, one
       // contraction of 2-byte operands made here, computes into the operand's type itself.
-      if (req_.gradientAccumulationFusion && widensInto(g, fwdType_.at(n.inputs[i]))) {
-        out_.nodes[added_.at(g)].castTo = fwdType_.at(n.inputs[i]);
+      const auto made = added_.find(g);
+      if (req_.gradientAccumulationFusion && made != added_.end() &&
+          canWriteMasterType(out_.nodes[made->second], fwdType_.at(n.inputs[i]), fwd_.dtype)) {
+        out_.nodes[made->second].castTo = fwdType_.at(n.inputs[i]);
         return g;
       }
       // A cast's gradient: the upstream gradient cast back to the operand's type.
@@ -602,13 +593,7 @@ class Differentiator {
 GradResult differentiate(Graph forward, const GradRequest& request) {
   if (request.microBatches) forward = slicedForMicroBatches(forward, request.microBatches->count, request.microBatches->split);
   splitWindows(forward);
-  if (request.master) {
-    std::vector<std::string> trained = request.wrt;
-    if (trained.empty())
-      for (const auto& in : forward.inputs)
-        if (!in.indexType) trained.push_back(in.name);
-    forward = withMasterWeights(std::move(forward), trained, *request.master);
-  }
+  if (request.master) forward = withMasterWeights(std::move(forward), request.wrt, *request.master);
   return Differentiator(forward, request).run();
 }
 

@@ -39,10 +39,26 @@ Labels castLabels(const Graph& g, const std::string& input, std::size_t rank) {
 
 }  // namespace
 
-Graph withMasterWeights(Graph g, const std::vector<std::string>& trained, DType master) {
+bool canWriteMasterType(const Node& gradient, DType master, DType graphType) {
+  if (master != DType::F32 || (graphType != DType::BF16 && graphType != DType::F16)) return false;
+  return gradient.inputs.size() == 2 && isContraction(gradient) && !gradient.windows && !isIndexNode(gradient) &&
+         !gradient.castTo;
+}
+
+void refuseWideningContraction(const Node& n) {
+  if (isWideningContraction(n))
+    throw InputError({n.loc, "node " + quoted(n.name) + ": einplan grad differentiates no contraction with `cast: f32` (a "
+                                 "widening contraction, SPEC 8): its gradients would mix types; write it as the "
+                                 "contraction and a cast after it"});
+}
+
+Graph withMasterWeights(Graph g, std::vector<std::string> trained, DType master) {
   if (master == g.dtype)
     throw InputError({{}, "--master " + std::string(dtypeName(master)) + " is the graph's own type; master weights are of "
                           "a wider type than the graph computes in (--dtype bf16 --master f32)"});
+  if (trained.empty())  // every input but ids (einplan grad's default --wrt)
+    for (const InputTensor& in : g.inputs)
+      if (!in.indexType) trained.push_back(in.name);
   std::unordered_set<std::string> names;
   for (const InputTensor& in : g.inputs) names.insert(in.name);
   for (const Node& n : g.nodes) names.insert(n.name);
