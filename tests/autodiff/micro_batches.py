@@ -26,7 +26,8 @@ and the data-parallel hand strategy's bytes against its closed form.
    f32 cast in each micro-batch: M (p - 1) x its bf16 bytes; with
    --gradient-accumulation-fusion (M = 4) each f32 gradient is reduce-scattered once per
    step, (p - 1) x its f32 bytes, and the plan moves the distributed optimizer's closed
-   form plus the step's scalars.
+   form plus the step's scalars; under megatron --tensor-parallel 2 at p = 4 across the
+   groups, (p / T - 1) x its f32 bytes.
 
 A failure prints the command and its output.
 4. The issue's configuration (GPT 1.7B, batch 512, 16 micro-batches, p = 32 on
@@ -464,6 +465,28 @@ def fused_gradients(a, work):
         require(weight_bytes == closed and 0 <= scalars <= 64 * m,
                 f"p={p} M={m}: the plan moves the distributed optimizer's {closed} bytes and {scalars} bytes of scalars "
                 f"({r['total_traffic_bytes']} in all)")
+    # Megatron with its distributed optimizer and the fusion: a gradient the tensor
+    # parallelism cuts (heads, feed-forward width, vocabulary) is reduce-scattered across the
+    # G = p / T groups once per step, (G - 1) |W| x 4 bytes; a norm's, which every rank
+    # computes a partial sum of, over all p ranks, (p - 1) |W| x 4.
+    p, t = 4, 2
+    plan, cost = work / "fused_megatron_p4.yaml", work / "fused_megatron_p4.json"
+    gen(a, family, plan, m, ["--strategy", "megatron", "--tensor-parallel", t, "-p", p])
+    run([a.einplan, "cost", graph, "-p", p, "--plan", plan, "--format", "json", "-o", cost])
+    r = json.loads(cost.read_text())
+    report = {n["name"]: n for n in r["nodes"]}
+    wrong = []
+    for w, elements in weights.items():
+        grad = report[f"grad_{w}"]
+        moved = sum(e["traffic_bytes"] for e in r["edges"] if e["from"] == f"grad_{w}")
+        cast = report[f"{w}_bf16"].get("partition", {})
+        cut = any(cast.get(l, 1) > 1 for l in ("h", "f", "v"))
+        want = ((p // t - 1) if cut else (p - 1)) * elements * 4
+        if moved != want or grad["traffic_agg_bytes"] or grad.get("reduced_at_read_by") != f"{w}_m_next":
+            wrong.append(f"grad_{w}: {moved} B (closed form {want}), aggregated {grad['traffic_agg_bytes']} B, reduced at read by "
+                         f"{grad.get('reduced_at_read_by')}")
+    require(not wrong, f"megatron T={t} p={p} M={m}: every f32 gradient reduce-scattered across the groups once per step, "
+            f"(p / T - 1) |W| x 4 bytes, a norm's (p - 1) |W| x 4 ({len(weights)} weights) {wrong[:3]}")
 
 
 def cluster_plan(a, work):
