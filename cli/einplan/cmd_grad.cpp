@@ -147,7 +147,7 @@ void addGradCommand(CLI::App& app, int& status) {
         if (!request.master)
           throw InputError({{}, "--master " + eindecomp::quoted(opts->master) + ": expected a float type: f32, f64, bf16 or f16"});
       }
-      if (opts->gradientAccumulationFusion && !request.master)
+      if (opts->gradientAccumulationFusion && request.master != DType::F32)
         throw InputError({{}, "--gradient-accumulation-fusion fuses each weight gradient's cast back to its master type: "
                               "add --master f32"});
       request.gradientAccumulationFusion = opts->gradientAccumulationFusion;

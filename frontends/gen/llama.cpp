@@ -81,7 +81,7 @@ Graph makeLlama(const LlamaOptions& opts) {
   if (!opts.train && opts.noGradientOutputs) badOption("--no-grad-outputs", "is an option of --train; add --train");
   if (!opts.train && !opts.master.empty()) badOption("--master", "is an option of --train; add --train");
   const std::optional<DType> master = opts.master.empty() ? std::nullopt : einrt::dtypeFromName(opts.master);
-  if (opts.gradientAccumulationFusion && !master)
+  if (opts.gradientAccumulationFusion && master != DType::F32)
     badOption("--gradient-accumulation-fusion", "fuses a weight gradient's cast back to its master type; add --master f32");
   if (master && *master == opts.common.dtype)
     badOption("--master", "is the graph's --dtype already; master weights are of a wider type (--dtype bf16 --master f32)");

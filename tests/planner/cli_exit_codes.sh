@@ -188,6 +188,10 @@ expect 2 "--gradient-accumulation-fusion: fuses a weight gradient's cast back to
 expect 2 "--gradient-accumulation-fusion fuses each weight gradient's cast back to its master type" \
   "$EINPLAN" grad "$M" --loss AB --gradient-accumulation-fusion -o "$WORK/fused.yaml"
 printf 'dtype: bf16\ninputs:\n  - {name: A, shape: [4]}\n  - {name: B, shape: [4]}\nnodes:\n  - {name: C, einsum: "i,j->ij", inputs: [A, B], cast: f32}\n' >"$WORK/outer.yaml"
+# a gradient whose labels make no GEMM (a Hadamard product's) keeps its cast back
+printf 'dtype: bf16\ninputs:\n  - {name: X, shape: [4, 4]}\n  - {name: W, shape: [4, 4]}\nnodes:\n  - {name: Z, einsum: "ij,ij->ij", inputs: [X, W]}\n  - {name: L, einsum: "ij->", inputs: [Z]}\noutputs: [L]\n' >"$WORK/hadamard.yaml"
+"$EINPLAN" grad "$WORK/hadamard.yaml" --loss L --wrt W --master f32 --gradient-accumulation-fusion -o "$WORK/hadamard_g.yaml" >/dev/null 2>&1 &&
+  "$EINPLAN" plan "$WORK/hadamard_g.yaml" -p 2 >/dev/null 2>&1 || { echo "FAIL: a non-GEMM gradient under --gradient-accumulation-fusion must still plan"; failures=$((failures + 1)); }
 expect 2 "node 'C': a contraction with \`cast: f32\` runs as a GEMM" "$EINPLAN" plan "$WORK/outer.yaml" -p 2
 
 # every report format from the CLI parses

@@ -491,7 +491,8 @@ std::vector<OperandCopy> partialsReducedAtRead(const ProgramTables& t,
     const auto out = static_cast<std::size_t>(n.outputTensor);
     // An accumulated node's sums are read once per step, after the last micro-batch: its
     // partials are held that long anyway, so its readers' distance does not matter.
-    if (isOutput[out] || readers[out].empty() || (!n.accumulated && last[a] - static_cast<int>(a) > kCopyReach)) continue;
+    const bool accumulated = n.accumulated && t.microBatches > 1;  // (at M = 1 nothing is held to the step's end)
+    if (isOutput[out] || readers[out].empty() || (!accumulated && last[a] - static_cast<int>(a) > kCopyReach)) continue;
     // Most nodes write each block once, on its owner: nothing to aggregate (a quick test first).
     bool local = true;
     for (std::size_t c = 0; c < n.callRank.size() && local; ++c)
@@ -505,7 +506,7 @@ std::vector<OperandCopy> partialsReducedAtRead(const ProgramTables& t,
     if (!std::all_of(readers[out].begin() + 1, readers[out].end(), shares)) continue;
     const NodeTable& reader = t.nodes[static_cast<std::size_t>(first.node)];
     const BlockGrid& read = geometry[static_cast<std::size_t>(first.node)]->operandGrid[static_cast<std::size_t>(first.operand)];
-    if ((reader.oncePerStep != n.oncePerStep && !n.accumulated) || read.windowed() || !nestedIn(read, ga.outputGrid)) continue;
+    if ((reader.oncePerStep != n.oncePerStep && !accumulated) || read.windowed() || !nestedIn(read, ga.outputGrid)) continue;
     const auto* readerGeometry = geometry[static_cast<std::size_t>(first.node)].get();
     const bool better = choices.of(&ga, n, readerGeometry, reader, first.operand, [&] {
       const std::vector<RankBlock> reads = distinctPairs(readerGeometry->operandBlock[static_cast<std::size_t>(first.operand)], reader.callRank);
