@@ -9,6 +9,7 @@
 #include "planner/graph/excerpt.h"
 #include "planner/graph/tensor_types.h"
 #include "planner/graph/write_graph.h"
+#include "planner/paths/gemm_mapping.h"
 
 namespace eindecomp::autodiff {
 
@@ -41,19 +42,10 @@ Labels castLabels(const Graph& g, const std::string& input, std::size_t rank) {
 
 bool canWriteMasterType(const Node& gradient, DType master, DType graphType) {
   if (master != DType::F32 || (graphType != DType::BF16 && graphType != DType::F16)) return false;
-  if (gradient.inputs.size() != 2 || !isContraction(gradient) || gradient.windows || isIndexNode(gradient) || gradient.castTo)
-    return false;
-  // Its labels must make a GEMM (planner/paths/gemm_mapping.h, which the planner checks
-  // again): something summed, every summed label in both operands, nothing broadcast.
-  const Labels summed = aggregatedLabels(gradient);
-  if (summed.empty() || !broadcastLabels(gradient).empty()) return false;
-  for (const Label& l : summed)
-    for (const Labels& operand : gradient.operandLabels)
-      if (std::find(operand.begin(), operand.end(), l) == operand.end()) return false;
-  for (const Labels& t : {gradient.operandLabels[0], gradient.operandLabels[1], gradient.outputLabels})
-    for (std::size_t a = 0; a < t.size(); ++a)
-      if (std::find(t.begin() + static_cast<std::ptrdiff_t>(a) + 1, t.end(), t[a]) != t.end()) return false;
-  return true;
+  // Its labels must make a GEMM: the planner's one label classifier, which the program's
+  // tables ask again (planner/model/program_tables.cpp).
+  return gradient.inputs.size() == 2 && isContraction(gradient) && !gradient.windows && !isIndexNode(gradient) &&
+         !gradient.castTo && runsAsGemm(gradient);
 }
 
 void refuseWideningContraction(const Node& n) {
