@@ -145,11 +145,12 @@ std::map<int, std::vector<T>> evaluateWhole(const ProgramSpec<T>& spec, const st
       convertElements<T>(spec.tensors[static_cast<std::size_t>(n.operandTensor[0])].elementType(dtypeOf<T>()), operand[0],
                          spec.nodeType(i, dtypeOf<T>()), z.data(), elements);
     } else if (spec.isWidening(i, dtypeOf<T>())) {
+      // (The loader gives a widening contraction no window: its operands are the tensors.)
       std::vector<T> host[2];
       std::vector<const T*> onHost;
       for (std::size_t k = 0; k < 2; ++k) {
         host[k].resize(values.at(n.operandTensor[k]).size());
-        (windows[k].data() ? windows[k] : values.at(n.operandTensor[k])).toHost(host[k].data());
+        values.at(n.operandTensor[k]).toHost(host[k].data());
         onHost.push_back(host[k].data());
       }
       const std::vector<std::vector<float>> wide = widenedOperands(n, onHost);
