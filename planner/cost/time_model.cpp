@@ -117,6 +117,9 @@ struct GemmShape {
   GemmMapping mapping;
   einrt::program::GemmCall call;  // einrt's call (gemmCallPlanOf), priced as one call of all
                                   // its batch entries: the loops around it times its batch
+  // The bytes of one result element where they are not the operands' (a widening
+  // contraction's f32 result of bf16 operands, tensor_types.h); 0: the operands'.
+  double resultBytes = 0;
 };
 
 std::optional<GemmShape> gemmShape(const Node& n, const NodeSpace& space, const CallShape& c) {
@@ -126,7 +129,7 @@ std::optional<GemmShape> gemmShape(const Node& n, const NodeSpace& space, const 
   const einrt::model::GemmCallPlan plan = einrt::model::gemmCallPlan(gemmSpecOf(*g, space.labels), space, c.extent);
   einrt::program::GemmCall call = plan.call;
   call.batch *= plan.outerEntries;
-  return GemmShape{*g, call};
+  return GemmShape{*g, call, isWideningContraction(n) ? static_cast<double>(dtypeSize(*n.castTo)) : 0.0};
 }
 
 // How einrt runs the call on one thread of a rank on the path `planned` (scheduleGemm).
@@ -217,6 +220,7 @@ double gemmSecondsOn(const KernelModel& k, const GemmShape& g, DType dtype, cons
   const einrt::program::GemmCall& c = g.call;
   const double batch = static_cast<double>(c.batch), m = static_cast<double>(c.m), n = static_cast<double>(c.n),
                kk = static_cast<double>(c.k), bytes = static_cast<double>(dtypeSize(dtype));
+  const double resultBytes = g.resultBytes > 0 ? g.resultBytes : bytes;
   const bool primitive = sched.path == einrt::program::GemmPath::Primitive;
   const GemmRate rate = gemmRate(k, c, sched, dtype);
   const double compute = batch * 2.0 * m * static_cast<double>(rate.width) * kk / rate.flopsPerSecond;
@@ -237,18 +241,20 @@ double gemmSecondsOn(const KernelModel& k, const GemmShape& g, DType dtype, cons
   // (bench/RESULTS.md, "Results beyond the cache").
   const double results = batch * m * n;
   const double spill = results * spillPerResult(k, sched, dtype, results);
-  const double stream = batch * (m * kk + kk * n + (primitive ? 2 : 1) * m * n) * bytes / k.rates(dtype).bandwidth;
-  const double workingSet = batch * (m * kk + kk * n + m * n) * bytes;
+  const double stream =
+      batch * ((m * kk + kk * n) * bytes + (primitive ? 2 : 1) * m * n * resultBytes) / k.rates(dtype).bandwidth;
+  const double workingSet = batch * ((m * kk + kk * n) * bytes + m * n * resultBytes);
   const double fromMemory = workingSet > k.cacheBytes ? 1 - k.cacheBytes / workingSet : 0;
   double seconds = std::max(compute + spill, (primitive ? fromMemory : 1.0) * stream);
   // A C the nodes since its last use pushed out of the caches (residency.h): the tiles'
   // stores read each line of it from memory and write it back, after computing.
-  if (resultFromMemory && paysResultFromMemory(k, sched, dtype, results)) seconds += 2.0 * results * bytes / k.rates(dtype).bandwidth;
+  if (resultFromMemory && paysResultFromMemory(k, sched, dtype, results))
+    seconds += 2.0 * results * resultBytes / k.rates(dtype).bandwidth;
   if (sched.padCols) {  // the padded tiles' columns stored from their scratch tiles
     const int64_t lastCols = einrt::program::lastTileCols(sched, c.n);
     auto padded = [&](int64_t cols) { return einrt::program::paddedCols(sched, cols) != cols; };
     const int64_t stored = (padded(sched.colTile) ? (sched.colTiles - 1) * sched.colTile : 0) + (padded(lastCols) ? lastCols : 0);
-    seconds += batch * permuteSeconds(k, {c.m, stored}, {0, 1}, false, bytes);
+    seconds += batch * permuteSeconds(k, {c.m, stored}, {0, 1}, false, resultBytes);
   }
   if (sched.packB)  // a transpose of B, or a copy of its rows a tile wide
     seconds += batch * (c.transB ? permuteSeconds(k, {c.n, c.k}, {1, 0}, false, bytes)
@@ -356,7 +362,7 @@ double callSeconds(const Machine& m, const Node& n, const NodeSpace& space, cons
   if (const std::optional<GemmShape> g = gemmShape(n, space, c))
     return gemmOnPath(k, *g, dtype, planned, resultFromMemory).seconds + permuteSeconds(k, extentsOf(space.operandLabels[0], c), g->mapping.permX, false, bytes) +
            permuteSeconds(k, extentsOf(space.operandLabels[1], c), g->mapping.permY, false, bytes) +
-           permuteSeconds(k, extentsOf(space.outputLabels, c), g->mapping.permZ, true, bytes);
+           permuteSeconds(k, extentsOf(space.outputLabels, c), g->mapping.permZ, true, g->resultBytes > 0 ? g->resultBytes : bytes);
   if (const std::optional<einrt::program::ConvolutionCall> conv = convolutionOf(n, space, c))
     return convolutionSeconds(k, *conv, dtype, c);
   const ElementwiseRates& r = k.rates(dtype);
@@ -459,11 +465,12 @@ std::vector<int64_t> planComputePicoseconds(const Machine& m, const Graph& g, co
   // grid's largest C (f32) showed they keep; files without that measurement: all cached.
   // Each node computes in its output's type (SPEC 8; fused groups hold the graph's only),
   // a widening contraction in its operands' (tensor_types.h).
-  const std::vector<DType> types = nodeComputeTypes(g);
+  const std::vector<DType> types = nodeComputeTypes(g), outputTypes = nodeOutputTypes(g);
   std::vector<double> touched;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const CallShape c = callShape(nodeSpace(g.nodes[i]), parts[i]);
-    touched.push_back(static_cast<double>(busiestCalls[i]) * (c.nX + c.nY + c.nZ) * static_cast<double>(dtypeSize(types[i])));
+    touched.push_back(static_cast<double>(busiestCalls[i]) * ((c.nX + c.nY) * static_cast<double>(dtypeSize(types[i])) +
+                                                               c.nZ * static_cast<double>(dtypeSize(outputTypes[i]))));
   }
   const double cacheBytes = m.kernels ? static_cast<double>(m.kernels->spillFrom) * 4.0 : 0.0;
   const std::vector<bool> fromMemory = resultsFromMemory(model.lastReader, touched, cacheBytes);
@@ -525,7 +532,8 @@ std::string describeCallTime(const Machine& m, const Node& n, const NodeSpace& s
     if (g->mapping.permutedElements > 0)
       s += " + permutations " + formatBytes(static_cast<int64_t>(static_cast<double>(g->mapping.permutedElements) * bytes));
     if (resultFromMemory && paysResultFromMemory(k, sched, dtype, static_cast<double>(call.batch * call.m * call.n)))
-      s += " + its result from memory (" + formatBytes(static_cast<int64_t>(c.nZ * bytes)) + " read and written back)";
+      s += " + its result from memory (" + formatBytes(static_cast<int64_t>(c.nZ * (g->resultBytes > 0 ? g->resultBytes : bytes))) +
+           " read and written back)";
     return s;
   }
   const ElementwiseRates& r = k.rates(dtype);

@@ -89,7 +89,10 @@ std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost) 
     out += "\nnode " + n.name + ": \"" + n.einsum + "\" join " + n.joinName + ", agg " + reduceName(n.agg) + "\n";
     if (cost.microBatches > 1)
       out += runs[i].calls > 1 ? "  runs once per micro-batch (" + std::to_string(runs[i].calls) + " times)" +
-                                     (runs[i].aggregation == 1 ? ", its results summed over them and aggregated once per step" : "") +
+                                     (runs[i].aggregation != 1 ? ""
+                                      : cost.nodes[i].reducedAtReadBy >= 0
+                                          ? ", its results summed over them and reduced once per step on the way to its reader"
+                                          : ", its results summed over them and aggregated once per step") +
                                      "; bytes below are the step's\n"
               : runs[i].once ? "  runs once per step, in the first micro-batch (the same in every one): its blocks and its "
                                "readers' copies of them are kept for all of them\n"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace einrt::program::detail {
 
@@ -97,20 +98,31 @@ void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
     elementwise_(nest_, X + baseX_, Y ? Y + baseY_ : Y, Z + baseZ_, accumulate, threads_);
     return;
   }
-  auto permute = [&](const Permutation& p, const T* src, T* dst, bool acc) {
-    if (device_) device_->permute(p, dtypeOf<T>(), src, dst, acc);
+  runGemm(X, Y, Z, reinterpret_cast<T*>(scratchZ_.data()), accumulate, [&](const T* A, const T* B, T* C, bool into) {
+    if (device_) device_->gemm(gemm_->call, dtypeOf<T>(), A, B, C, alpha_, into ? 1.0 : 0.0);
+    else hostGemm_.run(A, B, C, into);
+  });
+}
+
+template <class T>
+void NodeKernel<T>::runWidening(const T* X, const T* Y, float* Z, bool accumulate) {
+  if constexpr (kIsTwoByte<T>) {
+    runGemm(X, Y, Z, reinterpret_cast<float*>(scratchZ_.data()), accumulate, [&](const T* A, const T* B, float* C, bool into) {
+      hostGemm(gemm_->call, A, B, C, static_cast<float>(alpha_), into ? 1.0f : 0.0f);
+    });
+  } else {
+    (void)X, (void)Y, (void)Z, (void)accumulate;
+    throw std::logic_error("einrt: a widening contraction in a program of 4-byte or wider elements");
+  }
+}
+
+template <class T>
+template <class R, class Entry>
+void NodeKernel<T>::runGemm(const T* X, const T* Y, R* Z, R* scratchZ, bool accumulate, Entry gemmEntry) {
+  auto permute = [&](const Permutation& p, const auto* src, auto* dst, bool acc) {
+    using E = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+    if (device_) device_->permute(p, dtypeOf<E>(), src, dst, acc);
     else hostPermute(p, src, dst, acc, threads_, parallelFor_);
-  };
-  // Every entry of the outer batch loops is one (strided-batched) GEMM call.
-  auto gemm = [&](const T* X, const T* Y, T* C, bool accumulate) {
-    for (int64_t e = 0; e < gemm_->outerEntries; ++e) {
-      int64_t ox, oy, oz;
-      gemm_->offsets(e, ox, oy, oz);
-      const T* A = gemm_->swapped ? Y + oy : X + ox;
-      const T* B = gemm_->swapped ? X + ox : Y + oy;
-      if (device_) device_->gemm(gemm_->call, dtypeOf<T>(), A, B, C + oz, alpha_, accumulate ? 1.0 : 0.0);
-      else hostGemm_.run(A, B, C + oz, accumulate);
-    }
   };
   if (permX_) {
     permute(*permX_, X, scratchX_.data(), false);
@@ -120,39 +132,16 @@ void NodeKernel<T>::run(const T* X, const T* Y, T* Z, bool accumulate) {
     permute(*permY_, Y, scratchY_.data(), false);
     Y = scratchY_.data();
   }
-  if (!permZ_) {
-    gemm(X, Y, Z, accumulate);
-  } else {
-    gemm(X, Y, scratchZ_.data(), false);
-    permute(*permZ_, scratchZ_.data(), Z, accumulate);
+  // Every entry of the outer batch loops is one (strided-batched) GEMM call; a permuted
+  // result is written whole into the scratch block, then permuted into (or onto) Z.
+  R* C = permZ_ ? scratchZ : Z;
+  const bool into = accumulate && !permZ_;
+  for (int64_t e = 0; e < gemm_->outerEntries; ++e) {
+    int64_t ox, oy, oz;
+    gemm_->offsets(e, ox, oy, oz);
+    gemmEntry(gemm_->swapped ? Y + oy : X + ox, gemm_->swapped ? X + ox : Y + oy, C + oz, into);
   }
-}
-
-template <class T>
-void NodeKernel<T>::runWidening(const T* X, const T* Y, float* Z, bool accumulate) {
-  if constexpr (kIsTwoByte<T>) {
-    if (permX_) {
-      hostPermute(*permX_, X, scratchX_.data(), false, threads_, parallelFor_);
-      X = scratchX_.data();
-    }
-    if (permY_) {
-      hostPermute(*permY_, Y, scratchY_.data(), false, threads_, parallelFor_);
-      Y = scratchY_.data();
-    }
-    auto* result = permZ_ ? reinterpret_cast<float*>(scratchZ_.data()) : Z;
-    const bool into = accumulate && !permZ_;
-    for (int64_t e = 0; e < gemm_->outerEntries; ++e) {
-      int64_t ox, oy, oz;
-      gemm_->offsets(e, ox, oy, oz);
-      const T* A = gemm_->swapped ? Y + oy : X + ox;
-      const T* B = gemm_->swapped ? X + ox : Y + oy;
-      hostGemm(gemm_->call, A, B, result + oz, static_cast<float>(alpha_), into ? 1.0f : 0.0f);
-    }
-    if (permZ_) hostPermute(*permZ_, result, Z, accumulate, threads_, parallelFor_);
-  } else {
-    (void)X, (void)Y, (void)Z, (void)accumulate;
-    throw std::logic_error("einrt: a widening contraction in a program of 4-byte or wider elements");
-  }
+  if (permZ_) permute(*permZ_, scratchZ, Z, accumulate);
 }
 
 template class NodeKernel<float>;

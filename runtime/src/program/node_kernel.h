@@ -39,6 +39,11 @@ class NodeKernel {
   void runWidening(const T* X, const T* Y, float* Z, bool accumulate);
 
  private:
+  // A contraction's GEMM entries over X and Y (permuted first where the call needs),
+  // writing R elements (T, or f32 for a widening contraction) through `gemmEntry`.
+  template <class R, class Entry>
+  void runGemm(const T* X, const T* Y, R* Z, R* scratchZ, bool accumulate, Entry gemmEntry);
+
   ElementwiseFn<T> elementwise_ = nullptr;
   const DeviceOps* device_ = nullptr;
   int threads_ = 1;
