@@ -15,11 +15,14 @@ hand plans; and the ratio of eindecomp's estimate to Megatron's (lower is better
 estimates are the cost model's (issue "Cost reports you can trust on GPU clusters" is
 what makes them comparable to published step times): compare ratios only.
 
-With --fusion every graph has Megatron's gradient accumulation fusion (`gen llama
---gradient-accumulation-fusion`: the weight gradients accumulate in f32 and data
-parallelism reduces them once per step).
+The graph is written with each bf16 weight gradient cast back to f32; the data and megatron
+plan files fuse those casts (Megatron's gradient accumulation fusion: the gradients
+accumulate in f32 and are reduced once per step; `fused_gradient_casts`), and so may the
+planner. With --fusion every graph is written fused instead (`gen llama
+--gradient-accumulation-fusion`): the same plans, to the byte. With --no-gradient-fusion no
+plan fuses them (each bf16 gradient reduced in every micro-batch).
 
-usage: run.py --einplan build/bin/einplan [--configs 1.7b,3.6b] [--work DIR] [--data] [--fusion]
+usage: run.py --einplan build/bin/einplan [--configs 1.7b,3.6b] [--work DIR] [--data] [--fusion | --no-gradient-fusion]
 """
 import argparse
 import json
@@ -71,6 +74,8 @@ def main():
     ap.add_argument("--fusion", action="store_true",
                     help="graphs with --gradient-accumulation-fusion (each weight gradient's bf16 GEMM writes f32, as "
                          "Megatron-LM runs): every plan priced on that graph")
+    ap.add_argument("--no-gradient-fusion", action="store_true",
+                    help="no plan fuses the gradient casts (einplan plan and gen --strategy --no-gradient-fusion)")
     a = ap.parse_args()
     work = pathlib.Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -90,7 +95,8 @@ def main():
         run([a.einplan, "gen", *family, "-o", graph])
         machine = ["--machine", MACHINE, "--objective", "time"]
         planned = work / f"gpt_{name}.plan.json"
-        status, seconds, rss = run([a.einplan, "plan", graph, "-p", p, *machine, "--mem-limit", "80GiB", "--format", "json",
+        kept = ["--no-gradient-fusion"] if a.no_gradient_fusion else []
+        status, seconds, rss = run([a.einplan, "plan", graph, "-p", p, *machine, "--mem-limit", "80GiB", *kept, "--format", "json",
                                     "-o", planned])
         row = [name, p, m, f"{seconds:.1f}", f"{rss:.2f} GiB"]
         if status == 3:
@@ -104,7 +110,7 @@ def main():
             if strategy == "data" and not a.data:
                 continue
             plan = work / f"gpt_{name}.{strategy}.yaml"
-            run([a.einplan, "gen", *family, "--strategy", strategy, *extra, "-p", p, "-o", plan])
+            run([a.einplan, "gen", *family, "--strategy", strategy, *extra, *kept, "-p", p, "-o", plan])
             cost = work / f"gpt_{name}.{strategy}.json"
             run([a.einplan, "cost", graph, "-p", p, "--plan", plan, *machine, "--format", "json", "-o", cost])
             hand[strategy] = json.loads(cost.read_text())

@@ -51,6 +51,10 @@ void addPlanningOptions(CLI::App* cmd, PlanningArgs& args, const PlanningOptionS
   cmd->add_flag("--no-shard", args.noShard,
                 "with --mem-limit: never shard a graph input at rest (by default, when no plan of the graph as written "
                 "fits, the large inputs that readers hold whole are, and the plan lists them under 'shard_at_rest')");
+  cmd->add_flag("--no-gradient-fusion", args.noGradientFusion,
+                "with --objective time on a step of micro-batches: plan the graph's gradient casts as written (by default "
+                "the data and megatron plans with each bf16 weight gradient accumulated in f32, as Megatron-LM runs, are "
+                "candidates too, and a plan returned with them lists them under 'fused_gradient_casts')");
   cmd->add_option("--fix", args.fixes, "pin a node's partition: NODE=i:4,j:2 (repeatable, once per node)");
   cmd->add_option("--machine", args.machine, "machine file (einrt-calibrate writes one): estimated times");
   addPathOptions(cmd, args.paths);
@@ -86,6 +90,7 @@ PlanningRequest toRequest(const PlanningArgs& args, const std::string& toolName)
   }
   r.recompute = !args.noRecompute;
   r.shard = !args.noShard;
+  r.fuseGradients = !args.noGradientFusion;
   for (const std::string& fix : args.fixes) r.fixes.push_back(parseFixOption(fix, {"--fix", 0, 0}));
   if (!args.machine.empty()) r.machinePath = args.machine;
   if (!args.plan.empty()) r.planPath = args.plan;

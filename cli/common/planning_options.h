@@ -40,6 +40,7 @@ struct PlanningArgs {
   std::optional<std::string> memLimit;  // given, even empty (an error), or not
   bool noRecompute = false;             // --no-recompute
   bool noShard = false;                 // --no-shard
+  bool noGradientFusion = false;        // --no-gradient-fusion
   std::vector<std::string> fixes;
   std::string machine;
   std::string plan;

@@ -137,6 +137,7 @@ struct OutputOptions {
   int64_t devices = 0;   // with --strategy
   int64_t tensorParallel = 0;  // with --strategy megatron: tensor parallelism inside groups of T ranks
   std::string recompute;       // with --strategy: "layers" (every layer's activations computed again)
+  bool noGradientFusion = false;  // with --strategy data|megatron: the graph's gradient casts kept
 };
 
 // One family: `configure` declares its options, `make` builds the graph, `sizeOptions`
@@ -159,7 +160,7 @@ std::string canonicalCommand(const CLI::App* cmd) {
   for (const CLI::Option* o : cmd->get_options()) {
     const std::string name = o->get_name();
     if (o->count() == 0 || name == "-o" || name == "--output" || name == "--strategy" || name == "-p" || name == "--devices" ||
-        name == "--tensor-parallel" || name == "--recompute" ||
+        name == "--tensor-parallel" || name == "--recompute" || name == "--no-gradient-fusion" ||
         name == "--help" || name == "-h")
       continue;
     const std::string flag = o->get_lnames().empty() ? name : "--" + o->get_lnames()[0];
@@ -172,18 +173,19 @@ std::string canonicalCommand(const CLI::App* cmd) {
 
 // --strategy: the plan of `strategy` for the graph `text` (as written), as a plan file.
 std::string strategyPlanText(const std::string& text, const std::string& strategy, int64_t devices, int64_t tensorParallel,
-                             bool recomputeLayers, const std::string& output) {
+                             bool recomputeLayers, bool fuseGradientCasts, const std::string& output) {
   const LoadedGraph loaded = loadGraphTextForPlanning(text, "generated graph", GraphFormat::Yaml, PathOptions{});
   PlanOptions options;
   options.devices = devices;
-  StrategyPlan hand = strategyPlan(strategy, loaded.graph, devices, tensorParallel, recomputeLayers);
+  StrategyPlan hand = strategyPlan(strategy, loaded.graph, devices, tensorParallel, recomputeLayers, fuseGradientCasts);
   options.pinned = std::move(hand.partitions);
   options.pinnedPlacements = std::move(hand.placements);
   options.invariantsPerMicroBatch = hand.invariantsPerMicroBatch;
-  // zero3's and --recompute layers' copies, which the partitions name.
-  const Graph graph = withPlanRewrites(loaded.graph, hand.shardAtRest, hand.recompute);
+  // The fused gradient casts, zero3's and --recompute layers' copies, which the partitions name.
+  const Graph graph = withPlanRewrites(loaded.graph, hand.fusedGradientCasts, hand.shardAtRest, hand.recompute);
   Plan plan = planGraph("fixed", graph, options);
   plan.algorithm = strategy;
+  plan.fusedGradientCasts = hand.fusedGradientCasts;
   plan.shardAtRest = hand.shardAtRest;
   plan.recompute = hand.recompute;
   const PlanCost cost = costPlan(graph, plan, std::nullopt);
@@ -242,6 +244,11 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
         ->type_name("WHAT")
         ->check(CLI::IsMember({"layers"}))
         ->needs(strategy);
+    cmd->add_flag("--no-gradient-fusion", out->noGradientFusion,
+                  "data and megatron with --micro-batches: keep each bf16 weight gradient's cast back to f32, reduced in "
+                  "every micro-batch (by default the plan fuses each into its gradient, accumulated in f32 and reduced once "
+                  "per step, as DDP and Megatron-LM do: fused_gradient_casts)")
+        ->needs(strategy);
   }
   cmd->callback([&status, spec, options, out, cmd] {
     status = runCommand([&] {
@@ -263,7 +270,7 @@ void addFamily(CLI::App* gen, int& status, const FamilySpec& spec) {
       }
       if (out->devices <= 0) throw InputError({{}, "--strategy needs the device count: add -p N"});
       writeFileAtomically(out->output, strategyPlanText(text, out->strategy, out->devices, out->tensorParallel,
-                                                        out->recompute == "layers", out->output));
+                                                        out->recompute == "layers", !out->noGradientFusion, out->output));
       return kExitOk;
     });
   });

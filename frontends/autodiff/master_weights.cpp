@@ -7,6 +7,7 @@
 
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/excerpt.h"
+#include "planner/graph/gradient_fusion.h"
 #include "planner/graph/tensor_types.h"
 #include "planner/graph/write_graph.h"
 #include "planner/paths/gemm_mapping.h"
@@ -41,11 +42,10 @@ Labels castLabels(const Graph& g, const std::string& input, std::size_t rank) {
 }  // namespace
 
 bool canWriteMasterType(const Node& gradient, DType master, DType graphType) {
-  if (master != DType::F32 || (graphType != DType::BF16 && graphType != DType::F16)) return false;
-  // Its labels must make a GEMM: the planner's one label classifier, which the program's
-  // tables ask again (planner/model/program_tables.cpp).
-  return gradient.inputs.size() == 2 && isContraction(gradient) && !gradient.windows && !isIndexNode(gradient) &&
-         !gradient.castTo && runsAsGemm(gradient);
+  // The form a plan's fusion rewrite accepts (planner/graph/gradient_fusion.h), and labels
+  // that make a GEMM: the planner's one label classifier, which the program's tables ask
+  // again (planner/model/program_tables.cpp).
+  return master == DType::F32 && canWidenContraction(gradient, graphType) && runsAsGemm(gradient);
 }
 
 void refuseWideningContraction(const Node& n) {

@@ -11,6 +11,7 @@
 #include <thread>
 #include <utility>
 
+#include "planner/algorithms/hand_candidates.h"
 #include "planner/algorithms/memory_limit_search.h"
 #include "planner/algorithms/placed_plan.h"
 #include "planner/algorithms/search_space.h"
@@ -94,61 +95,6 @@ bool runsFullCalls(const std::vector<int64_t>& fullCalls, const std::vector<Part
     if (calls != fullCalls[v]) return false;
   }
   return true;
-}
-
-// Whether partitions are sure to cost more than a plan that fits, under the traffic or
-// the time objective, by trafficLowerBound or timeLowerBound — then they need no placing
-// and pricing (a baseline's partitions beside the search's: at p = 1024 each pricing takes
-// a large model a second). Only where every call has a rank of its own (no pinned
-// placement, no node above p calls), as the bounds assume.
-bool cannotBeat(const Graph& g, const PlanOptions& options, const ObjectiveModel& model, const PlanCost& best,
-                const std::vector<Parts>& parts) {
-  if (options.objective == Objective::Paper || !model.fits(best) || !boundsHold(options, parts)) return false;
-  if (options.objective == Objective::Time) return timeLowerBound(g, parts, *options.machine, options.devices) > model.total(best);
-  const int64_t bound = trafficLowerBound(g, parts);
-  return bound > model.total(best);
-}
-
-// The hand strategies that Megatron-LM runs, as candidates beside the search's plan: the
-// data strategy's plan (Megatron at tensor-parallel degree 1: DDP with a distributed
-// optimizer) and the megatron strategy's (planner/algorithms/strategies.h) with each
-// tensor-parallel degree of 2, 4 and 8 that divides p and fits a node's ranks, where the graph is a
-// training step it cuts (a generated LLaMA with gradients), the objective is time (the
-// configurations Megatron-LM publishes are compared by their step time) and nothing is
-// pinned: pricing three whole plans costs seconds at p = 1024, which an inference graph or
-// a traffic objective is not made to pay. Its reduce-scatters are partials reduced
-// at read (einrt's program model), which the search's dynamic program prices as an
-// aggregation and a repartition apart, so on a training step it can cost less than the
-// search's plan. The cheapest that fits and costs less than `best`, with its name.
-std::optional<std::pair<std::string, PricedPlan>> cheaperHandStrategy(const Graph& g, const PlanOptions& options,
-                                                                      const ObjectiveModel& model, const PlanCost& best) {
-  if (!options.pinned.empty() || !options.pinnedPlacements.empty() || options.objective != Objective::Time ||
-      inputGradientBytes(g) == 0)
-    return std::nullopt;
-  const int64_t perNode = ranksPerNodeOf(options) > 0 ? ranksPerNodeOf(options) : 8;
-  std::optional<std::pair<std::string, PricedPlan>> found;
-  for (const int64_t t : {1, 2, 4, 8}) {
-    if (t > perNode || t > options.devices || options.devices % t != 0) continue;
-    StrategyPlan strategy;
-    try {
-      strategy = strategyPlan(t == 1 ? "data" : "megatron", g, options.devices, t == 1 ? 0 : t);
-    } catch (const InputError&) {
-      return found;  // not a graph the strategy cuts (or not at this degree)
-    }
-    std::vector<Parts> parts;
-    for (const Node& n : g.nodes)
-      if (auto it = strategy.partitions.find(n.name); it != strategy.partitions.end()) parts.push_back(it->second);
-    if (parts.size() != g.nodes.size()) continue;
-    const PlanCost& bar = found ? found->second.cost : best;
-    if (cannotBeat(g, options, model, bar, parts)) continue;  // (a rank per call: the bounds hold)
-    PlanOptions pinned = options;
-    pinned.pinnedPlacements = std::move(strategy.placements);
-    pinned.placementRules = {PlacementRule::Canonical};
-    PricedPlan priced = placeAndPrice(g, pinned, "eindecomp", parts);
-    if (model.fits(priced.cost) && model.key(priced.cost) < model.key(bar))
-      found.emplace(t == 1 ? std::string("data") : "megatron --tensor-parallel " + std::to_string(t), std::move(priced));
-  }
-  return found;
 }
 
 // A plan made as `options` say, or none where no plan fits --mem-limit.

@@ -7,7 +7,9 @@
 
 #include "planner/graph/diagnostic.h"
 #include "planner/graph/identifiers.h"
+#include "planner/graph/micro_batches.h"
 #include "planner/graph/tensor_types.h"
+#include "planner/paths/gemm_mapping.h"
 
 namespace eindecomp {
 
@@ -195,13 +197,20 @@ Parts heads(const NodeSpace& space, int64_t p) {
 
 }  // namespace
 
+std::vector<FusedGradientCast> gradientCastsToFuse(const Graph& g) {
+  std::vector<FusedGradientCast> out;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    if (isFusibleGradientCast(g, i) && runsAsGemm(*findNode(g, g.nodes[i].inputs[0]))) out.push_back({g.nodes[i].name, {}});
+  return out;
+}
+
 const std::vector<std::string>& strategyNames() {
   static const std::vector<std::string> names{"megatron", "sequence", "heads", "data", "zero3"};
   return names;
 }
 
 StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t devices, int64_t tensorParallel,
-                          bool recomputeLayers) {
+                          bool recomputeLayers, bool fuseGradientCasts) {
   Parts (*rule)(const NodeSpace&, int64_t) = strategy == "megatron" ? megatron : strategy == "sequence" ? sequence
                                            : strategy == "heads"    ? heads
                                            : strategy == "data" || strategy == "zero3" ? data
@@ -225,6 +234,13 @@ StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t d
   const bool onNodes = tensorParallel != 0 && tensorParallel < devices;
   bool cut = false;
   StrategyPlan plan;
+  // DDP and Megatron-LM accumulate each weight gradient in f32 over the micro-batches and
+  // reduce it once per step (gradient_fusion.h).
+  std::optional<Graph> fused;
+  if (fuseGradientCasts && (strategy == "data" || strategy == "megatron") && microBatchCount(g) > 1) {
+    plan.fusedGradientCasts = gradientCastsToFuse(g);
+    if (!plan.fusedGradientCasts.empty()) fused = withFusedGradientCasts(g, plan.fusedGradientCasts);
+  }
   std::optional<Graph> sharded;
   if (strategy == "zero3") {
     plan.shardAtRest = trainedWeights(g);
@@ -242,7 +258,7 @@ StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t d
   std::optional<Graph> recomputed;
   std::set<std::string> copies;  // the recomputed nodes' copies
   if (recomputeLayers) {
-    const Graph& before = sharded ? *sharded : g;
+    const Graph& before = sharded ? *sharded : fused ? *fused : g;
     plan.recompute = layerRecompute(before);
     recomputed = withRecompute(before, plan.recompute);
     std::set<std::string> names;
@@ -250,7 +266,7 @@ StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t d
     for (const Node& n : recomputed->nodes)
       if (!names.count(n.name)) copies.insert(n.name);
   }
-  const Graph& cutGraph = recomputed ? *recomputed : sharded ? *sharded : g;
+  const Graph& cutGraph = recomputed ? *recomputed : sharded ? *sharded : fused ? *fused : g;
   const std::vector<NodeSpace> spaces = spacesInForwardNames(cutGraph, copies);
   for (std::size_t i = 0; i < cutGraph.nodes.size(); ++i) {
     const std::string& name = cutGraph.nodes[i].name;

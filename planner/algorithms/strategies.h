@@ -65,6 +65,9 @@ const std::vector<std::string>& strategyNames();  // megatron, sequence, heads, 
 struct StrategyPlan {
   std::map<std::string, Parts> partitions;  // node name -> partition over iterationLabels(node)
   PinnedPlacements placements;              // megatron with a tensor-parallel degree: the groups' ranks
+  // data and megatron on a step of micro-batches: every gradient cast that can be fused
+  // (gradientCastsToFuse), applied first (the partitions name the widened contractions).
+  std::vector<FusedGradientCast> fusedGradientCasts;
   std::vector<ShardAtRest> shardAtRest;      // zero3: the inputs sharded at rest (the partitions name their copies)
   std::vector<Recompute> recompute;          // --recompute layers: applied after shardAtRest (the partitions name the copies)
   bool invariantsPerMicroBatch = false;      // zero3: every weight's fetched copy again for each use (plan.h)
@@ -75,8 +78,18 @@ struct StrategyPlan {
 // tensorParallel 0: none (megatron over all p ranks).
 // `recomputeLayers`: with every layer's activations computed again before its backward
 // (planner/graph/recompute.h layerRecompute), the copies cut as the nodes they copy.
+// `fuseGradientCasts` false: data and megatron keep g's gradient casts (the planner's
+// candidates on the graph as written, planning.h).
 StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t devices, int64_t tensorParallel = 0,
-                          bool recomputeLayers = false);
+                          bool recomputeLayers = false, bool fuseGradientCasts = true);
+
+// The gradient casts of g that gradient accumulation fusion can fold into their
+// contractions (isFusibleGradientCast, and the contraction's labels make a GEMM: the
+// planner's one label classifier, runsAsGemm), in node order. On a step of M > 1
+// micro-batches each then accumulates in f32 on its ranks and is reduced once per step,
+// not once per micro-batch: data and megatron fuse them all, as DDP and Megatron-LM do;
+// zero3 does not (FSDP reduce-scatters each micro-batch's gradients, holding 1/p of them).
+std::vector<FusedGradientCast> gradientCastsToFuse(const Graph& g);
 
 // The bytes of a training step's gradients of its inputs (the nodes einplan grad names
 // grad_X, at their types): what data parallelism reduces once per step. A ring all-reduce

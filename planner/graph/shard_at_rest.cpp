@@ -98,9 +98,12 @@ std::vector<std::string> shardableInputs(const Graph& g) {
   return out;
 }
 
-Graph withPlanRewrites(const Graph& g, const std::vector<ShardAtRest>& shards, const std::vector<Recompute>& recompute) {
-  if (shards.empty()) return withRecompute(g, recompute);
-  return withRecompute(withInputsShardedAtRest(g, shards), recompute);
+Graph withPlanRewrites(const Graph& g, const std::vector<FusedGradientCast>& fused, const std::vector<ShardAtRest>& shards,
+                       const std::vector<Recompute>& recompute) {
+  if (fused.empty() && shards.empty()) return withRecompute(g, recompute);
+  const Graph widened = withFusedGradientCasts(g, fused);
+  if (shards.empty()) return withRecompute(widened, recompute);
+  return withRecompute(withInputsShardedAtRest(widened, shards), recompute);
 }
 
 }  // namespace eindecomp

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/graph/gradient_fusion.h"
 #include "planner/graph/graph.h"
 #include "planner/graph/recompute.h"
 
@@ -42,7 +43,9 @@ std::vector<std::string> shardableInputs(const Graph& g);
 // reader holds only the blocks of the tensor its own calls write.
 bool readsPointwise(const Node& n, std::size_t k);
 
-// A plan's graph: `g` with its inputs sharded at rest, then its nodes recomputed.
-Graph withPlanRewrites(const Graph& g, const std::vector<ShardAtRest>& shards, const std::vector<Recompute>& recompute);
+// A plan's graph: `g` with its gradient casts fused (gradient_fusion.h), then its inputs
+// sharded at rest, then its nodes recomputed.
+Graph withPlanRewrites(const Graph& g, const std::vector<FusedGradientCast>& fused, const std::vector<ShardAtRest>& shards,
+                       const std::vector<Recompute>& recompute);
 
 }  // namespace eindecomp

@@ -62,8 +62,12 @@ struct Plan {
   // plan's nodes belong to is withRecompute(the user's graph, recompute).
   std::vector<Recompute> recompute;
   // Inputs sharded at rest (planner/graph/shard_at_rest.h), applied before `recompute`:
-  // the plan's graph is withPlanRewrites(the user's graph, shardAtRest, recompute).
+  // the plan's graph is withPlanRewrites(the user's graph, fusedGradientCasts,
+  // shardAtRest, recompute).
   std::vector<ShardAtRest> shardAtRest;
+  // Gradient casts fused into their contractions (planner/graph/gradient_fusion.h),
+  // applied first: the data and megatron strategies' choice on a step of micro-batches.
+  std::vector<FusedGradientCast> fusedGradientCasts;
   // Every aggregation onto its owners, einrt's reduced-at-read rule off
   // (einrt/model/tables.h): chosen under --mem-limit where partials held for their reader
   // would pass it, or read from a plan file's partials_on_owners.

@@ -22,7 +22,7 @@ const std::vector<std::string>& topKeys() {
       "schema_version", "tool",        "command",       "command_line",        "graph_sha256", "graph",
       "devices",        "algorithm",   "objective",     "dtype",               "nodes",        "edges",
       "total_cost",     "total_bytes", "total_traffic_bytes", "intra_node_bytes", "inter_node_bytes", "ranks_per_node", "total_flops", "peak_bytes_per_device",
-      "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "estimated_kernel_time_s", "estimated_exchange_time_s", "micro_batches", "search_time_s", "optimal",   "notes",               "bytes_predicted", "recompute", "shard_at_rest", "partials_on_owners", "invariants_per_micro_batch"};
+      "peak_bytes_per_rank", "tile_workspace_bytes_per_rank", "estimated_time_s", "estimated_kernel_time_s", "estimated_exchange_time_s", "micro_batches", "search_time_s", "optimal",   "notes",               "bytes_predicted", "recompute", "shard_at_rest", "fused_gradient_casts", "partials_on_owners", "invariants_per_micro_batch"};
   return keys;
 }
 
@@ -117,6 +117,18 @@ std::vector<Recompute> readRecompute(const Document& doc, const DocField& field)
   return out;
 }
 
+// `fused_gradient_casts`: a list of cast node names (planner/graph/gradient_fusion.h).
+std::vector<FusedGradientCast> readFusedGradientCasts(const Document& doc, const DocField& field) {
+  if (!field.value.IsSequence()) throw InputError({field.valueLoc, "'fused_gradient_casts' must be a list of cast node names"});
+  std::vector<FusedGradientCast> out;
+  for (const YamlValue& entry : field.value.items()) {
+    if (!entry.IsScalar() || !isIdentifier(entry.Scalar()))
+      throw InputError({doc.at(entry), "each entry of 'fused_gradient_casts' must be a node name"});
+    out.push_back({entry.Scalar(), doc.at(entry)});
+  }
+  return out;
+}
+
 // `shard_at_rest`: a list of graph input names (planner/graph/shard_at_rest.h), in order.
 std::vector<ShardAtRest> readShardAtRest(const Document& doc, const DocField& field) {
   if (!field.value.IsSequence()) throw InputError({field.valueLoc, "'shard_at_rest' must be a list of graph input names"});
@@ -152,6 +164,7 @@ PlanFile readPlanDocument(const Document& doc) {
   if (const DocField* r = fields.find("ranks_per_node")) plan.ranksPerNode = positiveField(doc, r->value, "'ranks_per_node'");
   if (const DocField* r = fields.find("recompute")) plan.recompute = readRecompute(doc, *r);
   if (const DocField* s = fields.find("shard_at_rest")) plan.shardAtRest = readShardAtRest(doc, *s);
+  if (const DocField* f = fields.find("fused_gradient_casts")) plan.fusedGradientCasts = readFusedGradientCasts(doc, *f);
   if (const DocField* o = fields.find("partials_on_owners")) {
     if (!o->value.IsScalar() || (o->value.Scalar() != "true" && o->value.Scalar() != "false"))
       throw InputError({o->valueLoc, "'partials_on_owners' must be true or false"});

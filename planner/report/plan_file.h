@@ -38,7 +38,8 @@ struct PlanFile {
   std::optional<int64_t> ranksPerNode;  // the cluster the plan was made for (read back from ranks_per_node)
   std::vector<PlanFileNode> nodes;
   std::vector<Recompute> recompute;  // nodes computed again (planner/graph/recompute.h), in order
-  std::vector<ShardAtRest> shardAtRest;  // inputs sharded at rest (planner/graph/shard_at_rest.h), applied first
+  std::vector<FusedGradientCast> fusedGradientCasts;  // gradient casts fused (planner/graph/gradient_fusion.h), applied first
+  std::vector<ShardAtRest> shardAtRest;  // inputs sharded at rest (planner/graph/shard_at_rest.h), applied next
   bool partialsOnOwners = false;         // every aggregation onto its owners (plan.h)
   bool invariantsPerMicroBatch = false;  // invariants run in every micro-batch (plan.h)
 };

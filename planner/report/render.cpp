@@ -246,6 +246,10 @@ nlohmann::ordered_json reportJson(const Report& r, bool withPlacements) {
   j["notes"] = r.notes;
   if (r.partialsOnOwners) j["partials_on_owners"] = true;
   if (r.invariantsPerMicroBatch) j["invariants_per_micro_batch"] = true;
+  if (!r.fusedGradientCasts.empty()) {
+    j["fused_gradient_casts"] = nlohmann::ordered_json::array();
+    for (const FusedGradientCast& e : r.fusedGradientCasts) j["fused_gradient_casts"].push_back(e.cast);
+  }
   if (!r.shardAtRest.empty()) {
     j["shard_at_rest"] = nlohmann::ordered_json::array();
     for (const ShardAtRest& e : r.shardAtRest) j["shard_at_rest"].push_back(e.input);

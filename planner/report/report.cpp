@@ -28,6 +28,7 @@ Report makeReport(const Graph& g, const Plan& plan, const PlanCost& cost, const 
   r.notes = plan.notes;
   r.recompute = plan.recompute;
   r.shardAtRest = plan.shardAtRest;
+  r.fusedGradientCasts = plan.fusedGradientCasts;
   r.partialsOnOwners = plan.partialsOnOwners;
   r.invariantsPerMicroBatch = plan.invariantsPerMicroBatch;
   int64_t kernelPs = 0;  // the nodes' kernel time, summed exactly (whole picoseconds)

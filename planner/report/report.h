@@ -95,6 +95,7 @@ struct Report {
   std::vector<std::string> notes;
   std::vector<Recompute> recompute;  // the plan's (planner/graph/recompute.h), written only when some
   std::vector<ShardAtRest> shardAtRest;  // the plan's (planner/graph/shard_at_rest.h), written only when some
+  std::vector<FusedGradientCast> fusedGradientCasts;  // the plan's (planner/graph/gradient_fusion.h), only when some
   bool partialsOnOwners = false;         // the plan's (plan.h), written only when set
   bool invariantsPerMicroBatch = false;  // the plan's (plan.h), written only when set
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <set>
 
+#include "planner/algorithms/hand_candidates.h"
 #include "planner/algorithms/recompute_search.h"
 #include "planner/algorithms/shard_search.h"
 #include "planner/graph/input_file.h"
@@ -35,10 +36,11 @@ ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest&
   std::optional<PlanFile> planFile;
   if (request.planPath) planFile = readPlanFile(*request.planPath);
   ResolvedRequest resolved;
-  if (planFile && (!planFile->recompute.empty() || !planFile->shardAtRest.empty())) {
+  if (planFile && (!planFile->recompute.empty() || !planFile->shardAtRest.empty() || !planFile->fusedGradientCasts.empty())) {
+    resolved.fusedGradientCasts = planFile->fusedGradientCasts;
     resolved.shardAtRest = planFile->shardAtRest;
     resolved.recompute = planFile->recompute;
-    resolved.graph = withPlanRewrites(loaded.graph, resolved.shardAtRest, resolved.recompute);
+    resolved.graph = withPlanRewrites(loaded.graph, resolved.fusedGradientCasts, resolved.shardAtRest, resolved.recompute);
     graph = &*resolved.graph;
   }
   const Graph& g = *graph;
@@ -101,6 +103,7 @@ void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, Plann
   planned.plan = whileDoing("planning", request.graphPath, [&] {
     try {
       Plan plan = planGraph(resolved.algorithm, *graph, resolved.options);
+      plan.fusedGradientCasts = resolved.fusedGradientCasts;
       plan.shardAtRest = resolved.shardAtRest;
       plan.recompute = resolved.recompute;
       return plan;
@@ -187,6 +190,27 @@ void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, Plann
     planned.cost = whileDoing("pricing the plan", request.graphPath, [&] {
       return costPlan(*graph, planned.plan, resolved.options.machine, MemoryDetail::Peak, resolved.options.trafficMemo.get());
     });
+  }
+  // Gradient accumulation fusion: the hand strategies on the graph with its gradient casts
+  // fused, where one beats the plan made (the search plans the graph as written).
+  if (request.fuseGradients && !rewritten && resolved.algorithm == "eindecomp") {
+    if (std::optional<FusedHandPlan> fused = cheaperFusedHandStrategy(*graph, resolved.options, planned.cost)) {
+      const ObjectiveModel model = objectiveModel(*graph, resolved.options);
+      Plan plan = std::move(fused->priced.plan);
+      plan.notes = planned.plan.notes;
+      plan.notes.push_back("eindecomp: the plan made on the graph as written costs " + model.totalText(planned.cost) + "; " + fused->strategy +
+                           "'s plan with the step's " + std::to_string(plan.fusedGradientCasts.size()) +
+                           " gradient casts fused (each bf16 weight gradient accumulated in f32 over the micro-batches, "
+                           "fused_gradient_casts) costs " + model.totalText(fused->priced.cost) + ", so it is returned");
+      plan.optimal = false;
+      plan.searchSeconds = planned.plan.searchSeconds;
+      planned.cost = fused->priced.memoryPriced ? std::move(fused->priced.cost)
+                                                : costPlan(fused->graph, plan, resolved.options.machine, MemoryDetail::Peak,
+                                                           resolved.options.trafficMemo.get());
+      planned.plan = std::move(plan);
+      rewritten = std::move(fused->graph);
+      graph = &*rewritten;
+    }
   }
   planned.report = makeReport(*graph, planned.plan, planned.cost, provenance, resolved.options.objective);
   planned.model = objectiveModel(*graph, resolved.options);

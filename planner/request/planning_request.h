@@ -43,6 +43,10 @@ struct PlanningRequest {
   // their later uses (planner/algorithms/recompute_search.h; false: --no-recompute).
   bool shard = true;
   bool recompute = true;
+  // Under --objective time on a step of micro-batches, offer the hand strategies with the
+  // step's gradient casts fused (planner/algorithms/hand_candidates.h; false:
+  // --no-gradient-fusion, every plan on the graph as written).
+  bool fuseGradients = true;
   Provenance provenance;                  // tool name, version and command line; the hash is filled in
   // Run on the loaded graph before the search (eincodegen: einrt's limits), so a graph
   // the caller cannot use is refused at once, not after a long plan.
@@ -69,6 +73,7 @@ struct ResolvedRequest {
   std::string algorithm;
   // A plan file's rewrites (inputs sharded at rest, then recompute entries), and the graph
   // they make (the one its nodes name).
+  std::vector<FusedGradientCast> fusedGradientCasts;
   std::vector<ShardAtRest> shardAtRest;
   std::vector<Recompute> recompute;
   std::optional<Graph> graph;
@@ -79,7 +84,7 @@ struct ResolvedRequest {
 ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest& request);
 
 struct PlannedGraph {
-  LoadedGraph loaded;  // its graph is the plan's: withPlanRewrites(the file's, plan.shardAtRest, plan.recompute)
+  LoadedGraph loaded;  // its graph is the plan's: withPlanRewrites(the file's, plan.fusedGradientCasts, plan.shardAtRest, plan.recompute)
   Plan plan;
   PlanCost cost;  // costPlan(loaded.graph, plan, machine)
   Report report;

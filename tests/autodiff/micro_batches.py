@@ -75,12 +75,14 @@ CASES = [
     ("llama_f32_m4", LLAMA, 4, 6, 1e-5, None),
     ("llama_data_m2", LLAMA_DATA, 2, 4, 1e-5, ["--strategy", "data"]),
     # bf16 with f32 master weights, data-parallel: each bf16 cast is gathered in the first
-    # micro-batch only and its copies kept for the second (invariants run once).
-    ("llama_master_data_m2", LLAMA_DATA + BF16, 2, 4, 3e-2, ["--strategy", "data"]),
-    # The same with the fusion: the f32 gradients' partial sums accumulate over the
+    # micro-batch only and its copies kept for the second (invariants run once); each bf16
+    # gradient reduce-scattered into its cast back in every micro-batch.
+    ("llama_master_data_m2", LLAMA_DATA + BF16, 2, 4, 3e-2, ["--strategy", "data", "--no-gradient-fusion"]),
+    # The data plan file as written, which fuses those casts (fused_gradient_casts, applied
+    # to the graph by eincodegen): the f32 gradients' partial sums accumulate over the
     # micro-batches and are reduce-scattered into the update once per step (oneDNN's
     # bf16 x bf16 -> f32 matmul).
-    ("llama_master_data_fused_m2", LLAMA_DATA + BF16 + FUSED, 2, 4, 3e-2, ["--strategy", "data"]),
+    ("llama_master_data_fused_m2", LLAMA_DATA + BF16, 2, 4, 3e-2, ["--strategy", "data"]),
     # Megatron's 2-way tensor parallelism in 2 groups, with every layer's activations
     # computed again before its backward (--recompute layers: the plan carries the copies).
     ("llama_megatron_recompute_m2", LLAMA_DATA, 2, 4, 1e-5,
@@ -355,7 +357,7 @@ def master_weight_gradients(a, work):
     weights = weight_elements(graph.read_text())
     for p in (2, 4):
         plan, cost = work / f"master_data_p{p}.yaml", work / f"master_data_p{p}.json"
-        gen(a, LLAMA_DATA + BF16, plan, m, ["--strategy", "data", "-p", p])
+        gen(a, LLAMA_DATA + BF16, plan, m, ["--strategy", "data", "--no-gradient-fusion", "-p", p])
         run([a.einplan, "cost", graph, "-p", p, "--plan", plan, "--format", "json", "-o", cost])
         r = json.loads(cost.read_text())
         nodes = {n["name"]: n for n in r["nodes"]}
@@ -465,6 +467,19 @@ def fused_gradients(a, work):
         require(weight_bytes == closed and 0 <= scalars <= 64 * m,
                 f"p={p} M={m}: the plan moves the distributed optimizer's {closed} bytes and {scalars} bytes of scalars "
                 f"({r['total_traffic_bytes']} in all)")
+        # The graph as written (each gradient cast back to f32) under its own data plan
+        # file, which fuses the casts (fused_gradient_casts): the same plan, to the byte.
+        unfused = [x for x in family if x not in FUSED]
+        written, written_plan, written_cost = (work / f"unfused_p{p}.yaml", work / f"unfused_data_p{p}.yaml",
+                                               work / f"unfused_data_p{p}.json")
+        gen(a, unfused, written, m)
+        gen(a, unfused, written_plan, m, ["--strategy", "data", "-p", p])
+        run([a.einplan, "cost", written, "-p", p, "--plan", written_plan, "--format", "json", "-o", written_cost])
+        w = json.loads(written_cost.read_text())
+        same = [k for k in ("total_traffic_bytes", "peak_bytes_per_rank", "total_flops") if w[k] != r[k]]
+        require(not same and len(w.get("fused_gradient_casts", [])) == len(weights),
+                f"p={p} M={m}: the graph as written under its data plan file ({len(w.get('fused_gradient_casts', []))} casts "
+                f"fused) costs what the fused graph does: {[(k, w[k], r[k]) for k in same]}")
     # Megatron with its distributed optimizer and the fusion: a gradient the tensor
     # parallelism cuts (heads, feed-forward width, vocabulary) is reduce-scattered across the
     # G = p / T groups once per step, (G - 1) |W| x 4 bytes; a norm's, which every rank

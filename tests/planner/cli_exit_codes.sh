@@ -193,6 +193,27 @@ printf 'dtype: bf16\ninputs:\n  - {name: X, shape: [4, 4]}\n  - {name: W, shape:
 "$EINPLAN" grad "$WORK/hadamard.yaml" --loss L --wrt W --master f32 --gradient-accumulation-fusion -o "$WORK/hadamard_g.yaml" >/dev/null 2>&1 &&
   "$EINPLAN" plan "$WORK/hadamard_g.yaml" -p 2 >/dev/null 2>&1 || { echo "FAIL: a non-GEMM gradient under --gradient-accumulation-fusion must still plan"; failures=$((failures + 1)); }
 expect 2 "node 'C': a contraction with \`cast: f32\` runs as a GEMM" "$EINPLAN" plan "$WORK/outer.yaml" -p 2
+# fused_gradient_casts (a plan's gradient accumulation fusion): data fuses on a step of
+# micro-batches, --no-gradient-fusion keeps the casts; entries that name no fusible cast are
+# exit 2 at their line; the planner offers the fused data plan under --objective time
+S="$L --train --optimizer adamw --dtype bf16 --master f32 --no-grad-outputs --micro-batches 2"
+$S -o "$WORK/step.yaml" && $S --strategy data -p 2 -o "$WORK/step_data.yaml" &&
+  $S --strategy data -p 2 --no-gradient-fusion -o "$WORK/step_kept.yaml" &&
+  grep -q '^fused_gradient_casts:' "$WORK/step_data.yaml" && ! grep -q 'fused_gradient_casts' "$WORK/step_kept.yaml" ||
+  { echo "FAIL: the data plan of a step of micro-batches lists fused_gradient_casts, --no-gradient-fusion none"; failures=$((failures + 1)); }
+expect 0 "graph llama_7b_train" "$EINPLAN" cost "$WORK/step.yaml" --plan "$WORK/step_data.yaml"
+line=$(grep -n '^  - "grad_L0_wq"' "$WORK/step_data.yaml" | cut -d: -f1)
+sed 's/^  - "grad_L0_wq"$/  - "L0_q"/' "$WORK/step_data.yaml" >"$WORK/bad_fused.yaml"
+expect 2 "bad_fused.yaml:$line:5: error: fused_gradient_casts: node 'L0_q' is not a cast to f32" \
+  "$EINPLAN" cost "$WORK/step.yaml" --plan "$WORK/bad_fused.yaml"
+sed 's/^  - "grad_L0_wq"$/  - "grad_L0_wk"/' "$WORK/step_data.yaml" >"$WORK/twice_fused.yaml"
+expect 2 "fused_gradient_casts: 'grad_L0_wk' is given twice" "$EINPLAN" cost "$WORK/step.yaml" --plan "$WORK/twice_fused.yaml"
+sed 's/^  - "grad_L0_wq"$/  - [grad_L0_wq]/' "$WORK/step_data.yaml" >"$WORK/list_fused.yaml"
+expect 2 "each entry of 'fused_gradient_casts' must be a node name" "$EINPLAN" cost "$WORK/step.yaml" --plan "$WORK/list_fused.yaml"
+"$EINPLAN" plan "$WORK/step.yaml" -p 2 --machine "$MACHINE" --objective time --no-gradient-fusion \
+    -o "$WORK/step_kept_plan.json" >/dev/null 2>&1 && grep -q '"algorithm"' "$WORK/step_kept_plan.json" &&
+  ! grep -q '"fused_gradient_casts"' "$WORK/step_kept_plan.json" ||
+  { echo "FAIL: --no-gradient-fusion plans the step's casts as written"; failures=$((failures + 1)); }
 
 # every report format from the CLI parses
 "$EINPLAN" plan "$C" -p 6 --format yaml | "$PYTHON" -c 'import sys, yaml; assert yaml.safe_load(sys.stdin)["devices"] == 6' 2>/dev/null ||
