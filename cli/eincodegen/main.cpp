@@ -38,6 +38,9 @@ int generate(const Options& o) {
   const codegen::Backend backend = codegen::parseBackend(o.backend);
   PlanningRequest request = cli::toRequest(o.planning, "eincodegen");
   request.checkLoaded = codegen::validateGraphForCodegen;
+  // The device backend runs no widening contraction (docs/graph-format.md "Mixed
+  // precision"): the planner does not fuse gradient casts for it on its own.
+  if (backend != codegen::Backend::Cpu) request.fuseGradients = false;
   const PlannedGraph planned = planRequest(request);
   const Graph& g = planned.loaded.graph;
   const codegen::RankProgram program = codegen::lowerPlan(g, planned.plan, planned.cost);
