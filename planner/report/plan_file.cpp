@@ -117,25 +117,16 @@ std::vector<Recompute> readRecompute(const Document& doc, const DocField& field)
   return out;
 }
 
-// `fused_gradient_casts`: a list of cast node names (planner/graph/gradient_fusion.h).
-std::vector<FusedGradientCast> readFusedGradientCasts(const Document& doc, const DocField& field) {
-  if (!field.value.IsSequence()) throw InputError({field.valueLoc, "'fused_gradient_casts' must be a list of cast node names"});
-  std::vector<FusedGradientCast> out;
+// A top-level list of names, each kept with where it stands: `shard_at_rest` (graph
+// inputs, planner/graph/shard_at_rest.h, in order) and `fused_gradient_casts` (cast
+// nodes, planner/graph/gradient_fusion.h). `what` names an entry in messages.
+template <class Entry>
+std::vector<Entry> readNames(const Document& doc, const DocField& field, const std::string& key, const std::string& what) {
+  if (!field.value.IsSequence()) throw InputError({field.valueLoc, "'" + key + "' must be a list of " + what + "s"});
+  std::vector<Entry> out;
   for (const YamlValue& entry : field.value.items()) {
     if (!entry.IsScalar() || !isIdentifier(entry.Scalar()))
-      throw InputError({doc.at(entry), "each entry of 'fused_gradient_casts' must be a node name"});
-    out.push_back({entry.Scalar(), doc.at(entry)});
-  }
-  return out;
-}
-
-// `shard_at_rest`: a list of graph input names (planner/graph/shard_at_rest.h), in order.
-std::vector<ShardAtRest> readShardAtRest(const Document& doc, const DocField& field) {
-  if (!field.value.IsSequence()) throw InputError({field.valueLoc, "'shard_at_rest' must be a list of graph input names"});
-  std::vector<ShardAtRest> out;
-  for (const YamlValue& entry : field.value.items()) {
-    if (!entry.IsScalar() || !isIdentifier(entry.Scalar()))
-      throw InputError({doc.at(entry), "each entry of 'shard_at_rest' must be a graph input name"});
+      throw InputError({doc.at(entry), "each entry of '" + key + "' must be a " + what});
     out.push_back({entry.Scalar(), doc.at(entry)});
   }
   return out;
@@ -163,8 +154,9 @@ PlanFile readPlanDocument(const Document& doc) {
   if (const DocField* d = fields.find("devices")) plan.devices = positiveField(doc, d->value, "'devices'");
   if (const DocField* r = fields.find("ranks_per_node")) plan.ranksPerNode = positiveField(doc, r->value, "'ranks_per_node'");
   if (const DocField* r = fields.find("recompute")) plan.recompute = readRecompute(doc, *r);
-  if (const DocField* s = fields.find("shard_at_rest")) plan.shardAtRest = readShardAtRest(doc, *s);
-  if (const DocField* f = fields.find("fused_gradient_casts")) plan.fusedGradientCasts = readFusedGradientCasts(doc, *f);
+  if (const DocField* s = fields.find("shard_at_rest")) plan.shardAtRest = readNames<ShardAtRest>(doc, *s, "shard_at_rest", "graph input name");
+  if (const DocField* f = fields.find("fused_gradient_casts"))
+    plan.fusedGradientCasts = readNames<FusedGradientCast>(doc, *f, "fused_gradient_casts", "node name");
   if (const DocField* o = fields.find("partials_on_owners")) {
     if (!o->value.IsScalar() || (o->value.Scalar() != "true" && o->value.Scalar() != "false"))
       throw InputError({o->valueLoc, "'partials_on_owners' must be true or false"});
