@@ -78,6 +78,10 @@ std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost) 
     out += " (a step of " + std::to_string(cost.microBatches) + " micro-batches: " + formatBytes(cost.perMicroBatchTrafficBytes) +
            " per micro-batch, " + formatBytes(cost.oncePerStepTrafficBytes) + " once per step)";
   out += "\n";
+  if (!plan.fusedGradientCasts.empty())
+    out += "gradient accumulation fusion: " + std::to_string(plan.fusedGradientCasts.size()) +
+           " weight gradients (fused_gradient_casts) each write f32 under their cast's name, accumulated over the "
+           "micro-batches and reduced once per step\n";
   const std::vector<DType> types = nodeOutputTypes(g);
   // Micro-batches (micro_batches.h): how often each node runs (the bytes below are the step's).
   const std::vector<NodeRuns> runs = nodeRuns(g, plan.invariants());
@@ -86,7 +90,8 @@ std::string explainPlan(const Graph& g, const Plan& plan, const PlanCost& cost) 
     const NodePlan& np = plan.nodes[i];
     NodeSpace space = nodeSpace(n);
     NodeCost c = nodeCost(space, np.parts, dtypeSize(types[i]));
-    out += "\nnode " + n.name + ": \"" + n.einsum + "\" join " + n.joinName + ", agg " + reduceName(n.agg) + "\n";
+    out += "\nnode " + n.name + ": \"" + n.einsum + "\" join " + n.joinName + ", agg " + reduceName(n.agg) +
+           (isWideningContraction(n) ? ", widening: its 2-byte operands' products summed in f32" : "") + "\n";
     if (cost.microBatches > 1)
       out += runs[i].calls > 1 ? "  runs once per micro-batch (" + std::to_string(runs[i].calls) + " times)" +
                                      (runs[i].aggregation != 1 ? ""

@@ -202,6 +202,7 @@ $S -o "$WORK/step.yaml" && $S --strategy data -p 2 -o "$WORK/step_data.yaml" &&
   grep -q '^fused_gradient_casts:' "$WORK/step_data.yaml" && ! grep -q 'fused_gradient_casts' "$WORK/step_kept.yaml" ||
   { echo "FAIL: the data plan of a step of micro-batches lists fused_gradient_casts, --no-gradient-fusion none"; failures=$((failures + 1)); }
 expect 0 "graph llama_7b_train" "$EINPLAN" cost "$WORK/step.yaml" --plan "$WORK/step_data.yaml"
+expect 0 "widening: its 2-byte operands' products summed in f32" "$EINPLAN" explain "$WORK/step.yaml" --plan "$WORK/step_data.yaml"
 line=$(grep -n '^  - "grad_L0_wq"' "$WORK/step_data.yaml" | cut -d: -f1)
 sed 's/^  - "grad_L0_wq"$/  - "L0_q"/' "$WORK/step_data.yaml" >"$WORK/bad_fused.yaml"
 expect 2 "bad_fused.yaml:$line:5: error: fused_gradient_casts: node 'L0_q' is not a cast to f32" \
