@@ -186,6 +186,10 @@ std::string strategyPlanText(const std::string& text, const std::string& strateg
   Plan plan = planGraph("fixed", graph, options);
   plan.algorithm = strategy;
   plan.fusedGradientCasts = hand.fusedGradientCasts;
+  if (!hand.fusedGradientCasts.empty())
+    plan.notes.push_back("gradient accumulation fusion: " + std::to_string(hand.fusedGradientCasts.size()) +
+                         " weight gradients write f32 under their casts' names (fused_gradient_casts), accumulated over the "
+                         "micro-batches and reduced once per step; --no-gradient-fusion keeps the casts");
   plan.shardAtRest = hand.shardAtRest;
   plan.recompute = hand.recompute;
   const PlanCost cost = costPlan(graph, plan, std::nullopt);

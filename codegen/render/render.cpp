@@ -166,7 +166,8 @@ ProjectFiles renderProject(const RankProgram& program, const Provenance& provena
                                   "CUDA backend does not run yet; use --backend cpu"});
       if (einrt::model::ProgramTables::isWideningNode(program.tensors, n, program.dtype))
         throw InputError({{}, backend + ": node '" + n.name + "' widens 2-byte operands into f32 (`cast: f32` on a contraction), "
-                                  "which einrt's CUDA backend does not run yet; use --backend cpu"});
+                                  "which einrt's CUDA backend does not run yet; use --backend cpu, or a plan without "
+                                  "fused_gradient_casts (gen --strategy ... --no-gradient-fusion)"});
     }
   // A cache of our own (not ctemplate's process-wide default) holding only our templates.
   ctemplate::TemplateCache cache;

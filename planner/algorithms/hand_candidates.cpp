@@ -51,8 +51,12 @@ std::optional<FusedHandPlan> cheaperFusedHandStrategy(const Graph& g, const Plan
   const std::vector<FusedGradientCast> casts = gradientCastsToFuse(g);
   if (casts.empty()) return std::nullopt;
   Graph fused = withFusedGradientCasts(g, casts);
-  auto found = cheaperHandStrategy(fused, options, objectiveModel(fused, options), best);
-  if (!found) return std::nullopt;
+  const ObjectiveModel model = objectiveModel(fused, options);
+  auto found = cheaperHandStrategy(fused, options, model, best);
+  // The rewrite changes the graph the plan runs: it must be faster by more than the kernel
+  // model's resolution (--time-margin), as a plan must be to replace the traffic
+  // objective's (planning.h).
+  if (!found || model.total(found->second.cost) * (1 + options.timeMargin) >= model.total(best)) return std::nullopt;
   found->second.plan.fusedGradientCasts = casts;
   return FusedHandPlan{std::move(found->first), std::move(fused), std::move(found->second)};
 }

@@ -199,9 +199,16 @@ Parts heads(const NodeSpace& space, int64_t p) {
 
 std::vector<FusedGradientCast> gradientCastsToFuse(const Graph& g) {
   std::vector<FusedGradientCast> out;
-  for (std::size_t i = 0; i < g.nodes.size(); ++i)
-    if (isFusibleGradientCast(g, i) && runsAsGemm(*findNode(g, g.nodes[i].inputs[0]))) out.push_back({g.nodes[i].name, {}});
+  for (const std::size_t i : fusibleGradientCasts(g))
+    if (runsAsGemm(*findNode(g, g.nodes[i].inputs[0]))) out.push_back({g.nodes[i].name, {}});
   return out;
+}
+
+void requireGemmWidening(const Graph& fused, const std::vector<FusedGradientCast>& entries) {
+  for (const FusedGradientCast& e : entries)
+    if (const Node* n = findNode(fused, e.cast); n && !runsAsGemm(*n))
+      throw InputError({e.loc, "fused_gradient_casts: node " + quoted(e.cast) + " casts a gradient (\"" + n->einsum +
+                                   "\") whose labels make no GEMM; a widening contraction runs as one"});
 }
 
 const std::vector<std::string>& strategyNames() {

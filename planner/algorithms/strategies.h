@@ -91,6 +91,10 @@ StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t d
 // zero3 does not (FSDP reduce-scatters each micro-batch's gradients, holding 1/p of them).
 std::vector<FusedGradientCast> gradientCastsToFuse(const Graph& g);
 
+// InputError (exit 2) at the entry whose widened contraction in `fused` (the plan's graph,
+// withPlanRewrites) makes no GEMM: a widening contraction runs as one.
+void requireGemmWidening(const Graph& fused, const std::vector<FusedGradientCast>& entries);
+
 // The bytes of a training step's gradients of its inputs (the nodes einplan grad names
 // grad_X, at their types): what data parallelism reduces once per step. A ring all-reduce
 // of them over p ranks moves 2 (p - 1) / p of it from every rank.

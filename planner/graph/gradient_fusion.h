@@ -29,10 +29,10 @@ struct FusedGradientCast {
 // cast of its own.
 bool canWidenContraction(const Node& n, DType type);
 
-// Whether node `cast` of g is a cast C that withFusedGradientCasts accepts: the identity
-// cast of a node G to f32, G a contraction that canWidenContraction, read by C alone and
-// not a graph output.
-bool isFusibleGradientCast(const Graph& g, std::size_t cast);
+// The casts of g that withFusedGradientCasts accepts, by node index in order: each the
+// identity cast of a node G to f32, G a contraction that canWidenContraction, read by the
+// cast alone, not a graph output and not itself accumulated over micro-batches.
+std::vector<std::size_t> fusibleGradientCasts(const Graph& g);
 
 // `g` with each entry's contraction widened under its cast's name and the cast removed.
 // An entry that names no node, a node that isFusibleGradientCast refuses, or a cast given

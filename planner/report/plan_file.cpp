@@ -188,6 +188,9 @@ ResolvedPlanFile resolvePlanFile(const Graph& g, const PlanFile& plan, int64_t d
   for (const PlanFileNode& node : plan.nodes) {
     const PartitionRequest& r = node.partition;
     if (resolved.partitions.count(r.node)) throw InputError({r.loc, "node '" + r.node + "' appears twice in the plan"});
+    if (!index.findNode(r.node) && !plan.fusedGradientCasts.empty())
+      throw InputError({r.loc, "unknown node " + quoted(r.node) + ": the plan's fused_gradient_casts rewrite the graph first, "
+                                                                 "so its nodes name the graph with those casts fused"});
     const Parts parts = resolvePartitionRequest(index.findNode(r.node), r, devices);
     resolved.partitions[r.node] = parts;
     if (node.gemmPath) {

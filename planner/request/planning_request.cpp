@@ -1,10 +1,12 @@
 #include "planner/request/planning_request.h"
 
+#include <chrono>
 #include <filesystem>
 #include <set>
 
 #include "planner/algorithms/hand_candidates.h"
 #include "planner/algorithms/recompute_search.h"
+#include "planner/algorithms/strategies.h"
 #include "planner/algorithms/shard_search.h"
 #include "planner/graph/input_file.h"
 #include "planner/graph/units.h"
@@ -41,6 +43,7 @@ ResolvedRequest resolveRequest(const LoadedGraph& loaded, const PlanningRequest&
     resolved.shardAtRest = planFile->shardAtRest;
     resolved.recompute = planFile->recompute;
     resolved.graph = withPlanRewrites(loaded.graph, resolved.fusedGradientCasts, resolved.shardAtRest, resolved.recompute);
+    requireGemmWidening(*resolved.graph, resolved.fusedGradientCasts);
     graph = &*resolved.graph;
   }
   const Graph& g = *graph;
@@ -194,16 +197,21 @@ void planLoaded(const LoadedGraph& loaded, const PlanningRequest& request, Plann
   // Gradient accumulation fusion: the hand strategies on the graph with its gradient casts
   // fused, where one beats the plan made (the search plans the graph as written).
   if (request.fuseGradients && !rewritten && resolved.algorithm == "eindecomp") {
+    const auto start = std::chrono::steady_clock::now();
     if (std::optional<FusedHandPlan> fused = cheaperFusedHandStrategy(*graph, resolved.options, planned.cost)) {
       const ObjectiveModel model = objectiveModel(*graph, resolved.options);
       Plan plan = std::move(fused->priced.plan);
-      plan.notes = planned.plan.notes;
+      // Of the plan made, the notes about the graph's nodes and the machine hold for this
+      // one too; its others (placement, fused groups, the search) describe that plan.
+      for (const std::string& note : planned.plan.notes)
+        if (note.rfind("node '", 0) == 0 || note.rfind("machine: ", 0) == 0) plan.notes.push_back(note);
       plan.notes.push_back("eindecomp: the plan made on the graph as written costs " + model.totalText(planned.cost) + "; " + fused->strategy +
                            "'s plan with the step's " + std::to_string(plan.fusedGradientCasts.size()) +
                            " gradient casts fused (each bf16 weight gradient accumulated in f32 over the micro-batches, "
                            "fused_gradient_casts) costs " + model.totalText(fused->priced.cost) + ", so it is returned");
       plan.optimal = false;
-      plan.searchSeconds = planned.plan.searchSeconds;
+      plan.searchSeconds =
+          planned.plan.searchSeconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       planned.cost = fused->priced.memoryPriced ? std::move(fused->priced.cost)
                                                 : costPlan(fused->graph, plan, resolved.options.machine, MemoryDetail::Peak,
                                                            resolved.options.trafficMemo.get());

@@ -211,10 +211,23 @@ sed 's/^  - "grad_L0_wq"$/  - "grad_L0_wk"/' "$WORK/step_data.yaml" >"$WORK/twic
 expect 2 "fused_gradient_casts: 'grad_L0_wk' is given twice" "$EINPLAN" cost "$WORK/step.yaml" --plan "$WORK/twice_fused.yaml"
 sed 's/^  - "grad_L0_wq"$/  - [grad_L0_wq]/' "$WORK/step_data.yaml" >"$WORK/list_fused.yaml"
 expect 2 "each entry of 'fused_gradient_casts' must be a node name" "$EINPLAN" cost "$WORK/step.yaml" --plan "$WORK/list_fused.yaml"
-"$EINPLAN" plan "$WORK/step.yaml" -p 2 --machine "$MACHINE" --objective time --no-gradient-fusion \
-    -o "$WORK/step_kept_plan.json" >/dev/null 2>&1 && grep -q '"algorithm"' "$WORK/step_kept_plan.json" &&
-  ! grep -q '"fused_gradient_casts"' "$WORK/step_kept_plan.json" ||
-  { echo "FAIL: --no-gradient-fusion plans the step's casts as written"; failures=$((failures + 1)); }
+# at M = 8 the fused data plan moves the gradients once, not 8 times: the planner returns
+# it (faster by more than --time-margin), --no-gradient-fusion does not
+"$EINPLAN" gen llama --layers 1 --dim 32 --heads 4 --ffn 64 --vocab 50 --seq 8 --batch 16 --train --optimizer adamw --dtype bf16 \
+  --master f32 --no-grad-outputs --micro-batches 8 -o "$WORK/step8.yaml" &&
+  "$EINPLAN" plan "$WORK/step8.yaml" -p 2 --machine "$MACHINE" --objective time -o "$WORK/step8_plan.json" >/dev/null 2>&1 &&
+  grep -q '"fused_gradient_casts"' "$WORK/step8_plan.json" && grep -q "gradient casts fused" "$WORK/step8_plan.json" &&
+  "$EINPLAN" plan "$WORK/step8.yaml" -p 2 --machine "$MACHINE" --objective time --no-gradient-fusion \
+    -o "$WORK/step8_kept.json" >/dev/null 2>&1 && grep -q '"algorithm"' "$WORK/step8_kept.json" &&
+  ! grep -q '"fused_gradient_casts"' "$WORK/step8_kept.json" ||
+  { echo "FAIL: at M = 8 the planner fuses the step's gradient casts, and --no-gradient-fusion plans them as written"; failures=$((failures + 1)); }
+# an entry whose gradient makes no GEMM (a Hadamard product's), at its line of the plan file
+printf 'fused_gradient_casts:\n  - grad_W\nnodes: []\n' >"$WORK/hadamard_plan.yaml"
+expect 2 "hadamard_plan.yaml:2:5: error: fused_gradient_casts: node 'grad_W' casts a gradient" \
+  "$EINPLAN" cost "$WORK/hadamard_g.yaml" -p 2 --plan "$WORK/hadamard_plan.yaml"
+# a plan naming the graph's nodes as written beside fused_gradient_casts
+printf 'fused_gradient_casts:\n  - grad_L0_wq\nnodes:\n  - {name: d_L0_wq_bf16, partition: {a: 2}}\n' >"$WORK/stale_plan.yaml"
+expect 2 "the plan's fused_gradient_casts rewrite the graph first" "$EINPLAN" cost "$WORK/step.yaml" -p 2 --plan "$WORK/stale_plan.yaml"
 
 # every report format from the CLI parses
 "$EINPLAN" plan "$C" -p 6 --format yaml | "$PYTHON" -c 'import sys, yaml; assert yaml.safe_load(sys.stdin)["devices"] == 6' 2>/dev/null ||

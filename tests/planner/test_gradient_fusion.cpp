@@ -69,6 +69,11 @@ TEST_CASE("gradient fusion: the rewritten graph is the widening contraction writ
 )yaml" + kUpdates, "by_hand.yaml", GraphFormat::Yaml);
   const Graph r = withFusedGradientCasts(g, {{"grad_W", {}}});
   REQUIRE(r.nodes.size() == byHand.nodes.size());
+  // The widened contraction keeps its cast's output file shape (NAME.npy).
+  Graph shaped = g;
+  for (Node& n : shaped.nodes)
+    if (n.name == "grad_W") n.fileShape = {32};
+  CHECK(findNode(withFusedGradientCasts(shaped, {{"grad_W", {}}}), "grad_W")->fileShape == std::vector<int64_t>{32});
   for (std::size_t i = 0; i < r.nodes.size(); ++i) {
     CHECK(r.nodes[i].name == byHand.nodes[i].name);
     CHECK(r.nodes[i].inputs == byHand.nodes[i].inputs);
@@ -121,6 +126,18 @@ outputs: [Z, W_next, dWb]
 )yaml",
                                      "output.yaml", GraphFormat::Yaml);
   CHECK(refusal(output, {{"grad_W", {}}}).find("a graph output") != std::string::npos);
+  // A gradient the micro-batches accumulate itself (its cast runs once, on the sum): the
+  // rewrite would take away the name `accumulate` gives, so the planner leaves it.
+  const std::string summed = kHead + R"yaml(  - {name: dWb, einsum: "bi,bj->ij", inputs: [X, dY]}
+  - {name: grad_W, einsum: "ij->ij", inputs: [dWb], cast: f32}
+  - {name: grad_s, einsum: "j->j", inputs: [s], cast: f32}
+  - {name: W_next, einsum: "ij,ij->ij", join: "x - 0.5 * y", inputs: [W, grad_W]}
+outputs: [W_next]
+micro_batches: {count: 2, split: {X: 0, dY: 0}, accumulate: [dWb]}
+)yaml";
+  const Graph accumulated = loadGraphText(summed, "summed.yaml", GraphFormat::Yaml);
+  CHECK(refusal(accumulated, {{"grad_W", {}}}).find("which the micro-batches accumulate") != std::string::npos);
+  CHECK(gradientCastsToFuse(accumulated).empty());
   // An f32 graph has no 2-byte gradient to widen.
   const Graph f32 = loadGraphText(R"yaml(
 name: f32step

@@ -119,6 +119,7 @@ void NodeKernel<T>::runWidening(const T* X, const T* Y, float* Z, bool accumulat
 template <class T>
 template <class R, class Entry>
 void NodeKernel<T>::runGemm(const T* X, const T* Y, R* Z, R* scratchZ, bool accumulate, Entry gemmEntry) {
+  // (A widening contraction never has a device: the constructor refuses it.)
   auto permute = [&](const Permutation& p, const auto* src, auto* dst, bool acc) {
     using E = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
     if (device_) device_->permute(p, dtypeOf<E>(), src, dst, acc);
