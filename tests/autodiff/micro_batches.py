@@ -83,6 +83,10 @@ CASES = [
     # micro-batches and are reduce-scattered into the update once per step (oneDNN's
     # bf16 x bf16 -> f32 matmul).
     ("llama_master_data_fused_m2", LLAMA_DATA + BF16, 2, 4, 3e-2, ["--strategy", "data"]),
+    # Megatron's plan file of that step (tensor parallelism 2 in 2 groups), the casts fused
+    # too: each f32 gradient the heads or feed-forward width cut is reduce-scattered across
+    # the groups once per step (what the planner returns for the 3.6B step and larger).
+    ("llama_master_megatron_m2", LLAMA_DATA + BF16, 2, 4, 3e-2, ["--strategy", "megatron", "--tensor-parallel", 2]),
     # Megatron's 2-way tensor parallelism in 2 groups, with every layer's activations
     # computed again before its backward (--recompute layers: the plan carries the copies).
     ("llama_megatron_recompute_m2", LLAMA_DATA, 2, 4, 1e-5,
