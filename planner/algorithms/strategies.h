@@ -84,7 +84,7 @@ StrategyPlan strategyPlan(const std::string& strategy, const Graph& g, int64_t d
                           bool recomputeLayers = false, bool fuseGradientCasts = true);
 
 // The gradient casts of g that gradient accumulation fusion can fold into their
-// contractions (isFusibleGradientCast, and the contraction's labels make a GEMM: the
+// contractions (fusibleGradientCasts, and the contraction's labels make a GEMM: the
 // planner's one label classifier, runsAsGemm), in node order. On a step of M > 1
 // micro-batches each then accumulates in f32 on its ranks and is reduced once per step,
 // not once per micro-batch: data and megatron fuse them all, as DDP and Megatron-LM do;

@@ -35,7 +35,7 @@ bool canWidenContraction(const Node& n, DType type);
 std::vector<std::size_t> fusibleGradientCasts(const Graph& g);
 
 // `g` with each entry's contraction widened under its cast's name and the cast removed.
-// An entry that names no node, a node that isFusibleGradientCast refuses, or a cast given
+// An entry that names no node, a cast that fusibleGradientCasts leaves out, or a cast given
 // twice is an InputError at its loc.
 Graph withFusedGradientCasts(const Graph& g, const std::vector<FusedGradientCast>& entries);
 
